@@ -1,0 +1,16 @@
+# Warning and sanitizer flags shared by every target of the project, through one
+# interface target so that nothing leaks into consumers of the installed library.
+add_library(ipt_compile_options INTERFACE)
+target_compile_options(ipt_compile_options INTERFACE
+  $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion>
+  $<$<COMPILE_LANG_AND_ID:C,GNU,Clang>:-Wall -Wextra -Wpedantic>)
+# Every target speaks OpenCL 1.2 (the oldest version libipt supports) to the headers.
+target_compile_definitions(ipt_compile_options INTERFACE CL_TARGET_OPENCL_VERSION=120)
+if(IPT_WARNINGS_AS_ERRORS)
+  target_compile_options(ipt_compile_options INTERFACE -Werror)
+endif()
+if(IPT_SANITIZE)
+  target_compile_options(ipt_compile_options INTERFACE
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(ipt_compile_options INTERFACE -fsanitize=address,undefined)
+endif()

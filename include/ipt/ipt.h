@@ -1,0 +1,172 @@
+/*
+ * libipt: in-place matrix transposition on OpenCL devices.
+ *
+ * The only header a C program needs. Every function returns an ipt_status (0 on success,
+ * a negative value on error; ipt_status_string() names it) and never throws, aborts or
+ * prints. Transposition calls are asynchronous: they enqueue work on the caller's command
+ * queue and return without waiting for it.
+ *
+ * Row-major and column-major data: the functions transpose a ROW-MAJOR rows x cols matrix.
+ * A column-major M x N matrix (Fortran, LAPACK) has the same bytes as a row-major N x M
+ * matrix, so to transpose it call with rows = N, cols = M; afterwards the buffer holds the
+ * column-major N x M transpose.
+ *
+ * Thread safety: every function may be called concurrently from several threads, on the
+ * same or on different contexts, queues and buffers. Two calls that touch the same buffer
+ * must be ordered by the caller (events or an in-order queue), as for any OpenCL command.
+ */
+#ifndef IPT_IPT_H
+#define IPT_IPT_H
+
+#include <stddef.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#define IPT_DEFINED_CL_TARGET_OPENCL_VERSION
+#endif
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+#ifdef IPT_DEFINED_CL_TARGET_OPENCL_VERSION
+#undef CL_TARGET_OPENCL_VERSION
+#undef IPT_DEFINED_CL_TARGET_OPENCL_VERSION
+#endif
+
+#if defined(_WIN32)
+#if defined(IPT_BUILDING_LIBRARY)
+#define IPT_API __declspec(dllexport)
+#else
+#define IPT_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define IPT_API __attribute__((visibility("default")))
+#else
+#define IPT_API
+#endif
+
+#define IPT_VERSION_MAJOR 0
+#define IPT_VERSION_MINOR 1
+#define IPT_VERSION_PATCH 0
+/* IPT_VERSION is MAJOR * 10000 + MINOR * 100 + PATCH, as returned by ipt_version(). */
+#define IPT_VERSION (IPT_VERSION_MAJOR * 10000 + IPT_VERSION_MINOR * 100 + IPT_VERSION_PATCH)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Status codes. Where an OpenCL error code exists for the condition, the value is that
+ * code; libipt's own conditions live in -1000 .. -1999. Any other negative value in
+ * -1 .. -999 is an OpenCL error returned by the runtime and passed through unchanged
+ * (ipt_last_error_message() says which call failed).
+ */
+typedef enum ipt_status {
+  IPT_SUCCESS = 0,
+  IPT_OUT_OF_RESOURCES = -5,         /* CL_OUT_OF_RESOURCES */
+  IPT_OUT_OF_HOST_MEMORY = -6,       /* CL_OUT_OF_HOST_MEMORY */
+  IPT_BUILD_PROGRAM_FAILURE = -11,   /* a kernel failed to compile; see ipt_last_error_message() */
+  IPT_INVALID_VALUE = -30,           /* CL_INVALID_VALUE: a required output pointer is NULL */
+  IPT_INVALID_DEVICE = -33,          /* CL_INVALID_DEVICE: NULL or invalid cl_device_id */
+  IPT_INVALID_CONTEXT = -34,         /* CL_INVALID_CONTEXT: buffer and queue in different contexts */
+  IPT_INVALID_COMMAND_QUEUE = -36,   /* CL_INVALID_COMMAND_QUEUE: NULL or invalid queue */
+  IPT_INVALID_MEM_OBJECT = -38,      /* CL_INVALID_MEM_OBJECT: NULL, invalid or read-only buffer */
+  IPT_INVALID_EVENT_WAIT_LIST = -57, /* CL_INVALID_EVENT_WAIT_LIST: count and pointer disagree */
+  IPT_INVALID_ELEMENT_SIZE = -1001,  /* elem_size is not 1, 2, 4, 8 or 16 */
+  IPT_SIZE_OVERFLOW = -1002,         /* (offset + rows * cols) * elem_size overflows size_t */
+  IPT_BUFFER_TOO_SMALL = -1003,      /* offset + matrix reaches past the buffer's CL_MEM_SIZE */
+  IPT_FP64_NOT_SUPPORTED = -1004,    /* ipt_transpose_f64 on a device without double support */
+  IPT_SHAPE_NOT_SUPPORTED = -1005,   /* this version transposes square matrices only */
+  IPT_INTERNAL_ERROR = -1999         /* a bug in libipt; please report it with the message */
+} ipt_status;
+
+/* A static, human-readable name and explanation of a status; never NULL. */
+IPT_API const char *ipt_status_string(ipt_status status);
+
+/*
+ * Details of the last error returned to the calling thread (thread-local): which check
+ * or OpenCL call failed and, for IPT_BUILD_PROGRAM_FAILURE, the compiler's build log.
+ * An empty string after a successful call. The pointer stays valid until the calling
+ * thread's next libipt call.
+ */
+IPT_API const char *ipt_last_error_message(void);
+
+/* IPT_VERSION of the library actually loaded (compare with the header's IPT_VERSION). */
+IPT_API unsigned ipt_version(void);
+/* The same as a string, "MAJOR.MINOR.PATCH". */
+IPT_API const char *ipt_version_string(void);
+
+/*
+ * Transposes, in place, the row-major rows x cols matrix of elem_size-byte elements that
+ * starts `offset` ELEMENTS into `buffer`; afterwards those rows * cols elements hold the
+ * row-major cols x rows transpose. Elements are moved bit for bit (NaN payloads, -0.0 and
+ * integer data are preserved), so any type of 1, 2, 4, 8 or 16 bytes can be transposed,
+ * e.g. complex float as elem_size 8, complex double as 16.
+ *
+ * queue         the command queue the work is enqueued on; its context must own `buffer`.
+ *               In-order and out-of-order queues both work.
+ * buffer        a buffer created without CL_MEM_READ_ONLY / CL_MEM_HOST_* restrictions that
+ *               prevent kernels from writing it.
+ * offset        where the matrix starts, in elements (not bytes).
+ * rows, cols    the matrix shape before the call. rows == 0 or cols == 0 is a successful
+ *               no-op (BLAS quick return); queue and buffer are still checked.
+ * num_events_in_wait_list, event_wait_list
+ *               the first command enqueued waits for these events; count 0 with NULL, or
+ *               count > 0 with a non-NULL list, as in clEnqueue* calls.
+ * event         if not NULL, receives a new event that completes when the transposition
+ *               (all of its kernels) has completed; the caller releases it. Also returned
+ *               for the no-op shapes.
+ *
+ * The call does not block: it validates, compiles the kernels on first use for this
+ * (context, device, variant) - which may take some time once - and enqueues.
+ *
+ * Returns IPT_SUCCESS or: IPT_INVALID_COMMAND_QUEUE, IPT_INVALID_MEM_OBJECT,
+ * IPT_INVALID_CONTEXT, IPT_INVALID_EVENT_WAIT_LIST, IPT_INVALID_ELEMENT_SIZE,
+ * IPT_SIZE_OVERFLOW, IPT_BUFFER_TOO_SMALL, IPT_SHAPE_NOT_SUPPORTED,
+ * IPT_BUILD_PROGRAM_FAILURE, IPT_OUT_OF_RESOURCES, IPT_OUT_OF_HOST_MEMORY, an OpenCL error
+ * code, or IPT_INTERNAL_ERROR. On any error nothing has been enqueued and the buffer is
+ * unchanged.
+ */
+IPT_API ipt_status ipt_transpose(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                 size_t rows, size_t cols, cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list, cl_event *event,
+                                 size_t elem_size);
+
+/* ipt_transpose with elem_size = sizeof(cl_float). */
+IPT_API ipt_status ipt_transpose_f32(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                     size_t rows, size_t cols,
+                                     cl_uint num_events_in_wait_list,
+                                     const cl_event *event_wait_list, cl_event *event);
+
+/* ipt_transpose with elem_size = sizeof(cl_double). Returns IPT_FP64_NOT_SUPPORTED on a
+ * device that does not report double support (ipt_transpose with elem_size 8 moves 8-byte
+ * elements on any device). */
+IPT_API ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                     size_t rows, size_t cols,
+                                     cl_uint num_events_in_wait_list,
+                                     const cl_event *event_wait_list, cl_event *event);
+
+/*
+ * Stores in *bytes how many bytes, counted from the matrix's offset, a buffer needs so
+ * that the fastest plan for this shape can run in place on this device. In this version
+ * that is exactly rows * cols * elem_size (no plan pads yet).
+ *
+ * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (bytes is NULL),
+ * IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.
+ */
+IPT_API ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols,
+                                   size_t elem_size, size_t *bytes);
+
+/*
+ * Releases every compiled kernel program the library caches (and with them its
+ * references to the programs' contexts). Later calls compile again on first use. Safe to
+ * call at any time, also while other threads transpose. Always returns IPT_SUCCESS.
+ */
+IPT_API ipt_status ipt_clear_cache(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* IPT_IPT_H */

@@ -1,0 +1,71 @@
+// Square in-place transpose: a tiled swap across the diagonal.
+//
+// The n x n matrix is cut into TILE x TILE tiles (the last row and column of tiles may
+// be partial). Work-group pair k owns the tiles (ti, tj) and (tj, ti) with ti <= tj: it
+// loads both into local memory, waits on a barrier, and writes each one transposed into
+// the other's place. A diagonal tile (ti == tj) is loaded once and written back
+// transposed. Every element belongs to exactly one pair, so work-groups never touch the
+// same address and need no synchronisation between them.
+//
+// Local tiles have TILE + 1 columns: reading a tile column then walks the banks with an
+// odd stride (in 4-byte words: 33 for 4-byte elements, 66 for 8-byte ones served by
+// half-warps, 8.25 for 1-byte ones), which is conflict-free for every element size
+// (padding-column method of ../shared/papers/bank-conflict-free-transpose.txt).
+//
+// Host-defined: TILE, WG_ROWS (the work-group is TILE x WG_ROWS work-items; each one
+// moves TILE / WG_ROWS elements of each tile).
+
+#define TILE_STRIDE (TILE + 1)
+
+// Pair k -> (ti, tj), ti <= tj, in the order (0,0) (0,1) (1,1) (0,2) (1,2) (2,2) ...:
+// tj is the largest integer with tj (tj + 1) / 2 <= k. The float estimate is off by at
+// most one for any k below 2^62, and the two loops correct it exactly.
+inline void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
+  idx_t j = (idx_t)((sqrt(8.0f * (float)k + 1.0f) - 1.0f) * 0.5f);
+  while (j > 0 && j * (j + 1) / 2 > k) --j;
+  while ((j + 1) * (j + 2) / 2 <= k) ++j;
+  *tj = j;
+  *ti = k - j * (j + 1) / 2;
+}
+
+inline void load_tile(__local elem_t *tile, __global const elem_t *data, idx_t n,
+                      idx_t row0, idx_t col0, idx_t h, idx_t w) {
+  const idx_t x = get_local_id(0);
+  if (x >= w) return;
+  for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
+    tile[r * TILE_STRIDE + x] = data[(row0 + r) * n + col0 + x];
+}
+
+// Writes the h x w block at (row0, col0) with the transpose of `tile` (a w x h tile).
+inline void store_transposed(__global elem_t *data, __local const elem_t *tile, idx_t n,
+                             idx_t row0, idx_t col0, idx_t h, idx_t w) {
+  const idx_t x = get_local_id(0);
+  if (x >= w) return;
+  for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
+    data[(row0 + r) * n + col0 + x] = tile[x * TILE_STRIDE + r];
+}
+
+__kernel __attribute__((reqd_work_group_size(TILE, WG_ROWS, 1)))
+void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n, idx_t num_pairs) {
+  __local elem_t upper[TILE * TILE_STRIDE];
+  __local elem_t lower[TILE * TILE_STRIDE];
+  __global elem_t *data = buffer + offset;
+
+  for (idx_t k = get_group_id(0); k < num_pairs; k += get_num_groups(0)) {
+    idx_t ti, tj;
+    pair_of_index(k, &ti, &tj);
+    const idx_t r0 = ti * TILE, c0 = tj * TILE;     // upper tile's corner
+    const idx_t h = min((idx_t)TILE, n - r0);         // upper tile's rows
+    const idx_t w = min((idx_t)TILE, n - c0);         // upper tile's columns
+    load_tile(upper, data, n, r0, c0, h, w);
+    if (ti != tj) load_tile(lower, data, n, c0, r0, w, h);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (ti != tj) {
+      store_transposed(data, lower, n, r0, c0, h, w);
+      store_transposed(data, upper, n, c0, r0, w, h);
+    } else {
+      store_transposed(data, upper, n, r0, c0, h, w);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // the next pair reuses the tiles
+  }
+}

@@ -1,0 +1,63 @@
+// The exported transposition entry points: validate, then hand over to the executor.
+#include "api/guard.hpp"
+#include "api/validate.hpp"
+#include "runtime/device_profile.hpp"
+#include "runtime/transpose.hpp"
+
+namespace {
+
+ipt_status transpose(const char* function, bool require_fp64, cl_command_queue queue,
+                     cl_mem buffer, size_t offset, size_t rows, size_t cols,
+                     cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                     cl_event* event, size_t elem_size) noexcept {
+  return ipt::api::guarded(function, [&] {
+    ipt::runtime::TransposeRequest request;
+    request.queue = queue;
+    request.buffer = buffer;
+    request.offset = offset;
+    request.rows = rows;
+    request.cols = cols;
+    request.elem_size = elem_size;
+    request.num_events_in_wait_list = num_events_in_wait_list;
+    request.event_wait_list = event_wait_list;
+    request.event = event;
+    ipt::api::validate_transpose(request, require_fp64);
+    ipt::runtime::execute_transpose(request);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+ipt_status ipt_transpose(cl_command_queue queue, cl_mem buffer, size_t offset, size_t rows,
+                         size_t cols, cl_uint num_events_in_wait_list,
+                         const cl_event* event_wait_list, cl_event* event, size_t elem_size) {
+  return transpose("ipt_transpose", false, queue, buffer, offset, rows, cols,
+                   num_events_in_wait_list, event_wait_list, event, elem_size);
+}
+
+ipt_status ipt_transpose_f32(cl_command_queue queue, cl_mem buffer, size_t offset, size_t rows,
+                             size_t cols, cl_uint num_events_in_wait_list,
+                             const cl_event* event_wait_list, cl_event* event) {
+  return transpose("ipt_transpose_f32", false, queue, buffer, offset, rows, cols,
+                   num_events_in_wait_list, event_wait_list, event, sizeof(cl_float));
+}
+
+ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size_t offset, size_t rows,
+                             size_t cols, cl_uint num_events_in_wait_list,
+                             const cl_event* event_wait_list, cl_event* event) {
+  return transpose("ipt_transpose_f64", true, queue, buffer, offset, rows, cols,
+                   num_events_in_wait_list, event_wait_list, event, sizeof(cl_double));
+}
+
+ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
+                           size_t* bytes) {
+  return ipt::api::guarded("ipt_padded_size", [&] {
+    ipt::runtime::query_device_profile(device);  // validates the handle
+    if (bytes == nullptr) ipt::fail(IPT_INVALID_VALUE, "bytes is NULL");
+    *bytes = ipt::api::checked_matrix_bytes(rows, cols, elem_size);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,113 @@
+#include "api/validate.hpp"
+
+#include <string>
+
+#include "runtime/device_profile.hpp"
+#include "runtime/error.hpp"
+
+namespace ipt::api {
+namespace {
+
+cl_context queue_context(cl_command_queue queue) {
+  cl_context context = nullptr;
+  if (queue == nullptr ||
+      clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof(context), &context, nullptr) !=
+          CL_SUCCESS)
+    fail(IPT_INVALID_COMMAND_QUEUE, "the command queue is NULL or invalid");
+  return context;
+}
+
+cl_device_id queue_device(cl_command_queue queue) {
+  cl_device_id device = nullptr;
+  check_cl(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof(device), &device, nullptr),
+           "clGetCommandQueueInfo(CL_QUEUE_DEVICE)");
+  return device;
+}
+
+// Returns the buffer's size in bytes after checking that kernels may write it.
+std::size_t check_buffer(cl_mem buffer, cl_context context) {
+  cl_mem_object_type type = 0;
+  if (buffer == nullptr ||
+      clGetMemObjectInfo(buffer, CL_MEM_TYPE, sizeof(type), &type, nullptr) != CL_SUCCESS)
+    fail(IPT_INVALID_MEM_OBJECT, "the buffer is NULL or not a valid cl_mem");
+  if (type != CL_MEM_OBJECT_BUFFER) fail(IPT_INVALID_MEM_OBJECT, "the cl_mem is not a buffer");
+  cl_mem_flags flags = 0;
+  check_cl(clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof(flags), &flags, nullptr),
+           "clGetMemObjectInfo(CL_MEM_FLAGS)");
+  if (flags & CL_MEM_READ_ONLY)
+    fail(IPT_INVALID_MEM_OBJECT, "the buffer was created CL_MEM_READ_ONLY; kernels cannot write it");
+  cl_context buffer_context = nullptr;
+  check_cl(clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof(buffer_context), &buffer_context,
+                              nullptr),
+           "clGetMemObjectInfo(CL_MEM_CONTEXT)");
+  if (buffer_context != context)
+    fail(IPT_INVALID_CONTEXT, "the buffer and the command queue belong to different contexts");
+  std::size_t size = 0;
+  check_cl(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof(size), &size, nullptr),
+           "clGetMemObjectInfo(CL_MEM_SIZE)");
+  return size;
+}
+
+void check_wait_list(cl_uint count, const cl_event* events, cl_context context) {
+  if ((count == 0) != (events == nullptr))
+    fail(IPT_INVALID_EVENT_WAIT_LIST, count == 0
+                                          ? "event_wait_list is not NULL but num_events_in_wait_list is 0"
+                                          : "num_events_in_wait_list is " + std::to_string(count) +
+                                                " but event_wait_list is NULL");
+  for (cl_uint i = 0; i < count; ++i) {
+    cl_context event_context = nullptr;
+    if (events[i] == nullptr || clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof(event_context),
+                                               &event_context, nullptr) != CL_SUCCESS)
+      fail(IPT_INVALID_EVENT_WAIT_LIST, "event_wait_list[" + std::to_string(i) + "] is not a valid event");
+    if (event_context != context)
+      fail(IPT_INVALID_CONTEXT, "event_wait_list[" + std::to_string(i) +
+                                    "] belongs to another context than the queue");
+  }
+}
+
+bool valid_element_size(std::size_t elem_size) {
+  return elem_size == 1 || elem_size == 2 || elem_size == 4 || elem_size == 8 || elem_size == 16;
+}
+
+}  // namespace
+
+std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t elem_size) {
+  if (!valid_element_size(elem_size))
+    fail(IPT_INVALID_ELEMENT_SIZE, "elem_size is " + std::to_string(elem_size) +
+                                       "; it must be 1, 2, 4, 8 or 16");
+  std::size_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(rows, cols, &elements) ||
+      __builtin_mul_overflow(elements, elem_size, &bytes))
+    fail(IPT_SIZE_OVERFLOW, "rows * cols * elem_size = " + std::to_string(rows) + " * " +
+                                std::to_string(cols) + " * " + std::to_string(elem_size) +
+                                " overflows size_t");
+  return bytes;
+}
+
+void validate_transpose(const runtime::TransposeRequest& request, bool require_fp64) {
+  const cl_context context = queue_context(request.queue);
+  const std::size_t buffer_bytes = check_buffer(request.buffer, context);
+  check_wait_list(request.num_events_in_wait_list, request.event_wait_list, context);
+
+  const std::size_t matrix_bytes =
+      checked_matrix_bytes(request.rows, request.cols, request.elem_size);
+  std::size_t offset_bytes = 0, end_bytes = 0;
+  if (__builtin_mul_overflow(request.offset, request.elem_size, &offset_bytes) ||
+      __builtin_add_overflow(offset_bytes, matrix_bytes, &end_bytes))
+    fail(IPT_SIZE_OVERFLOW, "(offset + rows * cols) * elem_size overflows size_t");
+  if (end_bytes > buffer_bytes)
+    fail(IPT_BUFFER_TOO_SMALL, "the matrix ends at byte " + std::to_string(end_bytes) +
+                                   " but the buffer holds " + std::to_string(buffer_bytes) +
+                                   " bytes");
+
+  if (require_fp64 && !runtime::query_device_profile(queue_device(request.queue)).has_fp64)
+    fail(IPT_FP64_NOT_SUPPORTED, "the queue's device does not support double precision "
+                                 "(use ipt_transpose with elem_size 8 to move 8-byte elements)");
+  if (request.rows != 0 && request.cols != 0 && request.rows != request.cols)
+    fail(IPT_SHAPE_NOT_SUPPORTED, "a " + std::to_string(request.rows) + " x " +
+                                      std::to_string(request.cols) +
+                                      " matrix is not square; this version transposes square "
+                                      "matrices only");
+}
+
+}  // namespace ipt::api

@@ -1,0 +1,17 @@
+// Argument checks of the C API. Everything is checked before anything is enqueued, so
+// a rejected call leaves the caller's buffer untouched.
+#pragma once
+
+#include <cstddef>
+
+#include "runtime/transpose.hpp"
+
+namespace ipt::api {
+
+// Throws ipt::Error with the status documented in ipt.h for the first problem found.
+void validate_transpose(const runtime::TransposeRequest& request, bool require_fp64);
+
+// Checks elem_size and returns rows * cols * elem_size; throws on overflow.
+std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t elem_size);
+
+}  // namespace ipt::api

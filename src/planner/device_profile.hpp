@@ -1,0 +1,19 @@
+// What the planner knows of a device: plain numbers, no OpenCL types, so that plans can
+// be computed and tested without a device.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace ipt::planner {
+
+struct DeviceProfile {
+  std::size_t local_mem_bytes = 48 * 1024;  // CL_DEVICE_LOCAL_MEM_SIZE
+  std::size_t max_work_group_size = 1024;   // CL_DEVICE_MAX_WORK_GROUP_SIZE
+  std::size_t simd_width = 32;              // warp / wavefront width
+  std::size_t compute_units = 1;            // CL_DEVICE_MAX_COMPUTE_UNITS
+  bool has_fp64 = true;                     // CL_DEVICE_DOUBLE_FP_CONFIG != 0
+  std::string vendor;                       // CL_DEVICE_VENDOR
+};
+
+}  // namespace ipt::planner

@@ -1,0 +1,42 @@
+#include "planner/square_plan.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace ipt::planner {
+
+std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size) {
+  return 2 * tile * (tile + 1) * elem_size;
+}
+
+SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t elem_size,
+                       std::uint64_t offset) {
+  SquarePlan plan;
+  plan.tile = 8;
+  for (std::size_t tile : {32, 16}) {
+    if (square_local_bytes(tile, elem_size) <= device.local_mem_bytes / 2 &&
+        tile * 2 <= device.max_work_group_size) {
+      plan.tile = tile;
+      break;
+    }
+  }
+  // A quarter of the tile's rows per pass: 4 elements of each tile per work-item keeps
+  // enough loads in flight without starving occupancy.
+  plan.wg_rows = std::max<std::size_t>(1, plan.tile / 4);
+  while (plan.tile * plan.wg_rows > device.max_work_group_size && plan.wg_rows > 1)
+    plan.wg_rows /= 2;
+  return complete_square_plan(plan, n, offset);
+}
+
+SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t offset) {
+  const std::uint64_t tiles = (n + plan.tile - 1) / plan.tile;
+  plan.num_pairs = tiles * (tiles + 1) / 2;
+  // Every index the kernel forms is below offset + n*n (the caller has checked that this
+  // product fits size_t); the pair arithmetic stays far below it.
+  plan.index64 = offset + n * n > std::numeric_limits<std::uint32_t>::max();
+  // One pair per group up to about a million groups; beyond, groups loop over pairs.
+  plan.num_groups = std::min<std::uint64_t>(plan.num_pairs, std::uint64_t{1} << 20);
+  return plan;
+}
+
+}  // namespace ipt::planner

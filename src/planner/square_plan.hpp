@@ -1,0 +1,33 @@
+// Launch shape of the square tiled-swap kernel (kernels/square.cl).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "planner/device_profile.hpp"
+
+namespace ipt::planner {
+
+struct SquarePlan {
+  std::size_t tile = 32;      // TILE: tile edge in elements
+  std::size_t wg_rows = 8;    // WG_ROWS: the work-group is tile x wg_rows
+  bool index64 = false;       // 64-bit indices needed
+  std::uint64_t num_pairs = 0;  // tile pairs (ti <= tj) to process
+  std::uint64_t num_groups = 0; // work-groups launched (grid-stride over pairs)
+};
+
+// Bytes of local memory the kernel uses for one work-group (two padded tiles).
+std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size);
+
+// The plan for an n x n matrix of elem_size-byte elements starting `offset` elements into
+// its buffer. The tile is the largest of 32, 16, 8 whose two padded tiles fit half the
+// device's local memory (so that two work-groups can share a compute unit) and whose
+// work-group fits max_work_group_size.
+SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t elem_size,
+                       std::uint64_t offset);
+
+// Completes a plan whose tile and wg_rows were chosen by the caller (tests, tuning):
+// fills index64, num_pairs and num_groups.
+SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t offset);
+
+}  // namespace ipt::planner

@@ -1,0 +1,41 @@
+#include "runtime/kernel_sources.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/error.hpp"
+
+namespace ipt::runtime {
+namespace {
+
+std::string read_file_from(const char* dir, const std::string& file_name) {
+  const std::string path = std::string(dir) + "/" + file_name;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    fail(IPT_BUILD_PROGRAM_FAILURE,
+         "IPT_KERNEL_DIR is set, but the kernel file '" + path + "' cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string embedded_text(const std::string& file_name) {
+  for (const auto& source : embedded_sources())
+    if (file_name == source.file_name) return source.text;
+  fail(IPT_INTERNAL_ERROR, "no embedded kernel source named '" + file_name + "'");
+}
+
+std::string source_file(const std::string& file_name) {
+  const char* dir = std::getenv("IPT_KERNEL_DIR");
+  if (dir != nullptr && *dir != '\0') return read_file_from(dir, file_name);
+  return embedded_text(file_name);
+}
+
+}  // namespace
+
+std::string program_source(const std::string& family) {
+  return source_file("common.cl") + "\n" + source_file(family + ".cl");
+}
+
+}  // namespace ipt::runtime

@@ -1,0 +1,37 @@
+#include "runtime/square_launcher.hpp"
+
+#include <string>
+
+#include "runtime/error.hpp"
+#include "runtime/kernel_args.hpp"
+#include "runtime/program_cache.hpp"
+
+namespace ipt::runtime {
+
+cl::Event enqueue_square(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                         std::uint64_t offset, std::uint64_t n, std::size_t elem_size,
+                         const planner::SquarePlan& plan, const std::vector<cl::Event>& wait) {
+  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const std::string options = element_options(elem_size, plan.index64) +
+                              " -DTILE=" + std::to_string(plan.tile) +
+                              " -DWG_ROWS=" + std::to_string(plan.wg_rows);
+  cl::Kernel kernel(get_program(context, device, "square", options), "ipt_square_swap");
+  const std::size_t wg = plan.tile * plan.wg_rows;
+  const auto limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+  if (limit < wg)
+    fail(IPT_OUT_OF_RESOURCES, "square kernel needs work-groups of " + std::to_string(wg) +
+                                   " work-items; the device allows " + std::to_string(limit));
+  cl_uint arg = 0;
+  kernel.setArg(arg++, buffer);
+  set_index_arg(kernel, arg++, plan.index64, offset);
+  set_index_arg(kernel, arg++, plan.index64, n);
+  set_index_arg(kernel, arg++, plan.index64, plan.num_pairs);
+  cl::Event event;
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange,
+                             cl::NDRange(plan.num_groups * plan.tile, plan.wg_rows),
+                             cl::NDRange(plan.tile, plan.wg_rows), &wait, &event);
+  return event;
+}
+
+}  // namespace ipt::runtime

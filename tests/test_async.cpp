@@ -1,0 +1,109 @@
+// The asynchronous contract: the wait list gates the first kernel, the returned event
+// completes after the last one, a NULL event pointer is accepted, and the call returns
+// without waiting for the device.
+#include <catch2/catch.hpp>
+
+#include "test_support.hpp"
+
+using ipt::test::GuardedMatrix;
+using ipt::test::session;
+
+namespace {
+
+cl_int execution_status(cl_event event) {
+  cl_int status = 0;
+  REQUIRE(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                         nullptr) == CL_SUCCESS);
+  return status;
+}
+
+// Reads the buffer through a second queue, which the gated work does not block.
+std::vector<unsigned char> read_on_side_queue(const GuardedMatrix& m) {
+  cl_int code = CL_SUCCESS;
+  cl_command_queue side = clCreateCommandQueue(session().context(), session().device(), 0, &code);
+  REQUIRE(code == CL_SUCCESS);
+  std::vector<unsigned char> bytes(m.initial().size());
+  REQUIRE(clEnqueueReadBuffer(side, m.buffer(), CL_TRUE, 0, bytes.size(), bytes.data(), 0, nullptr,
+                              nullptr) == CL_SUCCESS);
+  clReleaseCommandQueue(side);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("a call gated on an unsignalled user event returns at once and waits for it",
+          "[async]") {
+  for (std::size_t n : {1, 45, 300}) {
+    GuardedMatrix m(n, n, 4, 3, 12, n);
+    cl_int code = CL_SUCCESS;
+    cl_event gate = clCreateUserEvent(session().context(), &code);
+    REQUIRE(code == CL_SUCCESS);
+    cl_event done = nullptr;
+    REQUIRE(ipt_transpose_f32(session().queue(), m.buffer(), 3, n, n, 1, &gate, &done) ==
+            IPT_SUCCESS);
+    REQUIRE(done != nullptr);
+    CHECK(execution_status(done) != CL_COMPLETE);
+    CHECK(read_on_side_queue(m) == m.initial());  // nothing ran before the gate opened
+    REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE) == CL_SUCCESS);
+    REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
+    CHECK(execution_status(done) == CL_COMPLETE);
+    CHECK(m.check_transposed() == "");
+    clReleaseEvent(done);
+    clReleaseEvent(gate);
+  }
+}
+
+TEST_CASE("zero-sized shapes succeed and still return an event ordered after the wait list",
+          "[async]") {
+  GuardedMatrix m(8, 8, 4, 0, 8, 5);
+  cl_int code = CL_SUCCESS;
+  cl_event gate = clCreateUserEvent(session().context(), &code);
+  REQUIRE(code == CL_SUCCESS);
+  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{0, 0}, {0, 7}, {7, 0}}) {
+    cl_event done = nullptr;
+    REQUIRE(ipt_transpose_f32(session().queue(), m.buffer(), 0, rows, cols, 1, &gate, &done) ==
+            IPT_SUCCESS);
+    REQUIRE(done != nullptr);
+    CHECK(execution_status(done) != CL_COMPLETE);
+    clReleaseEvent(done);
+  }
+  REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE) == CL_SUCCESS);
+  cl_event done = nullptr;
+  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 0, 0, 5, 1, &gate, &done, 16) == IPT_SUCCESS);
+  REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
+  clReleaseEvent(done);
+  REQUIRE(ipt_transpose_f32(session().queue(), m.buffer(), 0, 0, 0, 0, nullptr, nullptr) ==
+          IPT_SUCCESS);
+  CHECK(m.check_unchanged() == "");
+  clReleaseEvent(gate);
+}
+
+TEST_CASE("a NULL event pointer is accepted", "[async]") {
+  GuardedMatrix m(64, 64, 8, 1, 8, 6);
+  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 1, 64, 64, 0, nullptr, nullptr, 8) ==
+          IPT_SUCCESS);
+  CHECK(m.check_transposed() == "");  // read_all is a blocking read on the same queue
+}
+
+TEST_CASE("calls chained by events on an out-of-order queue run in order", "[async]") {
+  cl_command_queue_properties supported = 0;
+  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported),
+                          &supported, nullptr) == CL_SUCCESS);
+  if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+    WARN("device has no out-of-order queues; nothing to check");
+    return;
+  }
+  cl_int code = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
+                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
+  REQUIRE(code == CL_SUCCESS);
+  GuardedMatrix m(200, 200, 4, 0, 4, 7);
+  cl_event first = nullptr, second = nullptr, third = nullptr;
+  REQUIRE(ipt_transpose_f32(queue, m.buffer(), 0, 200, 200, 0, nullptr, &first) == IPT_SUCCESS);
+  REQUIRE(ipt_transpose_f32(queue, m.buffer(), 0, 200, 200, 1, &first, &second) == IPT_SUCCESS);
+  REQUIRE(ipt_transpose_f32(queue, m.buffer(), 0, 200, 200, 1, &second, &third) == IPT_SUCCESS);
+  REQUIRE(clWaitForEvents(1, &third) == CL_SUCCESS);
+  CHECK(m.check_transposed() == "");  // three transposes = one
+  for (cl_event e : {first, second, third}) clReleaseEvent(e);
+  clReleaseCommandQueue(queue);
+}

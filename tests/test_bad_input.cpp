@@ -1,0 +1,225 @@
+// Every kind of bad input returns its own documented status and leaves the whole buffer
+// byte-for-byte unchanged (read back and compared after each call).
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include "test_support.hpp"
+
+using ipt::test::GuardedMatrix;
+using ipt::test::ScopedEnv;
+using ipt::test::session;
+
+namespace {
+
+constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+
+// Calls ipt_transpose on a fresh 32x32 f32 matrix (offset 4, 16 guard bytes) with the
+// given arguments swapped in, and checks status, message and buffer.
+struct Call {
+  cl_command_queue queue;
+  cl_mem buffer;
+  std::size_t offset = 4, rows = 32, cols = 32, elem_size = 4;
+  cl_uint num_events = 0;
+  const cl_event* events = nullptr;
+};
+
+void expect_rejected(const GuardedMatrix& m, const Call& call, ipt_status expected) {
+  cl_event event = nullptr;
+  const ipt_status status = ipt_transpose(call.queue, call.buffer, call.offset, call.rows, call.cols,
+                                          call.num_events, call.events, &event, call.elem_size);
+  INFO("status " << status << ": " << ipt_status_string(status) << " / "
+                 << ipt_last_error_message());
+  CHECK(status == expected);
+  CHECK(event == nullptr);
+  CHECK(std::strlen(ipt_last_error_message()) > 0);
+  CHECK(clFinish(session().queue()) == CL_SUCCESS);
+  CHECK(m.check_unchanged() == "");
+}
+
+Call good_call(const GuardedMatrix& m) {
+  Call call;
+  call.queue = session().queue();
+  call.buffer = m.buffer();
+  return call;
+}
+
+}  // namespace
+
+TEST_CASE("NULL or invalid queue and buffer are rejected", "[bad_input]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 1);
+  Call call = good_call(m);
+  call.queue = nullptr;
+  expect_rejected(m, call, IPT_INVALID_COMMAND_QUEUE);
+  call = good_call(m);
+  call.buffer = nullptr;
+  expect_rejected(m, call, IPT_INVALID_MEM_OBJECT);
+  // Zero-sized shapes still validate their handles.
+  call = good_call(m);
+  call.rows = 0;
+  call.queue = nullptr;
+  expect_rejected(m, call, IPT_INVALID_COMMAND_QUEUE);
+  call = good_call(m);
+  call.cols = 0;
+  call.buffer = nullptr;
+  expect_rejected(m, call, IPT_INVALID_MEM_OBJECT);
+}
+
+TEST_CASE("a read-only buffer is rejected", "[bad_input]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 2, CL_MEM_READ_ONLY);
+  expect_rejected(m, good_call(m), IPT_INVALID_MEM_OBJECT);
+}
+
+TEST_CASE("a buffer of another context is rejected", "[bad_input]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 3);
+  ipt::support::Session other;
+  Call call = good_call(m);
+  call.queue = other.queue();
+  expect_rejected(m, call, IPT_INVALID_CONTEXT);
+}
+
+TEST_CASE("size overflow is rejected", "[bad_input]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 4);
+  Call call = good_call(m);
+  call.rows = kMax / 2;
+  call.cols = 3;
+  expect_rejected(m, call, IPT_SIZE_OVERFLOW);
+  call = good_call(m);
+  call.rows = std::size_t{1} << 32;
+  call.cols = std::size_t{1} << 32;
+  expect_rejected(m, call, IPT_SIZE_OVERFLOW);
+  call = good_call(m);
+  call.rows = std::size_t{1} << 31;
+  call.cols = std::size_t{1} << 31;  // the element count fits, the byte count does not
+  expect_rejected(m, call, IPT_SIZE_OVERFLOW);
+  call = good_call(m);
+  call.offset = kMax / 2;
+  expect_rejected(m, call, IPT_SIZE_OVERFLOW);
+  call = good_call(m);
+  call.offset = kMax / 4 - 100;  // offset bytes fit, offset + matrix does not
+  expect_rejected(m, call, IPT_SIZE_OVERFLOW);
+}
+
+TEST_CASE("a matrix reaching past the buffer is rejected", "[bad_input]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 5);  // 4 + 1024 + 4 elements
+  Call call = good_call(m);
+  call.offset = 9;  // ends one element past the end
+  expect_rejected(m, call, IPT_BUFFER_TOO_SMALL);
+  call = good_call(m);
+  call.rows = call.cols = 33;
+  expect_rejected(m, call, IPT_BUFFER_TOO_SMALL);
+  call = good_call(m);
+  call.rows = 0;
+  call.offset = 2000;  // even a no-op may not start past the end
+  expect_rejected(m, call, IPT_BUFFER_TOO_SMALL);
+}
+
+TEST_CASE("unsupported element sizes are rejected", "[bad_input]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 6);
+  for (std::size_t elem_size : {0, 3, 5, 6, 7, 12, 32}) {
+    Call call = good_call(m);
+    call.elem_size = elem_size;
+    expect_rejected(m, call, IPT_INVALID_ELEMENT_SIZE);
+  }
+}
+
+TEST_CASE("inconsistent event wait lists are rejected", "[bad_input]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 7);
+  cl_int code = CL_SUCCESS;
+  cl_event user = clCreateUserEvent(session().context(), &code);
+  REQUIRE(code == CL_SUCCESS);
+  Call call = good_call(m);
+  call.num_events = 1;
+  expect_rejected(m, call, IPT_INVALID_EVENT_WAIT_LIST);
+  call = good_call(m);
+  call.events = &user;
+  expect_rejected(m, call, IPT_INVALID_EVENT_WAIT_LIST);
+  cl_event null_event = nullptr;
+  call = good_call(m);
+  call.num_events = 1;
+  call.events = &null_event;
+  expect_rejected(m, call, IPT_INVALID_EVENT_WAIT_LIST);
+  // An event of another context.
+  ipt::support::Session other;
+  cl_event foreign = clCreateUserEvent(other.context(), &code);
+  REQUIRE(code == CL_SUCCESS);
+  call = good_call(m);
+  call.num_events = 1;
+  call.events = &foreign;
+  expect_rejected(m, call, IPT_INVALID_CONTEXT);
+  clSetUserEventStatus(foreign, CL_COMPLETE);
+  clReleaseEvent(foreign);
+  clSetUserEventStatus(user, CL_COMPLETE);
+  clReleaseEvent(user);
+}
+
+TEST_CASE("f64 on a device without double support is rejected", "[bad_input]") {
+  ScopedEnv no_fp64("IPT_DEVICE_OVERRIDES", "fp64=0");
+  GuardedMatrix m(32, 32, 8, 4, 16, 8);
+  cl_event event = nullptr;
+  CHECK(ipt_transpose_f64(session().queue(), m.buffer(), 4, 32, 32, 0, nullptr, &event) ==
+        IPT_FP64_NOT_SUPPORTED);
+  CHECK(event == nullptr);
+  CHECK(m.check_unchanged() == "");
+  // Moving 8-byte elements needs no double arithmetic: the generic call still works.
+  CHECK(ipt_transpose(session().queue(), m.buffer(), 4, 32, 32, 0, nullptr, nullptr, 8) ==
+        IPT_SUCCESS);
+  CHECK(m.check_transposed() == "");
+}
+
+TEST_CASE("a malformed IPT_DEVICE_OVERRIDES is reported, not ignored", "[bad_input]") {
+  ScopedEnv bad("IPT_DEVICE_OVERRIDES", "local_memory=1");
+  GuardedMatrix m(32, 32, 4, 4, 16, 9);
+  CHECK(ipt_transpose_f64(session().queue(), m.buffer(), 4, 16, 16, 0, nullptr, nullptr) ==
+        IPT_INVALID_VALUE);
+  CHECK(std::string(ipt_last_error_message()).find("local_memory") != std::string::npos);
+  CHECK(m.check_unchanged() == "");
+}
+
+TEST_CASE("non-square shapes are not supported yet and leave the buffer alone", "[bad_input]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 10);
+  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{32, 31}, {1, 2}, {2, 1}, {16, 64}}) {
+    Call call = good_call(m);
+    call.rows = rows;
+    call.cols = cols;
+    expect_rejected(m, call, IPT_SHAPE_NOT_SUPPORTED);
+  }
+}
+
+TEST_CASE("ipt_padded_size validates its arguments", "[bad_input]") {
+  std::size_t bytes = 0;
+  CHECK(ipt_padded_size(session().device(), 100, 100, 4, &bytes) == IPT_SUCCESS);
+  CHECK(bytes == 40000);
+  CHECK(ipt_padded_size(session().device(), 0, 100, 8, &bytes) == IPT_SUCCESS);
+  CHECK(bytes == 0);
+  CHECK(ipt_padded_size(nullptr, 100, 100, 4, &bytes) == IPT_INVALID_DEVICE);
+  CHECK(ipt_padded_size(session().device(), 100, 100, 4, nullptr) == IPT_INVALID_VALUE);
+  CHECK(ipt_padded_size(session().device(), 100, 100, 3, &bytes) == IPT_INVALID_ELEMENT_SIZE);
+  CHECK(ipt_padded_size(session().device(), kMax / 2, 4, 1, &bytes) == IPT_SIZE_OVERFLOW);
+}
+
+TEST_CASE("status strings are distinct and the last error is per call", "[api]") {
+  const ipt_status all[] = {IPT_SUCCESS, IPT_OUT_OF_RESOURCES, IPT_OUT_OF_HOST_MEMORY,
+                            IPT_BUILD_PROGRAM_FAILURE, IPT_INVALID_VALUE, IPT_INVALID_DEVICE,
+                            IPT_INVALID_CONTEXT, IPT_INVALID_COMMAND_QUEUE, IPT_INVALID_MEM_OBJECT,
+                            IPT_INVALID_EVENT_WAIT_LIST, IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW,
+                            IPT_BUFFER_TOO_SMALL, IPT_FP64_NOT_SUPPORTED, IPT_SHAPE_NOT_SUPPORTED,
+                            IPT_INTERNAL_ERROR};
+  std::set<std::string> names;
+  for (ipt_status status : all) names.insert(ipt_status_string(status));
+  CHECK(names.size() == std::size(all));
+  CHECK(std::string(ipt_status_string(static_cast<ipt_status>(-1500))) == "unknown ipt_status");
+  CHECK(std::string(ipt_status_string(static_cast<ipt_status>(-52))).find("OpenCL") == 0);
+
+  CHECK(ipt_transpose_f32(nullptr, nullptr, 0, 1, 1, 0, nullptr, nullptr) ==
+        IPT_INVALID_COMMAND_QUEUE);
+  CHECK(std::string(ipt_last_error_message()).find("ipt_transpose_f32") == 0);
+  std::size_t bytes = 0;
+  CHECK(ipt_padded_size(session().device(), 2, 2, 4, &bytes) == IPT_SUCCESS);
+  CHECK(std::string(ipt_last_error_message()).empty());
+  CHECK(ipt_version() == IPT_VERSION);
+  CHECK(std::string(ipt_version_string()) == "0.1.0");
+}

@@ -1,0 +1,79 @@
+// The program cache: one build per key, shared across threads, cleared on request; the
+// IPT_KERNEL_DIR override; build failures reported with their log.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "ipt/ipt.h"
+#include "runtime/error.hpp"
+#include "runtime/program_cache.hpp"
+#include "test_support.hpp"
+
+using ipt::test::ScopedEnv;
+using ipt::test::session;
+namespace rt = ipt::runtime;
+
+namespace {
+
+cl::Context context() { return cl::Context(session().context(), true); }
+cl::Device device() { return cl::Device(session().device(), true); }
+const char* kOptions = "-DIPT_ELEM_BYTES=4 -DIPT_INDEX_64=0 -DTILE=8 -DWG_ROWS=2";
+
+}  // namespace
+
+TEST_CASE("a program is built once per key and shared between threads", "[cache]") {
+  rt::clear_program_cache();
+  CHECK(rt::program_cache_size() == 0);
+  std::vector<cl_program> seen(8);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    threads.emplace_back([&, i] { seen[i] = rt::get_program(context(), device(), "square", kOptions)(); });
+  for (auto& t : threads) t.join();
+  CHECK(rt::program_cache_size() == 1);
+  for (cl_program p : seen) CHECK(p == seen[0]);
+  rt::get_program(context(), device(), "square", std::string(kOptions) + " -DUNUSED=1");
+  CHECK(rt::program_cache_size() == 2);
+  CHECK(ipt_clear_cache() == IPT_SUCCESS);
+  CHECK(rt::program_cache_size() == 0);
+}
+
+TEST_CASE("IPT_KERNEL_DIR replaces the embedded sources, and build failures carry the log",
+          "[cache]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "ipt_kernel_dir_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(fs::path(IPT_SOURCE_KERNEL_DIR) / "common.cl", dir / "common.cl");
+  ScopedEnv env("IPT_KERNEL_DIR", dir.c_str());
+
+  SECTION("a missing file is a build failure naming the file") {
+    try {
+      rt::get_program(context(), device(), "square", kOptions);
+      FAIL("no error");
+    } catch (const ipt::Error& e) {
+      CHECK(e.status() == IPT_BUILD_PROGRAM_FAILURE);
+      CHECK(std::string(e.what()).find("square.cl") != std::string::npos);
+    }
+  }
+  SECTION("a broken kernel fails through the API with its build log, buffer untouched") {
+    std::ofstream(dir / "square.cl") << "__kernel void ipt_square_swap(__global elem_t* b) {\n"
+                                        "  this_is_not_opencl_c;\n}\n";
+    ipt::test::GuardedMatrix m(16, 16, 4, 0, 4, 42);
+    CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 16, 16, 0, nullptr, nullptr) ==
+          IPT_BUILD_PROGRAM_FAILURE);
+    const std::string message = ipt_last_error_message();
+    CHECK(message.find("this_is_not_opencl_c") != std::string::npos);
+    CHECK(m.check_unchanged() == "");
+  }
+  SECTION("a working kernel folder is used") {
+    fs::copy_file(fs::path(IPT_SOURCE_KERNEL_DIR) / "square.cl", dir / "square.cl");
+    ipt::test::GuardedMatrix m(16, 16, 4, 0, 4, 43);
+    CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 16, 16, 0, nullptr, nullptr) ==
+          IPT_SUCCESS);
+    CHECK(m.check_transposed() == "");
+  }
+  fs::remove_all(dir);
+}

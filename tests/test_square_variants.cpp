@@ -1,0 +1,39 @@
+// The square kernel in every variant the planner can choose (tile 8/16/32, several
+// work-group heights, 32- and 64-bit indices), launched through the internal launcher.
+#include <catch2/catch.hpp>
+
+#include "planner/square_plan.hpp"
+#include "runtime/square_launcher.hpp"
+#include "test_support.hpp"
+
+using ipt::test::GuardedMatrix;
+using ipt::test::session;
+
+TEST_CASE("square kernel variants", "[square][variants]") {
+  const cl::CommandQueue queue(session().queue(), true);
+  std::size_t max_wg = 0;
+  clGetDeviceInfo(session().device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, nullptr);
+  for (std::size_t tile : {8, 16, 32}) {
+    for (std::size_t wg_rows : {std::size_t{1}, tile / 4, tile}) {
+      if (tile * wg_rows > max_wg) continue;
+      for (bool index64 : {false, true}) {
+        for (std::size_t elem_size : {1, 4, 16}) {
+          for (std::size_t n : {1, 2, 7, 8, 9, 31, 33, 64, 97, 130}) {
+            ipt::planner::SquarePlan plan;
+            plan.tile = tile;
+            plan.wg_rows = wg_rows;
+            plan = ipt::planner::complete_square_plan(plan, n, 5);
+            plan.index64 = index64;
+            plan.num_groups = std::min<std::uint64_t>(plan.num_groups, 3);  // exercise the grid-stride loop
+            GuardedMatrix m(n, n, elem_size, 5, 7, n * tile + wg_rows);
+            const cl::Buffer buffer(m.buffer(), true);
+            ipt::runtime::enqueue_square(queue, buffer, 5, n, elem_size, plan, {}).wait();
+            INFO("tile " << tile << " rows " << wg_rows << " idx64 " << index64 << " elem "
+                         << elem_size << " n " << n);
+            CHECK(m.check_transposed() == "");
+          }
+        }
+      }
+    }
+  }
+}

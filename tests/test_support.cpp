@@ -1,0 +1,119 @@
+#include "test_support.hpp"
+
+#include <cstring>
+#include <sstream>
+
+namespace ipt::test {
+
+support::Session& session() {
+  static support::Session instance;
+  return instance;
+}
+
+std::vector<unsigned char> random_bytes(std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 engine(seed * 0x9E3779B97F4A7C15ull + 1);
+  std::vector<unsigned char> bytes(count);
+  std::size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const std::uint64_t word = engine();
+    std::memcpy(&bytes[i], &word, 8);
+  }
+  for (; i < count; ++i) bytes[i] = static_cast<unsigned char>(engine() | 1u);
+  return bytes;
+}
+
+std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>& matrix,
+                                               std::size_t rows, std::size_t cols,
+                                               std::size_t elem_size) {
+  std::vector<unsigned char> result(matrix.size());
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c)
+      std::memcpy(&result[(c * rows + r) * elem_size], &matrix[(r * cols + c) * elem_size],
+                  elem_size);
+  return result;
+}
+
+GuardedMatrix::GuardedMatrix(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                             std::size_t offset, std::size_t after_bytes, std::uint64_t seed,
+                             cl_mem_flags flags)
+    : rows_(rows), cols_(cols), elem_size_(elem_size), offset_(offset) {
+  const std::size_t total = offset * elem_size + rows * cols * elem_size + after_bytes;
+  initial_ = random_bytes(total, seed);
+  cl_int code = CL_SUCCESS;
+  buffer_ = clCreateBuffer(session().context(), flags | CL_MEM_COPY_HOST_PTR,
+                           total == 0 ? 1 : total, initial_.data(), &code);
+  support::check(code, "clCreateBuffer");
+}
+
+GuardedMatrix::~GuardedMatrix() {
+  if (buffer_ != nullptr) clReleaseMemObject(buffer_);
+}
+
+std::vector<unsigned char> GuardedMatrix::matrix_before() const {
+  const auto begin = initial_.begin() + static_cast<std::ptrdiff_t>(offset_ * elem_size_);
+  return {begin, begin + static_cast<std::ptrdiff_t>(rows_ * cols_ * elem_size_)};
+}
+
+std::vector<unsigned char> GuardedMatrix::read_all() const {
+  std::vector<unsigned char> bytes(initial_.size());
+  if (!bytes.empty())
+    support::check(clEnqueueReadBuffer(session().queue(), buffer_, CL_TRUE, 0, bytes.size(),
+                                       bytes.data(), 0, nullptr, nullptr),
+                   "clEnqueueReadBuffer");
+  return bytes;
+}
+
+namespace {
+
+std::string compare(const std::vector<unsigned char>& expected,
+                    const std::vector<unsigned char>& actual, std::size_t elem_size,
+                    std::size_t matrix_begin, std::size_t matrix_end) {
+  std::ostringstream out;
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i] == actual[i]) continue;
+    if (mismatches < 5) {
+      out << "byte " << i;
+      if (i < matrix_begin) out << " (before the matrix)";
+      else if (i >= matrix_end) out << " (after the matrix)";
+      else out << " (element " << (i - matrix_begin) / elem_size << ")";
+      out << ": expected " << int(expected[i]) << ", got " << int(actual[i]) << "\n";
+    }
+    ++mismatches;
+  }
+  if (mismatches > 0) out << mismatches << " bytes differ";
+  return out.str();
+}
+
+}  // namespace
+
+std::string GuardedMatrix::check_transposed() const {
+  std::vector<unsigned char> expected = initial_;
+  const auto transposed = reference_transpose(matrix_before(), rows_, cols_, elem_size_);
+  std::copy(transposed.begin(), transposed.end(),
+            expected.begin() + static_cast<std::ptrdiff_t>(offset_ * elem_size_));
+  const std::size_t begin = offset_ * elem_size_;
+  return compare(expected, read_all(), elem_size_, begin, begin + transposed.size());
+}
+
+std::string GuardedMatrix::check_unchanged() const {
+  const std::size_t begin = offset_ * elem_size_;
+  return compare(initial_, read_all(), elem_size_, begin, begin + rows_ * cols_ * elem_size_);
+}
+
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name)) {
+    had_old_ = true;
+    old_ = old;
+  }
+  setenv(name, value, 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (had_old_)
+    setenv(name_.c_str(), old_.c_str(), 1);
+  else
+    unsetenv(name_.c_str());
+}
+
+}  // namespace ipt::test

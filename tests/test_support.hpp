@@ -1,0 +1,69 @@
+// What every device test needs: one shared OpenCL session on the device IPT_DEVICE names,
+// random matrices in guarded buffers, and a bit-exact host reference.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ipt/ipt.h"
+#include "support/device_select.hpp"
+
+namespace ipt::test {
+
+// The session shared by all tests of one process (created on first use).
+support::Session& session();
+
+// Random bytes from a fixed-seed generator (never all zero).
+std::vector<unsigned char> random_bytes(std::size_t count, std::uint64_t seed);
+
+// Host reference: the row-major cols x rows transpose of a rows x cols matrix.
+std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>& matrix,
+                                               std::size_t rows, std::size_t cols,
+                                               std::size_t elem_size);
+
+// A device buffer of `before` + matrix + `after` bytes filled with random bytes; the matrix
+// starts at element `offset` (before = offset * elem_size).
+class GuardedMatrix {
+ public:
+  GuardedMatrix(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t offset,
+                std::size_t after_bytes, std::uint64_t seed, cl_mem_flags flags = CL_MEM_READ_WRITE);
+  ~GuardedMatrix();
+  GuardedMatrix(const GuardedMatrix&) = delete;
+  GuardedMatrix& operator=(const GuardedMatrix&) = delete;
+
+  cl_mem buffer() const { return buffer_; }
+  std::size_t offset() const { return offset_; }
+  const std::vector<unsigned char>& initial() const { return initial_; }
+  std::vector<unsigned char> matrix_before() const;  // the matrix bytes before the call
+  std::vector<unsigned char> read_all() const;        // the whole buffer now (blocking)
+
+  // Empty when the buffer holds the transpose and the guard bytes are unchanged; else a
+  // description of the first mismatches.
+  std::string check_transposed() const;
+  // Empty when the whole buffer is byte-for-byte as it was created.
+  std::string check_unchanged() const;
+
+ private:
+  std::size_t rows_, cols_, elem_size_, offset_;
+  std::vector<unsigned char> initial_;
+  cl_mem buffer_ = nullptr;
+};
+
+// Sets an environment variable for the lifetime of the object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  bool had_old_ = false;
+  std::string old_;
+};
+
+}  // namespace ipt::test

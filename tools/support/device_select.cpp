@@ -1,0 +1,94 @@
+#include "support/device_select.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace ipt::support {
+namespace {
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string platform_name(cl_platform_id platform) {
+  char name[256] = {};
+  clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof(name) - 1, name, nullptr);
+  return name;
+}
+
+std::string device_name(cl_device_id device) {
+  char name[256] = {};
+  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof(name) - 1, name, nullptr);
+  return name;
+}
+
+}  // namespace
+
+void check(cl_int code, const char* what) {
+  if (code != CL_SUCCESS)
+    throw std::runtime_error(std::string(what) + " failed with OpenCL error " + std::to_string(code));
+}
+
+std::vector<DeviceChoice> list_devices() {
+  cl_uint num_platforms = 0;
+  if (clGetPlatformIDs(0, nullptr, &num_platforms) != CL_SUCCESS) return {};
+  std::vector<cl_platform_id> platforms(num_platforms);
+  clGetPlatformIDs(num_platforms, platforms.data(), nullptr);
+  std::vector<DeviceChoice> result;
+  for (cl_platform_id platform : platforms) {
+    cl_uint num_devices = 0;
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &num_devices) != CL_SUCCESS)
+      continue;
+    std::vector<cl_device_id> devices(num_devices);
+    clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, num_devices, devices.data(), nullptr);
+    for (cl_device_id device : devices)
+      result.push_back({platform, device, platform_name(platform) + " | " + device_name(device)});
+  }
+  return result;
+}
+
+DeviceChoice select_device(const std::string& filter) {
+  std::string wanted = filter;
+  if (wanted.empty()) {
+    const char* env = std::getenv("IPT_DEVICE");
+    if (env != nullptr) wanted = env;
+  }
+  const auto devices = list_devices();
+  if (devices.empty())
+    throw std::runtime_error(
+        "no OpenCL device found: install an OpenCL driver (for a CPU device on Debian: "
+        "apt-get install pocl-opencl-icd)");
+  if (wanted.empty()) return devices.front();
+  for (const auto& choice : devices)
+    if (lower(choice.description).find(lower(wanted)) != std::string::npos) return choice;
+  std::string message = "IPT_DEVICE='" + wanted + "' matches no device; available:";
+  for (const auto& choice : devices) message += "\n  " + choice.description;
+  throw std::runtime_error(message);
+}
+
+Session::Session(const std::string& filter) : choice_(select_device(filter)) {
+  cl_int code = CL_SUCCESS;
+  const cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(choice_.platform), 0};
+  context_ = clCreateContext(properties, 1, &choice_.device, nullptr, nullptr, &code);
+  check(code, "clCreateContext");
+  queue_ = clCreateCommandQueue(context_, choice_.device, CL_QUEUE_PROFILING_ENABLE, &code);
+  if (code != CL_SUCCESS) {
+    clReleaseContext(context_);
+    check(code, "clCreateCommandQueue");
+  }
+}
+
+Session::~Session() {
+  if (queue_ != nullptr) {
+    clFinish(queue_);
+    clReleaseCommandQueue(queue_);
+  }
+  if (context_ != nullptr) clReleaseContext(context_);
+}
+
+}  // namespace ipt::support
