@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One-stop set-up for a fresh Debian 12 machine (run as root): installs what is missing
+# with apt-get, configures, builds, then runs the demo or the test suite.
+#
+#   bash tools/setup.sh demo       build and run ipt-demo on the default OpenCL device
+#   bash tools/setup.sh test       build and run the whole test suite (ctest), then the
+#                                  same suite built with AddressSanitizer + UBSan
+#   bash tools/setup.sh test-fast  the test suite without the sanitizer build
+#
+# Environment: BUILD_DIR (default build), IPT_DEVICE (device name substring), JOBS.
+set -euo pipefail
+
+mode=${1:-demo}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+jobs=${JOBS:-$(nproc)}
+
+packages=(cmake make g++ pkg-config ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers
+          catch2 pocl-opencl-icd)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "== installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+configure_and_build() {  # $1 build dir, then extra cmake arguments
+  local dir=$1
+  shift
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@"
+  cmake --build "$dir" -j "$jobs"
+}
+
+run_tests() {  # $1 build dir
+  (cd "$1" && ctest --output-on-failure -j "$jobs")
+}
+
+install_missing
+case "$mode" in
+  demo)
+    configure_and_build "$build"
+    "$build/tools/ipt-demo"
+    ;;
+  test-fast)
+    configure_and_build "$build"
+    run_tests "$build"
+    ;;
+  test)
+    # Sanitized first: an address, leak or UB error fails the test that hits it.
+    configure_and_build "$build-asan" -DIPT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    UBSAN_OPTIONS=print_stacktrace=1 run_tests "$build-asan"
+    configure_and_build "$build"
+    run_tests "$build"
+    ;;
+  *)
+    echo "usage: $0 demo|test|test-fast" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,110 @@
+#include "support/transpose_run.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <vector>
+
+namespace ipt::support {
+namespace {
+
+std::vector<unsigned char> random_matrix(std::size_t bytes, std::uint64_t seed) {
+  std::vector<unsigned char> data(bytes);
+  std::mt19937_64 engine(seed);
+  std::size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    const std::uint64_t word = engine();
+    std::memcpy(&data[i], &word, 8);
+  }
+  for (; i < bytes; ++i) data[i] = static_cast<unsigned char>(engine() | 1u);
+  return data;
+}
+
+// Compares `result` with the transpose of `original` without building a second copy.
+std::string compare_with_transpose(const std::vector<unsigned char>& original,
+                                   const std::vector<unsigned char>& result, std::size_t rows,
+                                   std::size_t cols, std::size_t elem_size) {
+  std::size_t wrong = 0;
+  std::ostringstream first;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c)
+      if (std::memcmp(&result[(c * rows + r) * elem_size], &original[(r * cols + c) * elem_size],
+                      elem_size) != 0) {
+        if (wrong++ == 0) first << "element (" << r << ", " << c << ") misplaced";
+      }
+  if (wrong == 0) return "";
+  first << "; " << wrong << " elements wrong";
+  return first.str();
+}
+
+}  // namespace
+
+RunResult run_transpose(const Session& session, const RunOptions& options) {
+  RunResult result;
+  const std::size_t bytes = options.rows * options.cols * options.elem_size;
+  const auto original = random_matrix(bytes, options.seed);
+  cl_int code = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, bytes == 0 ? 1 : bytes,
+                                 nullptr, &code);
+  check(code, "clCreateBuffer");
+  if (bytes > 0)
+    check(clEnqueueWriteBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, original.data(), 0,
+                               nullptr, nullptr),
+          "clEnqueueWriteBuffer");
+
+  auto call = [&](cl_event* event) {
+    return options.use_f64_entry
+               ? ipt_transpose_f64(session.queue(), buffer, 0, options.rows, options.cols, 0,
+                                   nullptr, event)
+               : ipt_transpose(session.queue(), buffer, 0, options.rows, options.cols, 0, nullptr,
+                               event, options.elem_size);
+  };
+
+  // Warm-up (compiles the kernels); its result is verified: one transposition.
+  cl_event event = nullptr;
+  result.status = call(&event);
+  if (result.status == IPT_SUCCESS) {
+    check(clWaitForEvents(1, &event), "clWaitForEvents");
+    clReleaseEvent(event);
+    if (options.verify) {
+      std::vector<unsigned char> back(bytes);
+      if (bytes > 0)
+        check(clEnqueueReadBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, back.data(), 0,
+                                  nullptr, nullptr),
+              "clEnqueueReadBuffer");
+      result.mismatch =
+          compare_with_transpose(original, back, options.rows, options.cols, options.elem_size);
+      result.verified = result.mismatch.empty();
+    }
+    std::vector<double> kernel_seconds, wall_seconds;
+    for (int i = 0; i < options.repetitions && result.status == IPT_SUCCESS; ++i) {
+      // Transposing the transpose: shapes alternate, the work per call is the same.
+      const bool odd = i % 2 == 0;
+      const auto start = std::chrono::steady_clock::now();
+      result.status = options.use_f64_entry
+                          ? ipt_transpose_f64(session.queue(), buffer, 0,
+                                              odd ? options.cols : options.rows,
+                                              odd ? options.rows : options.cols, 0, nullptr, &event)
+                          : ipt_transpose(session.queue(), buffer, 0, odd ? options.cols : options.rows,
+                                          odd ? options.rows : options.cols, 0, nullptr, &event,
+                                          options.elem_size);
+      if (result.status != IPT_SUCCESS) break;
+      check(clWaitForEvents(1, &event), "clWaitForEvents");
+      wall_seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      kernel_seconds.push_back(event_seconds(event));
+      clReleaseEvent(event);
+    }
+    result.seconds = stats_of(kernel_seconds);
+    result.wall_seconds = stats_of(wall_seconds).median;
+    if (result.seconds.median > 0)
+      result.throughput_gbs = 2.0 * static_cast<double>(bytes) / result.seconds.median * 1e-9;
+  }
+  if (result.status != IPT_SUCCESS)
+    result.error = std::string(ipt_status_string(result.status)) + ": " + ipt_last_error_message();
+  clReleaseMemObject(buffer);
+  return result;
+}
+
+}  // namespace ipt::support

@@ -1,0 +1,36 @@
+// One measured transposition through the public API, shared by ipt-demo and ipt-bench:
+// random data, warm-up, timed runs with profiling events, bit-exact verification.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ipt/ipt.h"
+#include "support/device_select.hpp"
+#include "support/measure.hpp"
+
+namespace ipt::support {
+
+struct RunOptions {
+  std::size_t rows = 0, cols = 0, elem_size = 4;
+  bool use_f64_entry = false;  // call ipt_transpose_f64 instead of ipt_transpose
+  int repetitions = 1;         // timed runs after one warm-up
+  bool verify = true;
+  std::uint64_t seed = 1;
+};
+
+struct RunResult {
+  ipt_status status = IPT_SUCCESS;
+  std::string error;           // status text and last-error message when status != 0
+  Stats seconds;               // kernel time per transposition (profiling events)
+  double wall_seconds = 0;     // median host time from the call to completion
+  double throughput_gbs = 0;   // 2 * rows * cols * elem_size / median seconds, in GB/s
+  bool verified = false;       // the result was checked (and matched) against the host
+  std::string mismatch;        // non-empty when verification failed
+};
+
+// Runs the transposition described by `options` on `session`'s queue.
+RunResult run_transpose(const Session& session, const RunOptions& options);
+
+}  // namespace ipt::support
