@@ -157,7 +157,7 @@ TEST_CASE("inconsistent event wait lists are rejected", "[bad_input]") {
 }
 
 TEST_CASE("f64 on a device without double support is rejected", "[bad_input]") {
-  ScopedEnv no_fp64("IPT_DEVICE_OVERRIDES", "fp64=0");
+  ScopedEnv no_fp64("IPT_OVERRIDES", "fp64=0");
   GuardedMatrix m(32, 32, 8, 4, 16, 8);
   cl_event event = nullptr;
   CHECK(ipt_transpose_f64(session().queue(), m.buffer(), 4, 32, 32, 0, nullptr, &event) ==
@@ -170,8 +170,8 @@ TEST_CASE("f64 on a device without double support is rejected", "[bad_input]") {
   CHECK(m.check_transposed() == "");
 }
 
-TEST_CASE("a malformed IPT_DEVICE_OVERRIDES is reported, not ignored", "[bad_input]") {
-  ScopedEnv bad("IPT_DEVICE_OVERRIDES", "local_memory=1");
+TEST_CASE("a malformed IPT_OVERRIDES is reported, not ignored", "[bad_input]") {
+  ScopedEnv bad("IPT_OVERRIDES", "local_memory=1");
   GuardedMatrix m(32, 32, 4, 4, 16, 9);
   CHECK(ipt_transpose_f64(session().queue(), m.buffer(), 4, 16, 16, 0, nullptr, nullptr) ==
         IPT_INVALID_VALUE);

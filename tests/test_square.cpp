@@ -70,3 +70,22 @@ TEST_CASE("transposing twice gives back the original", "[square][api]") {
             IPT_SUCCESS);
   CHECK(m.check_unchanged() == "");
 }
+
+TEST_CASE("square transpose with forced tiles through IPT_OVERRIDES", "[square][api][overrides]") {
+  for (const char* forced : {"square.tile=8,square.wg_rows=8", "square.tile=16,square.wg_rows=1",
+                             "square.tile=24,square.wg_rows=6", "square.tile=64,square.wg_rows=4",
+                             "local_mem=16384,max_wg=64"}) {
+    ipt::test::ScopedEnv env("IPT_OVERRIDES", forced);
+    INFO(forced);
+    for (std::size_t n : {1, 23, 64, 65, 200}) transpose_and_check(n, 4, n + 1000);
+  }
+}
+
+TEST_CASE("a forced tile that does not fit is refused, buffer untouched", "[square][bad_input]") {
+  ipt::test::ScopedEnv env("IPT_OVERRIDES", "max_wg=64,square.tile=32,square.wg_rows=8");
+  GuardedMatrix m(40, 40, 4, 0, 4, 77);
+  CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 40, 40, 0, nullptr, nullptr) ==
+        IPT_INVALID_VALUE);
+  CHECK(std::string(ipt_last_error_message()).find("IPT_OVERRIDES") != std::string::npos);
+  CHECK(m.check_unchanged() == "");
+}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace ipt::planner {
 
@@ -10,7 +12,7 @@ std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size) {
 }
 
 SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t elem_size,
-                       std::uint64_t offset) {
+                       std::uint64_t offset, const PlanOverrides& overrides) {
   SquarePlan plan;
   plan.tile = 8;
   for (std::size_t tile : {32, 16}) {
@@ -25,6 +27,15 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   plan.wg_rows = std::max<std::size_t>(1, plan.tile / 4);
   while (plan.tile * plan.wg_rows > device.max_work_group_size && plan.wg_rows > 1)
     plan.wg_rows /= 2;
+  if (overrides.square_tile != 0) plan.tile = overrides.square_tile;
+  if (overrides.square_wg_rows != 0) plan.wg_rows = overrides.square_wg_rows;
+  if (overrides.square_tile != 0 || overrides.square_wg_rows != 0) {
+    if (plan.wg_rows > plan.tile || plan.tile * plan.wg_rows > device.max_work_group_size ||
+        square_local_bytes(plan.tile, elem_size) > device.local_mem_bytes)
+      throw std::invalid_argument(
+          "square tile " + std::to_string(plan.tile) + " x " + std::to_string(plan.wg_rows) +
+          " work-items does not fit the device (work-group or local memory limit)");
+  }
   return complete_square_plan(plan, n, offset);
 }
 

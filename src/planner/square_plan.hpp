@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/overrides.hpp"
 
 namespace ipt::planner {
 
@@ -22,9 +23,10 @@ std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size);
 // The plan for an n x n matrix of elem_size-byte elements starting `offset` elements into
 // its buffer. The tile is the largest of 32, 16, 8 whose two padded tiles fit half the
 // device's local memory (so that two work-groups can share a compute unit) and whose
-// work-group fits max_work_group_size.
+// work-group fits max_work_group_size. Forced tile / wg_rows in `overrides` win; they
+// must fit the device (local memory, work-group size), else std::invalid_argument.
 SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t elem_size,
-                       std::uint64_t offset);
+                       std::uint64_t offset, const PlanOverrides& overrides = {});
 
 // Completes a plan whose tile and wg_rows were chosen by the caller (tests, tuning):
 // fills index64, num_pairs and num_groups.

@@ -1,9 +1,7 @@
 #include "runtime/device_profile.hpp"
 
-#include <cstdlib>
-#include <sstream>
-
 #include "runtime/error.hpp"
+#include "runtime/overrides.hpp"
 
 namespace ipt::runtime {
 namespace {
@@ -34,15 +32,6 @@ std::size_t simd_width_of(const std::string& vendor, cl_device_type type) {
   return (type & CL_DEVICE_TYPE_GPU) ? 32 : 8;
 }
 
-std::size_t parse_number(const std::string& key, const std::string& text) {
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || end == nullptr || *end != '\0')
-    fail(IPT_INVALID_VALUE, "IPT_DEVICE_OVERRIDES: '" + key + "' needs a number, got '" +
-                                text + "'");
-  return static_cast<std::size_t>(value);
-}
-
 }  // namespace
 
 planner::DeviceProfile query_device_profile(cl_device_id device) {
@@ -57,34 +46,8 @@ planner::DeviceProfile query_device_profile(cl_device_id device) {
   profile.has_fp64 = device_info<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   profile.vendor = device_string(device, CL_DEVICE_VENDOR);
   profile.simd_width = simd_width_of(profile.vendor, type);
-  if (const char* overrides = std::getenv("IPT_DEVICE_OVERRIDES"))
-    apply_device_overrides(profile, overrides);
+  apply_overrides(current_overrides(), profile);
   return profile;
-}
-
-void apply_device_overrides(planner::DeviceProfile& profile, const std::string& overrides) {
-  std::istringstream items(overrides);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    if (item.empty()) continue;
-    const auto eq = item.find('=');
-    const std::string key = item.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (key == "local_mem") {
-      profile.local_mem_bytes = parse_number(key, value);
-    } else if (key == "max_wg") {
-      profile.max_work_group_size = parse_number(key, value);
-    } else if (key == "simd") {
-      profile.simd_width = parse_number(key, value);
-    } else if (key == "compute_units") {
-      profile.compute_units = parse_number(key, value);
-    } else if (key == "fp64") {
-      profile.has_fp64 = parse_number(key, value) != 0;
-    } else {
-      fail(IPT_INVALID_VALUE, "IPT_DEVICE_OVERRIDES: unknown key '" + key +
-                                  "' (known: local_mem, max_wg, simd, compute_units, fp64)");
-    }
-  }
 }
 
 }  // namespace ipt::runtime

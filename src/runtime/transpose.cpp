@@ -1,11 +1,13 @@
 #include "runtime/transpose.hpp"
 
+#include <stdexcept>
 #include <vector>
 
 #include "planner/square_plan.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
 #include "runtime/opencl.hpp"
+#include "runtime/overrides.hpp"
 #include "runtime/square_launcher.hpp"
 
 namespace ipt::runtime {
@@ -45,7 +47,13 @@ void execute_transpose(const TransposeRequest& request) {
   const cl::Buffer buffer(request.buffer, /*retainObject=*/true);
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
   const planner::DeviceProfile profile = query_device_profile(device());
-  const auto plan = planner::plan_square(profile, request.rows, request.elem_size, request.offset);
+  planner::SquarePlan plan;
+  try {
+    plan = planner::plan_square(profile, request.rows, request.elem_size, request.offset,
+                                current_overrides().plan);
+  } catch (const std::invalid_argument& e) {
+    fail(IPT_INVALID_VALUE, std::string("IPT_OVERRIDES: ") + e.what());
+  }
   const cl::Event done = enqueue_square(queue, buffer, request.offset, request.rows,
                                         request.elem_size, plan, wait_events(request));
   give_event(done, request.event);

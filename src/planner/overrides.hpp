@@ -1,0 +1,14 @@
+// Caller-forced planning choices (tests, tuning). Zero means "let the planner choose".
+// Parsed from the IPT_OVERRIDES environment variable by the runtime.
+#pragma once
+
+#include <cstddef>
+
+namespace ipt::planner {
+
+struct PlanOverrides {
+  std::size_t square_tile = 0;     // TILE of kernels/square.cl
+  std::size_t square_wg_rows = 0;  // WG_ROWS of kernels/square.cl
+};
+
+}  // namespace ipt::planner

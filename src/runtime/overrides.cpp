@@ -1,0 +1,63 @@
+#include "runtime/overrides.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+#include "runtime/error.hpp"
+
+namespace ipt::runtime {
+namespace {
+
+std::size_t parse_number(const std::string& key, const std::string& text) {
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || end == nullptr || *end != '\0' || text[0] == '-')
+    fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: '" + key + "' needs a non-negative number, got '" +
+                                text + "'");
+  return static_cast<std::size_t>(value);
+}
+
+}  // namespace
+
+Overrides parse_overrides(const std::string& text) {
+  Overrides overrides;
+  std::istringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (key == "local_mem") overrides.local_mem = parse_number(key, value);
+    else if (key == "max_wg") overrides.max_wg = parse_number(key, value);
+    else if (key == "simd") overrides.simd = parse_number(key, value);
+    else if (key == "compute_units") overrides.compute_units = parse_number(key, value);
+    else if (key == "fp64") overrides.fp64 = parse_number(key, value) != 0;
+    else if (key == "square.tile") overrides.plan.square_tile = parse_number(key, value);
+    else if (key == "square.wg_rows") overrides.plan.square_wg_rows = parse_number(key, value);
+    else
+      fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: unknown key '" + key +
+                                  "' (known: local_mem, max_wg, simd, compute_units, fp64, "
+                                  "square.tile, square.wg_rows)");
+  }
+  return overrides;
+}
+
+Overrides current_overrides() {
+  const char* text = std::getenv("IPT_OVERRIDES");
+  return text == nullptr ? Overrides{} : parse_overrides(text);
+}
+
+void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile) {
+  // Limits can only be lowered: a plan for more than the device has would not run.
+  if (overrides.local_mem)
+    profile.local_mem_bytes = std::min(profile.local_mem_bytes, *overrides.local_mem);
+  if (overrides.max_wg)
+    profile.max_work_group_size = std::min(profile.max_work_group_size, *overrides.max_wg);
+  if (overrides.simd) profile.simd_width = *overrides.simd;
+  if (overrides.compute_units) profile.compute_units = *overrides.compute_units;
+  if (overrides.fp64) profile.has_fp64 = *overrides.fp64;
+}
+
+}  // namespace ipt::runtime

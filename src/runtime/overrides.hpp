@@ -1,0 +1,30 @@
+// The one documented override path: IPT_OVERRIDES="key=value,..." makes the planner see
+// a different device (local_mem, max_wg, simd, compute_units, fp64) and forces planning
+// choices (square.tile, square.wg_rows). Tests use it so that PoCL plans as a GPU would.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "planner/device_profile.hpp"
+#include "planner/overrides.hpp"
+
+namespace ipt::runtime {
+
+struct Overrides {
+  std::optional<std::size_t> local_mem, max_wg, simd, compute_units;
+  std::optional<bool> fp64;
+  planner::PlanOverrides plan;
+};
+
+// Throws ipt::Error(IPT_INVALID_VALUE) naming the unknown key or bad value.
+Overrides parse_overrides(const std::string& text);
+
+// The overrides IPT_OVERRIDES holds now (read on every call; empty when unset).
+Overrides current_overrides();
+
+// Replaces the profile's fields that `overrides` sets; local_mem and max_wg can only
+// lower the device's limits.
+void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile);
+
+}  // namespace ipt::runtime

@@ -1,0 +1,46 @@
+// IPT_OVERRIDES: parsing, device limits that can only be lowered, forced square tiles.
+#include <catch2/catch.hpp>
+
+#include "runtime/error.hpp"
+#include "runtime/overrides.hpp"
+
+using ipt::runtime::apply_overrides;
+using ipt::runtime::parse_overrides;
+
+TEST_CASE("IPT_OVERRIDES parses every documented key", "[overrides]") {
+  const auto o = parse_overrides(
+      "local_mem=32768,max_wg=256,simd=64,compute_units=4,fp64=0,square.tile=16,square.wg_rows=2");
+  CHECK(*o.local_mem == 32768);
+  CHECK(*o.max_wg == 256);
+  CHECK(*o.simd == 64);
+  CHECK(*o.compute_units == 4);
+  CHECK(*o.fp64 == false);
+  CHECK(o.plan.square_tile == 16);
+  CHECK(o.plan.square_wg_rows == 2);
+  CHECK_FALSE(parse_overrides("").local_mem.has_value());
+}
+
+TEST_CASE("IPT_OVERRIDES rejects unknown keys and bad numbers", "[overrides]") {
+  for (const char* text : {"local_memory=1", "simd=", "simd=abc", "simd=-4", "simd=4x", "=3"}) {
+    INFO(text);
+    try {
+      parse_overrides(text);
+      FAIL("accepted");
+    } catch (const ipt::Error& e) {
+      CHECK(e.status() == IPT_INVALID_VALUE);
+    }
+  }
+}
+
+TEST_CASE("device limits can only be lowered", "[overrides]") {
+  ipt::planner::DeviceProfile profile;
+  profile.local_mem_bytes = 49152;
+  profile.max_work_group_size = 1024;
+  apply_overrides(parse_overrides("local_mem=1048576,max_wg=4096,simd=64"), profile);
+  CHECK(profile.local_mem_bytes == 49152);
+  CHECK(profile.max_work_group_size == 1024);
+  CHECK(profile.simd_width == 64);
+  apply_overrides(parse_overrides("local_mem=32768,max_wg=256"), profile);
+  CHECK(profile.local_mem_bytes == 32768);
+  CHECK(profile.max_work_group_size == 256);
+}

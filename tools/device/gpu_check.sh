@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Build, test and benchmark on the NVIDIA GPU machine reached through the device tool
+# (see ../shared/device/README.md): registers the NVIDIA OpenCL driver, unpacks the
+# Catch2/CLBlast packages carried in .device/, then writes logs and CSVs under $OUT.
+#   bash tools/device/gpu_check.sh [test-repeats] [bench|nobench]
+set -uo pipefail
+repeats=${1:-3}
+bench=${2:-bench}
+out=${OUT:-/tmp/ipt-out}
+mkdir -p "$out"
+echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+for f in .device/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export IPT_DEVICE=${IPT_DEVICE:-NVIDIA}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release > "$out/build.log" 2>&1 &&
+  cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+status=0
+for i in $(seq 1 "$repeats"); do
+  (cd build-gpu && ctest --output-on-failure -j 4 > "$out/ctest-$i.log" 2>&1) || status=1
+  tail -3 "$out/ctest-$i.log"
+done
+if [ "$bench" = bench ]; then
+  b=build-gpu/tools/ipt-bench
+  { $b square --sizes 16384,8192,4096,4099 --type f32 --reps 20 --csv "$out/square-f32.csv"
+    $b square --sizes 16384,8192,4096,4099 --type f64 --reps 20 --csv "$out/square-f64.csv"
+    for t in "32,4" "32,16" "64,4" "64,8" "64,16" "16,4" "16,16"; do
+      echo "== f32 forced square.tile,square.wg_rows = $t"
+      IPT_OVERRIDES="square.tile=${t%,*},square.wg_rows=${t#*,}" $b square --sizes 16384 --type f32 --reps 10 --no-verify | tail -1
+    done
+    for t in "32,4" "32,16" "16,4" "16,8" "16,16"; do
+      echo "== f64 forced square.tile,square.wg_rows = $t"
+      IPT_OVERRIDES="square.tile=${t%,*},square.wg_rows=${t#*,}" $b square --sizes 16384 --type f64 --reps 10 --no-verify | tail -1
+    done
+  } 2>&1 | tee "$out/bench.log"
+fi
+exit $status
