@@ -13,12 +13,14 @@ TEST_CASE("square kernel variants", "[square][variants]") {
   const cl::CommandQueue queue(session().queue(), true);
   std::size_t max_wg = 0;
   clGetDeviceInfo(session().device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, nullptr);
+  int refused = 0, variants = 0;
   for (std::size_t tile : {8, 16, 32}) {
     for (std::size_t wg_rows : {std::size_t{1}, tile / 4, tile}) {
       if (tile * wg_rows > max_wg) continue;
       for (bool index64 : {false, true}) {
         for (std::size_t elem_size : {1, 4, 16}) {
           for (std::size_t n : {1, 2, 7, 8, 9, 31, 33, 64, 97, 130}) {
+            ++variants;
             ipt::planner::SquarePlan plan;
             plan.tile = tile;
             plan.wg_rows = wg_rows;
@@ -27,13 +29,23 @@ TEST_CASE("square kernel variants", "[square][variants]") {
             plan.num_groups = std::min<std::uint64_t>(plan.num_groups, 3);  // exercise the grid-stride loop
             GuardedMatrix m(n, n, elem_size, 5, 7, n * tile + wg_rows);
             const cl::Buffer buffer(m.buffer(), true);
-            ipt::runtime::enqueue_square(queue, buffer, 5, n, elem_size, plan, {}).wait();
             INFO("tile " << tile << " rows " << wg_rows << " idx64 " << index64 << " elem "
                          << elem_size << " n " << n);
-            CHECK(m.check_transposed() == "");
+            try {
+              ipt::runtime::enqueue_square(queue, buffer, 5, n, elem_size, plan, {}).wait();
+              CHECK(m.check_transposed() == "");
+            } catch (const ipt::runtime::WorkGroupTooLarge& e) {
+              // Register pressure made this variant's compiled limit smaller than its
+              // work-group (seen on NVIDIA for 32 x 32 work-items of 16-byte elements);
+              // it must then refuse without touching the data.
+              CHECK(e.limit < tile * wg_rows);
+              CHECK(m.check_unchanged() == "");
+              ++refused;
+            }
           }
         }
       }
     }
   }
+  CHECK(refused * 10 < variants);  // only a few of the largest variants may be refused
 }

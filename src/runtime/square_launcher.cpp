@@ -19,9 +19,7 @@ cl::Event enqueue_square(const cl::CommandQueue& queue, const cl::Buffer& buffer
   cl::Kernel kernel(get_program(context, device, "square", options), "ipt_square_swap");
   const std::size_t wg = plan.tile * plan.wg_rows;
   const auto limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
-  if (limit < wg)
-    fail(IPT_OUT_OF_RESOURCES, "square kernel needs work-groups of " + std::to_string(wg) +
-                                   " work-items; the device allows " + std::to_string(limit));
+  if (limit < wg) throw WorkGroupTooLarge(wg, limit);
   cl_uint arg = 0;
   kernel.setArg(arg++, buffer);
   set_index_arg(kernel, arg++, plan.index64, offset);

@@ -2,12 +2,28 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "planner/square_plan.hpp"
+#include "runtime/error.hpp"
 #include "runtime/opencl.hpp"
 
 namespace ipt::runtime {
+
+// Thrown when the compiled kernel allows fewer work-items per group than the plan needs
+// (register pressure can lower CL_KERNEL_WORK_GROUP_SIZE below the device maximum); the
+// executor replans with `limit`. Nothing has been enqueued.
+class WorkGroupTooLarge : public Error {
+ public:
+  WorkGroupTooLarge(std::size_t needed, std::size_t limit_)
+      : Error(IPT_OUT_OF_RESOURCES, "square kernel needs work-groups of " +
+                                        std::to_string(needed) +
+                                        " work-items; the compiled kernel allows " +
+                                        std::to_string(limit_)),
+        limit(limit_) {}
+  std::size_t limit;
+};
 
 // Transposes the n x n matrix at `offset` elements into `buffer` after `wait`; returns
 // the kernel's event. The caller has validated the arguments. Throws ipt::Error.

@@ -46,17 +46,29 @@ void execute_transpose(const TransposeRequest& request) {
   const cl::CommandQueue queue(request.queue, /*retainObject=*/true);
   const cl::Buffer buffer(request.buffer, /*retainObject=*/true);
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
-  const planner::DeviceProfile profile = query_device_profile(device());
-  planner::SquarePlan plan;
-  try {
-    plan = planner::plan_square(profile, request.rows, request.elem_size, request.offset,
-                                current_overrides().plan);
-  } catch (const std::invalid_argument& e) {
-    fail(IPT_INVALID_VALUE, std::string("IPT_OVERRIDES: ") + e.what());
+  const auto overrides = current_overrides();
+  planner::DeviceProfile profile = query_device_profile(device());
+  const auto waits = wait_events(request);
+  for (;;) {
+    planner::SquarePlan plan;
+    try {
+      plan = planner::plan_square(profile, request.rows, request.elem_size, request.offset,
+                                  overrides.plan);
+    } catch (const std::invalid_argument& e) {
+      fail(IPT_INVALID_VALUE, std::string("IPT_OVERRIDES: ") + e.what());
+    }
+    try {
+      const cl::Event done = enqueue_square(queue, buffer, request.offset, request.rows,
+                                            request.elem_size, plan, waits);
+      give_event(done, request.event);
+      return;
+    } catch (const WorkGroupTooLarge& e) {
+      // Replan within the compiled kernel's limit, unless the caller forced the shape.
+      const bool forced = overrides.plan.square_tile != 0 || overrides.plan.square_wg_rows != 0;
+      if (forced || e.limit >= profile.max_work_group_size || e.limit == 0) throw;
+      profile.max_work_group_size = e.limit;
+    }
   }
-  const cl::Event done = enqueue_square(queue, buffer, request.offset, request.rows,
-                                        request.elem_size, plan, wait_events(request));
-  give_event(done, request.event);
 }
 
 }  // namespace ipt::runtime

@@ -124,6 +124,7 @@ int run_square(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows even through a pipe
   try {
     return run_square(parse(argc, argv));
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include "support/transpose_run.hpp"
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   try {
     const ipt::support::Session session;
     std::printf("libipt %s on: %s\n", ipt_version_string(), session.description().c_str());
