@@ -10,8 +10,8 @@
 namespace ipt::planner {
 
 struct SquarePlan {
-  std::size_t tile = 32;      // TILE: tile edge in elements
-  std::size_t wg_rows = 8;    // WG_ROWS: the work-group is tile x wg_rows
+  std::size_t tile = 64;      // TILE: tile edge in elements
+  std::size_t wg_rows = 4;    // WG_ROWS: the work-group is tile x wg_rows
   bool index64 = false;       // 64-bit indices needed
   std::uint64_t num_pairs = 0;  // tile pairs (ti <= tj) to process
   std::uint64_t num_groups = 0; // work-groups launched (grid-stride over pairs)
@@ -21,9 +21,9 @@ struct SquarePlan {
 std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size);
 
 // The plan for an n x n matrix of elem_size-byte elements starting `offset` elements into
-// its buffer. The tile is the largest of 32, 16, 8 whose two padded tiles fit half the
-// device's local memory (so that two work-groups can share a compute unit) and whose
-// work-group fits max_work_group_size. Forced tile / wg_rows in `overrides` win; they
+// its buffer. The tile is the largest of 64, 32, 16, 8 whose two padded tiles fit in
+// three quarters of the device's local memory and whose work-group (tile x 4) fits
+// max_work_group_size. Forced tile / wg_rows in `overrides` win; they
 // must fit the device (local memory, work-group size), else std::invalid_argument.
 SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t elem_size,
                        std::uint64_t offset, const PlanOverrides& overrides = {});

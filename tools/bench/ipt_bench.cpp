@@ -5,6 +5,7 @@
 //                    [--no-verify] [--csv FILE]
 //
 // The device is the one IPT_DEVICE names (default: the first OpenCL device).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -79,6 +80,9 @@ int run_square(const Options& options) {
   const std::size_t elem_size = elem_size_of(options.type);
   std::size_t largest = 0;
   for (auto n : options.sizes) largest = std::max(largest, n * n * elem_size);
+  // Copies of 2 GiB and more hung NVIDIA's OpenCL driver 580.159 on an H200; 1 GiB is far
+  // past the size where the copy bandwidth stops growing.
+  largest = std::min<std::size_t>(largest, std::size_t{1} << 30);
   const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, largest, options.repetitions);
   std::printf("device: %s\nlibipt %s, mode square, type %s, %d timed runs per shape\n",
               session.description().c_str(), ipt_version_string(), options.type.c_str(),

@@ -22,16 +22,14 @@ for i in $(seq 1 "$repeats"); do
   tail -3 "$out/ctest-$i.log"
 done
 if [ "$bench" = bench ]; then
-  b="timeout 120 build-gpu/tools/ipt-bench"
+  b="timeout 100 build-gpu/tools/ipt-bench"
   { date +%T; $b square --sizes 16384,8192,4096,4099 --type f32 --reps 20 --csv "$out/square-f32.csv"
-    date +%T; $b square --sizes 16384,8192,4096,4099 --type f64 --reps 20 --csv "$out/square-f64.csv"; date +%T
-    for t in "32,4" "32,16" "64,4" "64,8" "64,16" "16,4" "16,16"; do
-      date +%T; echo "== f32 forced square.tile,square.wg_rows = $t"
-      IPT_OVERRIDES="square.tile=${t%,*},square.wg_rows=${t#*,}" $b square --sizes 16384 --type f32 --reps 10 --no-verify | tail -1
-    done
-    for t in "32,4" "32,16" "16,4" "16,8" "16,16"; do
+    date +%T; $b square --sizes 8192,11585,4096 --type f64 --reps 20 --csv "$out/square-f64.csv"
+    date +%T; $b square --sizes 16384 --type f64 --reps 20 --csv "$out/square-f64-16384.csv"
+    date +%T; $b square --sizes 16384 --type 16 --reps 10
+    for t in "32,8" "32,2" "16,4"; do
       date +%T; echo "== f64 forced square.tile,square.wg_rows = $t"
-      IPT_OVERRIDES="square.tile=${t%,*},square.wg_rows=${t#*,}" $b square --sizes 16384 --type f64 --reps 10 --no-verify | tail -1
+      IPT_OVERRIDES="square.tile=${t%,*},square.wg_rows=${t#*,}" $b square --sizes 11585 --type f64 --reps 10 --no-verify | tail -1
     done
   } 2>&1 | tee "$out/bench.log"
 fi
