@@ -159,6 +159,21 @@ IPT_API ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols
                                    size_t elem_size, size_t *bytes);
 
 /*
+ * Compiles, for `device` of `context`, every kernel program that transposing a rows x cols
+ * matrix of elem_size-byte elements needs, so that the first ipt_transpose call for such a
+ * shape enqueues at once. Kernels are otherwise compiled on first use (tens to hundreds of
+ * milliseconds per program on some drivers); with IPT_CACHE_DIR set, compiled binaries are
+ * also kept on disk for later processes (see docs/guide.md). Call it once per shape class
+ * and element size you will use; it blocks while compiling and enqueues nothing.
+ *
+ * Returns IPT_SUCCESS, IPT_INVALID_CONTEXT, IPT_INVALID_DEVICE (NULL, invalid, or not in
+ * the context), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_SHAPE_NOT_SUPPORTED,
+ * IPT_BUILD_PROGRAM_FAILURE or an OpenCL error code.
+ */
+IPT_API ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t rows, size_t cols,
+                              size_t elem_size);
+
+/*
  * Releases every compiled kernel program the library caches (and with them its
  * references to the programs' contexts). Later calls compile again on first use. Safe to
  * call at any time, also while other threads transpose. Always returns IPT_SUCCESS.

@@ -4,8 +4,10 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
+#include "runtime/binary_cache.hpp"
 #include "runtime/error.hpp"
 #include "runtime/kernel_sources.hpp"
 
@@ -19,6 +21,7 @@ using Key = std::tuple<cl_context, cl_device_id, std::string, std::string>;
 struct Cache {
   std::mutex mutex;
   std::map<Key, std::shared_future<cl::Program>> programs;
+  ProgramCacheStats stats;
 };
 
 // Never destroyed: releasing programs from a static destructor could call into an
@@ -34,13 +37,41 @@ std::string full_options(const std::string& options) {
   return options + " " + extra;
 }
 
-cl::Program build(const cl::Context& context, const cl::Device& device,
-                  const std::string& family, const std::string& source,
-                  const std::string& options) {
+void count(std::size_t ProgramCacheStats::*field) {
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  ++(cache().stats.*field);
+}
+
+// A program built from a cached binary, or nothing if the binary is refused.
+std::optional<cl::Program> build_from_binary(const cl::Context& context, const cl::Device& device,
+                                             const std::vector<unsigned char>& binary,
+                                             const std::string& options) {
+  try {
+    cl::Program program(context, {device}, cl::Program::Binaries{binary});
+    program.build(std::vector<cl::Device>{device}, options.c_str());
+    return program;
+  } catch (const cl::Error&) {
+    return std::nullopt;  // stale or foreign binary: compile from source instead
+  }
+}
+
+std::vector<unsigned char> program_binary(const cl::Program& program) {
+  try {
+    auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+    return binaries.empty() ? std::vector<unsigned char>{} : binaries.front();
+  } catch (const cl::Error&) {
+    return {};
+  }
+}
+
+cl::Program build_from_source(const cl::Context& context, const cl::Device& device,
+                              const std::string& family, const std::string& source,
+                              const std::string& options) {
   cl::Program program(context, source);
   cl_int code = CL_SUCCESS;
   try {
     program.build(std::vector<cl::Device>{device}, options.c_str());
+    count(&ProgramCacheStats::source_builds);
     return program;
   } catch (const cl::BuildError& e) {
     code = e.err();
@@ -56,6 +87,23 @@ cl::Program build(const cl::Context& context, const cl::Device& device,
   fail(IPT_BUILD_PROGRAM_FAILURE, "building kernel family '" + family + "' with options '" +
                                       options + "' failed (OpenCL error " +
                                       std::to_string(code) + "). Build log:\n" + log);
+}
+
+cl::Program build(const cl::Context& context, const cl::Device& device,
+                  const std::string& family, const std::string& source,
+                  const std::string& options) {
+  const char* dir = std::getenv("IPT_CACHE_DIR");
+  if (dir == nullptr || *dir == '\0') return build_from_source(context, device, family, source, options);
+  const BinaryKey key = binary_key(device, source, options);
+  if (const auto binary = load_binary(dir, key)) {
+    if (auto program = build_from_binary(context, device, *binary, options)) {
+      count(&ProgramCacheStats::disk_loads);
+      return *program;
+    }
+  }
+  cl::Program program = build_from_source(context, device, family, source, options);
+  store_binary(dir, key, program_binary(program));
+  return program;
 }
 
 }  // namespace
@@ -95,6 +143,11 @@ cl::Program get_program(const cl::Context& context, const cl::Device& device,
 void clear_program_cache() {
   std::lock_guard<std::mutex> lock(cache().mutex);
   cache().programs.clear();
+}
+
+ProgramCacheStats program_cache_stats() {
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  return cache().stats;
 }
 
 std::size_t program_cache_size() {

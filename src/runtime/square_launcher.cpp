@@ -8,11 +8,8 @@
 
 namespace ipt::runtime {
 
-cl::Event enqueue_square(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                         std::uint64_t offset, std::uint64_t n, std::size_t elem_size,
-                         const planner::SquarePlan& plan, const std::vector<cl::Event>& wait) {
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+cl::Kernel square_kernel(const cl::Context& context, const cl::Device& device,
+                         std::size_t elem_size, const planner::SquarePlan& plan) {
   const std::string options = element_options(elem_size, plan.index64) +
                               " -DTILE=" + std::to_string(plan.tile) +
                               " -DWG_ROWS=" + std::to_string(plan.wg_rows);
@@ -20,6 +17,12 @@ cl::Event enqueue_square(const cl::CommandQueue& queue, const cl::Buffer& buffer
   const std::size_t wg = plan.tile * plan.wg_rows;
   const auto limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
   if (limit < wg) throw WorkGroupTooLarge(wg, limit);
+  return kernel;
+}
+
+cl::Event enqueue_square(const cl::CommandQueue& queue, cl::Kernel& kernel,
+                         const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t n,
+                         const planner::SquarePlan& plan, const std::vector<cl::Event>& wait) {
   cl_uint arg = 0;
   kernel.setArg(arg++, buffer);
   set_index_arg(kernel, arg++, plan.index64, offset);
@@ -30,6 +33,14 @@ cl::Event enqueue_square(const cl::CommandQueue& queue, const cl::Buffer& buffer
                              cl::NDRange(plan.num_groups * plan.tile, plan.wg_rows),
                              cl::NDRange(plan.tile, plan.wg_rows), &wait, &event);
   return event;
+}
+
+cl::Event enqueue_square(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                         std::uint64_t offset, std::uint64_t n, std::size_t elem_size,
+                         const planner::SquarePlan& plan, const std::vector<cl::Event>& wait) {
+  cl::Kernel kernel = square_kernel(queue.getInfo<CL_QUEUE_CONTEXT>(),
+                                    queue.getInfo<CL_QUEUE_DEVICE>(), elem_size, plan);
+  return enqueue_square(queue, kernel, buffer, offset, n, plan, wait);
 }
 
 }  // namespace ipt::runtime

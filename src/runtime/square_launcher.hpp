@@ -25,8 +25,19 @@ class WorkGroupTooLarge : public Error {
   std::size_t limit;
 };
 
-// Transposes the n x n matrix at `offset` elements into `buffer` after `wait`; returns
-// the kernel's event. The caller has validated the arguments. Throws ipt::Error.
+// The kernel for `plan`, compiled on first use; throws WorkGroupTooLarge when the
+// compiled kernel cannot run the plan's work-group.
+cl::Kernel square_kernel(const cl::Context& context, const cl::Device& device,
+                         std::size_t elem_size, const planner::SquarePlan& plan);
+
+// Transposes the n x n matrix at `offset` elements into `buffer` after `wait` with a
+// kernel from square_kernel; returns the kernel's event. The caller has validated the
+// arguments. Throws ipt::Error.
+cl::Event enqueue_square(const cl::CommandQueue& queue, cl::Kernel& kernel,
+                         const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t n,
+                         const planner::SquarePlan& plan, const std::vector<cl::Event>& wait);
+
+// square_kernel + enqueue_square.
 cl::Event enqueue_square(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                          std::uint64_t offset, std::uint64_t n, std::size_t elem_size,
                          const planner::SquarePlan& plan, const std::vector<cl::Event>& wait);

@@ -28,6 +28,35 @@ void give_event(const cl::Event& event, cl_event* out) {
   *out = event();
 }
 
+// The square plan and its compiled kernel, replanned until the kernel can run it.
+struct PreparedSquare {
+  planner::SquarePlan plan;
+  cl::Kernel kernel;
+};
+
+PreparedSquare prepare_square(const cl::Context& context, const cl::Device& device,
+                              std::uint64_t n, std::size_t elem_size, std::uint64_t offset) {
+  const auto overrides = current_overrides();
+  planner::DeviceProfile profile = query_device_profile(device());
+  for (;;) {
+    PreparedSquare prepared;
+    try {
+      prepared.plan = planner::plan_square(profile, n, elem_size, offset, overrides.plan);
+    } catch (const std::invalid_argument& e) {
+      fail(IPT_INVALID_VALUE, std::string("IPT_OVERRIDES: ") + e.what());
+    }
+    try {
+      prepared.kernel = square_kernel(context, device, elem_size, prepared.plan);
+      return prepared;
+    } catch (const WorkGroupTooLarge& e) {
+      // Replan within the compiled kernel's limit, unless the caller forced the shape.
+      const bool forced = overrides.plan.square_tile != 0 || overrides.plan.square_wg_rows != 0;
+      if (forced || e.limit >= profile.max_work_group_size || e.limit == 0) throw;
+      profile.max_work_group_size = e.limit;
+    }
+  }
+}
+
 }  // namespace
 
 void execute_transpose(const TransposeRequest& request) {
@@ -45,30 +74,20 @@ void execute_transpose(const TransposeRequest& request) {
 
   const cl::CommandQueue queue(request.queue, /*retainObject=*/true);
   const cl::Buffer buffer(request.buffer, /*retainObject=*/true);
-  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
-  const auto overrides = current_overrides();
-  planner::DeviceProfile profile = query_device_profile(device());
-  const auto waits = wait_events(request);
-  for (;;) {
-    planner::SquarePlan plan;
-    try {
-      plan = planner::plan_square(profile, request.rows, request.elem_size, request.offset,
-                                  overrides.plan);
-    } catch (const std::invalid_argument& e) {
-      fail(IPT_INVALID_VALUE, std::string("IPT_OVERRIDES: ") + e.what());
-    }
-    try {
-      const cl::Event done = enqueue_square(queue, buffer, request.offset, request.rows,
-                                            request.elem_size, plan, waits);
-      give_event(done, request.event);
-      return;
-    } catch (const WorkGroupTooLarge& e) {
-      // Replan within the compiled kernel's limit, unless the caller forced the shape.
-      const bool forced = overrides.plan.square_tile != 0 || overrides.plan.square_wg_rows != 0;
-      if (forced || e.limit >= profile.max_work_group_size || e.limit == 0) throw;
-      profile.max_work_group_size = e.limit;
-    }
-  }
+  PreparedSquare prepared =
+      prepare_square(queue.getInfo<CL_QUEUE_CONTEXT>(), queue.getInfo<CL_QUEUE_DEVICE>(),
+                     request.rows, request.elem_size, request.offset);
+  const cl::Event done = enqueue_square(queue, prepared.kernel, buffer, request.offset,
+                                        request.rows, prepared.plan, wait_events(request));
+  give_event(done, request.event);
+}
+
+void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::uint64_t cols,
+             std::size_t elem_size) {
+  if (rows == 0 || cols == 0) return;
+  if (rows != cols)
+    fail(IPT_SHAPE_NOT_SUPPORTED, "only square matrices are supported in this version");
+  prepare_square(cl::Context(context, true), cl::Device(device, true), rows, elem_size, 0);
 }
 
 }  // namespace ipt::runtime

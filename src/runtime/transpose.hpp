@@ -25,4 +25,10 @@ struct TransposeRequest {
 // kernel, which is where every check happens.
 void execute_transpose(const TransposeRequest& request);
 
+// Compiles (or loads from the caches) every program a rows x cols transposition of
+// elem_size-byte elements at offset 0 needs on `device`, so that the first real call
+// enqueues without compiling. Arguments validated by the caller.
+void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::uint64_t cols,
+             std::size_t elem_size);
+
 }  // namespace ipt::runtime
