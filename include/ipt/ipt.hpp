@@ -1,0 +1,94 @@
+// libipt C++ layer: header-only, over the C API of ipt.h, with the Khronos C++ bindings'
+// types (cl::CommandQueue, cl::Buffer, cl::Event). Errors become ipt::error exceptions
+// carrying the status and the library's message. Each function is an inline forwarding
+// call: no allocation and no work beyond the C call.
+//
+//   cl::Event done = ipt::transpose<float>(queue, buffer, rows, cols);
+//   done.wait();  // buffer holds the cols x rows transpose
+//
+// Define your CL_HPP_* configuration (e.g. CL_HPP_TARGET_OPENCL_VERSION) before including
+// this header, as for <CL/opencl.hpp>, which it includes.
+#ifndef IPT_IPT_HPP
+#define IPT_IPT_HPP
+
+#include <ipt/ipt.h>
+
+#include <CL/opencl.hpp>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace ipt {
+
+// A failed libipt call: status() is the ipt_status, what() names it and adds the
+// library's last-error message (which check failed, or the kernel build log).
+class error : public std::runtime_error {
+ public:
+  explicit error(ipt_status status)
+      : std::runtime_error(std::string(ipt_status_string(status)) + ": " +
+                           ipt_last_error_message()),
+        status_(status) {}
+  ipt_status status() const noexcept { return status_; }
+
+ private:
+  ipt_status status_;
+};
+
+namespace detail {
+inline void check(ipt_status status) {
+  if (status != IPT_SUCCESS) throw error(status);
+}
+static_assert(sizeof(cl::Event) == sizeof(cl_event),
+              "cl::Event must wrap exactly one cl_event (the C API reads the wait list as an array)");
+}  // namespace detail
+
+// Transposes, in place, the row-major rows x cols matrix of T that starts `offset`
+// elements into `buffer`; afterwards it holds the row-major cols x rows transpose.
+// T is any trivially copyable type of 1, 2, 4, 8 or 16 bytes (float, double,
+// std::complex<float>, int16_t, ...); elements are moved bit for bit. double goes through
+// ipt_transpose_f64 and so needs a device with double support. Column-major data: swap
+// rows and cols. Enqueued after `wait`; the returned event completes with the last kernel.
+// Throws ipt::error.
+template <typename T>
+cl::Event transpose(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::size_t rows,
+                    std::size_t cols, std::size_t offset = 0,
+                    const std::vector<cl::Event>& wait = {}) {
+  static_assert(std::is_trivially_copyable<T>::value, "T must be trivially copyable");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 ||
+                    sizeof(T) == 16,
+                "libipt transposes elements of 1, 2, 4, 8 or 16 bytes");
+  const cl_uint count = static_cast<cl_uint>(wait.size());
+  const cl_event* list = wait.empty() ? nullptr : reinterpret_cast<const cl_event*>(wait.data());
+  cl_event event = nullptr;
+  if (std::is_same<T, double>::value)
+    detail::check(ipt_transpose_f64(queue(), buffer(), offset, rows, cols, count, list, &event));
+  else
+    detail::check(
+        ipt_transpose(queue(), buffer(), offset, rows, cols, count, list, &event, sizeof(T)));
+  return cl::Event(event);  // takes over the reference the C call returned
+}
+
+// Bytes a buffer needs from the matrix's offset for the fastest plan on `device`.
+template <typename T>
+std::size_t padded_size(const cl::Device& device, std::size_t rows, std::size_t cols) {
+  std::size_t bytes = 0;
+  detail::check(ipt_padded_size(device(), rows, cols, sizeof(T), &bytes));
+  return bytes;
+}
+
+// Compiles ahead of time what transposing rows x cols elements of T needs (ipt_warmup).
+template <typename T>
+void warmup(const cl::Context& context, const cl::Device& device, std::size_t rows,
+            std::size_t cols) {
+  detail::check(ipt_warmup(context(), device(), rows, cols, sizeof(T)));
+}
+
+// Drops the compiled programs libipt caches (ipt_clear_cache).
+inline void clear_cache() { detail::check(ipt_clear_cache()); }
+
+}  // namespace ipt
+
+#endif  // IPT_IPT_HPP

@@ -1,0 +1,68 @@
+// The header-only C++ layer (ipt/ipt.hpp) with the Khronos C++ bindings' types.
+#define CL_HPP_TARGET_OPENCL_VERSION 120
+#define CL_HPP_MINIMUM_OPENCL_VERSION 120
+#include <ipt/ipt.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <complex>
+#include <cstdint>
+
+#include "test_support.hpp"
+
+using ipt::test::GuardedMatrix;
+using ipt::test::session;
+
+namespace {
+cl::CommandQueue queue() { return cl::CommandQueue(session().queue(), true); }
+}  // namespace
+
+TEST_CASE("ipt::transpose<T> for the usual element types", "[cpp]") {
+  auto run = [](auto tag, std::size_t n) {
+    using T = decltype(tag);
+    GuardedMatrix m(n, n, sizeof(T), 3, 8, n * sizeof(T));
+    const cl::Buffer buffer(m.buffer(), true);
+    cl::Event done = ipt::transpose<T>(queue(), buffer, n, n, 3);
+    done.wait();
+    INFO("sizeof(T) = " << sizeof(T) << ", n = " << n);
+    CHECK(m.check_transposed() == "");
+  };
+  for (std::size_t n : {1, 17, 130}) {
+    run(std::uint8_t{}, n);
+    run(std::int16_t{}, n);
+    run(float{}, n);
+    run(double{}, n);
+    run(std::complex<float>{}, n);
+    run(std::complex<double>{}, n);
+  }
+}
+
+TEST_CASE("ipt::transpose waits for its event list and returns its event", "[cpp][async]") {
+  GuardedMatrix m(64, 64, 4, 0, 4, 5);
+  const cl::Buffer buffer(m.buffer(), true);
+  cl::UserEvent gate(cl::Context(session().context(), true));
+  cl::Event done = ipt::transpose<float>(queue(), buffer, 64, 64, 0, {gate});
+  CHECK(done.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() != CL_COMPLETE);
+  gate.setStatus(CL_COMPLETE);
+  done.wait();
+  CHECK(m.check_transposed() == "");
+}
+
+TEST_CASE("ipt::error carries the status and the message", "[cpp][bad_input]") {
+  GuardedMatrix m(16, 16, 4, 0, 4, 6);
+  const cl::Buffer buffer(m.buffer(), true);
+  try {
+    ipt::transpose<float>(queue(), buffer, 16, 17);
+    FAIL("no exception");
+  } catch (const ipt::error& e) {
+    CHECK(e.status() == IPT_BUFFER_TOO_SMALL);
+    CHECK(std::string(e.what()).find("IPT_BUFFER_TOO_SMALL") == 0);
+    CHECK(std::string(e.what()).find("buffer holds") != std::string::npos);
+  }
+  CHECK(m.check_unchanged() == "");
+  const cl::Device device(session().device(), true);
+  CHECK(ipt::padded_size<double>(device, 10, 20) == 1600);
+  ipt::warmup<float>(cl::Context(session().context(), true), device, 40, 40);
+  ipt::clear_cache();
+  CHECK_THROWS_AS(ipt::padded_size<float>(cl::Device(), 1, 1), ipt::error);
+}
