@@ -15,8 +15,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
-packages=(cmake make g++ pkg-config ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers
-          catch2 pocl-opencl-icd)
+packages=(cmake make g++ gfortran pkg-config ocl-icd-opencl-dev opencl-headers
+          opencl-clhpp-headers catch2 pocl-opencl-icd)
 
 install_missing() {
   local missing=()

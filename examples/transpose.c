@@ -1,0 +1,33 @@
+/* Transpose a float matrix in place on the first OpenCL device, from C. */
+#include <ipt/ipt.h>
+#include <stdio.h>
+
+int main(void) {
+  enum { N = 512 };
+  static float host[N * N];
+  for (int i = 0; i < N * N; ++i) host[i] = (float)i;
+
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_int err = clGetPlatformIDs(1, &platform, NULL);
+  err |= clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL);
+  cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+  cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
+  cl_mem matrix = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host,
+                                 host, &err);
+  if (err != CL_SUCCESS) return 2;
+
+  cl_event done;
+  ipt_status status = ipt_transpose_f32(queue, matrix, 0, N, N, 0, NULL, &done);
+  if (status != IPT_SUCCESS) {
+    fprintf(stderr, "%s: %s\n", ipt_status_string(status), ipt_last_error_message());
+    return 1;
+  }
+  clEnqueueReadBuffer(queue, matrix, CL_TRUE, 0, sizeof host, host, 1, &done, NULL);
+  clReleaseEvent(done);
+  printf("element (1, 0) is now %.0f (was element (0, 1) = 1)\n", host[N]);
+  clReleaseMemObject(matrix);
+  clReleaseCommandQueue(queue);
+  clReleaseContext(context);
+  return host[N] == 1.0f && host[1] == (float)N ? 0 : 1;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix, then builds and runs small downstream
+# programs against it: with find_package(ipt) (C, C++, and Fortran when built) and with
+# pkg-config (C). Usage: run_consumers.sh BUILD_DIR SOURCE_DIR FORTRAN(ON|OFF)
+set -euo pipefail
+build=$1 source=$2 fortran=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+
+cmake --install "$build" --prefix "$prefix" > "$work/install.log"
+for f in include/ipt/ipt.h include/ipt/ipt.hpp; do test -f "$prefix/$f" || { echo "missing $f"; exit 1; }; done
+libdir=$(dirname "$(find "$prefix" -name 'libipt.so.*.*.*' | head -n 1)")
+ls -l "$libdir"/libipt.so*
+readelf -d "$libdir/libipt.so" | grep -q 'SONAME.*libipt.so.0.1' || { echo "SONAME is not libipt.so.0.1"; exit 1; }
+
+echo "== find_package(ipt): C and C++"
+cmake -S "$source/tests/consumers/find_package" -B "$work/fp" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DEXAMPLES="$source/examples" > "$work/fp.log" || { cat "$work/fp.log"; exit 1; }
+cmake --build "$work/fp" > "$work/fp-build.log" || { cat "$work/fp-build.log"; exit 1; }
+"$work/fp/consumer_c"
+"$work/fp/consumer_cpp"
+
+echo "== pkg-config ipt: C"
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+pkg-config --exists --print-errors ipt
+cc -std=c99 -Wall "$source/examples/transpose.c" $(pkg-config --cflags --libs ipt) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir ipt)" -o "$work/consumer_pc"
+"$work/consumer_pc"
+
+if [ "$fortran" = ON ]; then
+  echo "== find_package(ipt): Fortran module"
+  test -f "$prefix/include/ipt/ipt.mod" || { echo "missing ipt.mod"; exit 1; }
+  cmake -S "$source/tests/consumers/fortran" -B "$work/ff" -DCMAKE_PREFIX_PATH="$prefix" \
+    > "$work/ff.log" || { cat "$work/ff.log"; exit 1; }
+  cmake --build "$work/ff" > "$work/ff-build.log" || { cat "$work/ff-build.log"; exit 1; }
+  "$work/ff/consumer_fortran"
+fi
+echo "consumers: all built and ran"

@@ -1,0 +1,105 @@
+! The ipt Fortran module on real column-major Fortran arrays: a(m, n) is passed as a
+! row-major n x m matrix (rows = n, cols = m) and comes back as transpose(a).
+program test_fortran
+  use, intrinsic :: iso_c_binding
+  use ipt
+  use cl_session
+  implicit none
+  type(c_ptr) :: context, queue, device, buffer, event, gate
+  integer :: failures = 0, checks = 0
+  integer(c_int) :: status
+  integer(c_int64_t) :: bytes
+  real(c_float), allocatable, target :: a(:, :), b(:, :)
+  real(c_double), allocatable, target :: d(:), e(:)
+  complex(c_double_complex), allocatable, target :: z(:, :), w(:, :)
+  integer(c_int64_t), parameter :: m = 77, k = 23
+
+  if (ipt_test_open(context, queue, device) /= 0) error stop "no OpenCL device"
+
+  ! real(4) column-major m x m
+  allocate(a(m, m), b(m, m))
+  call random_number(a)
+  a = a + 1.0
+  buffer = ipt_test_buffer(int(4 * m * m, c_size_t), c_loc(a))
+  status = ipt_transpose_f32(queue, buffer, 0_c_int64_t, m, m, event=event)
+  call expect(status == IPT_SUCCESS, "f32 call: " // ipt_status_string(status))
+  call expect(ipt_test_wait(event) == 0, "f32 wait")
+  call expect(ipt_test_read(buffer, int(4 * m * m, c_size_t), c_loc(b)) == 0, "f32 read")
+  call expect(all(b == transpose(a)), "f32 result is transpose(a)")
+
+  ! Gated on a user event through wait_list: nothing happens before the gate opens.
+  gate = ipt_test_user_event()
+  status = ipt_transpose_f32(queue, buffer, 0_c_int64_t, m, m, event=event, wait_list=[gate])
+  call expect(status == IPT_SUCCESS, "gated call")
+  call expect(ipt_test_is_complete(event) == 0, "gated call waits for the gate")
+  call expect(ipt_test_complete(gate) == 0, "open the gate")
+  call expect(ipt_test_wait(event) == 0, "gated wait")
+  call expect(ipt_test_read(buffer, int(4 * m * m, c_size_t), c_loc(b)) == 0, "gated read")
+  call expect(all(b == a), "transposed twice gives a back")
+  call ipt_test_release_buffer(buffer)
+
+  ! real(8) k x k at an offset of 5 elements, guard values around it unchanged
+  allocate(d(5 + k * k + 3), e(5 + k * k + 3))
+  call random_number(d)
+  buffer = ipt_test_buffer(int(8 * size(d), c_size_t), c_loc(d))
+  status = ipt_transpose_f64(queue, buffer, 5_c_int64_t, k, k, event=event)
+  call expect(status == IPT_SUCCESS .or. status == IPT_FP64_NOT_SUPPORTED, "f64 call")
+  if (status == IPT_SUCCESS) then
+    call expect(ipt_test_wait(event) == 0, "f64 wait")
+  else
+    status = ipt_transpose(queue, buffer, 5_c_int64_t, k, k, 8_c_int64_t)
+  end if
+  call expect(ipt_test_read(buffer, int(8 * size(d), c_size_t), c_loc(e)) == 0, "f64 read")
+  call expect(all(e(1:5) == d(1:5)) .and. all(e(6 + k * k:) == d(6 + k * k:)), "f64 guards")
+  call expect(all(reshape(e(6:5 + k * k), [k, k]) == transpose(reshape(d(6:5 + k * k), [k, k]))), &
+              "f64 result")
+
+  ! Bad input: the buffer stays as it was, the status and message say why.
+  status = ipt_transpose(queue, buffer, 5_c_int64_t, k, k, 3_c_int64_t)
+  call expect(status == IPT_INVALID_ELEMENT_SIZE, "elem_size 3 rejected")
+  call expect(index(ipt_status_string(status), "IPT_INVALID_ELEMENT_SIZE") == 1, "status string")
+  call expect(len(ipt_last_error_message()) > 0, "last error message")
+  call expect(ipt_transpose_f32(queue, buffer, 0_c_int64_t, -1_c_int64_t, k) == IPT_INVALID_VALUE, &
+              "negative rows rejected")
+  call expect(ipt_transpose_f32(queue, buffer, 0_c_int64_t, k, k + 1) == IPT_SHAPE_NOT_SUPPORTED, &
+              "non-square not supported yet")
+  d = e
+  call expect(ipt_test_read(buffer, int(8 * size(d), c_size_t), c_loc(e)) == 0, "re-read")
+  call expect(all(e == d), "buffer unchanged by rejected calls")
+  call ipt_test_release_buffer(buffer)
+
+  ! complex(8) (16-byte elements)
+  allocate(z(k, k), w(k, k))
+  call random_number(a(1:k, 1:k))
+  call random_number(b(1:k, 1:k))
+  z = cmplx(a(1:k, 1:k), b(1:k, 1:k), c_double_complex)
+  buffer = ipt_test_buffer(int(16 * k * k, c_size_t), c_loc(z))
+  status = ipt_transpose(queue, buffer, 0_c_int64_t, k, k, 16_c_int64_t)
+  call expect(status == IPT_SUCCESS, "complex call")
+  call expect(ipt_test_read(buffer, int(16 * k * k, c_size_t), c_loc(w)) == 0, "complex read")
+  call expect(all(w == transpose(z)), "complex result")
+  call ipt_test_release_buffer(buffer)
+
+  call expect(ipt_padded_size(device, m, k, 4_c_int64_t, bytes) == IPT_SUCCESS, "padded size")
+  call expect(bytes == 4 * m * k, "padded size value")
+
+  call ipt_test_close()
+  if (failures > 0) then
+    print '(a, i0, a, i0, a)', "fortran: ", failures, " of ", checks, " checks failed"
+    error stop 1
+  end if
+  print '(a, i0, a)', "fortran: all ", checks, " checks passed"
+
+contains
+
+  subroutine expect(condition, what)
+    logical, intent(in) :: condition
+    character(len=*), intent(in) :: what
+    checks = checks + 1
+    if (.not. condition) then
+      failures = failures + 1
+      print '(a, a)', "FAILED: ", what
+    end if
+  end subroutine
+
+end program test_fortran
