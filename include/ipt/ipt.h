@@ -164,7 +164,9 @@ IPT_API ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols
  * shape enqueues at once. Kernels are otherwise compiled on first use (tens to hundreds of
  * milliseconds per program on some drivers); with IPT_CACHE_DIR set, compiled binaries are
  * also kept on disk for later processes (see docs/guide.md). Call it once per shape class
- * and element size you will use; it blocks while compiling and enqueues nothing.
+ * and element size you will use. It blocks until done and does not touch any of your
+ * buffers or queues: because some drivers (PoCL) finish compiling only at a kernel's first
+ * launch, it also runs each kernel once on a small scratch buffer of its own.
  *
  * Returns IPT_SUCCESS, IPT_INVALID_CONTEXT, IPT_INVALID_DEVICE (NULL, invalid, or not in
  * the context), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_SHAPE_NOT_SUPPORTED,

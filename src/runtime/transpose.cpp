@@ -87,7 +87,18 @@ void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::u
   if (rows == 0 || cols == 0) return;
   if (rows != cols)
     fail(IPT_SHAPE_NOT_SUPPORTED, "only square matrices are supported in this version");
-  prepare_square(cl::Context(context, true), cl::Device(device, true), rows, elem_size, 0);
+  const cl::Context cl_context(context, true);
+  const cl::Device cl_device(device, true);
+  PreparedSquare prepared = prepare_square(cl_context, cl_device, rows, elem_size, 0);
+  // Some drivers (PoCL) finish compiling a kernel for its work-group size only at the
+  // first launch, so run it once on one tile of scratch memory with the same variant.
+  planner::SquarePlan scratch_plan = planner::complete_square_plan(prepared.plan, prepared.plan.tile, 0);
+  scratch_plan.index64 = prepared.plan.index64;
+  const cl::CommandQueue queue(cl_context, cl_device);
+  const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE,
+                           prepared.plan.tile * prepared.plan.tile * elem_size);
+  enqueue_square(queue, prepared.kernel, scratch, 0, prepared.plan.tile, scratch_plan, {});
+  queue.finish();
 }
 
 }  // namespace ipt::runtime

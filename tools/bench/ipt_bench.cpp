@@ -3,6 +3,7 @@
 //
 //   ipt-bench square [--sizes 16384,8192] [--type f32|f64|1|2|4|8|16] [--reps N]
 //                    [--no-verify] [--csv FILE]
+//   ipt-bench latency [--sizes 1024] [--type ...]   first-call and cached-call times
 //
 // The device is the one IPT_DEVICE names (default: the first OpenCL device).
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "latency_mode.hpp"
 #include "support/transpose_run.hpp"
 
 namespace {
@@ -32,7 +34,8 @@ struct Options {
   std::fprintf(stderr,
                "ipt-bench: %s\n"
                "usage: ipt-bench square [--sizes N,N,...] [--type f32|f64|1|2|4|8|16] [--reps N]\n"
-               "                        [--no-verify] [--csv FILE]\n",
+               "                        [--no-verify] [--csv FILE]\n"
+               "       ipt-bench latency [--sizes N] [--type ...]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -63,7 +66,8 @@ Options parse(int argc, char** argv) {
     else if (arg == "--csv") options.csv = value();
     else usage("unknown option " + arg);
   }
-  if (options.mode != "square") usage("unknown mode '" + options.mode + "'");
+  if (options.mode != "square" && options.mode != "latency")
+    usage("unknown mode '" + options.mode + "'");
   return options;
 }
 
@@ -130,7 +134,12 @@ int run_square(const Options& options) {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows even through a pipe
   try {
-    return run_square(parse(argc, argv));
+    const Options options = parse(argc, argv);
+    if (options.mode == "latency") {
+      const ipt::support::Session session;
+      return ipt::bench::run_latency(session, options.sizes.front(), elem_size_of(options.type));
+    }
+    return run_square(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ipt-bench: %s\n", e.what());
     return 2;
