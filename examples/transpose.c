@@ -1,16 +1,29 @@
-/* Transpose a float matrix in place on the first OpenCL device, from C. */
+/* Transpose a float matrix in place on an OpenCL device (a GPU if there is one), from C. */
 #include <ipt/ipt.h>
 #include <stdio.h>
+
+/* The first GPU of any platform, else the first device of any kind. */
+static cl_device_id pick_device(void) {
+  cl_platform_id platforms[16];
+  cl_uint count = 0;
+  cl_device_id device = NULL;
+  if (clGetPlatformIDs(16, platforms, &count) != CL_SUCCESS) return NULL;
+  if (count > 16) count = 16;
+  for (cl_uint i = 0; i < count && device == NULL; ++i)
+    clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_GPU, 1, &device, NULL);
+  for (cl_uint i = 0; i < count && device == NULL; ++i)
+    clGetDeviceIDs(platforms[i], CL_DEVICE_TYPE_ALL, 1, &device, NULL);
+  return device;
+}
 
 int main(void) {
   enum { N = 512 };
   static float host[N * N];
   for (int i = 0; i < N * N; ++i) host[i] = (float)i;
 
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_int err = clGetPlatformIDs(1, &platform, NULL);
-  err |= clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL);
+  cl_device_id device = pick_device();
+  if (device == NULL) return 2;
+  cl_int err;
   cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
   cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
   cl_mem matrix = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host,

@@ -1,4 +1,4 @@
-// Transpose a float matrix in place on the default OpenCL device, from C++.
+// Transpose a float matrix in place on an OpenCL device (a GPU if there is one), from C++.
 #define CL_HPP_TARGET_OPENCL_VERSION 120
 #define CL_HPP_MINIMUM_OPENCL_VERSION 120
 #define CL_HPP_ENABLE_EXCEPTIONS
@@ -6,15 +6,34 @@
 
 #include <iostream>
 #include <numeric>
+#include <stdexcept>
 #include <vector>
+
+// The first GPU of any platform, else the first device of any kind.
+cl::Device pick_device() {
+  std::vector<cl::Platform> platforms;
+  cl::Platform::get(&platforms);
+  for (cl_device_type type : {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ALL})
+    for (const auto& platform : platforms) {
+      std::vector<cl::Device> devices;
+      try {
+        platform.getDevices(type, &devices);
+      } catch (const cl::Error&) {
+        continue;  // CL_DEVICE_NOT_FOUND
+      }
+      if (!devices.empty()) return devices.front();
+    }
+  throw std::runtime_error("no OpenCL device");
+}
 
 int main() try {
   const std::size_t n = 1000;
   std::vector<float> host(n * n);
   std::iota(host.begin(), host.end(), 0.0f);
 
-  cl::Context context(CL_DEVICE_TYPE_DEFAULT);
-  cl::CommandQueue queue(context);
+  const cl::Device device = pick_device();
+  cl::Context context(device);
+  cl::CommandQueue queue(context, device);
   cl::Buffer matrix(context, host.begin(), host.end(), /*readOnly=*/false);
 
   ipt::transpose<float>(queue, matrix, n, n).wait();
@@ -27,5 +46,8 @@ int main() try {
   return 1;
 } catch (const cl::Error& e) {
   std::cerr << e.what() << " failed: " << e.err() << '\n';
+  return 2;
+} catch (const std::exception& e) {
+  std::cerr << e.what() << '\n';
   return 2;
 }

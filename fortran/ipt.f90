@@ -83,7 +83,7 @@ contains
     type(c_ptr), intent(in) :: queue, buffer
     integer(c_int64_t), intent(in) :: offset, rows, cols
     type(c_ptr), intent(out), optional, target :: event
-    type(c_ptr), intent(in), optional, target, contiguous :: wait_list(:)
+    type(c_ptr), intent(in), optional :: wait_list(:)
     integer(c_int) :: status
     status = ipt_transpose(queue, buffer, offset, rows, cols, 4_c_int64_t, event, wait_list)
   end function
@@ -93,15 +93,16 @@ contains
     type(c_ptr), intent(in) :: queue, buffer
     integer(c_int64_t), intent(in) :: offset, rows, cols
     type(c_ptr), intent(out), optional, target :: event
-    type(c_ptr), intent(in), optional, target, contiguous :: wait_list(:)
+    type(c_ptr), intent(in), optional :: wait_list(:)
     integer(c_int) :: status
     type(c_ptr) :: event_arg, list_arg
+    type(c_ptr), allocatable, target :: waits(:)
     integer(c_int32_t) :: count
     if (offset < 0 .or. rows < 0 .or. cols < 0) then
       status = IPT_INVALID_VALUE
       return
     end if
-    call event_and_list(event_arg, list_arg, count, event, wait_list)
+    call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
     status = c_transpose_f64(queue, buffer, int(offset, c_size_t), int(rows, c_size_t), &
                              int(cols, c_size_t), count, list_arg, event_arg)
   end function
@@ -112,15 +113,16 @@ contains
     type(c_ptr), intent(in) :: queue, buffer
     integer(c_int64_t), intent(in) :: offset, rows, cols, elem_size
     type(c_ptr), intent(out), optional, target :: event
-    type(c_ptr), intent(in), optional, target, contiguous :: wait_list(:)
+    type(c_ptr), intent(in), optional :: wait_list(:)
     integer(c_int) :: status
     type(c_ptr) :: event_arg, list_arg
+    type(c_ptr), allocatable, target :: waits(:)
     integer(c_int32_t) :: count
     if (offset < 0 .or. rows < 0 .or. cols < 0 .or. elem_size < 0) then
       status = IPT_INVALID_VALUE
       return
     end if
-    call event_and_list(event_arg, list_arg, count, event, wait_list)
+    call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
     status = c_transpose(queue, buffer, int(offset, c_size_t), int(rows, c_size_t), &
                          int(cols, c_size_t), count, list_arg, event_arg, int(elem_size, c_size_t))
   end function
@@ -155,11 +157,15 @@ contains
     text = from_c(c_last_error_message())
   end function
 
-  subroutine event_and_list(event_arg, list_arg, count, event, wait_list)
+  ! The C arguments for the optional event and wait list. The wait list is copied into
+  ! `waits`, which the caller owns for the duration of the C call, so that any array
+  ! section works (the C API reads a contiguous array of cl_event).
+  subroutine event_and_list(event_arg, list_arg, count, waits, event, wait_list)
     type(c_ptr), intent(out) :: event_arg, list_arg
     integer(c_int32_t), intent(out) :: count
+    type(c_ptr), allocatable, target, intent(inout) :: waits(:)
     type(c_ptr), intent(out), optional, target :: event
-    type(c_ptr), intent(in), optional, target, contiguous :: wait_list(:)
+    type(c_ptr), intent(in), optional :: wait_list(:)
     event_arg = c_null_ptr
     list_arg = c_null_ptr
     count = 0
@@ -169,7 +175,8 @@ contains
     end if
     if (present(wait_list)) then
       if (size(wait_list) > 0) then
-        list_arg = c_loc(wait_list(1))
+        waits = wait_list
+        list_arg = c_loc(waits(1))
         count = int(size(wait_list), c_int32_t)
       end if
     end if

@@ -1,7 +1,7 @@
 // Square in-place transpose: a tiled swap across the diagonal.
 //
 // The n x n matrix is cut into TILE x TILE tiles (the last row and column of tiles may
-// be partial). Work-group pair k owns the tiles (ti, tj) and (tj, ti) with ti <= tj: it
+// be partial). Work-group k owns the tiles (ti, tj) and (tj, ti) with ti <= tj: it
 // loads both into local memory, waits on a barrier, and writes each one transposed into
 // the other's place. A diagonal tile (ti == tj) is loaded once and written back
 // transposed. Every element belongs to exactly one pair, so work-groups never touch the
@@ -28,44 +28,50 @@ inline void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
   *ti = k - j * (j + 1) / 2;
 }
 
+// The loops below have no early exit and the kernel no early return: every work-item
+// reaches the one barrier, which keeps the kernel in the simple shape every OpenCL
+// compiler handles (PoCL 5 aborted on an earlier grid-stride form with early returns).
 inline void load_tile(__local elem_t *tile, __global const elem_t *data, idx_t n,
                       idx_t row0, idx_t col0, idx_t h, idx_t w) {
   const idx_t x = get_local_id(0);
-  if (x >= w) return;
-  for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
-    tile[r * TILE_STRIDE + x] = data[(row0 + r) * n + col0 + x];
+  if (x < w)
+    for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
+      tile[r * TILE_STRIDE + x] = data[(row0 + r) * n + col0 + x];
 }
 
 // Writes the h x w block at (row0, col0) with the transpose of `tile` (a w x h tile).
 inline void store_transposed(__global elem_t *data, __local const elem_t *tile, idx_t n,
                              idx_t row0, idx_t col0, idx_t h, idx_t w) {
   const idx_t x = get_local_id(0);
-  if (x >= w) return;
-  for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
-    data[(row0 + r) * n + col0 + x] = tile[x * TILE_STRIDE + r];
+  if (x < w)
+    for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
+      data[(row0 + r) * n + col0 + x] = tile[x * TILE_STRIDE + r];
 }
 
+// One tile pair per work-group. The groups form a grid_x x grid_y rectangle (so that
+// any pair count fits the NDRange limits); groups past the last pair move nothing.
 __kernel __attribute__((reqd_work_group_size(TILE, WG_ROWS, 1)))
 void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n, idx_t num_pairs) {
   __local elem_t upper[TILE * TILE_STRIDE];
   __local elem_t lower[TILE * TILE_STRIDE];
   __global elem_t *data = buffer + offset;
 
-  for (idx_t k = get_group_id(0); k < num_pairs; k += get_num_groups(0)) {
-    idx_t ti, tj;
+  const idx_t k = (idx_t)get_group_id(1) * (idx_t)get_num_groups(0) + (idx_t)get_group_id(0);
+  idx_t ti = 0, tj = 0, h = 0, w = 0;
+  if (k < num_pairs) {
     pair_of_index(k, &ti, &tj);
-    const idx_t r0 = ti * TILE, c0 = tj * TILE;     // upper tile's corner
-    const idx_t h = min((idx_t)TILE, n - r0);         // upper tile's rows
-    const idx_t w = min((idx_t)TILE, n - c0);         // upper tile's columns
-    load_tile(upper, data, n, r0, c0, h, w);
-    if (ti != tj) load_tile(lower, data, n, c0, r0, w, h);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (ti != tj) {
-      store_transposed(data, lower, n, r0, c0, h, w);
-      store_transposed(data, upper, n, c0, r0, w, h);
-    } else {
-      store_transposed(data, upper, n, r0, c0, h, w);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);  // the next pair reuses the tiles
+    h = min((idx_t)TILE, n - ti * TILE);  // upper tile's rows
+    w = min((idx_t)TILE, n - tj * TILE);  // upper tile's columns
+  }
+  const idx_t r0 = ti * TILE, c0 = tj * TILE;  // upper tile's corner
+  const bool mirrored = ti != tj;
+  load_tile(upper, data, n, r0, c0, h, w);
+  if (mirrored) load_tile(lower, data, n, c0, r0, w, h);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (mirrored) {
+    store_transposed(data, lower, n, r0, c0, h, w);
+    store_transposed(data, upper, n, c0, r0, w, h);
+  } else {
+    store_transposed(data, upper, n, r0, c0, h, w);
   }
 }

@@ -48,7 +48,14 @@ TEST_CASE("square plans cover every tile pair once", "[planner]") {
   CHECK(plan_square(gpu, 64, 4, 0).num_pairs == 1);
   CHECK(plan_square(gpu, 65, 4, 0).num_pairs == 3);
   CHECK(plan_square(gpu, 16384, 4, 0).num_pairs == 256 * 257 / 2);
+  CHECK(plan_square(gpu, 1, 4, 0).grid_x == 1);
+  CHECK(plan_square(gpu, 1, 4, 0).grid_y == 1);
   const auto huge = plan_square(gpu, 1u << 20, 4, 0);
-  CHECK(huge.num_groups == (1u << 20));
-  CHECK(huge.num_pairs > huge.num_groups);
+  CHECK(huge.grid_x == (1u << 20));
+  CHECK(huge.grid_y == 129);  // 16384 * 16385 / 2 pairs of 64-wide tiles
+  CHECK(huge.grid_x * huge.grid_y >= huge.num_pairs);
+  CHECK(huge.grid_x * (huge.grid_y - 1) < huge.num_pairs);
+  const auto narrow = ipt::planner::complete_square_plan(huge, 1000, 0, 3);
+  CHECK(narrow.grid_x == 3);
+  CHECK(narrow.grid_y == (narrow.num_pairs + 2) / 3);
 }

@@ -24,9 +24,9 @@ TEST_CASE("square kernel variants", "[square][variants]") {
             ipt::planner::SquarePlan plan;
             plan.tile = tile;
             plan.wg_rows = wg_rows;
-            plan = ipt::planner::complete_square_plan(plan, n, 5);
+            // Rows of 3 groups: several grid rows, the last one partly idle.
+            plan = ipt::planner::complete_square_plan(plan, n, 5, 3);
             plan.index64 = index64;
-            plan.num_groups = std::min<std::uint64_t>(plan.num_groups, 3);  // exercise the grid-stride loop
             GuardedMatrix m(n, n, elem_size, 5, 7, n * tile + wg_rows);
             const cl::Buffer buffer(m.buffer(), true);
             INFO("tile " << tile << " rows " << wg_rows << " idx64 " << index64 << " elem "

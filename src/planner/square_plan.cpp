@@ -40,14 +40,17 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   return complete_square_plan(plan, n, offset);
 }
 
-SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t offset) {
+SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t offset,
+                                std::uint64_t max_grid_x) {
   const std::uint64_t tiles = (n + plan.tile - 1) / plan.tile;
   plan.num_pairs = tiles * (tiles + 1) / 2;
   // Every index the kernel forms is below offset + n*n (the caller has checked that this
   // product fits size_t); the pair arithmetic stays far below it.
   plan.index64 = offset + n * n > std::numeric_limits<std::uint32_t>::max();
-  // One pair per group up to about a million groups; beyond, groups loop over pairs.
-  plan.num_groups = std::min<std::uint64_t>(plan.num_pairs, std::uint64_t{1} << 20);
+  // A row of up to a million groups keeps dimension 0 of the NDRange far below 2^32
+  // work-items; more pairs take more rows (n = 2^20 needs 129).
+  plan.grid_x = std::max<std::uint64_t>(1, std::min(plan.num_pairs, max_grid_x));
+  plan.grid_y = (plan.num_pairs + plan.grid_x - 1) / plan.grid_x;
   return plan;
 }
 

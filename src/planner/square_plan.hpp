@@ -13,8 +13,9 @@ struct SquarePlan {
   std::size_t tile = 64;      // TILE: tile edge in elements
   std::size_t wg_rows = 4;    // WG_ROWS: the work-group is tile x wg_rows
   bool index64 = false;       // 64-bit indices needed
-  std::uint64_t num_pairs = 0;  // tile pairs (ti <= tj) to process
-  std::uint64_t num_groups = 0; // work-groups launched (grid-stride over pairs)
+  std::uint64_t num_pairs = 0;  // tile pairs (ti <= tj), one work-group each
+  std::uint64_t grid_x = 0;     // work-groups in NDRange dimension 0
+  std::uint64_t grid_y = 0;     // rows of grid_x groups: grid_x * grid_y >= num_pairs
 };
 
 // Bytes of local memory the kernel uses for one work-group (two padded tiles).
@@ -29,7 +30,8 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
                        std::uint64_t offset, const PlanOverrides& overrides = {});
 
 // Completes a plan whose tile and wg_rows were chosen by the caller (tests, tuning):
-// fills index64, num_pairs and num_groups.
-SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t offset);
+// fills index64, num_pairs and the grid (at most max_grid_x groups per row).
+SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t offset,
+                                std::uint64_t max_grid_x = std::uint64_t{1} << 20);
 
 }  // namespace ipt::planner

@@ -30,7 +30,7 @@ cl::Event enqueue_square(const cl::CommandQueue& queue, cl::Kernel& kernel,
   set_index_arg(kernel, arg++, plan.index64, plan.num_pairs);
   cl::Event event;
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
-                             cl::NDRange(plan.num_groups * plan.tile, plan.wg_rows),
+                             cl::NDRange(plan.grid_x * plan.tile, plan.grid_y * plan.wg_rows),
                              cl::NDRange(plan.tile, plan.wg_rows), &wait, &event);
   return event;
 }

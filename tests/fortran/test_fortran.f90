@@ -34,6 +34,7 @@ program test_fortran
   call expect(ipt_test_is_complete(event) == 0, "gated call waits for the gate")
   call expect(ipt_test_complete(gate) == 0, "open the gate")
   call expect(ipt_test_wait(event) == 0, "gated wait")
+  call expect(ipt_test_wait(gate) == 0, "release the gate")
   call expect(ipt_test_read(buffer, int(4 * m * m, c_size_t), c_loc(b)) == 0, "gated read")
   call expect(all(b == a), "transposed twice gives a back")
   call ipt_test_release_buffer(buffer)
@@ -84,6 +85,7 @@ program test_fortran
   call expect(bytes == 4 * m * k, "padded size value")
 
   call ipt_test_close()
+  deallocate(a, b, d, e, z, w)
   if (failures > 0) then
     print '(a, i0, a, i0, a)', "fortran: ", failures, " of ", checks, " checks failed"
     error stop 1
