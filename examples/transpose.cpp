@@ -13,7 +13,7 @@
 cl::Device pick_device() {
   std::vector<cl::Platform> platforms;
   cl::Platform::get(&platforms);
-  for (cl_device_type type : {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_ALL})
+  for (cl_device_type type : {cl_device_type{CL_DEVICE_TYPE_GPU}, cl_device_type{CL_DEVICE_TYPE_ALL}})
     for (const auto& platform : platforms) {
       std::vector<cl::Device> devices;
       try {
