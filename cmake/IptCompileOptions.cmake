@@ -14,3 +14,12 @@ if(IPT_SANITIZE)
     -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   target_link_options(ipt_compile_options INTERFACE -fsanitize=address,undefined)
 endif()
+
+# The environment of every test: sanitized runs ignore the OpenCL driver's own leaks
+# (tests/sanitizers/lsan.supp) and print UB stack traces.
+set(IPT_TEST_ENVIRONMENT "")
+if(IPT_SANITIZE)
+  set(IPT_TEST_ENVIRONMENT
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp:print_suppressions=0"
+    "UBSAN_OPTIONS=print_stacktrace=1")
+endif()
