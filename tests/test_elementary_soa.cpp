@@ -179,3 +179,32 @@ TEST_CASE("100! above 2^24 elements", "[soa][elementary][large]") {
   config.max_groups = 0;
   CHECK(run_0100({1, 2053, 2048, 4}, 1, config, 17000) == "");  // 16 818 176 > 2^24
 }
+
+TEST_CASE("100! at the largest chunk a unit holds, and refusing one more element",
+          "[soa][elementary]") {
+  std::size_t local = 0;
+  clGetDeviceInfo(session().device(), CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local), &local, nullptr);
+  // Local tiling, one whole-group unit: the chunk that fills the device's local memory,
+  // on super-elements of two full chunks and a bit (so three chunks each).
+  auto config = make_config(64, 1, 0);
+  const std::size_t elem_size = 16;
+  const std::uint64_t capacity = ipt::planner::soa_chunk_capacity(config, local, elem_size);
+  config.chunk = capacity;
+  INFO("local " << local << " chunk " << capacity);
+  CHECK(run_0100({1, 3, 2, 2 * capacity + 5}, elem_size, config, 18000) == "");
+  // Register tiling at exactly regs * vw elements.
+  CHECK(run_0100({1, 5, 3, 4 * 32}, 4, make_config(32, 2, 4), 18001) == "");
+  CHECK(run_0100({1, 5, 3, 4 * 32 + 1}, 4, make_config(32, 2, 4), 18002) == "");  // 2 chunks
+
+  const cl::CommandQueue queue(session().queue(), true);
+  GuardedMatrix m(1, 3 * 2 * 10, elem_size, 7, 17, 18003);
+  const cl::Buffer buffer(m.buffer(), true);
+  config.chunk = ipt::planner::soa_chunk_capacity(config, local, elem_size) + 1;
+  try {
+    ipt::runtime::enqueue_soa_100(queue, buffer, 7, 3, 2, 10 * config.chunk, elem_size, config, {});
+    FAIL("a chunk larger than local memory was accepted");
+  } catch (const ipt::Error& e) {
+    CHECK(e.status() == IPT_OUT_OF_RESOURCES);
+  }
+  CHECK(m.check_unchanged() == "");
+}
