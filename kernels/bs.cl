@@ -34,7 +34,8 @@ __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B
     const idx_t len = tiles * n;
     __global elem_t *chunk = data + t0 * n;
     for (idx_t i = lid; i < len; i += wg) {
-      const idx_t t = i / n;           // tile inside the chunk
+      // Tile inside the chunk (a uniform branch spares the division for one tile).
+      const idx_t t = tiles_per_group == 1 ? 0 : i / n;
       const idx_t p = i - t * n;       // position inside the tile: row r, column c
       const idx_t r = p / C;
       const idx_t c = p - r * C;

@@ -28,6 +28,12 @@ Bytes reference_0100(const Bytes& in, std::uint64_t I, std::uint64_t A, std::uin
   return out;
 }
 
+std::size_t device_local_mem() {
+  cl_ulong local = 0;
+  clGetDeviceInfo(session().device(), CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local), &local, nullptr);
+  return static_cast<std::size_t>(local);
+}
+
 std::string check_against(const GuardedMatrix& m, const Bytes& expected, std::size_t elem_size) {
   const Bytes actual = m.read_all();
   const Bytes& initial = m.initial();

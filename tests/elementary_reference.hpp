@@ -22,6 +22,9 @@ Bytes reference_010(const Bytes& in, std::uint64_t A, std::uint64_t B, std::uint
 Bytes reference_0100(const Bytes& in, std::uint64_t I, std::uint64_t A, std::uint64_t B,
                      std::uint64_t C, std::size_t elem_size);
 
+// CL_DEVICE_LOCAL_MEM_SIZE of the test device.
+std::size_t device_local_mem();
+
 // Empty when the matrix part of `m` now equals `expected` and every guard byte before
 // and after it is unchanged; else the first mismatches.
 std::string check_against(const GuardedMatrix& m, const Bytes& expected, std::size_t elem_size);

@@ -4,6 +4,7 @@
 // largest tile the device accepts and one above 2^24 elements.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -26,6 +27,19 @@ std::string run_bs(const Shape& shape, std::size_t elem_size, const ipt::planner
   const cl::CommandQueue queue(session().queue(), true);
   GuardedMatrix m(1, static_cast<std::size_t>(A * B * C), elem_size, 3, 11, seed);
   const cl::Buffer buffer(m.buffer(), true);
+  // Tiles beyond the device's local memory (a 48 KiB GPU, not PoCL's 1 MiB) must be
+  // refused with nothing enqueued.
+  const std::uint64_t tiles = std::min<std::uint64_t>(config.tiles_per_group, A);
+  if (B > 1 && C > 1 &&
+      ipt::planner::bs_local_elements(B * C, tiles) * elem_size > ipt::test::device_local_mem()) {
+    try {
+      ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, elem_size, config, {});
+      return "a launch larger than local memory was accepted";
+    } catch (const ipt::Error& e) {
+      if (e.status() != IPT_OUT_OF_RESOURCES) return e.what();
+    }
+    return m.check_unchanged();
+  }
   ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, elem_size, config, {}).wait();
   return ipt::test::check_against(m, ipt::test::reference_010(m.matrix_before(), A, B, C, elem_size),
                                   elem_size);
@@ -99,8 +113,7 @@ TEST_CASE("BS 010! with the configurations a 48 KiB and a 32 KiB/64-wide GPU wou
 }
 
 TEST_CASE("BS 010! at the largest tile the device holds, and refusing one more", "[bs][elementary]") {
-  std::size_t local = 0;
-  clGetDeviceInfo(session().device(), CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local), &local, nullptr);
+  const std::size_t local = ipt::test::device_local_mem();
   const std::size_t elem_size = 16;
   // The largest B x C = B * (B + 1) (a non-square tile) whose padded tile fits.
   std::uint64_t B = 1;

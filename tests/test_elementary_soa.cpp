@@ -182,8 +182,7 @@ TEST_CASE("100! above 2^24 elements", "[soa][elementary][large]") {
 
 TEST_CASE("100! at the largest chunk a unit holds, and refusing one more element",
           "[soa][elementary]") {
-  std::size_t local = 0;
-  clGetDeviceInfo(session().device(), CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local), &local, nullptr);
+  const std::size_t local = ipt::test::device_local_mem();
   // Local tiling, one whole-group unit: the chunk that fills the device's local memory,
   // on super-elements of two full chunks and a bit (so three chunks each).
   auto config = make_config(64, 1, 0);
