@@ -207,3 +207,13 @@ TEST_CASE("100! at the largest chunk a unit holds, and refusing one more element
   }
   CHECK(m.check_unchanged() == "");
 }
+
+TEST_CASE("100! stress: many one-lane groups whose chains interleave across host threads",
+          "[soa][elementary][stress]") {
+  // Work-groups of one work-item run concurrently on every PoCL thread and on every GPU
+  // core, so chains of different groups race for the same flags at fine granularity.
+  auto config = make_config(1, 1, 1);
+  config.max_groups = 0;
+  for (std::uint64_t seed = 19000; seed < 19003; ++seed)
+    CHECK(run_0100({1, 1000, 999, 1}, 4, config, seed) == "");
+}
