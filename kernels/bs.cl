@@ -1,0 +1,50 @@
+// 010! (A, B, C) -> (A, C, B) by barrier synchronisation (BS, TPDS Fig. 1).
+//
+// A contiguous tiles of B x C elements are each transposed in place to C x B. A
+// work-group owns `tiles_per_group` consecutive tiles at a time (a chunk, contiguous in
+// memory), reads the chunk with coalesced loads and scatters every element straight to
+// its transposed slot in local memory, waits on a barrier, then writes the chunk back
+// linearly. Work-groups own disjoint chunks and never communicate.
+//
+// tiles_per_group == 1 is the classic one-tile-per-group BS kernel. tiles_per_group > 1
+// is the small-tile variant ("virtual SIMD units", TPDS §5.2): several tiles share one
+// work-group so that no lane idles on a 2..16-element tile. Unlike the authors'
+// BS_marshal_vw, lanes are not bound to a tile and nothing assumes that the lanes of a
+// warp run in lock-step: the whole group reads the whole chunk (even better coalescing
+// than per-unit slices) and the exchange through local memory is ordered by a
+// work-group barrier.
+//
+// Local memory: `lds` (host-sized) holds PAD(tiles_per_group * B * C) elements. PAD adds
+// one unused slot after every 32, so that the scatter (stride B between neighbouring
+// lanes) does not hit one bank when B is a multiple of 32.
+
+#define PAD(x) ((x) + ((x) >> 5))
+
+__kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
+                         idx_t tiles_per_group, __local elem_t *lds) {
+  __global elem_t *data = buffer + offset;
+  const idx_t n = B * C;
+  const idx_t lid = get_local_id(0);
+  const idx_t wg = get_local_size(0);
+  const idx_t stride = (idx_t)get_num_groups(0) * tiles_per_group;
+  // The trip count depends on the group id only, so every barrier is reached by the
+  // whole work-group.
+  for (idx_t t0 = (idx_t)get_group_id(0) * tiles_per_group; t0 < A; t0 += stride) {
+    const idx_t tiles = min(tiles_per_group, A - t0);
+    const idx_t len = tiles * n;
+    __global elem_t *chunk = data + t0 * n;
+    for (idx_t i = lid; i < len; i += wg) {
+      // Tile inside the chunk (a uniform branch spares the division for one tile).
+      const idx_t t = tiles_per_group == 1 ? 0 : i / n;
+      const idx_t p = i - t * n;       // position inside the tile: row r, column c
+      const idx_t r = p / C;
+      const idx_t c = p - r * C;
+      lds[PAD(t * n + c * B + r)] = chunk[i];
+    }
+    // Every load of the chunk has completed (and its value sits in local memory) before
+    // any work-item overwrites the chunk.
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    for (idx_t i = lid; i < len; i += wg) chunk[i] = lds[PAD(i)];
+    barrier(CLK_LOCAL_MEM_FENCE);  // the next chunk reuses lds
+  }
+}

@@ -1,0 +1,118 @@
+#include "planner/elementary_configs.hpp"
+
+#include <algorithm>
+
+namespace ipt::planner {
+namespace {
+
+// Largest power of two <= x (x >= 1).
+std::size_t floor_pow2(std::size_t x) {
+  std::size_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+}  // namespace
+
+std::uint64_t bs_local_elements(std::uint64_t tile_elements, std::uint64_t tiles_per_group) {
+  // PAD(x) = x + x / 32 of kernels/bs.cl, applied to the last slot, plus one.
+  const std::uint64_t last = tile_elements * tiles_per_group - 1;
+  return last + last / 32 + 1;
+}
+
+std::uint64_t pttwac_flag_words(std::uint64_t n, std::size_t spreading, bool padding) {
+  // Same map as flag_word() of kernels/pttwac.cl, applied to the last position.
+  const std::uint64_t word = (n - 1) * spreading / 32;
+  return word + (padding ? word / 32 : 0) + 1;
+}
+
+std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_bytes,
+                                 std::size_t elem_size) {
+  if (config.regs > 0) return std::uint64_t{config.regs} * config.vw;
+  // The kernel's own local arrays: claimed[UNITS] and live[2].
+  const std::size_t fixed = sizeof(int) * (config.units + 2);
+  if (local_mem_bytes <= fixed) return 0;
+  return (local_mem_bytes - fixed) / (2 * config.units * elem_size);
+}
+
+bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C,
+             std::size_t elem_size) {
+  return bs_local_elements(B * C, 1) * elem_size <= device.local_mem_bytes;
+}
+
+BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B,
+                   std::uint64_t C, std::size_t elem_size) {
+  BsConfig config;
+  const std::uint64_t n = B * C;
+  const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
+  if (n < 256) {
+    // Small tiles: about 1024 elements per group, so every lane moves ~4 elements, and at
+    // most half the local memory so that two groups share a compute unit.
+    std::uint64_t tiles = std::max<std::uint64_t>(1, 1024 / n);
+    tiles = std::min<std::uint64_t>(tiles, std::max<std::uint64_t>(A, 1));
+    while (tiles > 1 && bs_local_elements(n, tiles) * elem_size > device.local_mem_bytes / 2)
+      tiles /= 2;
+    config.tiles_per_group = tiles;
+    config.work_group = std::min<std::size_t>(256, floor_pow2(max_wg));
+  } else {
+    // One tile per group; about four elements per work-item, 128..1024 work-items.
+    const std::uint64_t wanted = std::clamp<std::uint64_t>(n / 4, 128, 1024);
+    config.work_group = std::min<std::size_t>(floor_pow2(static_cast<std::size_t>(wanted)),
+                                              floor_pow2(max_wg));
+  }
+  return config;
+}
+
+PttwacConfig choose_pttwac(const DeviceProfile& device, std::uint64_t B, std::uint64_t C) {
+  PttwacConfig config;
+  const std::uint64_t n = B * C;
+  config.work_group = std::min<std::size_t>(512, floor_pow2(std::max<std::size_t>(1, device.max_work_group_size)));
+  config.padding = true;
+  // The widest spreading (up to 16: PPoPP found 32 no better, and it costs as much local
+  // memory as BS) whose flags take at most half the local memory; else R = 1 if the
+  // flags fit at all; else global flags.
+  for (std::size_t r : {16, 8, 4, 2, 1}) {
+    if (pttwac_flag_words(n, r, true) * 4 <= device.local_mem_bytes / 2) {
+      config.spreading = r;
+      return config;
+    }
+  }
+  config.spreading = 1;
+  config.global_flags = pttwac_flag_words(n, 1, true) * 4 > device.local_mem_bytes;
+  return config;
+}
+
+SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size) {
+  SoaConfig config;
+  const std::size_t simd = std::max<std::size_t>(1, device.simd_width);
+  const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
+  const std::size_t group = std::min<std::size_t>(256, floor_pow2(max_wg));
+  const std::size_t max_regs = std::clamp<std::size_t>(64 / elem_size, 2, 16);
+  if (C >= 8 * simd) {
+    // Large super-elements: the whole work-group is one unit (TPDS Fig. 4b).
+    config.vw = group;
+    config.units = 1;
+  } else {
+    // The smallest power-of-two slice of the SIMD width that covers C (TPDS §5.2).
+    std::size_t vw = 1;
+    while (vw < C && vw < simd) vw *= 2;
+    config.vw = std::min(vw, group);
+    config.units = std::max<std::size_t>(1, group / config.vw);
+  }
+  // Register tiling when C divides or is a multiple of the unit width (PPoPP §5.2), and
+  // the super-element fits a few registers per lane; local-memory tiling otherwise.
+  const bool aligned = (C % config.vw == 0) || (config.vw % C == 0);
+  const std::uint64_t regs = (C + config.vw - 1) / config.vw;
+  if (aligned && regs <= max_regs) {
+    config.regs = static_cast<std::size_t>(regs);
+    config.chunk = C;
+  } else {
+    config.regs = 0;
+    const std::uint64_t capacity = soa_chunk_capacity(config, device.local_mem_bytes / 2, elem_size);
+    config.chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(C, capacity));
+  }
+  config.max_groups = std::max<std::uint64_t>(1, 16 * std::uint64_t{device.compute_units});
+  return config;
+}
+
+}  // namespace ipt::planner

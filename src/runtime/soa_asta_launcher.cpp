@@ -1,0 +1,92 @@
+#include "runtime/soa_asta_launcher.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/error.hpp"
+#include "runtime/kernel_args.hpp"
+#include "runtime/launch_checks.hpp"
+#include "runtime/program_cache.hpp"
+
+namespace ipt::runtime {
+
+cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                           std::uint64_t offset, std::uint64_t I, std::uint64_t A,
+                           std::uint64_t B, std::uint64_t C, std::size_t elem_size,
+                           const planner::SoaConfig& config, const std::vector<cl::Event>& wait) {
+  check_elem_size(elem_size);
+  if (config.vw == 0 || config.units == 0)
+    fail(IPT_INVALID_VALUE, "SoA-ASTA: vw and units must be positive");
+  if (I == 0 || A <= 1 || B <= 1 || C == 0) return enqueue_nothing(queue, wait);  // identity
+  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const std::size_t local_mem = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+
+  // Chunk L: what the caller asked for, else as much of C as a unit holds. Never more
+  // than a unit holds: that is where the authors' register tiling dropped elements.
+  const std::uint64_t capacity = planner::soa_chunk_capacity(config, local_mem, elem_size);
+  const std::uint64_t L = std::min(C, config.chunk == 0 ? capacity : config.chunk);
+  if (L == 0 || L > capacity)
+    fail(IPT_OUT_OF_RESOURCES, "SoA-ASTA: a unit holds " + std::to_string(capacity) +
+                                   " elements, the chunk needs " + std::to_string(config.chunk));
+  const std::uint64_t K = (C + L - 1) / L;
+  const std::uint64_t items = I * K * A * B;
+  const bool index64 = needs_index64(offset, I * A * B * C, config.force_index64);
+
+  const std::size_t work_group = config.vw * config.units;
+  const std::string options = element_options(elem_size, index64) +
+                              " -DVW=" + std::to_string(config.vw) +
+                              " -DUNITS=" + std::to_string(config.units) +
+                              " -DREGS=" + std::to_string(config.regs);
+  cl::Kernel kernel(get_program(context, device, "soa_asta", options), "ipt_soa_100");
+  // Register tiling needs no local tiles; a local argument may not be empty, so it gets
+  // one element it never touches.
+  const std::uint64_t local_bytes =
+      config.regs > 0 ? elem_size : 2 * std::uint64_t{config.units} * L * elem_size;
+  check_launch(kernel, device, work_group, local_bytes, "SoA-ASTA 100!");
+
+  // One bit per item, zeroed on the device; released when this function returns.
+  const std::uint64_t words = (items + 31) / 32;
+  cl::Buffer flags(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(words * 4));
+  cl::Event zeroed;
+  queue.enqueueFillBuffer(flags, cl_uint{0}, 0, static_cast<std::size_t>(words * 4), &wait,
+                          &zeroed);
+  std::vector<cl::Event> after = wait;
+  after.push_back(zeroed);
+
+  const std::uint64_t wanted = (items + config.units - 1) / config.units;
+  const std::uint64_t groups =
+      std::min(wanted, config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups);
+  cl_uint arg = 0;
+  kernel.setArg(arg++, buffer);
+  set_index_arg(kernel, arg++, index64, offset);
+  set_index_arg(kernel, arg++, index64, A);
+  set_index_arg(kernel, arg++, index64, B);
+  set_index_arg(kernel, arg++, index64, C);
+  set_index_arg(kernel, arg++, index64, L);
+  set_index_arg(kernel, arg++, index64, K);
+  set_index_arg(kernel, arg++, index64, items);
+  kernel.setArg(arg++, flags);
+  kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
+  cl::Event event;
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange,
+                             cl::NDRange(static_cast<std::size_t>(groups) * work_group),
+                             cl::NDRange(work_group), &after, &event);
+  return event;
+}
+
+cl::Event enqueue_soa_100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                          std::uint64_t offset, std::uint64_t A, std::uint64_t B,
+                          std::uint64_t C, std::size_t elem_size,
+                          const planner::SoaConfig& config, const std::vector<cl::Event>& wait) {
+  return enqueue_soa_0100(queue, buffer, offset, 1, A, B, C, elem_size, config, wait);
+}
+
+cl::Event enqueue_soa_1000(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                           std::uint64_t offset, std::uint64_t A, std::uint64_t B,
+                           std::uint64_t C, std::uint64_t D, std::size_t elem_size,
+                           const planner::SoaConfig& config, const std::vector<cl::Event>& wait) {
+  return enqueue_soa_0100(queue, buffer, offset, 1, A, B, C * D, elem_size, config, wait);
+}
+
+}  // namespace ipt::runtime

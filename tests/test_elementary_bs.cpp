@@ -1,0 +1,145 @@
+// 010! by barrier synchronisation (kernels/bs.cl) through its internal launcher: one tile
+// per group and several tiles per group (virtual SIMD units), every element size, 32-
+// and 64-bit indices, shapes with 1 in every dimension, primes, powers of two, the
+// largest tile the device accepts and one above 2^24 elements.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "elementary_reference.hpp"
+#include "planner/elementary_configs.hpp"
+#include "runtime/bs_launcher.hpp"
+#include "runtime/error.hpp"
+
+using ipt::test::GuardedMatrix;
+using ipt::test::session;
+
+namespace {
+
+using Shape = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>;
+
+// Runs 010! on (A, B, C) at offset 3 with guard bytes after; empty string when exact.
+std::string run_bs(const Shape& shape, std::size_t elem_size, const ipt::planner::BsConfig& config,
+                   std::uint64_t seed) {
+  const auto [A, B, C] = shape;
+  const cl::CommandQueue queue(session().queue(), true);
+  GuardedMatrix m(1, static_cast<std::size_t>(A * B * C), elem_size, 3, 11, seed);
+  const cl::Buffer buffer(m.buffer(), true);
+  // Tiles beyond the device's local memory (a 48 KiB GPU, not PoCL's 1 MiB) must be
+  // refused with nothing enqueued.
+  const std::uint64_t tiles = std::min<std::uint64_t>(config.tiles_per_group, A);
+  if (B > 1 && C > 1 &&
+      ipt::planner::bs_local_elements(B * C, tiles) * elem_size > ipt::test::device_local_mem()) {
+    try {
+      ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, elem_size, config, {});
+      return "a launch larger than local memory was accepted";
+    } catch (const ipt::Error& e) {
+      if (e.status() != IPT_OUT_OF_RESOURCES) return e.what();
+    }
+    return m.check_unchanged();
+  }
+  ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, elem_size, config, {}).wait();
+  return ipt::test::check_against(m, ipt::test::reference_010(m.matrix_before(), A, B, C, elem_size),
+                                  elem_size);
+}
+
+const std::vector<Shape> kShapes = {
+    {1, 1, 1}, {1, 1, 9}, {1, 9, 1}, {4, 1, 1}, {1, 2, 3}, {5, 3, 2}, {2, 31, 37}, {3, 13, 17},
+    {1, 64, 64}, {4, 32, 64}, {3, 64, 32}, {7, 97, 5}, {2, 1, 257}, {6, 128, 3}, {1, 200, 199}};
+
+}  // namespace
+
+TEST_CASE("BS 010! one tile per group, every element size and index width", "[bs][elementary]") {
+  std::uint64_t seed = 1;
+  for (std::size_t elem_size : {1, 2, 4, 8, 16})
+    for (bool index64 : {false, true})
+      for (std::size_t wg : {64, 256})
+        for (const auto& shape : kShapes) {
+          ipt::planner::BsConfig config;
+          config.work_group = wg;
+          config.force_index64 = index64;
+          config.max_groups = 2;  // exercise the grid-stride loop
+          INFO("elem " << elem_size << " idx64 " << index64 << " wg " << wg << " shape "
+                       << std::get<0>(shape) << "x" << std::get<1>(shape) << "x" << std::get<2>(shape));
+          CHECK(run_bs(shape, elem_size, config, ++seed) == "");
+        }
+}
+
+TEST_CASE("BS 010! small tiles, several tiles per group (virtual SIMD units)", "[bs][elementary]") {
+  const std::vector<Shape> shapes = {{1000, 2, 3}, {999, 3, 2}, {513, 1, 2}, {300, 4, 4},
+                                     {257, 2, 8}, {130, 5, 7}, {65, 16, 16}, {17, 2, 2}};
+  std::uint64_t seed = 100;
+  for (std::size_t elem_size : {1, 4, 8, 16})
+    for (std::uint64_t tiles : {2, 7, 64, 341})
+      for (std::size_t wg : {32, 128})
+        for (const auto& shape : shapes) {
+          ipt::planner::BsConfig config;
+          config.work_group = wg;
+          config.tiles_per_group = tiles;
+          config.max_groups = 3;
+          config.force_index64 = (seed % 2) == 0;
+          INFO("elem " << elem_size << " tiles/group " << tiles << " wg " << wg << " shape "
+                       << std::get<0>(shape) << "x" << std::get<1>(shape) << "x" << std::get<2>(shape));
+          CHECK(run_bs(shape, elem_size, config, ++seed) == "");
+        }
+}
+
+TEST_CASE("BS 010! with the configurations a 48 KiB and a 32 KiB/64-wide GPU would pick",
+          "[bs][elementary]") {
+  ipt::planner::DeviceProfile nvidia;  // 48 KiB, 1024 work-items, warps of 32
+  ipt::planner::DeviceProfile amd;
+  amd.local_mem_bytes = 32 * 1024;
+  amd.max_work_group_size = 256;
+  amd.simd_width = 64;
+  const std::vector<Shape> shapes = {{700, 2, 5}, {90, 7, 9}, {33, 16, 16}, {3, 100, 30},
+                                     {2, 40, 48}, {2, 31, 63}};
+  std::uint64_t seed = 500;
+  for (const auto* profile : {&nvidia, &amd})
+    for (std::size_t elem_size : {4, 8})
+      for (const auto& shape : shapes) {
+        const auto [A, B, C] = shape;
+        REQUIRE(ipt::planner::bs_fits(*profile, B, C, elem_size));
+        const auto config = ipt::planner::choose_bs(*profile, A, B, C, elem_size);
+        INFO("local " << profile->local_mem_bytes << " elem " << elem_size << " shape " << A
+                      << "x" << B << "x" << C << " tiles/group " << config.tiles_per_group
+                      << " wg " << config.work_group);
+        CHECK(config.work_group <= profile->max_work_group_size);
+        CHECK(ipt::planner::bs_local_elements(B * C, config.tiles_per_group) * elem_size <=
+              profile->local_mem_bytes);
+        CHECK(run_bs(shape, elem_size, config, ++seed) == "");
+      }
+}
+
+TEST_CASE("BS 010! at the largest tile the device holds, and refusing one more", "[bs][elementary]") {
+  const std::size_t local = ipt::test::device_local_mem();
+  const std::size_t elem_size = 16;
+  // The largest B x C = B * (B + 1) (a non-square tile) whose padded tile fits.
+  std::uint64_t B = 1;
+  while (ipt::planner::bs_local_elements((B + 1) * (B + 2), 1) * elem_size <= local) ++B;
+  ipt::planner::BsConfig config;
+  config.work_group = 256;
+  INFO("local memory " << local << " tile " << B << "x" << B + 1);
+  CHECK(run_bs({2, B, B + 1}, elem_size, config, 7) == "");
+
+  // One more row and column: the launcher refuses with nothing enqueued.
+  const std::uint64_t A = 1, B2 = B + 1, C2 = B + 2;
+  const cl::CommandQueue queue(session().queue(), true);
+  GuardedMatrix m(1, static_cast<std::size_t>(A * B2 * C2), elem_size, 3, 11, 8);
+  const cl::Buffer buffer(m.buffer(), true);
+  try {
+    ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B2, C2, elem_size, config, {});
+    FAIL("a tile larger than local memory was accepted");
+  } catch (const ipt::Error& e) {
+    CHECK(e.status() == IPT_OUT_OF_RESOURCES);
+  }
+  CHECK(m.check_unchanged() == "");
+}
+
+TEST_CASE("BS 010! above 2^24 elements", "[bs][elementary][large]") {
+  ipt::planner::BsConfig config;
+  config.work_group = 256;
+  config.tiles_per_group = 1;
+  CHECK(run_bs({4099, 64, 64}, 1, config, 9) == "");  // 16 789 504 > 2^24 elements
+}

@@ -1,0 +1,87 @@
+// Default configurations of the elementary transpositions (planner/elementary_configs)
+// as a 48 KiB / 1024 / 32-wide (NVIDIA-like) and a 32 KiB / 256 / 64-wide (AMD-like)
+// device would get them. No device needed.
+#include <catch2/catch.hpp>
+
+#include "planner/elementary_configs.hpp"
+
+using namespace ipt::planner;
+
+namespace {
+
+DeviceProfile nvidia_like() { return DeviceProfile{}; }
+
+DeviceProfile amd_like() {
+  DeviceProfile profile;
+  profile.local_mem_bytes = 32 * 1024;
+  profile.max_work_group_size = 256;
+  profile.simd_width = 64;
+  return profile;
+}
+
+}  // namespace
+
+TEST_CASE("BS defaults: several tiles per group below 256 elements, always within local memory",
+          "[planner][bs]") {
+  for (const auto& profile : {nvidia_like(), amd_like()})
+    for (std::size_t elem_size : {1, 4, 16})
+      for (std::uint64_t B : {1, 2, 3, 8, 15, 16, 40, 64, 100})
+        for (std::uint64_t C : {1, 2, 5, 16, 33, 64, 100}) {
+          if (!bs_fits(profile, B, C, elem_size)) continue;
+          const auto config = choose_bs(profile, 100000, B, C, elem_size);
+          INFO("local " << profile.local_mem_bytes << " elem " << elem_size << " tile " << B
+                        << "x" << C);
+          CHECK(config.work_group <= profile.max_work_group_size);
+          CHECK(bs_local_elements(B * C, config.tiles_per_group) * elem_size <=
+                profile.local_mem_bytes);
+          if (B * C >= 256) CHECK(config.tiles_per_group == 1);
+          if (B * C <= 4 && elem_size <= 4) CHECK(config.tiles_per_group >= 64);
+        }
+  CHECK(choose_bs(nvidia_like(), 3, 2, 2, 4).tiles_per_group == 3);  // never more than A
+  CHECK_FALSE(bs_fits(nvidia_like(), 111, 111, 4));  // 12321 floats + padding > 48 KiB
+  CHECK(bs_fits(nvidia_like(), 100, 100, 4));
+}
+
+TEST_CASE("PTTWAC defaults: widest spreading within half the local memory, then global flags",
+          "[planner][pttwac]") {
+  CHECK(choose_pttwac(nvidia_like(), 100, 100).spreading == 16);
+  CHECK(choose_pttwac(nvidia_like(), 600, 600).spreading == 1);  // 11 602 words: 45 KiB
+  CHECK_FALSE(choose_pttwac(nvidia_like(), 600, 600).global_flags);
+  CHECK(choose_pttwac(nvidia_like(), 600, 600).padding);
+  CHECK(choose_pttwac(nvidia_like(), 1000, 1000).global_flags);  // 32 227 words > 12 288
+  CHECK(choose_pttwac(amd_like(), 1000, 1000).global_flags);  // 31 250 words > 8192
+  CHECK(choose_pttwac(amd_like(), 100, 100).work_group <= 256);
+  CHECK(pttwac_flag_words(1, 1, true) == 1);
+  CHECK(pttwac_flag_words(32, 1, false) == 1);
+  CHECK(pttwac_flag_words(33, 1, false) == 2);
+  CHECK(pttwac_flag_words(32, 32, false) == 32);
+  CHECK(pttwac_flag_words(1024 * 32, 1, true) == 1023 + 31 + 1);  // last word 1023 -> 1054
+}
+
+TEST_CASE("SoA defaults: unit width from C and the SIMD width, register tiling when aligned",
+          "[planner][soa]") {
+  const auto nv = nvidia_like();
+  CHECK(choose_soa(nv, 1, 4).vw == 1);
+  CHECK(choose_soa(nv, 2, 4).vw == 2);
+  CHECK(choose_soa(nv, 3, 4).vw == 4);
+  CHECK(choose_soa(nv, 16, 4).vw == 16);
+  CHECK(choose_soa(nv, 100, 4).vw == 32);
+  CHECK(choose_soa(nv, 256, 4).units == 1);       // whole-work-group unit from 8 x SIMD
+  CHECK(choose_soa(amd_like(), 100, 4).vw == 64);  // wavefront of 64
+  CHECK(choose_soa(amd_like(), 512, 4).units == 1);
+  CHECK(choose_soa(nv, 64, 4).regs == 2);          // multiple of the unit: registers
+  CHECK(choose_soa(nv, 64, 4).chunk == 64);
+  CHECK(choose_soa(nv, 3, 4).regs == 0);           // 3 neither divides nor is a multiple of 4
+  CHECK(choose_soa(nv, 100, 4).regs == 0);
+  for (const auto& profile : {nv, amd_like()})
+    for (std::size_t elem_size : {1, 2, 4, 8, 16})
+      for (std::uint64_t C : {1, 2, 3, 7, 24, 32, 33, 96, 100, 192, 1000, 2560, 100000}) {
+        const auto config = choose_soa(profile, C, elem_size);
+        INFO("simd " << profile.simd_width << " elem " << elem_size << " C " << C);
+        CHECK(config.vw * config.units <= profile.max_work_group_size);
+        CHECK(config.chunk >= 1);
+        CHECK(config.chunk <= C);
+        CHECK(config.chunk <= soa_chunk_capacity(config, profile.local_mem_bytes, elem_size));
+        if (config.regs > 0) CHECK(config.regs <= 16);
+      }
+}

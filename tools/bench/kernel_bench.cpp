@@ -1,0 +1,302 @@
+// ipt-kernel-bench: throughput of the elementary transposition kernels on their own,
+// always next to the device's copy bandwidth measured in the same run.
+// Throughput = 2 * elements * elem_size / kernel time (read once + write once); the
+// time is the kernel's profiling interval (the SoA flag fill, a few KB, is not counted).
+//
+//   ipt-kernel-bench soa              100! against super-element size C for each virtual
+//                                     SIMD width (TPDS Fig. 4)
+//   ipt-kernel-bench bs-vs-pttwac     010! by BS and by PTTWAC against the tile size
+//   ipt-kernel-bench pttwac-spreading PTTWAC with spreading 1..32, padding off/on
+//                                     (PPoPP Fig. 6)
+// options: [--type 1|2|4|8|16] [--mib N (array size, default 128)] [--reps N]
+//          [--no-verify] [--csv FILE]
+// The device is the one IPT_DEVICE names (default: the first OpenCL device).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "planner/elementary_configs.hpp"
+#include "runtime/bs_launcher.hpp"
+#include "runtime/device_profile.hpp"
+#include "runtime/error.hpp"
+#include "runtime/pttwac_launcher.hpp"
+#include "runtime/soa_asta_launcher.hpp"
+#include "support/measure.hpp"
+
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+struct Options {
+  std::string mode;
+  std::size_t elem_size = 4;
+  std::size_t mib = 128;
+  int repetitions = 5;
+  bool verify = true;
+  std::string csv;
+};
+
+[[noreturn]] void usage(const std::string& problem) {
+  std::fprintf(stderr,
+               "ipt-kernel-bench: %s\n"
+               "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading [--type 1|2|4|8|16]\n"
+               "                        [--mib N] [--reps N] [--no-verify] [--csv FILE]\n",
+               problem.c_str());
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options options;
+  if (argc < 2) usage("no mode given");
+  options.mode = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--type") options.elem_size = std::stoull(value());
+    else if (arg == "--mib") options.mib = std::stoull(value());
+    else if (arg == "--reps") options.repetitions = std::max(1, std::stoi(value()));
+    else if (arg == "--no-verify") options.verify = false;
+    else if (arg == "--csv") options.csv = value();
+    else usage("unknown option " + arg);
+  }
+  const auto e = options.elem_size;
+  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) usage("bad --type");
+  if (options.mode != "soa" && options.mode != "bs-vs-pttwac" && options.mode != "pttwac-spreading")
+    usage("unknown mode '" + options.mode + "'");
+  return options;
+}
+
+// (I, A, B, C) -> (I, B, A, C); 010! on (A, B, C) is this with (A, B, C, 1).
+Bytes permute_0100(const Bytes& in, std::uint64_t I, std::uint64_t A, std::uint64_t B,
+                   std::uint64_t C, std::size_t elem_size) {
+  Bytes out(in.size());
+  const std::size_t super = static_cast<std::size_t>(C) * elem_size;
+  for (std::uint64_t i = 0; i < I; ++i)
+    for (std::uint64_t a = 0; a < A; ++a)
+      for (std::uint64_t b = 0; b < B; ++b)
+        std::memcpy(&out[((i * B + b) * A + a) * super], &in[((i * A + a) * B + b) * super], super);
+  return out;
+}
+
+// One benchmark row: runs `launch` on random data, verifies the first run against
+// `reference` (when asked), then times `repetitions` more runs.
+class Runner {
+ public:
+  Runner(const Options& options, const ipt::support::Session& session, double copy_gbs)
+      : options_(options), session_(session), copy_gbs_(copy_gbs),
+        queue_(session.queue(), true), context_(session.context(), true) {
+    if (!options.csv.empty()) {
+      csv_.open(options.csv);
+      csv_ << "mode,kernel,variant,shape,elem_size,median_ms,gbs,copy_gbs,fraction,verified\n";
+    }
+    std::printf("%-8s %-34s %-22s %10s %9s %9s %6s %s\n", "kernel", "variant", "shape",
+                "median_ms", "GB/s", "copy", "frac", "check");
+  }
+
+  using Launch = std::function<cl::Event(const cl::CommandQueue&, const cl::Buffer&)>;
+
+  void row(const std::string& kernel, const std::string& variant, const std::string& shape,
+           std::uint64_t elements, const Launch& launch,
+           const std::function<Bytes(const Bytes&)>& reference) {
+    const std::size_t bytes = static_cast<std::size_t>(elements) * options_.elem_size;
+    // Random bytes generated once (8 per draw) and shared by every row: filling 128 MiB
+    // byte by byte would take longer than the kernels.
+    if (random_.size() < bytes) {
+      std::mt19937_64 random(12345);
+      random_.resize((bytes + 7) / 8 * 8);
+      for (std::size_t i = 0; i < random_.size(); i += 8) {
+        const std::uint64_t word = random();
+        std::memcpy(&random_[i], &word, 8);
+      }
+    }
+    const Bytes data(random_.begin(), random_.begin() + static_cast<std::ptrdiff_t>(bytes));
+    cl::Buffer buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                      const_cast<unsigned char*>(data.data()));
+    std::string check = "off";
+    try {
+      launch(queue_, buffer).wait();  // warm-up (and compilation), verified
+      if (options_.verify) {
+        Bytes result(bytes);
+        queue_.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, result.data());
+        check = result == reference(data) ? "ok" : "WRONG";
+      }
+      std::vector<double> seconds;
+      for (int i = 0; i < options_.repetitions; ++i) {
+        cl::Event event = launch(queue_, buffer);
+        event.wait();
+        seconds.push_back(ipt::support::event_seconds(event()));
+      }
+      const double median = ipt::support::stats_of(seconds).median;
+      const double gbs = 2.0 * static_cast<double>(bytes) / median * 1e-9;
+      std::printf("%-8s %-34s %-22s %10.4f %9.1f %9.1f %6.3f %s\n", kernel.c_str(),
+                  variant.c_str(), shape.c_str(), median * 1e3, gbs, copy_gbs_, gbs / copy_gbs_,
+                  check.c_str());
+      if (csv_.is_open())
+        csv_ << options_.mode << ',' << kernel << ',' << variant << ',' << shape << ','
+             << options_.elem_size << ',' << median * 1e3 << ',' << gbs << ',' << copy_gbs_ << ','
+             << gbs / copy_gbs_ << ',' << check << '\n';
+      if (check == "WRONG") ++wrong_;
+    } catch (const ipt::Error& e) {
+      std::printf("%-8s %-34s %-22s skipped: %s\n", kernel.c_str(), variant.c_str(),
+                  shape.c_str(), e.what());
+    }
+  }
+
+  int wrong() const { return wrong_; }
+  const ipt::planner::DeviceProfile& profile() const { return profile_; }
+
+ private:
+  const Options& options_;
+  const ipt::support::Session& session_;
+  double copy_gbs_;
+  cl::CommandQueue queue_;
+  cl::Context context_;
+  std::ofstream csv_;
+  Bytes random_;
+  int wrong_ = 0;
+  ipt::planner::DeviceProfile profile_ = ipt::runtime::query_device_profile(session_.device());
+};
+
+std::string dims(std::initializer_list<std::uint64_t> values) {
+  std::string text;
+  for (auto v : values) text += (text.empty() ? "" : "x") + std::to_string(v);
+  return text;
+}
+
+// 100! on (A, B, C) with A * B * C about `elements`, A != B, for each virtual width.
+void run_soa(Runner& runner, const Options& options, std::uint64_t elements) {
+  const std::size_t group = std::min<std::size_t>(256, runner.profile().max_work_group_size);
+  for (std::uint64_t C : {1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 2560}) {
+    const auto side = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(elements / C)));
+    const std::uint64_t A = std::max<std::uint64_t>(2, side), B = std::max<std::uint64_t>(2, side - 1);
+    Bytes expected;  // one reference per shape, shared by every width
+    auto reference = [&](const Bytes& in) {
+      if (expected.empty()) expected = permute_0100(in, 1, A, B, C, options.elem_size);
+      return expected;
+    };
+    for (std::size_t vw : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8},
+                           std::size_t{16}, std::size_t{32}, group}) {
+      auto config = ipt::planner::choose_soa(runner.profile(), C, options.elem_size);
+      config.vw = vw;
+      config.units = std::max<std::size_t>(1, group / vw);
+      const bool aligned = C % vw == 0 || vw % C == 0;
+      const std::uint64_t regs = (C + vw - 1) / vw;
+      config.regs = aligned && regs <= 16 ? static_cast<std::size_t>(regs) : 0;
+      config.chunk = config.regs > 0 ? C : 0;
+      const std::string variant = "vw=" + std::to_string(vw) + " units=" +
+                                  std::to_string(config.units) +
+                                  (config.regs > 0 ? " regs=" + std::to_string(config.regs) : " local");
+      runner.row("100!", variant, dims({A, B, C}), A * B * C,
+                 [&](const cl::CommandQueue& q, const cl::Buffer& b) {
+                   return ipt::runtime::enqueue_soa_100(q, b, 0, A, B, C, options.elem_size, config, {});
+                 },
+                 reference);
+    }
+  }
+}
+
+void run_bs_vs_pttwac(Runner& runner, const Options& options, std::uint64_t elements) {
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> tiles = {
+      {2, 2}, {2, 4}, {4, 4}, {4, 8}, {8, 8}, {16, 16}, {24, 40}, {32, 32},
+      {40, 50}, {64, 64}, {72, 96}, {100, 100}, {128, 128}, {200, 200}, {500, 500}, {1000, 1000}};
+  for (const auto& [B, C] : tiles) {
+    const std::uint64_t A = std::max<std::uint64_t>(1, elements / (B * C));
+    Bytes expected;
+    auto reference = [&](const Bytes& in) {
+      if (expected.empty()) expected = permute_0100(in, A, B, C, 1, options.elem_size);
+      return expected;
+    };
+    const auto& profile = runner.profile();
+    if (ipt::planner::bs_fits(profile, B, C, options.elem_size)) {
+      const auto config = ipt::planner::choose_bs(profile, A, B, C, options.elem_size);
+      runner.row("BS", "wg=" + std::to_string(config.work_group) + " tiles/group=" +
+                           std::to_string(config.tiles_per_group),
+                 dims({A, B, C}), A * B * C,
+                 [&](const cl::CommandQueue& q, const cl::Buffer& b) {
+                   return ipt::runtime::enqueue_bs_010(q, b, 0, A, B, C, options.elem_size, config, {});
+                 },
+                 reference);
+    }
+    const auto config = ipt::planner::choose_pttwac(profile, B, C);
+    runner.row("PTTWAC", "wg=" + std::to_string(config.work_group) + " R=" +
+                             std::to_string(config.spreading) +
+                             (config.global_flags ? " global flags" : " padded"),
+               dims({A, B, C}), A * B * C,
+               [&](const cl::CommandQueue& q, const cl::Buffer& b) {
+                 return ipt::runtime::enqueue_pttwac_010(q, b, 0, A, B, C, options.elem_size, config, {});
+               },
+               reference);
+  }
+}
+
+void run_pttwac_spreading(Runner& runner, const Options& options, std::uint64_t elements) {
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> tiles = {
+      {64, 64}, {100, 90}, {128, 256}, {300, 301}, {500, 500}};
+  for (const auto& [B, C] : tiles) {
+    const std::uint64_t A = std::max<std::uint64_t>(1, elements / (B * C));
+    Bytes expected;
+    auto reference = [&](const Bytes& in) {
+      if (expected.empty()) expected = permute_0100(in, A, B, C, 1, options.elem_size);
+      return expected;
+    };
+    for (std::size_t spreading : {1, 2, 4, 8, 16, 32})
+      for (bool padding : {false, true}) {
+        auto config = ipt::planner::choose_pttwac(runner.profile(), B, C);
+        config.spreading = spreading;
+        config.padding = padding;
+        config.global_flags = false;
+        if (ipt::planner::pttwac_flag_words(B * C, spreading, padding) * 4 >
+            runner.profile().local_mem_bytes)
+          continue;  // the flags do not fit this device
+        runner.row("PTTWAC", "R=" + std::to_string(spreading) + (padding ? " padded" : " unpadded") +
+                                 " wg=" + std::to_string(config.work_group),
+                   dims({A, B, C}), A * B * C,
+                   [&](const cl::CommandQueue& q, const cl::Buffer& b) {
+                     return ipt::runtime::enqueue_pttwac_010(q, b, 0, A, B, C, options.elem_size, config, {});
+                   },
+                   reference);
+      }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows appear as they are measured
+  const Options options = parse(argc, argv);
+  try {
+    const ipt::support::Session session;
+    const std::uint64_t elements = (std::uint64_t{options.mib} << 20) / options.elem_size;
+    // At most 1 GiB: larger copies have hung the NVIDIA driver.
+    const std::size_t copy_bytes = static_cast<std::size_t>(
+        std::min<std::uint64_t>(elements * options.elem_size, std::uint64_t{1} << 30));
+    const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, copy_bytes, 10);
+    std::printf("device: %s\nmode %s, %zu-byte elements, ~%zu MiB arrays, %d timed runs; "
+                "copy bandwidth %.1f GB/s (%zu bytes)\n",
+                session.description().c_str(), options.mode.c_str(), options.elem_size,
+                options.mib, options.repetitions, copy_gbs, copy_bytes);
+    Runner runner(options, session, copy_gbs);
+    if (options.mode == "soa") run_soa(runner, options, elements);
+    else if (options.mode == "bs-vs-pttwac") run_bs_vs_pttwac(runner, options, elements);
+    else run_pttwac_spreading(runner, options, elements);
+    if (runner.wrong() > 0) {
+      std::fprintf(stderr, "ipt-kernel-bench: %d configurations gave WRONG results\n", runner.wrong());
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ipt-kernel-bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
