@@ -20,15 +20,23 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release > "$out/build.log" 2>&1 &&
   cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 tests=build-gpu/tests/ipt_internal_tests
 status=0
-for i in $(seq 1 "$repeats"); do
-  $tests "[elementary]" > "$out/elementary-$i.log" 2>&1 || { status=1; echo "run $i FAILED"; }
-  tail -2 "$out/elementary-$i.log" | head -1
-done
-for i in $(seq 1 "$o0_repeats"); do
-  IPT_BUILD_OPTIONS=-cl-opt-disable $tests "[elementary]" > "$out/elementary-O0-$i.log" 2>&1 ||
-    { status=1; echo "-cl-opt-disable run $i FAILED"; }
-  tail -2 "$out/elementary-O0-$i.log" | head -1
-done
+# One log per phase (the device tool brings back at most 8 files); each phase is
+# time-boxed by ELEMENTARY_SECONDS so that the whole call fits the tool's limit.
+budget=${ELEMENTARY_SECONDS:-240}
+run_phase() {  # $1 log name, $2 repeats, then the environment for the runs
+  local log=$out/$1 count=$2 start=$SECONDS done=0
+  shift 2
+  : > "$log"
+  for i in $(seq 1 "$count"); do
+    ((SECONDS - start < budget)) || { echo "$1: time box reached after $done runs" | tee -a "$log"; break; }
+    echo "== run $i" >> "$log"
+    env "$@" $tests "[elementary]" >> "$log" 2>&1 || { status=1; echo "$1: run $i FAILED"; }
+    done=$i
+  done
+  echo "$1: $done runs, $(grep -c 'All tests passed' "$log") passed"
+}
+run_phase elementary.log "$repeats" IPT_DEVICE="$IPT_DEVICE"
+run_phase elementary-O0.log "$o0_repeats" IPT_DEVICE="$IPT_DEVICE" IPT_BUILD_OPTIONS=-cl-opt-disable
 if [ "$bench" = bench ]; then
   b="timeout 120 build-gpu/tools/ipt-kernel-bench"
   { date +%T; $b soa --type 4 --csv "$out/kernel-soa-f32.csv"
