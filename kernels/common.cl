@@ -25,3 +25,14 @@ typedef ulong idx_t;
 #else
 typedef uint idx_t;
 #endif
+
+// Helper functions in kernels are plain (not `inline`): under C99 rules an `inline`
+// function has no external definition, and NVIDIA's compiler then fails at
+// -cl-opt-disable with "Unresolved extern function".
+
+// A 32-bit word that depends on every bit-carrying lane of an element (uint4: its x).
+#if IPT_ELEM_BYTES == 16
+#define ELEM_WORD(v) ((v).x)
+#else
+#define ELEM_WORD(v) ((uint)(v))
+#endif

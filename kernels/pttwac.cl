@@ -38,7 +38,7 @@
 
 #define FLAG_SHIFT (5 - LOG2_SPREAD)
 
-inline idx_t flag_word(idx_t p) {
+idx_t flag_word(idx_t p) {
   const idx_t w = p >> FLAG_SHIFT;
 #if FLAG_PADDING
   return w + (w >> 5);
@@ -47,10 +47,10 @@ inline idx_t flag_word(idx_t p) {
 #endif
 }
 
-inline uint flag_bit(idx_t p) { return 1u << (uint)(p & 31); }
+uint flag_bit(idx_t p) { return 1u << (uint)(p & 31); }
 
 // Position r*C + c of a B x C tile -> c*B + r; never exceeds B*C (no overflow).
-inline idx_t tile_successor(idx_t p, idx_t B, idx_t C) {
+idx_t tile_successor(idx_t p, idx_t B, idx_t C) {
   const idx_t r = p / C;
   return (p - r * C) * B + r;
 }

@@ -41,7 +41,7 @@
 
 #define WG (VW * UNITS)
 
-inline idx_t item_successor(idx_t g, idx_t A, idx_t B) {
+idx_t item_successor(idx_t g, idx_t A, idx_t B) {
   const idx_t a = g / B;
   return (g - a * B) * A + a;
 }
@@ -52,6 +52,9 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
                  __local elem_t *tiles) {
   __local int claimed[UNITS];  // written by a unit's lane 0, read by its lanes
   __local int live[2];         // units whose claim succeeded at step parity 0 / 1
+#if REGS > 0
+  __local volatile uint start_sink[WG];  // see (i) below
+#endif
   __global elem_t *data = buffer + offset;
   const idx_t lid = get_local_id(0);
   const idx_t unit = lid / VW;
@@ -89,11 +92,22 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
     if (active) {
       __global const elem_t *src = chunk + g * C;
 #if REGS > 0
+      uint consumed = 0;
 #pragma unroll
       for (int r = 0; r < REGS; ++r) {
         const idx_t e = lane + (idx_t)r * VW;
-        if (e < len) carry[r] = src[e];
+        if (e < len) {
+          carry[r] = src[e];
+          consumed ^= ELEM_WORD(carry[r]);
+        }
       }
+      // (i) needs each start read COMPLETE, not merely issued, before lane 0 tests the
+      // flag: a GPU keeps a load in flight past a barrier until its register is used, so
+      // the read could be served after another group claimed and rewrote the item. A
+      // store of a value that depends on every loaded element makes the lane wait for
+      // them here. (Seen on an H200: one super-element wrong in a register-tiled 100!
+      // of 2^24 elements; local tiling stores the values and never failed.)
+      start_sink[lid] = consumed;
 #else
       for (idx_t e = lane; e < len; e += VW) carry[e] = src[e];
 #endif

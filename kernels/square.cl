@@ -20,7 +20,7 @@
 // Pair k -> (ti, tj), ti <= tj, in the order (0,0) (0,1) (1,1) (0,2) (1,2) (2,2) ...:
 // tj is the largest integer with tj (tj + 1) / 2 <= k. The float estimate is off by at
 // most one for any k below 2^62, and the two loops correct it exactly.
-inline void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
+void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
   idx_t j = (idx_t)((sqrt(8.0f * (float)k + 1.0f) - 1.0f) * 0.5f);
   while (j > 0 && j * (j + 1) / 2 > k) --j;
   while ((j + 1) * (j + 2) / 2 <= k) ++j;
@@ -31,7 +31,7 @@ inline void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
 // The loops below have no early exit and the kernel no early return: every work-item
 // reaches the one barrier, which keeps the kernel in the simple shape every OpenCL
 // compiler handles (PoCL 5 aborted on an earlier grid-stride form with early returns).
-inline void load_tile(__local elem_t *tile, __global const elem_t *data, idx_t n,
+void load_tile(__local elem_t *tile, __global const elem_t *data, idx_t n,
                       idx_t row0, idx_t col0, idx_t h, idx_t w) {
   const idx_t x = get_local_id(0);
   if (x < w)
@@ -40,7 +40,7 @@ inline void load_tile(__local elem_t *tile, __global const elem_t *data, idx_t n
 }
 
 // Writes the h x w block at (row0, col0) with the transpose of `tile` (a w x h tile).
-inline void store_transposed(__global elem_t *data, __local const elem_t *tile, idx_t n,
+void store_transposed(__global elem_t *data, __local const elem_t *tile, idx_t n,
                              idx_t row0, idx_t col0, idx_t h, idx_t w) {
   const idx_t x = get_local_id(0);
   if (x < w)

@@ -53,10 +53,13 @@ case "$mode" in
     run_tests "$build"
     ;;
   test)
-    # Sanitized first: an address, leak or UB error fails the test that hits it (the
-    # OpenCL driver's own leaks are suppressed by tests/sanitizers/lsan.supp).
+    # Sanitized first: an address or UB error fails the test that hits it. Leak
+    # checking is off here: on a fresh Debian 12, LeakSanitizer's own tracer crashed at
+    # exit (signal 11) in a process with PoCL's worker threads, failing a test that had
+    # passed. Run ctest in build-asan by hand for leak checks (driver leaks suppressed
+    # by tests/sanitizers/lsan.supp).
     configure_and_build "$build-asan" -DIPT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
-    run_tests "$build-asan"
+    ASAN_OPTIONS=detect_leaks=0 run_tests "$build-asan"
     configure_and_build "$build"
     run_tests "$build"
     ;;

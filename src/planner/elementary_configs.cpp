@@ -40,6 +40,11 @@ bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C,
   return bs_local_elements(B * C, 1) * elem_size <= device.local_mem_bytes;
 }
 
+// Default work-groups stay at or below 256 work-items: NVIDIA's OpenCL compiler (driver
+// 580, H200) gives these kernels, and the square kernel, a CL_KERNEL_WORK_GROUP_SIZE of
+// 256, so larger groups would be refused at launch.
+constexpr std::size_t kMaxDefaultWorkGroup = 256;
+
 BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B,
                    std::uint64_t C, std::size_t elem_size) {
   BsConfig config;
@@ -53,10 +58,10 @@ BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B
     while (tiles > 1 && bs_local_elements(n, tiles) * elem_size > device.local_mem_bytes / 2)
       tiles /= 2;
     config.tiles_per_group = tiles;
-    config.work_group = std::min<std::size_t>(256, floor_pow2(max_wg));
+    config.work_group = std::min<std::size_t>(kMaxDefaultWorkGroup, floor_pow2(max_wg));
   } else {
-    // One tile per group; about four elements per work-item, 128..1024 work-items.
-    const std::uint64_t wanted = std::clamp<std::uint64_t>(n / 4, 128, 1024);
+    // One tile per group; about four elements per work-item, 128..256 work-items.
+    const std::uint64_t wanted = std::clamp<std::uint64_t>(n / 4, 128, kMaxDefaultWorkGroup);
     config.work_group = std::min<std::size_t>(floor_pow2(static_cast<std::size_t>(wanted)),
                                               floor_pow2(max_wg));
   }
@@ -66,7 +71,8 @@ BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B
 PttwacConfig choose_pttwac(const DeviceProfile& device, std::uint64_t B, std::uint64_t C) {
   PttwacConfig config;
   const std::uint64_t n = B * C;
-  config.work_group = std::min<std::size_t>(512, floor_pow2(std::max<std::size_t>(1, device.max_work_group_size)));
+  config.work_group = std::min<std::size_t>(
+      kMaxDefaultWorkGroup, floor_pow2(std::max<std::size_t>(1, device.max_work_group_size)));
   config.padding = true;
   // The widest spreading (up to 16: PPoPP found 32 no better, and it costs as much local
   // memory as BS) whose flags take at most half the local memory; else R = 1 if the
@@ -86,7 +92,7 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   SoaConfig config;
   const std::size_t simd = std::max<std::size_t>(1, device.simd_width);
   const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
-  const std::size_t group = std::min<std::size_t>(256, floor_pow2(max_wg));
+  const std::size_t group = std::min<std::size_t>(kMaxDefaultWorkGroup, floor_pow2(max_wg));
   const std::size_t max_regs = std::clamp<std::size_t>(64 / elem_size, 2, 16);
   if (C >= 8 * simd) {
     // Large super-elements: the whole work-group is one unit (TPDS Fig. 4b).
