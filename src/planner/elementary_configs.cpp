@@ -68,6 +68,11 @@ BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B
   return config;
 }
 
+std::size_t usable_local_bytes(const DeviceProfile& device) {
+  return device.local_mem_bytes > 4096 ? device.local_mem_bytes - 1024
+                                       : device.local_mem_bytes / 2;
+}
+
 PttwacConfig choose_pttwac(const DeviceProfile& device, std::uint64_t B, std::uint64_t C) {
   PttwacConfig config;
   const std::uint64_t n = B * C;
@@ -84,7 +89,7 @@ PttwacConfig choose_pttwac(const DeviceProfile& device, std::uint64_t B, std::ui
     }
   }
   config.spreading = 1;
-  config.global_flags = pttwac_flag_words(n, 1, true) * 4 > device.local_mem_bytes;
+  config.global_flags = pttwac_flag_words(n, 1, true) * 4 > usable_local_bytes(device);
   return config;
 }
 

@@ -43,6 +43,11 @@ struct SoaConfig {
 std::uint64_t bs_local_elements(std::uint64_t tile_elements, std::uint64_t tiles_per_group);
 
 // 32-bit flag words PTTWAC needs for a tile of n positions (n >= 1).
+// Local memory a kernel's flags may take: the device's size less 1 KiB (a quarter of it
+// on tiny devices). NVIDIA's driver (H200) needs some local memory of its own: a PTTWAC
+// launch asking for all 49152 bytes was refused ("needs 49153 bytes").
+std::size_t usable_local_bytes(const DeviceProfile& device);
+
 std::uint64_t pttwac_flag_words(std::uint64_t n, std::size_t spreading, bool padding);
 
 // Largest chunk L a SoA unit can hold: regs * vw, or what local memory gives each unit.
