@@ -179,14 +179,22 @@ TEST_CASE("a malformed IPT_OVERRIDES is reported, not ignored", "[bad_input]") {
   CHECK(m.check_unchanged() == "");
 }
 
-TEST_CASE("non-square shapes are not supported yet and leave the buffer alone", "[bad_input]") {
-  GuardedMatrix m(32, 32, 4, 4, 16, 10);
-  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{32, 31}, {1, 2}, {2, 1}, {16, 64}}) {
-    Call call = good_call(m);
-    call.rows = rows;
-    call.cols = cols;
-    expect_rejected(m, call, IPT_SHAPE_NOT_SUPPORTED);
-  }
+TEST_CASE("rectangular shapes are validated like square ones", "[bad_input][rectangular]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 10);  // 4 + 1024 + 4 elements
+  Call call = good_call(m);
+  call.rows = 31;
+  call.cols = 34;  // 1054 elements from offset 4: past the end
+  expect_rejected(m, call, IPT_BUFFER_TOO_SMALL);
+  call = good_call(m);
+  call.rows = 2;
+  call.cols = 3;
+  call.elem_size = 12;
+  expect_rejected(m, call, IPT_INVALID_ELEMENT_SIZE);
+  call = good_call(m);
+  call.rows = 3;
+  call.cols = 5;
+  call.queue = nullptr;
+  expect_rejected(m, call, IPT_INVALID_COMMAND_QUEUE);
 }
 
 TEST_CASE("ipt_padded_size validates its arguments", "[bad_input]") {

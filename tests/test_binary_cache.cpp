@@ -174,5 +174,15 @@ TEST_CASE("ipt_warmup validates its arguments", "[warmup][bad_input]") {
         IPT_INVALID_DEVICE);
   CHECK(ipt_warmup(session().context(), session().device(), 8, 8, 3) == IPT_INVALID_ELEMENT_SIZE);
   CHECK(ipt_warmup(session().context(), session().device(), ~std::size_t{0}, 2, 4) == IPT_SIZE_OVERFLOW);
-  CHECK(ipt_warmup(session().context(), session().device(), 8, 9, 4) == IPT_SHAPE_NOT_SUPPORTED);
+}
+
+TEST_CASE("ipt_warmup prepares rectangular shapes too", "[warmup][rectangular]") {
+  rt::clear_program_cache();
+  const auto before = rt::program_cache_stats();
+  REQUIRE(ipt_warmup(session().context(), session().device(), 30, 70, 8) == IPT_SUCCESS);
+  CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
+  GuardedMatrix m(30, 70, 8, 0, 8, 31);
+  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 0, 30, 70, 0, nullptr, nullptr, 8) == IPT_SUCCESS);
+  CHECK(m.check_transposed() == "");
+  CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
 }

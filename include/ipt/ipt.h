@@ -77,7 +77,8 @@ typedef enum ipt_status {
   IPT_SIZE_OVERFLOW = -1002,         /* (offset + rows * cols) * elem_size overflows size_t */
   IPT_BUFFER_TOO_SMALL = -1003,      /* offset + matrix reaches past the buffer's CL_MEM_SIZE */
   IPT_FP64_NOT_SUPPORTED = -1004,    /* ipt_transpose_f64 on a device without double support */
-  IPT_SHAPE_NOT_SUPPORTED = -1005,   /* this version transposes square matrices only */
+  IPT_SHAPE_NOT_SUPPORTED = -1005,   /* reserved: a shape the library cannot transpose (none
+                                        in this version; kept so that values stay stable) */
   IPT_INTERNAL_ERROR = -1999         /* a bug in libipt; please report it with the message */
 } ipt_status;
 
@@ -119,11 +120,15 @@ IPT_API const char *ipt_version_string(void);
  *               for the no-op shapes.
  *
  * The call does not block: it validates, compiles the kernels on first use for this
- * (context, device, variant) - which may take some time once - and enqueues.
+ * (context, device, variant) - which may take some time once - and enqueues. Square
+ * matrices take a tiled swap across the diagonal (one pass, near copy bandwidth). Other
+ * shapes take, in this version, the one-stage cycle following of Sung et al. (TPDS 2015):
+ * in place and correct for every shape, but much slower than a copy, with a scratch
+ * buffer of rows * cols / 8 bytes allocated for the call.
  *
  * Returns IPT_SUCCESS or: IPT_INVALID_COMMAND_QUEUE, IPT_INVALID_MEM_OBJECT,
  * IPT_INVALID_CONTEXT, IPT_INVALID_EVENT_WAIT_LIST, IPT_INVALID_ELEMENT_SIZE,
- * IPT_SIZE_OVERFLOW, IPT_BUFFER_TOO_SMALL, IPT_SHAPE_NOT_SUPPORTED,
+ * IPT_SIZE_OVERFLOW, IPT_BUFFER_TOO_SMALL, IPT_INVALID_VALUE (a malformed IPT_OVERRIDES),
  * IPT_BUILD_PROGRAM_FAILURE, IPT_OUT_OF_RESOURCES, IPT_OUT_OF_HOST_MEMORY, an OpenCL error
  * code, or IPT_INTERNAL_ERROR. On any error nothing has been enqueued and the buffer is
  * unchanged.
@@ -169,8 +174,8 @@ IPT_API ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols
  * launch, it also runs each kernel once on a small scratch buffer of its own.
  *
  * Returns IPT_SUCCESS, IPT_INVALID_CONTEXT, IPT_INVALID_DEVICE (NULL, invalid, or not in
- * the context), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_SHAPE_NOT_SUPPORTED,
- * IPT_BUILD_PROGRAM_FAILURE or an OpenCL error code.
+ * the context), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_BUILD_PROGRAM_FAILURE or
+ * an OpenCL error code.
  */
 IPT_API ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t rows, size_t cols,
                               size_t elem_size);

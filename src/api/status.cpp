@@ -25,7 +25,7 @@ const char* ipt_status_string(ipt_status status) {
     case IPT_BUFFER_TOO_SMALL: return "IPT_BUFFER_TOO_SMALL: offset + matrix reaches past the end of the buffer";
     case IPT_FP64_NOT_SUPPORTED: return "IPT_FP64_NOT_SUPPORTED: the device does not support double precision";
     case IPT_SHAPE_NOT_SUPPORTED:
-      return "IPT_SHAPE_NOT_SUPPORTED: this version of libipt transposes square matrices only";
+      return "IPT_SHAPE_NOT_SUPPORTED: libipt cannot transpose this shape";
     case IPT_INTERNAL_ERROR: return "IPT_INTERNAL_ERROR: internal error in libipt (please report it)";
   }
   if (status < 0 && status > -1000) return "OpenCL error (see ipt_last_error_message)";

@@ -103,11 +103,6 @@ void validate_transpose(const runtime::TransposeRequest& request, bool require_f
   if (require_fp64 && !runtime::query_device_profile(queue_device(request.queue)).has_fp64)
     fail(IPT_FP64_NOT_SUPPORTED, "the queue's device does not support double precision "
                                  "(use ipt_transpose with elem_size 8 to move 8-byte elements)");
-  if (request.rows != 0 && request.cols != 0 && request.rows != request.cols)
-    fail(IPT_SHAPE_NOT_SUPPORTED, "a " + std::to_string(request.rows) + " x " +
-                                      std::to_string(request.cols) +
-                                      " matrix is not square; this version transposes square "
-                                      "matrices only");
 }
 
 }  // namespace ipt::api

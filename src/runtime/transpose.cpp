@@ -8,6 +8,9 @@
 #include "runtime/error.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/overrides.hpp"
+#include "planner/elementary_configs.hpp"
+#include "runtime/launch_checks.hpp"
+#include "runtime/soa_asta_launcher.hpp"
 #include "runtime/square_launcher.hpp"
 
 namespace ipt::runtime {
@@ -57,6 +60,20 @@ PreparedSquare prepare_square(const cl::Context& context, const cl::Device& devi
   }
 }
 
+// Rectangular shapes, until the planner of the 2- and 3-stage sequences lands: the
+// one-stage full cycle following of TPDS 2015, 100! on (rows, cols, 1), moving single
+// elements with flags of one bit per element in global memory. Correct for every shape
+// and in place, but slow (every cycle is followed element by element) and its scratch is
+// rows * cols / 8 bytes.
+planner::SoaConfig one_stage_config(const cl::Device& device, std::uint64_t rows,
+                                    std::uint64_t cols, std::size_t elem_size,
+                                    std::uint64_t offset) {
+  planner::SoaConfig config =
+      planner::choose_soa(query_device_profile(device()), 1, elem_size);
+  config.force_index64 = needs_index64(offset, rows * cols, false);
+  return config;
+}
+
 }  // namespace
 
 void execute_transpose(const TransposeRequest& request) {
@@ -69,11 +86,17 @@ void execute_transpose(const TransposeRequest& request) {
                "clEnqueueMarkerWithWaitList");
     return;
   }
-  if (request.rows != request.cols)
-    fail(IPT_SHAPE_NOT_SUPPORTED, "only square matrices are supported in this version");
-
   const cl::CommandQueue queue(request.queue, /*retainObject=*/true);
   const cl::Buffer buffer(request.buffer, /*retainObject=*/true);
+  if (request.rows != request.cols) {
+    const cl::Event done = enqueue_soa_100(
+        queue, buffer, request.offset, request.rows, request.cols, 1, request.elem_size,
+        one_stage_config(queue.getInfo<CL_QUEUE_DEVICE>(), request.rows, request.cols,
+                         request.elem_size, request.offset),
+        wait_events(request));
+    give_event(done, request.event);
+    return;
+  }
   PreparedSquare prepared =
       prepare_square(queue.getInfo<CL_QUEUE_CONTEXT>(), queue.getInfo<CL_QUEUE_DEVICE>(),
                      request.rows, request.elem_size, request.offset);
@@ -85,16 +108,22 @@ void execute_transpose(const TransposeRequest& request) {
 void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::uint64_t cols,
              std::size_t elem_size) {
   if (rows == 0 || cols == 0) return;
-  if (rows != cols)
-    fail(IPT_SHAPE_NOT_SUPPORTED, "only square matrices are supported in this version");
   const cl::Context cl_context(context, true);
   const cl::Device cl_device(device, true);
-  PreparedSquare prepared = prepare_square(cl_context, cl_device, rows, elem_size, 0);
+  const cl::CommandQueue queue(cl_context, cl_device);
   // Some drivers (PoCL) finish compiling a kernel for its work-group size only at the
-  // first launch, so run it once on one tile of scratch memory with the same variant.
+  // first launch, so each kernel is also run once, on scratch memory of its own, with the
+  // same variant as the real shape.
+  if (rows != cols) {
+    const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE, 6 * elem_size);
+    enqueue_soa_100(queue, scratch, 0, 2, 3, 1, elem_size,
+                    one_stage_config(cl_device, rows, cols, elem_size, 0), {});
+    queue.finish();
+    return;
+  }
+  PreparedSquare prepared = prepare_square(cl_context, cl_device, rows, elem_size, 0);
   planner::SquarePlan scratch_plan = planner::complete_square_plan(prepared.plan, prepared.plan.tile, 0);
   scratch_plan.index64 = prepared.plan.index64;
-  const cl::CommandQueue queue(cl_context, cl_device);
   const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE,
                            prepared.plan.tile * prepared.plan.tile * elem_size);
   enqueue_square(queue, prepared.kernel, scratch, 0, prepared.plan.tile, scratch_plan, {});

@@ -9,7 +9,7 @@ program test_fortran
   integer :: failures = 0, checks = 0
   integer(c_int) :: status
   integer(c_int64_t) :: bytes
-  real(c_float), allocatable, target :: a(:, :), b(:, :)
+  real(c_float), allocatable, target :: a(:, :), b(:, :), c(:, :), ct(:, :)
   real(c_double), allocatable, target :: d(:), e(:)
   complex(c_double_complex), allocatable, target :: z(:, :), w(:, :)
   integer(c_int64_t), parameter :: m = 77, k = 23
@@ -62,11 +62,21 @@ program test_fortran
   call expect(len(ipt_last_error_message()) > 0, "last error message")
   call expect(ipt_transpose_f32(queue, buffer, 0_c_int64_t, -1_c_int64_t, k) == IPT_INVALID_VALUE, &
               "negative rows rejected")
-  call expect(ipt_transpose_f32(queue, buffer, 0_c_int64_t, k, k + 1) == IPT_SHAPE_NOT_SUPPORTED, &
-              "non-square not supported yet")
   d = e
   call expect(ipt_test_read(buffer, int(8 * size(d), c_size_t), c_loc(e)) == 0, "re-read")
   call expect(all(e == d), "buffer unchanged by rejected calls")
+  call ipt_test_release_buffer(buffer)
+
+  ! A non-square column-major array c(m, k) is a row-major k x m matrix: rows = k, cols = m.
+  allocate(c(m, k), ct(k, m))
+  call random_number(c)
+  c = c + 1.0
+  buffer = ipt_test_buffer(int(4 * m * k, c_size_t), c_loc(c))
+  status = ipt_transpose_f32(queue, buffer, 0_c_int64_t, k, m, event=event)
+  call expect(status == IPT_SUCCESS, "column-major m x k call: " // ipt_status_string(status))
+  call expect(ipt_test_wait(event) == 0, "column-major wait")
+  call expect(ipt_test_read(buffer, int(4 * m * k, c_size_t), c_loc(ct)) == 0, "column-major read")
+  call expect(all(ct == transpose(c)), "column-major m x k result is transpose(c), k x m")
   call ipt_test_release_buffer(buffer)
 
   ! complex(8) (16-byte elements)
@@ -85,7 +95,7 @@ program test_fortran
   call expect(bytes == 4 * m * k, "padded size value")
 
   call ipt_test_close()
-  deallocate(a, b, d, e, z, w)
+  deallocate(a, b, c, ct, d, e, z, w)
   if (failures > 0) then
     print '(a, i0, a, i0, a)', "fortran: ", failures, " of ", checks, " checks failed"
     error stop 1
