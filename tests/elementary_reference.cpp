@@ -3,6 +3,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "support/host_reference.hpp"
+
 namespace ipt::test {
 
 Bytes reference_010(const Bytes& in, std::uint64_t A, std::uint64_t B, std::uint64_t C,
@@ -19,13 +21,7 @@ Bytes reference_010(const Bytes& in, std::uint64_t A, std::uint64_t B, std::uint
 
 Bytes reference_0100(const Bytes& in, std::uint64_t I, std::uint64_t A, std::uint64_t B,
                      std::uint64_t C, std::size_t elem_size) {
-  Bytes out(in.size());
-  const std::size_t super = static_cast<std::size_t>(C) * elem_size;
-  for (std::uint64_t i = 0; i < I; ++i)
-    for (std::uint64_t a = 0; a < A; ++a)
-      for (std::uint64_t b = 0; b < B; ++b)
-        std::memcpy(&out[((i * B + b) * A + a) * super], &in[((i * A + a) * B + b) * super], super);
-  return out;
+  return support::permute_0100(in, I, A, B, C, elem_size);
 }
 
 std::size_t device_local_mem() {

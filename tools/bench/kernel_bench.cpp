@@ -29,6 +29,7 @@
 #include "runtime/error.hpp"
 #include "runtime/pttwac_launcher.hpp"
 #include "runtime/soa_asta_launcher.hpp"
+#include "support/host_reference.hpp"
 #include "support/measure.hpp"
 
 namespace {
@@ -77,17 +78,7 @@ Options parse(int argc, char** argv) {
   return options;
 }
 
-// (I, A, B, C) -> (I, B, A, C); 010! on (A, B, C) is this with (A, B, C, 1).
-Bytes permute_0100(const Bytes& in, std::uint64_t I, std::uint64_t A, std::uint64_t B,
-                   std::uint64_t C, std::size_t elem_size) {
-  Bytes out(in.size());
-  const std::size_t super = static_cast<std::size_t>(C) * elem_size;
-  for (std::uint64_t i = 0; i < I; ++i)
-    for (std::uint64_t a = 0; a < A; ++a)
-      for (std::uint64_t b = 0; b < B; ++b)
-        std::memcpy(&out[((i * B + b) * A + a) * super], &in[((i * A + a) * B + b) * super], super);
-  return out;
-}
+using ipt::support::permute_0100;
 
 // One benchmark row: runs `launch` on random data, verifies the first run against
 // `reference` (when asked), then times `repetitions` more runs.
