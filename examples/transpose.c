@@ -26,8 +26,8 @@ int main(void) {
   cl_int err;
   cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
   cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
-  cl_mem matrix = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host,
-                                 host, &err);
+  cl_mem matrix =
+      clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host, host, &err);
   if (err != CL_SUCCESS) return 2;
 
   cl_event done;

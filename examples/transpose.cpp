@@ -2,9 +2,8 @@
 #define CL_HPP_TARGET_OPENCL_VERSION 120
 #define CL_HPP_MINIMUM_OPENCL_VERSION 120
 #define CL_HPP_ENABLE_EXCEPTIONS
-#include <ipt/ipt.hpp>
-
 #include <iostream>
+#include <ipt/ipt.hpp>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -13,7 +12,8 @@
 cl::Device pick_device() {
   std::vector<cl::Platform> platforms;
   cl::Platform::get(&platforms);
-  for (cl_device_type type : {cl_device_type{CL_DEVICE_TYPE_GPU}, cl_device_type{CL_DEVICE_TYPE_ALL}})
+  for (cl_device_type type :
+       {cl_device_type{CL_DEVICE_TYPE_GPU}, cl_device_type{CL_DEVICE_TYPE_ALL}})
     for (const auto& platform : platforms) {
       std::vector<cl::Device> devices;
       try {

@@ -9,8 +9,10 @@ int main(void) {
   int failures = 0;
   if (ipt_version() != IPT_VERSION) ++failures;
   if (strlen(ipt_version_string()) == 0) ++failures;
-  if (ipt_transpose_f32(NULL, NULL, 0, 4, 4, 0, NULL, NULL) != IPT_INVALID_COMMAND_QUEUE) ++failures;
-  if (ipt_transpose_f64(NULL, NULL, 0, 4, 4, 0, NULL, NULL) != IPT_INVALID_COMMAND_QUEUE) ++failures;
+  if (ipt_transpose_f32(NULL, NULL, 0, 4, 4, 0, NULL, NULL) != IPT_INVALID_COMMAND_QUEUE)
+    ++failures;
+  if (ipt_transpose_f64(NULL, NULL, 0, 4, 4, 0, NULL, NULL) != IPT_INVALID_COMMAND_QUEUE)
+    ++failures;
   if (ipt_transpose(NULL, NULL, 0, 4, 4, 0, NULL, NULL, 4) != IPT_INVALID_COMMAND_QUEUE) ++failures;
   if (ipt_padded_size(NULL, 4, 4, 4, &bytes) != IPT_INVALID_DEVICE) ++failures;
   if (strstr(ipt_last_error_message(), "ipt_padded_size") == NULL) ++failures;

@@ -43,8 +43,10 @@ std::string check_against(const GuardedMatrix& m, const Bytes& expected, std::si
     if (want == actual[i]) continue;
     if (mismatches < 5) {
       out << "byte " << i;
-      if (inside) out << " (element " << (i - begin) / elem_size << ")";
-      else out << (i < begin ? " (before the array)" : " (after the array)");
+      if (inside)
+        out << " (element " << (i - begin) / elem_size << ")";
+      else
+        out << (i < begin ? " (before the array)" : " (after the array)");
       out << ": expected " << int(want) << ", got " << int(actual[i]) << "\n";
     }
     ++mismatches;

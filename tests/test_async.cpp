@@ -31,8 +31,7 @@ std::vector<unsigned char> read_on_side_queue(const GuardedMatrix& m) {
 
 }  // namespace
 
-TEST_CASE("a call gated on an unsignalled user event returns at once and waits for it",
-          "[async]") {
+TEST_CASE("a call gated on an unsignalled user event returns at once and waits for it", "[async]") {
   for (std::size_t n : {1, 45, 300}) {
     GuardedMatrix m(n, n, 4, 3, 12, n);
     cl_int code = CL_SUCCESS;
@@ -69,7 +68,8 @@ TEST_CASE("zero-sized shapes succeed and still return an event ordered after the
   }
   REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE) == CL_SUCCESS);
   cl_event done = nullptr;
-  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 0, 0, 5, 1, &gate, &done, 16) == IPT_SUCCESS);
+  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 0, 0, 5, 1, &gate, &done, 16) ==
+          IPT_SUCCESS);
   REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
   clReleaseEvent(done);
   REQUIRE(ipt_transpose_f32(session().queue(), m.buffer(), 0, 0, 0, 0, nullptr, nullptr) ==

@@ -1,7 +1,6 @@
 // Every kind of bad input returns its own documented status and leaves the whole buffer
 // byte-for-byte unchanged (read back and compared after each call).
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -29,8 +28,9 @@ struct Call {
 
 void expect_rejected(const GuardedMatrix& m, const Call& call, ipt_status expected) {
   cl_event event = nullptr;
-  const ipt_status status = ipt_transpose(call.queue, call.buffer, call.offset, call.rows, call.cols,
-                                          call.num_events, call.events, &event, call.elem_size);
+  const ipt_status status =
+      ipt_transpose(call.queue, call.buffer, call.offset, call.rows, call.cols, call.num_events,
+                    call.events, &event, call.elem_size);
   INFO("status " << status << ": " << ipt_status_string(status) << " / "
                  << ipt_last_error_message());
   CHECK(status == expected);
@@ -210,11 +210,21 @@ TEST_CASE("ipt_padded_size validates its arguments", "[bad_input]") {
 }
 
 TEST_CASE("status strings are distinct and the last error is per call", "[api]") {
-  const ipt_status all[] = {IPT_SUCCESS, IPT_OUT_OF_RESOURCES, IPT_OUT_OF_HOST_MEMORY,
-                            IPT_BUILD_PROGRAM_FAILURE, IPT_INVALID_VALUE, IPT_INVALID_DEVICE,
-                            IPT_INVALID_CONTEXT, IPT_INVALID_COMMAND_QUEUE, IPT_INVALID_MEM_OBJECT,
-                            IPT_INVALID_EVENT_WAIT_LIST, IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW,
-                            IPT_BUFFER_TOO_SMALL, IPT_FP64_NOT_SUPPORTED, IPT_SHAPE_NOT_SUPPORTED,
+  const ipt_status all[] = {IPT_SUCCESS,
+                            IPT_OUT_OF_RESOURCES,
+                            IPT_OUT_OF_HOST_MEMORY,
+                            IPT_BUILD_PROGRAM_FAILURE,
+                            IPT_INVALID_VALUE,
+                            IPT_INVALID_DEVICE,
+                            IPT_INVALID_CONTEXT,
+                            IPT_INVALID_COMMAND_QUEUE,
+                            IPT_INVALID_MEM_OBJECT,
+                            IPT_INVALID_EVENT_WAIT_LIST,
+                            IPT_INVALID_ELEMENT_SIZE,
+                            IPT_SIZE_OVERFLOW,
+                            IPT_BUFFER_TOO_SMALL,
+                            IPT_FP64_NOT_SUPPORTED,
+                            IPT_SHAPE_NOT_SUPPORTED,
                             IPT_INTERNAL_ERROR};
   std::set<std::string> names;
   for (ipt_status status : all) names.insert(ipt_status_string(status));

@@ -1,7 +1,6 @@
 // The on-disk binary cache (IPT_CACHE_DIR) and ipt_warmup: keys that change with every
 // field, corrupt or stale files ignored and rebuilt, concurrent writers, end-to-end use.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -38,19 +37,22 @@ std::vector<char> read(const fs::path& file) {
 }
 
 void write(const fs::path& file, const std::vector<char>& bytes) {
-  std::ofstream(file, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(file, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 void transpose_and_check(std::size_t n) {
   GuardedMatrix m(n, n, 4, 1, 4, n);
-  REQUIRE(ipt_transpose_f32(session().queue(), m.buffer(), 1, n, n, 0, nullptr, nullptr) == IPT_SUCCESS);
+  REQUIRE(ipt_transpose_f32(session().queue(), m.buffer(), 1, n, n, 0, nullptr, nullptr) ==
+          IPT_SUCCESS);
   CHECK(m.check_transposed() == "");
 }
 
 }  // namespace
 
 TEST_CASE("the binary key changes with every field it names", "[binary_cache]") {
-  const std::vector<std::string> base = {"vendor", "device", "driver 1", "OpenCL 3.0", "source", "-DX=1", "0.1.0"};
+  const std::vector<std::string> base = {"vendor", "device", "driver 1", "OpenCL 3.0",
+                                         "source", "-DX=1",  "0.1.0"};
   auto key = [](const std::vector<std::string>& f) {
     return rt::binary_key_of(f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
   };
@@ -83,13 +85,13 @@ TEST_CASE("stored binaries load back; damaged or foreign files are refused", "[b
     write(file, good);
     return refused;
   };
-  CHECK(refused_after([](std::vector<char>& b) { b[0] = 'X'; }));                 // magic
-  CHECK(refused_after([](std::vector<char>& b) { b.resize(b.size() - 1); }));      // truncated
-  CHECK(refused_after([](std::vector<char>& b) { b.push_back(0); }));             // trailing bytes
-  CHECK(refused_after([](std::vector<char>& b) { b.back() ^= 1; }));              // payload checksum
-  CHECK(refused_after([](std::vector<char>& b) { b[32 + 3] ^= 1; }));             // stored key
-  CHECK(refused_after([](std::vector<char>& b) { b.resize(10); }));               // header cut
-  CHECK(refused_after([](std::vector<char>& b) { b.clear(); }));                  // empty
+  CHECK(refused_after([](std::vector<char>& b) { b[0] = 'X'; }));              // magic
+  CHECK(refused_after([](std::vector<char>& b) { b.resize(b.size() - 1); }));  // truncated
+  CHECK(refused_after([](std::vector<char>& b) { b.push_back(0); }));          // trailing bytes
+  CHECK(refused_after([](std::vector<char>& b) { b.back() ^= 1; }));           // payload checksum
+  CHECK(refused_after([](std::vector<char>& b) { b[32 + 3] ^= 1; }));          // stored key
+  CHECK(refused_after([](std::vector<char>& b) { b.resize(10); }));            // header cut
+  CHECK(refused_after([](std::vector<char>& b) { b.clear(); }));               // empty
   CHECK(rt::load_binary(dir.string(), key) == binary);
   // A different key never reads this file, even if it were given the same name.
   auto other = rt::binary_key_of("v", "d", "2", "OpenCL", "src", "-O", "0.1.0");
@@ -112,7 +114,8 @@ TEST_CASE("concurrent writers leave one complete file", "[binary_cache]") {
   const auto loaded = rt::load_binary(dir.string(), key);
   REQUIRE(loaded.has_value());
   CHECK(loaded->size() == 100000);
-  CHECK(std::count(loaded->begin(), loaded->end(), loaded->front()) == 100000);  // one writer's whole payload
+  CHECK(std::count(loaded->begin(), loaded->end(), loaded->front()) ==
+        100000);  // one writer's whole payload
   fs::remove_all(dir);
 }
 
@@ -173,7 +176,8 @@ TEST_CASE("ipt_warmup validates its arguments", "[warmup][bad_input]") {
   CHECK(ipt_warmup(session().context(), reinterpret_cast<cl_device_id>(other.context()), 8, 8, 4) ==
         IPT_INVALID_DEVICE);
   CHECK(ipt_warmup(session().context(), session().device(), 8, 8, 3) == IPT_INVALID_ELEMENT_SIZE);
-  CHECK(ipt_warmup(session().context(), session().device(), ~std::size_t{0}, 2, 4) == IPT_SIZE_OVERFLOW);
+  CHECK(ipt_warmup(session().context(), session().device(), ~std::size_t{0}, 2, 4) ==
+        IPT_SIZE_OVERFLOW);
 }
 
 TEST_CASE("ipt_warmup prepares rectangular shapes too", "[warmup][rectangular]") {
@@ -182,7 +186,8 @@ TEST_CASE("ipt_warmup prepares rectangular shapes too", "[warmup][rectangular]")
   REQUIRE(ipt_warmup(session().context(), session().device(), 30, 70, 8) == IPT_SUCCESS);
   CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
   GuardedMatrix m(30, 70, 8, 0, 8, 31);
-  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 0, 30, 70, 0, nullptr, nullptr, 8) == IPT_SUCCESS);
+  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 0, 30, 70, 0, nullptr, nullptr, 8) ==
+          IPT_SUCCESS);
   CHECK(m.check_transposed() == "");
   CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
 }

@@ -1,12 +1,10 @@
 // The header-only C++ layer (ipt/ipt.hpp) with the Khronos C++ bindings' types.
 #define CL_HPP_TARGET_OPENCL_VERSION 120
 #define CL_HPP_MINIMUM_OPENCL_VERSION 120
-#include <ipt/ipt.hpp>
-
 #include <catch2/catch.hpp>
-
 #include <complex>
 #include <cstdint>
+#include <ipt/ipt.hpp>
 
 #include "test_support.hpp"
 

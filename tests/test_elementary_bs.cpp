@@ -2,9 +2,8 @@
 // per group and several tiles per group (virtual SIMD units), every element size, 32-
 // and 64-bit indices, shapes with 1 in every dimension, primes, powers of two, the
 // largest tile the device accepts and one above 2^24 elements.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <tuple>
 #include <vector>
 
@@ -41,13 +40,14 @@ std::string run_bs(const Shape& shape, std::size_t elem_size, const ipt::planner
     return m.check_unchanged();
   }
   ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, elem_size, config, {}).wait();
-  return ipt::test::check_against(m, ipt::test::reference_010(m.matrix_before(), A, B, C, elem_size),
-                                  elem_size);
+  return ipt::test::check_against(
+      m, ipt::test::reference_010(m.matrix_before(), A, B, C, elem_size), elem_size);
 }
 
-const std::vector<Shape> kShapes = {
-    {1, 1, 1}, {1, 1, 9}, {1, 9, 1}, {4, 1, 1}, {1, 2, 3}, {5, 3, 2}, {2, 31, 37}, {3, 13, 17},
-    {1, 64, 64}, {4, 32, 64}, {3, 64, 32}, {7, 97, 5}, {2, 1, 257}, {6, 128, 3}, {1, 200, 199}};
+const std::vector<Shape> kShapes = {{1, 1, 1},   {1, 1, 9},   {1, 9, 1},    {4, 1, 1},
+                                    {1, 2, 3},   {5, 3, 2},   {2, 31, 37},  {3, 13, 17},
+                                    {1, 64, 64}, {4, 32, 64}, {3, 64, 32},  {7, 97, 5},
+                                    {2, 1, 257}, {6, 128, 3}, {1, 200, 199}};
 
 }  // namespace
 
@@ -62,14 +62,15 @@ TEST_CASE("BS 010! one tile per group, every element size and index width", "[bs
           config.force_index64 = index64;
           config.max_groups = 2;  // exercise the grid-stride loop
           INFO("elem " << elem_size << " idx64 " << index64 << " wg " << wg << " shape "
-                       << std::get<0>(shape) << "x" << std::get<1>(shape) << "x" << std::get<2>(shape));
+                       << std::get<0>(shape) << "x" << std::get<1>(shape) << "x"
+                       << std::get<2>(shape));
           CHECK(run_bs(shape, elem_size, config, ++seed) == "");
         }
 }
 
 TEST_CASE("BS 010! small tiles, several tiles per group (virtual SIMD units)", "[bs][elementary]") {
-  const std::vector<Shape> shapes = {{1000, 2, 3}, {999, 3, 2}, {513, 1, 2}, {300, 4, 4},
-                                     {257, 2, 8}, {130, 5, 7}, {65, 16, 16}, {17, 2, 2}};
+  const std::vector<Shape> shapes = {{1000, 2, 3}, {999, 3, 2}, {513, 1, 2},  {300, 4, 4},
+                                     {257, 2, 8},  {130, 5, 7}, {65, 16, 16}, {17, 2, 2}};
   std::uint64_t seed = 100;
   for (std::size_t elem_size : {1, 4, 8, 16})
     for (std::uint64_t tiles : {2, 7, 64, 341})
@@ -81,7 +82,8 @@ TEST_CASE("BS 010! small tiles, several tiles per group (virtual SIMD units)", "
           config.max_groups = 3;
           config.force_index64 = (seed % 2) == 0;
           INFO("elem " << elem_size << " tiles/group " << tiles << " wg " << wg << " shape "
-                       << std::get<0>(shape) << "x" << std::get<1>(shape) << "x" << std::get<2>(shape));
+                       << std::get<0>(shape) << "x" << std::get<1>(shape) << "x"
+                       << std::get<2>(shape));
           CHECK(run_bs(shape, elem_size, config, ++seed) == "");
         }
 }
@@ -93,8 +95,8 @@ TEST_CASE("BS 010! with the configurations a 48 KiB and a 32 KiB/64-wide GPU wou
   amd.local_mem_bytes = 32 * 1024;
   amd.max_work_group_size = 256;
   amd.simd_width = 64;
-  const std::vector<Shape> shapes = {{700, 2, 5}, {90, 7, 9}, {33, 16, 16}, {3, 100, 30},
-                                     {2, 40, 48}, {2, 31, 63}};
+  const std::vector<Shape> shapes = {{700, 2, 5},  {90, 7, 9},  {33, 16, 16},
+                                     {3, 100, 30}, {2, 40, 48}, {2, 31, 63}};
   std::uint64_t seed = 500;
   for (const auto* profile : {&nvidia, &amd})
     for (std::size_t elem_size : {4, 8})
@@ -102,9 +104,9 @@ TEST_CASE("BS 010! with the configurations a 48 KiB and a 32 KiB/64-wide GPU wou
         const auto [A, B, C] = shape;
         REQUIRE(ipt::planner::bs_fits(*profile, B, C, elem_size));
         const auto config = ipt::planner::choose_bs(*profile, A, B, C, elem_size);
-        INFO("local " << profile->local_mem_bytes << " elem " << elem_size << " shape " << A
-                      << "x" << B << "x" << C << " tiles/group " << config.tiles_per_group
-                      << " wg " << config.work_group);
+        INFO("local " << profile->local_mem_bytes << " elem " << elem_size << " shape " << A << "x"
+                      << B << "x" << C << " tiles/group " << config.tiles_per_group << " wg "
+                      << config.work_group);
         CHECK(config.work_group <= profile->max_work_group_size);
         CHECK(ipt::planner::bs_local_elements(B * C, config.tiles_per_group) * elem_size <=
               profile->local_mem_bytes);
@@ -112,7 +114,8 @@ TEST_CASE("BS 010! with the configurations a 48 KiB and a 32 KiB/64-wide GPU wou
       }
 }
 
-TEST_CASE("BS 010! at the largest tile the device holds, and refusing one more", "[bs][elementary]") {
+TEST_CASE("BS 010! at the largest tile the device holds, and refusing one more",
+          "[bs][elementary]") {
   const std::size_t local = ipt::test::device_local_mem();
   const std::size_t elem_size = 16;
   // The largest B x C = B * (B + 1) (a non-square tile) whose padded tile fits.

@@ -3,7 +3,6 @@
 // indices, the largest tile whose flags fit a 48 KiB GPU, the global-flag fallback for
 // tiles just over it, and forced tiny work-groups (long chains per work-item).
 #include <catch2/catch.hpp>
-
 #include <tuple>
 #include <vector>
 
@@ -40,13 +39,13 @@ std::string run_pttwac(const Shape& shape, std::size_t elem_size,
     return m.check_unchanged();
   }
   ipt::runtime::enqueue_pttwac_010(queue, buffer, 5, A, B, C, elem_size, config, {}).wait();
-  return ipt::test::check_against(m, ipt::test::reference_010(m.matrix_before(), A, B, C, elem_size),
-                                  elem_size);
+  return ipt::test::check_against(
+      m, ipt::test::reference_010(m.matrix_before(), A, B, C, elem_size), elem_size);
 }
 
-const std::vector<Shape> kShapes = {
-    {1, 1, 1}, {2, 1, 5}, {3, 5, 1}, {1, 2, 3}, {2, 5, 3}, {1, 31, 37}, {2, 64, 64},
-    {1, 128, 32}, {3, 97, 101}, {1, 1024, 3}, {2, 7, 1031}, {1, 250, 333}};
+const std::vector<Shape> kShapes = {{1, 1, 1},    {2, 1, 5},    {3, 5, 1},    {1, 2, 3},
+                                    {2, 5, 3},    {1, 31, 37},  {2, 64, 64},  {1, 128, 32},
+                                    {3, 97, 101}, {1, 1024, 3}, {2, 7, 1031}, {1, 250, 333}};
 
 }  // namespace
 
@@ -62,7 +61,8 @@ TEST_CASE("PTTWAC 010! at spreading 1, 2, 8, 32 with and without padding", "[ptt
           config.work_group = wg;
           config.max_groups = 2;
           INFO("R " << spreading << " padding " << padding << " wg " << wg << " shape "
-                    << std::get<0>(shape) << "x" << std::get<1>(shape) << "x" << std::get<2>(shape));
+                    << std::get<0>(shape) << "x" << std::get<1>(shape) << "x"
+                    << std::get<2>(shape));
           CHECK(run_pttwac(shape, 4, config, ++seed) == "");
         }
 }
@@ -78,12 +78,14 @@ TEST_CASE("PTTWAC 010! every element size and index width", "[pttwac][elementary
           config.work_group = 128;
           config.force_index64 = index64;
           INFO("elem " << elem_size << " idx64 " << index64 << " R " << spreading << " shape "
-                       << std::get<0>(shape) << "x" << std::get<1>(shape) << "x" << std::get<2>(shape));
+                       << std::get<0>(shape) << "x" << std::get<1>(shape) << "x"
+                       << std::get<2>(shape));
           CHECK(run_pttwac(shape, elem_size, config, ++seed) == "");
         }
 }
 
-TEST_CASE("PTTWAC 010! flag layout is collision-free and sized like the kernel", "[pttwac][planner]") {
+TEST_CASE("PTTWAC 010! flag layout is collision-free and sized like the kernel",
+          "[pttwac][planner]") {
   // Mirror of flag_word()/flag_bit() of kernels/pttwac.cl.
   for (std::size_t spreading : {1, 2, 4, 8, 16, 32})
     for (bool padding : {false, true})
@@ -95,7 +97,10 @@ TEST_CASE("PTTWAC 010! flag layout is collision-free and sized like the kernel",
         for (std::uint64_t p = 0; p < n; ++p) {
           std::uint64_t w = p >> shift;
           if (padding) w += w >> 5;
-          if (w >= words.size()) { outside = true; break; }
+          if (w >= words.size()) {
+            outside = true;
+            break;
+          }
           const std::uint32_t bit = 1u << (p & 31);
           if (words[w] & bit) collision = true;
           words[w] |= bit;
@@ -144,8 +149,8 @@ TEST_CASE("PTTWAC 010! global-flag fallback on many shapes", "[pttwac][elementar
         config.work_group = 64;
         config.max_groups = 3;
         config.force_index64 = index64;
-        INFO("elem " << elem_size << " idx64 " << index64 << " shape " << std::get<0>(shape)
-                     << "x" << std::get<1>(shape) << "x" << std::get<2>(shape));
+        INFO("elem " << elem_size << " idx64 " << index64 << " shape " << std::get<0>(shape) << "x"
+                     << std::get<1>(shape) << "x" << std::get<2>(shape));
         CHECK(run_pttwac(shape, elem_size, config, ++seed) == "");
       }
 }

@@ -2,9 +2,8 @@
 // internal launchers: every virtual SIMD width with local-memory and register tiling,
 // whole-work-group units, super-elements much larger than a unit (chunked, nothing
 // dropped), every element size, 32- and 64-bit indices, and one array above 2^24.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 #include <vector>
 
 #include "elementary_reference.hpp"
@@ -85,8 +84,8 @@ TEST_CASE("100! whole-work-group units and super-elements much larger than a uni
   std::uint64_t seed = 12000;
   for (std::size_t regs : {0, 2})
     for (std::uint64_t chunk : {0, 100})
-      for (const Shape4& s : std::vector<Shape4>{{1, 3, 5, 2560}, {1, 7, 2, 1000}, {1, 4, 4, 257},
-                                                  {1, 9, 10, 64}}) {
+      for (const Shape4& s :
+           std::vector<Shape4>{{1, 3, 5, 2560}, {1, 7, 2, 1000}, {1, 4, 4, 257}, {1, 9, 10, 64}}) {
         auto config = make_config(128, 1, regs, regs > 0 ? 0 : chunk);
         INFO("regs " << regs << " chunk " << chunk << " shape " << describe(s));
         CHECK(run_0100(s, 8, config, ++seed) == "");
@@ -98,8 +97,8 @@ TEST_CASE("100! every element size and index width", "[soa][elementary]") {
   for (std::size_t elem_size : {1, 2, 4, 8, 16})
     for (bool index64 : {false, true})
       for (std::size_t regs : {0, 2})
-        for (const Shape4& s : std::vector<Shape4>{{1, 2, 3, 1}, {1, 17, 19, 5}, {1, 32, 32, 8},
-                                                    {1, 5, 100, 33}}) {
+        for (const Shape4& s :
+             std::vector<Shape4>{{1, 2, 3, 1}, {1, 17, 19, 5}, {1, 32, 32, 8}, {1, 5, 100, 33}}) {
           auto config = make_config(8, 8, regs);
           config.force_index64 = index64;
           INFO("elem " << elem_size << " idx64 " << index64 << " regs " << regs << " shape "
@@ -112,8 +111,12 @@ TEST_CASE("0100! several instances in one launch", "[soa][elementary]") {
   std::uint64_t seed = 14000;
   for (std::size_t regs : {0, 1})
     for (bool index64 : {false, true})
-      for (const Shape4& s : std::vector<Shape4>{{3, 5, 7, 4}, {7, 2, 3, 1}, {2, 16, 8, 32},
-                                                  {5, 1, 9, 3}, {4, 9, 1, 3}, {11, 13, 3, 70}}) {
+      for (const Shape4& s : std::vector<Shape4>{{3, 5, 7, 4},
+                                                 {7, 2, 3, 1},
+                                                 {2, 16, 8, 32},
+                                                 {5, 1, 9, 3},
+                                                 {4, 9, 1, 3},
+                                                 {11, 13, 3, 70}}) {
         auto config = make_config(4, 16, regs);
         config.force_index64 = index64;
         INFO("regs " << regs << " idx64 " << index64 << " shape " << describe(s));

@@ -1,7 +1,6 @@
 // The Catch2 main of the test binary; prints which OpenCL device the tests run on.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 
 #include "test_support.hpp"

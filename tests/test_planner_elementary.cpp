@@ -29,8 +29,8 @@ TEST_CASE("BS defaults: several tiles per group below 256 elements, always withi
         for (std::uint64_t C : {1, 2, 5, 16, 33, 64, 100}) {
           if (!bs_fits(profile, B, C, elem_size)) continue;
           const auto config = choose_bs(profile, 100000, B, C, elem_size);
-          INFO("local " << profile.local_mem_bytes << " elem " << elem_size << " tile " << B
-                        << "x" << C);
+          INFO("local " << profile.local_mem_bytes << " elem " << elem_size << " tile " << B << "x"
+                        << C);
           CHECK(config.work_group <= profile.max_work_group_size);
           CHECK(bs_local_elements(B * C, config.tiles_per_group) * elem_size <=
                 profile.local_mem_bytes);
@@ -49,7 +49,7 @@ TEST_CASE("PTTWAC defaults: widest spreading within half the local memory, then 
   CHECK_FALSE(choose_pttwac(nvidia_like(), 600, 600).global_flags);
   CHECK(choose_pttwac(nvidia_like(), 600, 600).padding);
   CHECK(choose_pttwac(nvidia_like(), 1000, 1000).global_flags);  // 32 227 words > 12 288
-  CHECK(choose_pttwac(amd_like(), 1000, 1000).global_flags);  // 31 250 words > 8192
+  CHECK(choose_pttwac(amd_like(), 1000, 1000).global_flags);     // 31 250 words > 8192
   CHECK(choose_pttwac(amd_like(), 100, 100).work_group <= 256);
   CHECK(pttwac_flag_words(1, 1, true) == 1);
   CHECK(pttwac_flag_words(32, 1, false) == 1);
@@ -66,12 +66,12 @@ TEST_CASE("SoA defaults: unit width from C and the SIMD width, register tiling w
   CHECK(choose_soa(nv, 3, 4).vw == 4);
   CHECK(choose_soa(nv, 16, 4).vw == 16);
   CHECK(choose_soa(nv, 100, 4).vw == 32);
-  CHECK(choose_soa(nv, 256, 4).units == 1);       // whole-work-group unit from 8 x SIMD
+  CHECK(choose_soa(nv, 256, 4).units == 1);        // whole-work-group unit from 8 x SIMD
   CHECK(choose_soa(amd_like(), 100, 4).vw == 64);  // wavefront of 64
   CHECK(choose_soa(amd_like(), 512, 4).units == 1);
-  CHECK(choose_soa(nv, 64, 4).regs == 2);          // multiple of the unit: registers
+  CHECK(choose_soa(nv, 64, 4).regs == 2);  // multiple of the unit: registers
   CHECK(choose_soa(nv, 64, 4).chunk == 64);
-  CHECK(choose_soa(nv, 3, 4).regs == 0);           // 3 neither divides nor is a multiple of 4
+  CHECK(choose_soa(nv, 3, 4).regs == 0);  // 3 neither divides nor is a multiple of 4
   CHECK(choose_soa(nv, 100, 4).regs == 0);
   for (const auto& profile : {nv, amd_like()})
     for (std::size_t elem_size : {1, 2, 4, 8, 16})

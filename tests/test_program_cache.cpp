@@ -1,7 +1,6 @@
 // The program cache: one build per key, shared across threads, cleared on request; the
 // IPT_KERNEL_DIR override; build failures reported with their log.
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -30,7 +29,8 @@ TEST_CASE("a program is built once per key and shared between threads", "[cache]
   std::vector<cl_program> seen(8);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < seen.size(); ++i)
-    threads.emplace_back([&, i] { seen[i] = rt::get_program(context(), device(), "square", kOptions)(); });
+    threads.emplace_back(
+        [&, i] { seen[i] = rt::get_program(context(), device(), "square", kOptions)(); });
   for (auto& t : threads) t.join();
   CHECK(rt::program_cache_size() == 1);
   for (cl_program p : seen) CHECK(p == seen[0]);

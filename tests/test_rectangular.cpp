@@ -2,7 +2,6 @@
 // for now): degenerate, prime, skinny and mixed shapes, every element size, random data,
 // an offset and guard bytes that must stay unchanged, and the round trip.
 #include <catch2/catch.hpp>
-
 #include <utility>
 #include <vector>
 
@@ -29,8 +28,8 @@ void transpose_and_check(std::size_t rows, std::size_t cols, std::size_t elem_si
 }
 
 const std::vector<Shape> kShapes = {
-    {1, 2},    {2, 1},    {1, 1000}, {1000, 1}, {2, 3},     {3, 2},     {7, 5},
-    {31, 32},  {32, 31},  {33, 64},  {64, 33},  {97, 89},   {89, 97},   {128, 256},
+    {1, 2},     {2, 1},    {1, 1000}, {1000, 1},  {2, 3},     {3, 2},     {7, 5},
+    {31, 32},   {32, 31},  {33, 64},  {64, 33},   {97, 89},   {89, 97},   {128, 256},
     {256, 128}, {3, 1000}, {1000, 3}, {17, 2049}, {2049, 17}, {257, 129}, {511, 1023}};
 
 }  // namespace
@@ -43,8 +42,8 @@ TEST_CASE("rectangular transpose of many shapes, each element size", "[rectangul
 
 TEST_CASE("rectangular transpose of larger and skinny shapes", "[rectangular][api][large]") {
   transpose_and_check(1500, 999, 4, 1);
-  transpose_and_check(100000, 3, 4, 2);  // AoS -> SoA
-  transpose_and_check(5, 60000, 8, 3);   // SoA -> AoS
+  transpose_and_check(100000, 3, 4, 2);   // AoS -> SoA
+  transpose_and_check(5, 60000, 8, 3);    // SoA -> AoS
   transpose_and_check(4097, 4099, 1, 4);  // 2^24 elements and a few more
 }
 

@@ -2,7 +2,6 @@
 // of two and their neighbours up to 2049 and a few larger, for every element size, with
 // random data, an offset, and guard bytes on both sides that must stay unchanged.
 #include <catch2/catch.hpp>
-
 #include <vector>
 
 #include "test_support.hpp"

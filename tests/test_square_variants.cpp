@@ -12,7 +12,8 @@ using ipt::test::session;
 TEST_CASE("square kernel variants", "[square][variants]") {
   const cl::CommandQueue queue(session().queue(), true);
   std::size_t max_wg = 0;
-  clGetDeviceInfo(session().device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, nullptr);
+  clGetDeviceInfo(session().device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg,
+                  nullptr);
   int refused = 0, variants = 0;
   for (std::size_t tile : {8, 16, 32, 64}) {
     for (std::size_t wg_rows : {std::size_t{1}, std::size_t{4}, tile}) {

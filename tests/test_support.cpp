@@ -74,9 +74,12 @@ std::string compare(const std::vector<unsigned char>& expected,
     if (expected[i] == actual[i]) continue;
     if (mismatches < 5) {
       out << "byte " << i;
-      if (i < matrix_begin) out << " (before the matrix)";
-      else if (i >= matrix_end) out << " (after the matrix)";
-      else out << " (element " << (i - matrix_begin) / elem_size << ")";
+      if (i < matrix_begin)
+        out << " (before the matrix)";
+      else if (i >= matrix_end)
+        out << " (after the matrix)";
+      else
+        out << " (element " << (i - matrix_begin) / elem_size << ")";
       out << ": expected " << int(expected[i]) << ", got " << int(actual[i]) << "\n";
     }
     ++mismatches;

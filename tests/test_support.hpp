@@ -29,7 +29,8 @@ std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>&
 class GuardedMatrix {
  public:
   GuardedMatrix(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t offset,
-                std::size_t after_bytes, std::uint64_t seed, cl_mem_flags flags = CL_MEM_READ_WRITE);
+                std::size_t after_bytes, std::uint64_t seed,
+                cl_mem_flags flags = CL_MEM_READ_WRITE);
   ~GuardedMatrix();
   GuardedMatrix(const GuardedMatrix&) = delete;
   GuardedMatrix& operator=(const GuardedMatrix&) = delete;
@@ -38,7 +39,7 @@ class GuardedMatrix {
   std::size_t offset() const { return offset_; }
   const std::vector<unsigned char>& initial() const { return initial_; }
   std::vector<unsigned char> matrix_before() const;  // the matrix bytes before the call
-  std::vector<unsigned char> read_all() const;        // the whole buffer now (blocking)
+  std::vector<unsigned char> read_all() const;       // the whole buffer now (blocking)
 
   // Empty when the buffer holds the transpose and the guard bytes are unchanged; else a
   // description of the first mismatches.

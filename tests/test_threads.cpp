@@ -1,8 +1,7 @@
 // Thread safety as ipt.h states it: concurrent calls on different queues and buffers of
 // one context, on different contexts, and ipt_clear_cache while others transpose.
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <thread>
 
 #include "test_support.hpp"
@@ -24,7 +23,8 @@ int transpose_rounds(cl_context context, cl_command_queue queue, unsigned seed, 
     cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data.size(),
                                    const_cast<unsigned char*>(data.data()), &code);
     if (code != CL_SUCCESS) return failures + 1;
-    if (ipt_transpose(queue, buffer, 0, n, n, 0, nullptr, nullptr, elem_size) != IPT_SUCCESS) ++failures;
+    if (ipt_transpose(queue, buffer, 0, n, n, 0, nullptr, nullptr, elem_size) != IPT_SUCCESS)
+      ++failures;
     std::vector<unsigned char> back(data.size());
     clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, back.size(), back.data(), 0, nullptr, nullptr);
     if (back != reference_transpose(data, n, n, elem_size)) ++failures;
@@ -81,7 +81,8 @@ TEST_CASE("threads with their own contexts, while another clears the cache", "[t
 
 TEST_CASE("the last error message is per thread", "[threads][api]") {
   std::string seen_by_other;
-  CHECK(ipt_transpose_f32(nullptr, nullptr, 0, 1, 1, 0, nullptr, nullptr) == IPT_INVALID_COMMAND_QUEUE);
+  CHECK(ipt_transpose_f32(nullptr, nullptr, 0, 1, 1, 0, nullptr, nullptr) ==
+        IPT_INVALID_COMMAND_QUEUE);
   std::thread other([&] { seen_by_other = ipt_last_error_message(); });
   other.join();
   CHECK(seen_by_other.empty());

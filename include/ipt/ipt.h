@@ -64,14 +64,14 @@ extern "C" {
  */
 typedef enum ipt_status {
   IPT_SUCCESS = 0,
-  IPT_OUT_OF_RESOURCES = -5,         /* CL_OUT_OF_RESOURCES */
-  IPT_OUT_OF_HOST_MEMORY = -6,       /* CL_OUT_OF_HOST_MEMORY */
-  IPT_BUILD_PROGRAM_FAILURE = -11,   /* a kernel failed to compile; see ipt_last_error_message() */
-  IPT_INVALID_VALUE = -30,           /* CL_INVALID_VALUE: a required output pointer is NULL */
-  IPT_INVALID_DEVICE = -33,          /* CL_INVALID_DEVICE: NULL or invalid cl_device_id */
-  IPT_INVALID_CONTEXT = -34,         /* CL_INVALID_CONTEXT: buffer and queue in different contexts */
-  IPT_INVALID_COMMAND_QUEUE = -36,   /* CL_INVALID_COMMAND_QUEUE: NULL or invalid queue */
-  IPT_INVALID_MEM_OBJECT = -38,      /* CL_INVALID_MEM_OBJECT: NULL, invalid or read-only buffer */
+  IPT_OUT_OF_RESOURCES = -5,       /* CL_OUT_OF_RESOURCES */
+  IPT_OUT_OF_HOST_MEMORY = -6,     /* CL_OUT_OF_HOST_MEMORY */
+  IPT_BUILD_PROGRAM_FAILURE = -11, /* a kernel failed to compile; see ipt_last_error_message() */
+  IPT_INVALID_VALUE = -30,         /* CL_INVALID_VALUE: a required output pointer is NULL */
+  IPT_INVALID_DEVICE = -33,        /* CL_INVALID_DEVICE: NULL or invalid cl_device_id */
+  IPT_INVALID_CONTEXT = -34,       /* CL_INVALID_CONTEXT: buffer and queue in different contexts */
+  IPT_INVALID_COMMAND_QUEUE = -36, /* CL_INVALID_COMMAND_QUEUE: NULL or invalid queue */
+  IPT_INVALID_MEM_OBJECT = -38,    /* CL_INVALID_MEM_OBJECT: NULL, invalid or read-only buffer */
   IPT_INVALID_EVENT_WAIT_LIST = -57, /* CL_INVALID_EVENT_WAIT_LIST: count and pointer disagree */
   IPT_INVALID_ELEMENT_SIZE = -1001,  /* elem_size is not 1, 2, 4, 8 or 16 */
   IPT_SIZE_OVERFLOW = -1002,         /* (offset + rows * cols) * elem_size overflows size_t */
@@ -83,7 +83,7 @@ typedef enum ipt_status {
 } ipt_status;
 
 /* A static, human-readable name and explanation of a status; never NULL. */
-IPT_API const char *ipt_status_string(ipt_status status);
+IPT_API const char* ipt_status_string(ipt_status status);
 
 /*
  * Details of the last error returned to the calling thread (thread-local): which check
@@ -91,12 +91,12 @@ IPT_API const char *ipt_status_string(ipt_status status);
  * An empty string after a successful call. The pointer stays valid until the calling
  * thread's next libipt call.
  */
-IPT_API const char *ipt_last_error_message(void);
+IPT_API const char* ipt_last_error_message(void);
 
 /* IPT_VERSION of the library actually loaded (compare with the header's IPT_VERSION). */
 IPT_API unsigned ipt_version(void);
 /* The same as a string, "MAJOR.MINOR.PATCH". */
-IPT_API const char *ipt_version_string(void);
+IPT_API const char* ipt_version_string(void);
 
 /*
  * Transposes, in place, the row-major rows x cols matrix of elem_size-byte elements that
@@ -133,24 +133,22 @@ IPT_API const char *ipt_version_string(void);
  * code, or IPT_INTERNAL_ERROR. On any error nothing has been enqueued and the buffer is
  * unchanged.
  */
-IPT_API ipt_status ipt_transpose(cl_command_queue queue, cl_mem buffer, size_t offset,
-                                 size_t rows, size_t cols, cl_uint num_events_in_wait_list,
-                                 const cl_event *event_wait_list, cl_event *event,
+IPT_API ipt_status ipt_transpose(cl_command_queue queue, cl_mem buffer, size_t offset, size_t rows,
+                                 size_t cols, cl_uint num_events_in_wait_list,
+                                 const cl_event* event_wait_list, cl_event* event,
                                  size_t elem_size);
 
 /* ipt_transpose with elem_size = sizeof(cl_float). */
 IPT_API ipt_status ipt_transpose_f32(cl_command_queue queue, cl_mem buffer, size_t offset,
-                                     size_t rows, size_t cols,
-                                     cl_uint num_events_in_wait_list,
-                                     const cl_event *event_wait_list, cl_event *event);
+                                     size_t rows, size_t cols, cl_uint num_events_in_wait_list,
+                                     const cl_event* event_wait_list, cl_event* event);
 
 /* ipt_transpose with elem_size = sizeof(cl_double). Returns IPT_FP64_NOT_SUPPORTED on a
  * device that does not report double support (ipt_transpose with elem_size 8 moves 8-byte
  * elements on any device). */
 IPT_API ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size_t offset,
-                                     size_t rows, size_t cols,
-                                     cl_uint num_events_in_wait_list,
-                                     const cl_event *event_wait_list, cl_event *event);
+                                     size_t rows, size_t cols, cl_uint num_events_in_wait_list,
+                                     const cl_event* event_wait_list, cl_event* event);
 
 /*
  * Stores in *bytes how many bytes, counted from the matrix's offset, a buffer needs so
@@ -160,8 +158,8 @@ IPT_API ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (bytes is NULL),
  * IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.
  */
-IPT_API ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols,
-                                   size_t elem_size, size_t *bytes);
+IPT_API ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
+                                   size_t* bytes);
 
 /*
  * Compiles, for `device` of `context`, every kernel program that transposing a rows x cols

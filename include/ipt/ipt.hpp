@@ -14,7 +14,6 @@
 #include <ipt/ipt.h>
 
 #include <CL/opencl.hpp>
-
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -41,8 +40,9 @@ namespace detail {
 inline void check(ipt_status status) {
   if (status != IPT_SUCCESS) throw error(status);
 }
-static_assert(sizeof(cl::Event) == sizeof(cl_event),
-              "cl::Event must wrap exactly one cl_event (the C API reads the wait list as an array)");
+static_assert(
+    sizeof(cl::Event) == sizeof(cl_event),
+    "cl::Event must wrap exactly one cl_event (the C API reads the wait list as an array)");
 }  // namespace detail
 
 // Transposes, in place, the row-major rows x cols matrix of T that starts `offset`
@@ -57,9 +57,9 @@ cl::Event transpose(const cl::CommandQueue& queue, const cl::Buffer& buffer, std
                     std::size_t cols, std::size_t offset = 0,
                     const std::vector<cl::Event>& wait = {}) {
   static_assert(std::is_trivially_copyable<T>::value, "T must be trivially copyable");
-  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 ||
-                    sizeof(T) == 16,
-                "libipt transposes elements of 1, 2, 4, 8 or 16 bytes");
+  static_assert(
+      sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+      "libipt transposes elements of 1, 2, 4, 8 or 16 bytes");
   const cl_uint count = static_cast<cl_uint>(wait.size());
   const cl_event* list = wait.empty() ? nullptr : reinterpret_cast<const cl_event*>(wait.data());
   cl_event event = nullptr;

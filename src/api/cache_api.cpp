@@ -10,9 +10,8 @@ namespace {
 
 void check_context_device(cl_context context, cl_device_id device) {
   cl_uint count = 0;
-  if (context == nullptr ||
-      clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof(count), &count, nullptr) !=
-          CL_SUCCESS)
+  if (context == nullptr || clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof(count), &count,
+                                             nullptr) != CL_SUCCESS)
     ipt::fail(IPT_INVALID_CONTEXT, "the context is NULL or invalid");
   std::vector<cl_device_id> devices(count);
   ipt::check_cl(clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id),

@@ -6,27 +6,39 @@ extern "C" {
 
 const char* ipt_status_string(ipt_status status) {
   switch (status) {
-    case IPT_SUCCESS: return "IPT_SUCCESS: success";
-    case IPT_OUT_OF_RESOURCES: return "IPT_OUT_OF_RESOURCES: the device ran out of resources";
-    case IPT_OUT_OF_HOST_MEMORY: return "IPT_OUT_OF_HOST_MEMORY: out of host memory";
+    case IPT_SUCCESS:
+      return "IPT_SUCCESS: success";
+    case IPT_OUT_OF_RESOURCES:
+      return "IPT_OUT_OF_RESOURCES: the device ran out of resources";
+    case IPT_OUT_OF_HOST_MEMORY:
+      return "IPT_OUT_OF_HOST_MEMORY: out of host memory";
     case IPT_BUILD_PROGRAM_FAILURE:
       return "IPT_BUILD_PROGRAM_FAILURE: a kernel failed to compile (see ipt_last_error_message)";
-    case IPT_INVALID_VALUE: return "IPT_INVALID_VALUE: a required pointer argument is NULL or a value is invalid";
-    case IPT_INVALID_DEVICE: return "IPT_INVALID_DEVICE: the device is NULL or invalid";
+    case IPT_INVALID_VALUE:
+      return "IPT_INVALID_VALUE: a required pointer argument is NULL or a value is invalid";
+    case IPT_INVALID_DEVICE:
+      return "IPT_INVALID_DEVICE: the device is NULL or invalid";
     case IPT_INVALID_CONTEXT:
       return "IPT_INVALID_CONTEXT: the buffer and the queue belong to different contexts";
-    case IPT_INVALID_COMMAND_QUEUE: return "IPT_INVALID_COMMAND_QUEUE: the queue is NULL or invalid";
+    case IPT_INVALID_COMMAND_QUEUE:
+      return "IPT_INVALID_COMMAND_QUEUE: the queue is NULL or invalid";
     case IPT_INVALID_MEM_OBJECT:
       return "IPT_INVALID_MEM_OBJECT: the buffer is NULL, invalid, not a buffer or read-only";
     case IPT_INVALID_EVENT_WAIT_LIST:
-      return "IPT_INVALID_EVENT_WAIT_LIST: the event count and list disagree or an event is invalid";
-    case IPT_INVALID_ELEMENT_SIZE: return "IPT_INVALID_ELEMENT_SIZE: elem_size must be 1, 2, 4, 8 or 16";
-    case IPT_SIZE_OVERFLOW: return "IPT_SIZE_OVERFLOW: (offset + rows * cols) * elem_size overflows size_t";
-    case IPT_BUFFER_TOO_SMALL: return "IPT_BUFFER_TOO_SMALL: offset + matrix reaches past the end of the buffer";
-    case IPT_FP64_NOT_SUPPORTED: return "IPT_FP64_NOT_SUPPORTED: the device does not support double precision";
+      return "IPT_INVALID_EVENT_WAIT_LIST: the event count and list disagree or an event is "
+             "invalid";
+    case IPT_INVALID_ELEMENT_SIZE:
+      return "IPT_INVALID_ELEMENT_SIZE: elem_size must be 1, 2, 4, 8 or 16";
+    case IPT_SIZE_OVERFLOW:
+      return "IPT_SIZE_OVERFLOW: (offset + rows * cols) * elem_size overflows size_t";
+    case IPT_BUFFER_TOO_SMALL:
+      return "IPT_BUFFER_TOO_SMALL: offset + matrix reaches past the end of the buffer";
+    case IPT_FP64_NOT_SUPPORTED:
+      return "IPT_FP64_NOT_SUPPORTED: the device does not support double precision";
     case IPT_SHAPE_NOT_SUPPORTED:
       return "IPT_SHAPE_NOT_SUPPORTED: libipt cannot transpose this shape";
-    case IPT_INTERNAL_ERROR: return "IPT_INTERNAL_ERROR: internal error in libipt (please report it)";
+    case IPT_INTERNAL_ERROR:
+      return "IPT_INTERNAL_ERROR: internal error in libipt (please report it)";
   }
   if (status < 0 && status > -1000) return "OpenCL error (see ipt_last_error_message)";
   return "unknown ipt_status";

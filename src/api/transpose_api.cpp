@@ -6,10 +6,9 @@
 
 namespace {
 
-ipt_status transpose(const char* function, bool require_fp64, cl_command_queue queue,
-                     cl_mem buffer, size_t offset, size_t rows, size_t cols,
-                     cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
-                     cl_event* event, size_t elem_size) noexcept {
+ipt_status transpose(const char* function, bool require_fp64, cl_command_queue queue, cl_mem buffer,
+                     size_t offset, size_t rows, size_t cols, cl_uint num_events_in_wait_list,
+                     const cl_event* event_wait_list, cl_event* event, size_t elem_size) noexcept {
   return ipt::api::guarded(function, [&] {
     ipt::runtime::TransposeRequest request;
     request.queue = queue;

@@ -10,9 +10,8 @@ namespace {
 
 cl_context queue_context(cl_command_queue queue) {
   cl_context context = nullptr;
-  if (queue == nullptr ||
-      clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof(context), &context, nullptr) !=
-          CL_SUCCESS)
+  if (queue == nullptr || clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof(context), &context,
+                                                nullptr) != CL_SUCCESS)
     fail(IPT_INVALID_COMMAND_QUEUE, "the command queue is NULL or invalid");
   return context;
 }
@@ -35,11 +34,12 @@ std::size_t check_buffer(cl_mem buffer, cl_context context) {
   check_cl(clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof(flags), &flags, nullptr),
            "clGetMemObjectInfo(CL_MEM_FLAGS)");
   if (flags & CL_MEM_READ_ONLY)
-    fail(IPT_INVALID_MEM_OBJECT, "the buffer was created CL_MEM_READ_ONLY; kernels cannot write it");
+    fail(IPT_INVALID_MEM_OBJECT,
+         "the buffer was created CL_MEM_READ_ONLY; kernels cannot write it");
   cl_context buffer_context = nullptr;
-  check_cl(clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof(buffer_context), &buffer_context,
-                              nullptr),
-           "clGetMemObjectInfo(CL_MEM_CONTEXT)");
+  check_cl(
+      clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof(buffer_context), &buffer_context, nullptr),
+      "clGetMemObjectInfo(CL_MEM_CONTEXT)");
   if (buffer_context != context)
     fail(IPT_INVALID_CONTEXT, "the buffer and the command queue belong to different contexts");
   std::size_t size = 0;
@@ -50,18 +50,19 @@ std::size_t check_buffer(cl_mem buffer, cl_context context) {
 
 void check_wait_list(cl_uint count, const cl_event* events, cl_context context) {
   if ((count == 0) != (events == nullptr))
-    fail(IPT_INVALID_EVENT_WAIT_LIST, count == 0
-                                          ? "event_wait_list is not NULL but num_events_in_wait_list is 0"
-                                          : "num_events_in_wait_list is " + std::to_string(count) +
-                                                " but event_wait_list is NULL");
+    fail(IPT_INVALID_EVENT_WAIT_LIST,
+         count == 0 ? "event_wait_list is not NULL but num_events_in_wait_list is 0"
+                    : "num_events_in_wait_list is " + std::to_string(count) +
+                          " but event_wait_list is NULL");
   for (cl_uint i = 0; i < count; ++i) {
     cl_context event_context = nullptr;
     if (events[i] == nullptr || clGetEventInfo(events[i], CL_EVENT_CONTEXT, sizeof(event_context),
                                                &event_context, nullptr) != CL_SUCCESS)
-      fail(IPT_INVALID_EVENT_WAIT_LIST, "event_wait_list[" + std::to_string(i) + "] is not a valid event");
+      fail(IPT_INVALID_EVENT_WAIT_LIST,
+           "event_wait_list[" + std::to_string(i) + "] is not a valid event");
     if (event_context != context)
-      fail(IPT_INVALID_CONTEXT, "event_wait_list[" + std::to_string(i) +
-                                    "] belongs to another context than the queue");
+      fail(IPT_INVALID_CONTEXT,
+           "event_wait_list[" + std::to_string(i) + "] belongs to another context than the queue");
   }
 }
 
@@ -73,8 +74,8 @@ bool valid_element_size(std::size_t elem_size) {
 
 std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t elem_size) {
   if (!valid_element_size(elem_size))
-    fail(IPT_INVALID_ELEMENT_SIZE, "elem_size is " + std::to_string(elem_size) +
-                                       "; it must be 1, 2, 4, 8 or 16");
+    fail(IPT_INVALID_ELEMENT_SIZE,
+         "elem_size is " + std::to_string(elem_size) + "; it must be 1, 2, 4, 8 or 16");
   std::size_t elements = 0, bytes = 0;
   if (__builtin_mul_overflow(rows, cols, &elements) ||
       __builtin_mul_overflow(elements, elem_size, &bytes))
@@ -101,8 +102,9 @@ void validate_transpose(const runtime::TransposeRequest& request, bool require_f
                                    " bytes");
 
   if (require_fp64 && !runtime::query_device_profile(queue_device(request.queue)).has_fp64)
-    fail(IPT_FP64_NOT_SUPPORTED, "the queue's device does not support double precision "
-                                 "(use ipt_transpose with elem_size 8 to move 8-byte elements)");
+    fail(IPT_FP64_NOT_SUPPORTED,
+         "the queue's device does not support double precision "
+         "(use ipt_transpose with elem_size 8 to move 8-byte elements)");
 }
 
 }  // namespace ipt::api

@@ -35,8 +35,7 @@ std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_
   return (local_mem_bytes - fixed) / (2 * config.units * elem_size);
 }
 
-bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C,
-             std::size_t elem_size) {
+bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std::size_t elem_size) {
   return bs_local_elements(B * C, 1) * elem_size <= device.local_mem_bytes;
 }
 
@@ -45,8 +44,8 @@ bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C,
 // 256, so larger groups would be refused at launch.
 constexpr std::size_t kMaxDefaultWorkGroup = 256;
 
-BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B,
-                   std::uint64_t C, std::size_t elem_size) {
+BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                   std::size_t elem_size) {
   BsConfig config;
   const std::uint64_t n = B * C;
   const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
@@ -62,15 +61,14 @@ BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B
   } else {
     // One tile per group; about four elements per work-item, 128..256 work-items.
     const std::uint64_t wanted = std::clamp<std::uint64_t>(n / 4, 128, kMaxDefaultWorkGroup);
-    config.work_group = std::min<std::size_t>(floor_pow2(static_cast<std::size_t>(wanted)),
-                                              floor_pow2(max_wg));
+    config.work_group =
+        std::min<std::size_t>(floor_pow2(static_cast<std::size_t>(wanted)), floor_pow2(max_wg));
   }
   return config;
 }
 
 std::size_t usable_local_bytes(const DeviceProfile& device) {
-  return device.local_mem_bytes > 4096 ? device.local_mem_bytes - 1024
-                                       : device.local_mem_bytes / 2;
+  return device.local_mem_bytes > 4096 ? device.local_mem_bytes - 1024 : device.local_mem_bytes / 2;
 }
 
 PttwacConfig choose_pttwac(const DeviceProfile& device, std::uint64_t B, std::uint64_t C) {
@@ -119,7 +117,8 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
     config.chunk = C;
   } else {
     config.regs = 0;
-    const std::uint64_t capacity = soa_chunk_capacity(config, device.local_mem_bytes / 2, elem_size);
+    const std::uint64_t capacity =
+        soa_chunk_capacity(config, device.local_mem_bytes / 2, elem_size);
     config.chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(C, capacity));
   }
   config.max_groups = std::max<std::uint64_t>(1, 16 * std::uint64_t{device.compute_units});

@@ -22,20 +22,20 @@ struct BsConfig {
 // 010! by cycle following with local-memory flags.
 struct PttwacConfig {
   std::size_t work_group = 256;
-  std::size_t spreading = 1;    // R in {1, 2, 4, 8, 16, 32} (PPoPP eq. 3)
-  bool padding = true;          // one unused flag word after every 32 (PPoPP §5.1.2)
-  bool global_flags = false;    // run as 0100! on (A, B, C, 1) with flags in global memory
-  std::uint64_t max_groups = 0; // grid-stride cap; 0 = one group per tile
+  std::size_t spreading = 1;     // R in {1, 2, 4, 8, 16, 32} (PPoPP eq. 3)
+  bool padding = true;           // one unused flag word after every 32 (PPoPP §5.1.2)
+  bool global_flags = false;     // run as 0100! on (A, B, C, 1) with flags in global memory
+  std::uint64_t max_groups = 0;  // grid-stride cap; 0 = one group per tile
   bool force_index64 = false;
 };
 
 // 100! / 0100! / 1000! by cycle following over super-elements with global flags.
 struct SoaConfig {
-  std::size_t vw = 32;          // lanes per virtual SIMD unit (1..32, or the work-group)
-  std::size_t units = 4;        // units per work-group; work-group = vw * units
-  std::size_t regs = 0;         // > 0: register tiling, REGS elements per lane; 0: local
-  std::uint64_t chunk = 0;      // elements a unit moves at once (L); 0 = as many as fit
-  std::uint64_t max_groups = 0; // grid-stride cap; 0 = a few groups per compute unit
+  std::size_t vw = 32;           // lanes per virtual SIMD unit (1..32, or the work-group)
+  std::size_t units = 4;         // units per work-group; work-group = vw * units
+  std::size_t regs = 0;          // > 0: register tiling, REGS elements per lane; 0: local
+  std::uint64_t chunk = 0;       // elements a unit moves at once (L); 0 = as many as fit
+  std::uint64_t max_groups = 0;  // grid-stride cap; 0 = a few groups per compute unit
   bool force_index64 = false;
 };
 
@@ -56,10 +56,9 @@ std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_
 
 // Defaults for a B x C tile (BS), or for PTTWAC, or for super-elements of C elements.
 // choose_bs requires the tile to fit local memory (bs_fits).
-bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C,
-             std::size_t elem_size);
-BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B,
-                   std::uint64_t C, std::size_t elem_size);
+bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std::size_t elem_size);
+BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                   std::size_t elem_size);
 PttwacConfig choose_pttwac(const DeviceProfile& device, std::uint64_t B, std::uint64_t C);
 SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size);
 

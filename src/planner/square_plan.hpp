@@ -10,9 +10,9 @@
 namespace ipt::planner {
 
 struct SquarePlan {
-  std::size_t tile = 64;      // TILE: tile edge in elements
-  std::size_t wg_rows = 4;    // WG_ROWS: the work-group is tile x wg_rows
-  bool index64 = false;       // 64-bit indices needed
+  std::size_t tile = 64;        // TILE: tile edge in elements
+  std::size_t wg_rows = 4;      // WG_ROWS: the work-group is tile x wg_rows
+  bool index64 = false;         // 64-bit indices needed
   std::uint64_t num_pairs = 0;  // tile pairs (ti <= tj), one work-group each
   std::uint64_t grid_x = 0;     // work-groups in NDRange dimension 0
   std::uint64_t grid_y = 0;     // rows of grid_x groups: grid_x * grid_y >= num_pairs

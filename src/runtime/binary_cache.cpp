@@ -1,5 +1,7 @@
 #include "runtime/binary_cache.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -7,8 +9,6 @@
 #include <fstream>
 #include <random>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "ipt/ipt.h"
 
@@ -69,14 +69,14 @@ BinaryKey binary_key_of(const std::string& platform_vendor, const std::string& d
 BinaryKey binary_key(const cl::Device& device, const std::string& source,
                      const std::string& options) {
   const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
-  return binary_key_of(trimmed(platform.getInfo<CL_PLATFORM_VENDOR>()),
-                       trimmed(device.getInfo<CL_DEVICE_NAME>()),
-                       trimmed(device.getInfo<CL_DRIVER_VERSION>()),
-                       trimmed(device.getInfo<CL_DEVICE_VERSION>()), source, options,
-                       ipt_version_string());
+  return binary_key_of(
+      trimmed(platform.getInfo<CL_PLATFORM_VENDOR>()), trimmed(device.getInfo<CL_DEVICE_NAME>()),
+      trimmed(device.getInfo<CL_DRIVER_VERSION>()), trimmed(device.getInfo<CL_DEVICE_VERSION>()),
+      source, options, ipt_version_string());
 }
 
-std::optional<std::vector<unsigned char>> load_binary(const std::string& dir, const BinaryKey& key) {
+std::optional<std::vector<unsigned char>> load_binary(const std::string& dir,
+                                                      const BinaryKey& key) {
   std::ifstream in(std::filesystem::path(dir) / key.file_name, std::ios::binary);
   if (!in) return std::nullopt;
   std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -111,9 +111,9 @@ bool store_binary(const std::string& dir, const BinaryKey& key,
     static std::atomic<unsigned> counter{0};
     std::random_device random;
     const fs::path target = fs::path(dir) / key.file_name;
-    const fs::path temporary = fs::path(dir) / (key.file_name + ".tmp." + std::to_string(getpid()) +
-                                                "." + std::to_string(counter++) + "." +
-                                                std::to_string(random()));
+    const fs::path temporary =
+        fs::path(dir) / (key.file_name + ".tmp." + std::to_string(getpid()) + "." +
+                         std::to_string(counter++) + "." + std::to_string(random()));
     {
       std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
       out.write(data.data(), static_cast<std::streamsize>(data.size()));

@@ -11,9 +11,9 @@
 namespace ipt::runtime {
 
 cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                         std::uint64_t offset, std::uint64_t A, std::uint64_t B,
-                         std::uint64_t C, std::size_t elem_size,
-                         const planner::BsConfig& config, const std::vector<cl::Event>& wait) {
+                         std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                         std::size_t elem_size, const planner::BsConfig& config,
+                         const std::vector<cl::Event>& wait) {
   check_elem_size(elem_size);
   if (config.work_group == 0 || config.tiles_per_group == 0)
     fail(IPT_INVALID_VALUE, "BS: work_group and tiles_per_group must be positive");

@@ -27,8 +27,8 @@ class Error : public std::runtime_error {
 // where both exist, and other CL codes pass through unchanged).
 inline void check_cl(cl_int code, const char* what) {
   if (code != CL_SUCCESS)
-    fail(static_cast<ipt_status>(code), std::string(what) + " failed with OpenCL error " +
-                                            std::to_string(code));
+    fail(static_cast<ipt_status>(code),
+         std::string(what) + " failed with OpenCL error " + std::to_string(code));
 }
 
 }  // namespace ipt

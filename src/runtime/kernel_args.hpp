@@ -16,8 +16,7 @@ inline std::string element_options(std::size_t elem_size, bool index64) {
 
 // Sets an idx_t argument: cl_ulong for 64-bit kernels, cl_uint otherwise (the planner
 // picks 32-bit indices only when every index fits).
-inline void set_index_arg(cl::Kernel& kernel, cl_uint index, bool index64,
-                          std::uint64_t value) {
+inline void set_index_arg(cl::Kernel& kernel, cl_uint index, bool index64, std::uint64_t value) {
   if (index64)
     kernel.setArg(index, static_cast<cl_ulong>(value));
   else

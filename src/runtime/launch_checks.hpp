@@ -19,8 +19,8 @@ inline bool needs_index64(std::uint64_t offset, std::uint64_t elements, bool for
 
 inline void check_elem_size(std::size_t elem_size) {
   if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8 && elem_size != 16)
-    fail(IPT_INVALID_ELEMENT_SIZE, "element size " + std::to_string(elem_size) +
-                                       " is not 1, 2, 4, 8 or 16");
+    fail(IPT_INVALID_ELEMENT_SIZE,
+         "element size " + std::to_string(elem_size) + " is not 1, 2, 4, 8 or 16");
 }
 
 // An event that completes when `wait` has: the result of a transposition that moves
@@ -35,22 +35,19 @@ inline cl::Event enqueue_nothing(const cl::CommandQueue& queue,
 // Throws IPT_OUT_OF_RESOURCES (nothing enqueued) when the compiled kernel cannot run
 // work-groups of `work_group` items (register pressure can lower the limit below the
 // device maximum) or the group's local memory exceeds the device's.
-inline void check_launch(const cl::Kernel& kernel, const cl::Device& device,
-                         std::size_t work_group, std::uint64_t dynamic_local_bytes,
-                         const char* name) {
+inline void check_launch(const cl::Kernel& kernel, const cl::Device& device, std::size_t work_group,
+                         std::uint64_t dynamic_local_bytes, const char* name) {
   const auto limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
   if (limit < work_group)
-    fail(IPT_OUT_OF_RESOURCES, std::string(name) + " needs work-groups of " +
-                                   std::to_string(work_group) +
-                                   " work-items; the compiled kernel allows " +
-                                   std::to_string(limit));
+    fail(IPT_OUT_OF_RESOURCES,
+         std::string(name) + " needs work-groups of " + std::to_string(work_group) +
+             " work-items; the compiled kernel allows " + std::to_string(limit));
   const auto local = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   const auto fixed = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device);
   if (dynamic_local_bytes + fixed > local)
-    fail(IPT_OUT_OF_RESOURCES, std::string(name) + " needs " +
-                                   std::to_string(dynamic_local_bytes + fixed) +
-                                   " bytes of local memory; the device has " +
-                                   std::to_string(local));
+    fail(IPT_OUT_OF_RESOURCES,
+         std::string(name) + " needs " + std::to_string(dynamic_local_bytes + fixed) +
+             " bytes of local memory; the device has " + std::to_string(local));
 }
 
 }  // namespace ipt::runtime

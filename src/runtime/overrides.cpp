@@ -13,8 +13,8 @@ std::size_t parse_number(const std::string& key, const std::string& text) {
   char* end = nullptr;
   const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
   if (text.empty() || end == nullptr || *end != '\0' || text[0] == '-')
-    fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: '" + key + "' needs a non-negative number, got '" +
-                                text + "'");
+    fail(IPT_INVALID_VALUE,
+         "IPT_OVERRIDES: '" + key + "' needs a non-negative number, got '" + text + "'");
   return static_cast<std::size_t>(value);
 }
 
@@ -29,13 +29,20 @@ Overrides parse_overrides(const std::string& text) {
     const auto eq = item.find('=');
     const std::string key = item.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (key == "local_mem") overrides.local_mem = parse_number(key, value);
-    else if (key == "max_wg") overrides.max_wg = parse_number(key, value);
-    else if (key == "simd") overrides.simd = parse_number(key, value);
-    else if (key == "compute_units") overrides.compute_units = parse_number(key, value);
-    else if (key == "fp64") overrides.fp64 = parse_number(key, value) != 0;
-    else if (key == "square.tile") overrides.plan.square_tile = parse_number(key, value);
-    else if (key == "square.wg_rows") overrides.plan.square_wg_rows = parse_number(key, value);
+    if (key == "local_mem")
+      overrides.local_mem = parse_number(key, value);
+    else if (key == "max_wg")
+      overrides.max_wg = parse_number(key, value);
+    else if (key == "simd")
+      overrides.simd = parse_number(key, value);
+    else if (key == "compute_units")
+      overrides.compute_units = parse_number(key, value);
+    else if (key == "fp64")
+      overrides.fp64 = parse_number(key, value) != 0;
+    else if (key == "square.tile")
+      overrides.plan.square_tile = parse_number(key, value);
+    else if (key == "square.wg_rows")
+      overrides.plan.square_wg_rows = parse_number(key, value);
     else
       fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: unknown key '" + key +
                                   "' (known: local_mem, max_wg, simd, compute_units, fp64, "

@@ -85,15 +85,15 @@ cl::Program build_from_source(const cl::Context& context, const cl::Device& devi
     log = "(no build log available)";
   }
   fail(IPT_BUILD_PROGRAM_FAILURE, "building kernel family '" + family + "' with options '" +
-                                      options + "' failed (OpenCL error " +
-                                      std::to_string(code) + "). Build log:\n" + log);
+                                      options + "' failed (OpenCL error " + std::to_string(code) +
+                                      "). Build log:\n" + log);
 }
 
-cl::Program build(const cl::Context& context, const cl::Device& device,
-                  const std::string& family, const std::string& source,
-                  const std::string& options) {
+cl::Program build(const cl::Context& context, const cl::Device& device, const std::string& family,
+                  const std::string& source, const std::string& options) {
   const char* dir = std::getenv("IPT_CACHE_DIR");
-  if (dir == nullptr || *dir == '\0') return build_from_source(context, device, family, source, options);
+  if (dir == nullptr || *dir == '\0')
+    return build_from_source(context, device, family, source, options);
   const BinaryKey key = binary_key(device, source, options);
   if (const auto binary = load_binary(dir, key)) {
     if (auto program = build_from_binary(context, device, *binary, options)) {

@@ -15,8 +15,8 @@ namespace {
 int log2_of_spreading(std::size_t spreading) {
   for (int k = 0; k <= 5; ++k)
     if (spreading == (std::size_t{1} << k)) return k;
-  fail(IPT_INVALID_VALUE, "PTTWAC: spreading factor " + std::to_string(spreading) +
-                              " is not 1, 2, 4, 8, 16 or 32");
+  fail(IPT_INVALID_VALUE,
+       "PTTWAC: spreading factor " + std::to_string(spreading) + " is not 1, 2, 4, 8, 16 or 32");
 }
 
 }  // namespace

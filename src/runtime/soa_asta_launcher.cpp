@@ -11,9 +11,9 @@
 namespace ipt::runtime {
 
 cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                           std::uint64_t offset, std::uint64_t I, std::uint64_t A,
-                           std::uint64_t B, std::uint64_t C, std::size_t elem_size,
-                           const planner::SoaConfig& config, const std::vector<cl::Event>& wait) {
+                           std::uint64_t offset, std::uint64_t I, std::uint64_t A, std::uint64_t B,
+                           std::uint64_t C, std::size_t elem_size, const planner::SoaConfig& config,
+                           const std::vector<cl::Event>& wait) {
   check_elem_size(elem_size);
   if (config.vw == 0 || config.units == 0)
     fail(IPT_INVALID_VALUE, "SoA-ASTA: vw and units must be positive");
@@ -34,10 +34,9 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   const bool index64 = needs_index64(offset, I * A * B * C, config.force_index64);
 
   const std::size_t work_group = config.vw * config.units;
-  const std::string options = element_options(elem_size, index64) +
-                              " -DVW=" + std::to_string(config.vw) +
-                              " -DUNITS=" + std::to_string(config.units) +
-                              " -DREGS=" + std::to_string(config.regs);
+  const std::string options =
+      element_options(elem_size, index64) + " -DVW=" + std::to_string(config.vw) +
+      " -DUNITS=" + std::to_string(config.units) + " -DREGS=" + std::to_string(config.regs);
   cl::Kernel kernel(get_program(context, device, "soa_asta", options), "ipt_soa_100");
   // Register tiling needs no local tiles; a local argument may not be empty, so it gets
   // one element it never touches.
@@ -76,16 +75,16 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
 }
 
 cl::Event enqueue_soa_100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                          std::uint64_t offset, std::uint64_t A, std::uint64_t B,
-                          std::uint64_t C, std::size_t elem_size,
-                          const planner::SoaConfig& config, const std::vector<cl::Event>& wait) {
+                          std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                          std::size_t elem_size, const planner::SoaConfig& config,
+                          const std::vector<cl::Event>& wait) {
   return enqueue_soa_0100(queue, buffer, offset, 1, A, B, C, elem_size, config, wait);
 }
 
 cl::Event enqueue_soa_1000(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                           std::uint64_t offset, std::uint64_t A, std::uint64_t B,
-                           std::uint64_t C, std::uint64_t D, std::size_t elem_size,
-                           const planner::SoaConfig& config, const std::vector<cl::Event>& wait) {
+                           std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                           std::uint64_t D, std::size_t elem_size, const planner::SoaConfig& config,
+                           const std::vector<cl::Event>& wait) {
   return enqueue_soa_0100(queue, buffer, offset, 1, A, B, C * D, elem_size, config, wait);
 }
 

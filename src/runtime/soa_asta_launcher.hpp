@@ -17,20 +17,20 @@ namespace ipt::runtime {
 // Throws ipt::Error (IPT_OUT_OF_RESOURCES, nothing enqueued, when config.chunk exceeds
 // what a unit can hold or the work-group does not fit the compiled kernel).
 cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                           std::uint64_t offset, std::uint64_t I, std::uint64_t A,
-                           std::uint64_t B, std::uint64_t C, std::size_t elem_size,
-                           const planner::SoaConfig& config, const std::vector<cl::Event>& wait);
+                           std::uint64_t offset, std::uint64_t I, std::uint64_t A, std::uint64_t B,
+                           std::uint64_t C, std::size_t elem_size, const planner::SoaConfig& config,
+                           const std::vector<cl::Event>& wait);
 
 // 100!: (A, B, C) -> (B, A, C).
 cl::Event enqueue_soa_100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                          std::uint64_t offset, std::uint64_t A, std::uint64_t B,
-                          std::uint64_t C, std::size_t elem_size,
-                          const planner::SoaConfig& config, const std::vector<cl::Event>& wait);
+                          std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                          std::size_t elem_size, const planner::SoaConfig& config,
+                          const std::vector<cl::Event>& wait);
 
 // 1000!: (A, B, C, D) -> (B, A, C, D), i.e. 100! with super-elements of C*D elements.
 cl::Event enqueue_soa_1000(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                           std::uint64_t offset, std::uint64_t A, std::uint64_t B,
-                           std::uint64_t C, std::uint64_t D, std::size_t elem_size,
-                           const planner::SoaConfig& config, const std::vector<cl::Event>& wait);
+                           std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                           std::uint64_t D, std::size_t elem_size, const planner::SoaConfig& config,
+                           const std::vector<cl::Event>& wait);
 
 }  // namespace ipt::runtime

@@ -17,8 +17,7 @@ namespace ipt::runtime {
 class WorkGroupTooLarge : public Error {
  public:
   WorkGroupTooLarge(std::size_t needed, std::size_t limit_)
-      : Error(IPT_OUT_OF_RESOURCES, "square kernel needs work-groups of " +
-                                        std::to_string(needed) +
+      : Error(IPT_OUT_OF_RESOURCES, "square kernel needs work-groups of " + std::to_string(needed) +
                                         " work-items; the compiled kernel allows " +
                                         std::to_string(limit_)),
         limit(limit_) {}

@@ -3,13 +3,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "planner/elementary_configs.hpp"
 #include "planner/square_plan.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
+#include "runtime/launch_checks.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/overrides.hpp"
-#include "planner/elementary_configs.hpp"
-#include "runtime/launch_checks.hpp"
 #include "runtime/soa_asta_launcher.hpp"
 #include "runtime/square_launcher.hpp"
 
@@ -37,8 +37,8 @@ struct PreparedSquare {
   cl::Kernel kernel;
 };
 
-PreparedSquare prepare_square(const cl::Context& context, const cl::Device& device,
-                              std::uint64_t n, std::size_t elem_size, std::uint64_t offset) {
+PreparedSquare prepare_square(const cl::Context& context, const cl::Device& device, std::uint64_t n,
+                              std::size_t elem_size, std::uint64_t offset) {
   const auto overrides = current_overrides();
   planner::DeviceProfile profile = query_device_profile(device());
   for (;;) {
@@ -68,8 +68,7 @@ PreparedSquare prepare_square(const cl::Context& context, const cl::Device& devi
 planner::SoaConfig one_stage_config(const cl::Device& device, std::uint64_t rows,
                                     std::uint64_t cols, std::size_t elem_size,
                                     std::uint64_t offset) {
-  planner::SoaConfig config =
-      planner::choose_soa(query_device_profile(device()), 1, elem_size);
+  planner::SoaConfig config = planner::choose_soa(query_device_profile(device()), 1, elem_size);
   config.force_index64 = needs_index64(offset, rows * cols, false);
   return config;
 }
@@ -122,7 +121,8 @@ void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::u
     return;
   }
   PreparedSquare prepared = prepare_square(cl_context, cl_device, rows, elem_size, 0);
-  planner::SquarePlan scratch_plan = planner::complete_square_plan(prepared.plan, prepared.plan.tile, 0);
+  planner::SquarePlan scratch_plan =
+      planner::complete_square_plan(prepared.plan, prepared.plan.tile, 0);
   scratch_plan.index64 = prepared.plan.index64;
   const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE,
                            prepared.plan.tile * prepared.plan.tile * elem_size);

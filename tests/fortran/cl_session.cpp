@@ -41,7 +41,8 @@ cl_mem ipt_test_buffer(size_t bytes, const void* host) {
 }
 
 int ipt_test_read(cl_mem buffer, size_t bytes, void* host) {
-  return clEnqueueReadBuffer(session->queue(), buffer, CL_TRUE, 0, bytes, host, 0, nullptr, nullptr);
+  return clEnqueueReadBuffer(session->queue(), buffer, CL_TRUE, 0, bytes, host, 0, nullptr,
+                             nullptr);
 }
 
 void ipt_test_release_buffer(cl_mem buffer) { clReleaseMemObject(buffer); }

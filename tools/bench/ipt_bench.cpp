@@ -59,12 +59,18 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--sizes") options.sizes = parse_list(value());
-    else if (arg == "--type") options.type = value();
-    else if (arg == "--reps") options.repetitions = std::stoi(value());
-    else if (arg == "--no-verify") options.verify = false;
-    else if (arg == "--csv") options.csv = value();
-    else usage("unknown option " + arg);
+    if (arg == "--sizes")
+      options.sizes = parse_list(value());
+    else if (arg == "--type")
+      options.type = value();
+    else if (arg == "--reps")
+      options.repetitions = std::stoi(value());
+    else if (arg == "--no-verify")
+      options.verify = false;
+    else if (arg == "--csv")
+      options.csv = value();
+    else
+      usage("unknown option " + arg);
   }
   if (options.mode != "square" && options.mode != "latency")
     usage("unknown mode '" + options.mode + "'");

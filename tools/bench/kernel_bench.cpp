@@ -64,12 +64,18 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--type") options.elem_size = std::stoull(value());
-    else if (arg == "--mib") options.mib = std::stoull(value());
-    else if (arg == "--reps") options.repetitions = std::max(1, std::stoi(value()));
-    else if (arg == "--no-verify") options.verify = false;
-    else if (arg == "--csv") options.csv = value();
-    else usage("unknown option " + arg);
+    if (arg == "--type")
+      options.elem_size = std::stoull(value());
+    else if (arg == "--mib")
+      options.mib = std::stoull(value());
+    else if (arg == "--reps")
+      options.repetitions = std::max(1, std::stoi(value()));
+    else if (arg == "--no-verify")
+      options.verify = false;
+    else if (arg == "--csv")
+      options.csv = value();
+    else
+      usage("unknown option " + arg);
   }
   const auto e = options.elem_size;
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) usage("bad --type");
@@ -85,14 +91,17 @@ using ipt::support::permute_0100;
 class Runner {
  public:
   Runner(const Options& options, const ipt::support::Session& session, double copy_gbs)
-      : options_(options), session_(session), copy_gbs_(copy_gbs),
-        queue_(session.queue(), true), context_(session.context(), true) {
+      : options_(options),
+        session_(session),
+        copy_gbs_(copy_gbs),
+        queue_(session.queue(), true),
+        context_(session.context(), true) {
     if (!options.csv.empty()) {
       csv_.open(options.csv);
       csv_ << "mode,kernel,variant,shape,elem_size,median_ms,gbs,copy_gbs,fraction,verified\n";
     }
-    std::printf("%-8s %-34s %-22s %10s %9s %9s %6s %s\n", "kernel", "variant", "shape",
-                "median_ms", "GB/s", "copy", "frac", "check");
+    std::printf("%-8s %-34s %-22s %10s %9s %9s %6s %s\n", "kernel", "variant", "shape", "median_ms",
+                "GB/s", "copy", "frac", "check");
   }
 
   using Launch = std::function<cl::Event(const cl::CommandQueue&, const cl::Buffer&)>;
@@ -130,17 +139,16 @@ class Runner {
       }
       const double median = ipt::support::stats_of(seconds).median;
       const double gbs = 2.0 * static_cast<double>(bytes) / median * 1e-9;
-      std::printf("%-8s %-34s %-22s %10.4f %9.1f %9.1f %6.3f %s\n", kernel.c_str(),
-                  variant.c_str(), shape.c_str(), median * 1e3, gbs, copy_gbs_, gbs / copy_gbs_,
-                  check.c_str());
+      std::printf("%-8s %-34s %-22s %10.4f %9.1f %9.1f %6.3f %s\n", kernel.c_str(), variant.c_str(),
+                  shape.c_str(), median * 1e3, gbs, copy_gbs_, gbs / copy_gbs_, check.c_str());
       if (csv_.is_open())
         csv_ << options_.mode << ',' << kernel << ',' << variant << ',' << shape << ','
              << options_.elem_size << ',' << median * 1e3 << ',' << gbs << ',' << copy_gbs_ << ','
              << gbs / copy_gbs_ << ',' << check << '\n';
       if (check == "WRONG") ++wrong_;
     } catch (const ipt::Error& e) {
-      std::printf("%-8s %-34s %-22s skipped: %s\n", kernel.c_str(), variant.c_str(),
-                  shape.c_str(), e.what());
+      std::printf("%-8s %-34s %-22s skipped: %s\n", kernel.c_str(), variant.c_str(), shape.c_str(),
+                  e.what());
     }
   }
 
@@ -170,7 +178,8 @@ void run_soa(Runner& runner, const Options& options, std::uint64_t elements) {
   const std::size_t group = std::min<std::size_t>(256, runner.profile().max_work_group_size);
   for (std::uint64_t C : {1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 2560}) {
     const auto side = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(elements / C)));
-    const std::uint64_t A = std::max<std::uint64_t>(2, side), B = std::max<std::uint64_t>(2, side - 1);
+    const std::uint64_t A = std::max<std::uint64_t>(2, side),
+                        B = std::max<std::uint64_t>(2, side - 1);
     Bytes expected;  // one reference per shape, shared by every width
     auto reference = [&](const Bytes& in) {
       if (expected.empty()) expected = permute_0100(in, 1, A, B, C, options.elem_size);
@@ -185,21 +194,22 @@ void run_soa(Runner& runner, const Options& options, std::uint64_t elements) {
       const std::uint64_t regs = (C + vw - 1) / vw;
       config.regs = aligned && regs <= 16 ? static_cast<std::size_t>(regs) : 0;
       config.chunk = config.regs > 0 ? C : 0;
-      const std::string variant = "vw=" + std::to_string(vw) + " units=" +
-                                  std::to_string(config.units) +
-                                  (config.regs > 0 ? " regs=" + std::to_string(config.regs) : " local");
-      runner.row("100!", variant, dims({A, B, C}), A * B * C,
-                 [&](const cl::CommandQueue& q, const cl::Buffer& b) {
-                   return ipt::runtime::enqueue_soa_100(q, b, 0, A, B, C, options.elem_size, config, {});
-                 },
-                 reference);
+      const std::string variant =
+          "vw=" + std::to_string(vw) + " units=" + std::to_string(config.units) +
+          (config.regs > 0 ? " regs=" + std::to_string(config.regs) : " local");
+      runner.row(
+          "100!", variant, dims({A, B, C}), A * B * C,
+          [&](const cl::CommandQueue& q, const cl::Buffer& b) {
+            return ipt::runtime::enqueue_soa_100(q, b, 0, A, B, C, options.elem_size, config, {});
+          },
+          reference);
     }
   }
 }
 
 void run_bs_vs_pttwac(Runner& runner, const Options& options, std::uint64_t elements) {
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> tiles = {
-      {2, 2}, {2, 4}, {4, 4}, {4, 8}, {8, 8}, {16, 16}, {24, 40}, {32, 32},
+      {2, 2},   {2, 4},   {4, 4},   {4, 8},     {8, 8},     {16, 16},   {24, 40},   {32, 32},
       {40, 50}, {64, 64}, {72, 96}, {100, 100}, {128, 128}, {200, 200}, {500, 500}, {1000, 1000}};
   for (const auto& [B, C] : tiles) {
     const std::uint64_t A = std::max<std::uint64_t>(1, elements / (B * C));
@@ -211,23 +221,26 @@ void run_bs_vs_pttwac(Runner& runner, const Options& options, std::uint64_t elem
     const auto& profile = runner.profile();
     if (ipt::planner::bs_fits(profile, B, C, options.elem_size)) {
       const auto config = ipt::planner::choose_bs(profile, A, B, C, options.elem_size);
-      runner.row("BS", "wg=" + std::to_string(config.work_group) + " tiles/group=" +
-                           std::to_string(config.tiles_per_group),
-                 dims({A, B, C}), A * B * C,
-                 [&](const cl::CommandQueue& q, const cl::Buffer& b) {
-                   return ipt::runtime::enqueue_bs_010(q, b, 0, A, B, C, options.elem_size, config, {});
-                 },
-                 reference);
+      runner.row(
+          "BS",
+          "wg=" + std::to_string(config.work_group) +
+              " tiles/group=" + std::to_string(config.tiles_per_group),
+          dims({A, B, C}), A * B * C,
+          [&](const cl::CommandQueue& q, const cl::Buffer& b) {
+            return ipt::runtime::enqueue_bs_010(q, b, 0, A, B, C, options.elem_size, config, {});
+          },
+          reference);
     }
     const auto config = ipt::planner::choose_pttwac(profile, B, C);
-    runner.row("PTTWAC", "wg=" + std::to_string(config.work_group) + " R=" +
-                             std::to_string(config.spreading) +
-                             (config.global_flags ? " global flags" : " padded"),
-               dims({A, B, C}), A * B * C,
-               [&](const cl::CommandQueue& q, const cl::Buffer& b) {
-                 return ipt::runtime::enqueue_pttwac_010(q, b, 0, A, B, C, options.elem_size, config, {});
-               },
-               reference);
+    runner.row(
+        "PTTWAC",
+        "wg=" + std::to_string(config.work_group) + " R=" + std::to_string(config.spreading) +
+            (config.global_flags ? " global flags" : " padded"),
+        dims({A, B, C}), A * B * C,
+        [&](const cl::CommandQueue& q, const cl::Buffer& b) {
+          return ipt::runtime::enqueue_pttwac_010(q, b, 0, A, B, C, options.elem_size, config, {});
+        },
+        reference);
   }
 }
 
@@ -250,13 +263,16 @@ void run_pttwac_spreading(Runner& runner, const Options& options, std::uint64_t 
         if (ipt::planner::pttwac_flag_words(B * C, spreading, padding) * 4 >
             runner.profile().local_mem_bytes)
           continue;  // the flags do not fit this device
-        runner.row("PTTWAC", "R=" + std::to_string(spreading) + (padding ? " padded" : " unpadded") +
-                                 " wg=" + std::to_string(config.work_group),
-                   dims({A, B, C}), A * B * C,
-                   [&](const cl::CommandQueue& q, const cl::Buffer& b) {
-                     return ipt::runtime::enqueue_pttwac_010(q, b, 0, A, B, C, options.elem_size, config, {});
-                   },
-                   reference);
+        runner.row(
+            "PTTWAC",
+            "R=" + std::to_string(spreading) + (padding ? " padded" : " unpadded") +
+                " wg=" + std::to_string(config.work_group),
+            dims({A, B, C}), A * B * C,
+            [&](const cl::CommandQueue& q, const cl::Buffer& b) {
+              return ipt::runtime::enqueue_pttwac_010(q, b, 0, A, B, C, options.elem_size, config,
+                                                      {});
+            },
+            reference);
       }
   }
 }
@@ -273,16 +289,21 @@ int main(int argc, char** argv) {
     const std::size_t copy_bytes = static_cast<std::size_t>(
         std::min<std::uint64_t>(elements * options.elem_size, std::uint64_t{1} << 30));
     const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, copy_bytes, 10);
-    std::printf("device: %s\nmode %s, %zu-byte elements, ~%zu MiB arrays, %d timed runs; "
-                "copy bandwidth %.1f GB/s (%zu bytes)\n",
-                session.description().c_str(), options.mode.c_str(), options.elem_size,
-                options.mib, options.repetitions, copy_gbs, copy_bytes);
+    std::printf(
+        "device: %s\nmode %s, %zu-byte elements, ~%zu MiB arrays, %d timed runs; "
+        "copy bandwidth %.1f GB/s (%zu bytes)\n",
+        session.description().c_str(), options.mode.c_str(), options.elem_size, options.mib,
+        options.repetitions, copy_gbs, copy_bytes);
     Runner runner(options, session, copy_gbs);
-    if (options.mode == "soa") run_soa(runner, options, elements);
-    else if (options.mode == "bs-vs-pttwac") run_bs_vs_pttwac(runner, options, elements);
-    else run_pttwac_spreading(runner, options, elements);
+    if (options.mode == "soa")
+      run_soa(runner, options, elements);
+    else if (options.mode == "bs-vs-pttwac")
+      run_bs_vs_pttwac(runner, options, elements);
+    else
+      run_pttwac_spreading(runner, options, elements);
     if (runner.wrong() > 0) {
-      std::fprintf(stderr, "ipt-kernel-bench: %d configurations gave WRONG results\n", runner.wrong());
+      std::fprintf(stderr, "ipt-kernel-bench: %d configurations gave WRONG results\n",
+                   runner.wrong());
       return 1;
     }
   } catch (const std::exception& e) {

@@ -20,8 +20,8 @@ int main() {
         {1, 1}, {37, 37}, {1000, 1000}, {2048, 2048}, {4099, 4099}, {1000, 37}, {3000, 1999}};
     const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, 4099 * 4099 * 4, 5);
     std::printf("copy bandwidth (clEnqueueCopyBuffer, read + write): %.1f GB/s\n\n", copy_gbs);
-    std::printf("%-6s %12s %10s %12s %10s  %s\n", "type", "shape", "time [ms]", "GB/s",
-                "% of copy", "result");
+    std::printf("%-6s %12s %10s %12s %10s  %s\n", "type", "shape", "time [ms]", "GB/s", "% of copy",
+                "result");
     int failures = 0;
     for (const bool f64 : {false, true}) {
       for (const auto& [rows, cols] : shapes) {
@@ -45,7 +45,8 @@ int main() {
                     100.0 * result.throughput_gbs / copy_gbs);
       }
     }
-    std::printf("\n%s\n", failures == 0 ? "all transpositions verified" : "SOME TRANSPOSITIONS FAILED");
+    std::printf("\n%s\n",
+                failures == 0 ? "all transpositions verified" : "SOME TRANSPOSITIONS FAILED");
     return failures == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ipt-demo: %s\n", e.what());

@@ -30,7 +30,8 @@ std::string device_name(cl_device_id device) {
 
 void check(cl_int code, const char* what) {
   if (code != CL_SUCCESS)
-    throw std::runtime_error(std::string(what) + " failed with OpenCL error " + std::to_string(code));
+    throw std::runtime_error(std::string(what) + " failed with OpenCL error " +
+                             std::to_string(code));
 }
 
 std::vector<DeviceChoice> list_devices() {

@@ -26,12 +26,14 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 double event_seconds(cl_event event) {
   return static_cast<double>(profiling(event, CL_PROFILING_COMMAND_END) -
-                             profiling(event, CL_PROFILING_COMMAND_START)) * 1e-9;
+                             profiling(event, CL_PROFILING_COMMAND_START)) *
+         1e-9;
 }
 
 double span_seconds(cl_event first, cl_event last) {
   return static_cast<double>(profiling(last, CL_PROFILING_COMMAND_END) -
-                             profiling(first, CL_PROFILING_COMMAND_START)) * 1e-9;
+                             profiling(first, CL_PROFILING_COMMAND_START)) *
+         1e-9;
 }
 
 Stats stats_of(std::vector<double> values) {

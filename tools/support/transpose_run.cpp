@@ -45,8 +45,8 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
   const std::size_t bytes = options.rows * options.cols * options.elem_size;
   const auto original = random_matrix(bytes, options.seed);
   cl_int code = CL_SUCCESS;
-  cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, bytes == 0 ? 1 : bytes,
-                                 nullptr, &code);
+  cl_mem buffer =
+      clCreateBuffer(session.context(), CL_MEM_READ_WRITE, bytes == 0 ? 1 : bytes, nullptr, &code);
   check(code, "clCreateBuffer");
   if (bytes > 0)
     check(clEnqueueWriteBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, original.data(), 0,
@@ -82,13 +82,13 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
       // Transposing the transpose: shapes alternate, the work per call is the same.
       const bool odd = i % 2 == 0;
       const auto start = std::chrono::steady_clock::now();
-      result.status = options.use_f64_entry
-                          ? ipt_transpose_f64(session.queue(), buffer, 0,
-                                              odd ? options.cols : options.rows,
-                                              odd ? options.rows : options.cols, 0, nullptr, &event)
-                          : ipt_transpose(session.queue(), buffer, 0, odd ? options.cols : options.rows,
-                                          odd ? options.rows : options.cols, 0, nullptr, &event,
-                                          options.elem_size);
+      result.status =
+          options.use_f64_entry
+              ? ipt_transpose_f64(session.queue(), buffer, 0, odd ? options.cols : options.rows,
+                                  odd ? options.rows : options.cols, 0, nullptr, &event)
+              : ipt_transpose(session.queue(), buffer, 0, odd ? options.cols : options.rows,
+                              odd ? options.rows : options.cols, 0, nullptr, &event,
+                              options.elem_size);
       if (result.status != IPT_SUCCESS) break;
       check(clWaitForEvents(1, &event), "clWaitForEvents");
       wall_seconds.push_back(
