@@ -17,6 +17,7 @@ struct BsConfig {
   std::uint64_t tiles_per_group = 1;  // > 1: the small-tile ("virtual SIMD units") variant
   std::uint64_t max_groups = 0;       // grid-stride cap; 0 = one group per chunk of tiles
   bool force_index64 = false;         // 64-bit indices even where 32 bits would do
+  bool dry_run = false;  // build and check the launch, enqueue nothing (returns no event)
 };
 
 // 010! by cycle following with local-memory flags.
@@ -27,6 +28,7 @@ struct PttwacConfig {
   bool global_flags = false;     // run as 0100! on (A, B, C, 1) with flags in global memory
   std::uint64_t max_groups = 0;  // grid-stride cap; 0 = one group per tile
   bool force_index64 = false;
+  bool dry_run = false;
 };
 
 // 100! / 0100! / 1000! by cycle following over super-elements with global flags.
@@ -37,6 +39,7 @@ struct SoaConfig {
   std::uint64_t chunk = 0;       // elements a unit moves at once (L); 0 = as many as fit
   std::uint64_t max_groups = 0;  // grid-stride cap; 0 = a few groups per compute unit
   bool force_index64 = false;
+  bool dry_run = false;
 };
 
 // Elements one work-group's local memory holds for BS (tiles plus the PAD slots).

@@ -4,11 +4,14 @@
 
 #include <cstddef>
 
+#include "planner/transpose_plan.hpp"
+
 namespace ipt::planner {
 
 struct PlanOverrides {
   std::size_t square_tile = 0;     // TILE of kernels/square.cl
   std::size_t square_wg_rows = 0;  // WG_ROWS of kernels/square.cl
+  PlanRequest request;             // forced sequence and factors m, n
 };
 
 }  // namespace ipt::planner

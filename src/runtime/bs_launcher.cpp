@@ -17,7 +17,8 @@ cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer
   check_elem_size(elem_size);
   if (config.work_group == 0 || config.tiles_per_group == 0)
     fail(IPT_INVALID_VALUE, "BS: work_group and tiles_per_group must be positive");
-  if (A == 0 || B <= 1 || C <= 1) return enqueue_nothing(queue, wait);  // identity
+  if (A == 0 || B <= 1 || C <= 1)
+    return config.dry_run ? cl::Event() : enqueue_nothing(queue, wait);  // identity
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
   const std::uint64_t n = B * C;
@@ -27,6 +28,7 @@ cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer
   const std::uint64_t tiles = std::min(config.tiles_per_group, A);
   const std::uint64_t local_bytes = planner::bs_local_elements(n, tiles) * elem_size;
   check_launch(kernel, device, config.work_group, local_bytes, "BS 010!");
+  if (config.dry_run) return cl::Event();
 
   const std::uint64_t chunks = (A + tiles - 1) / tiles;
   // The kernel grid-strides over chunks, so a capped grid is always enough.

@@ -18,6 +18,15 @@ std::size_t parse_number(const std::string& key, const std::string& text) {
   return static_cast<std::size_t>(value);
 }
 
+planner::Sequence parse_sequence(const std::string& text) {
+  using planner::Sequence;
+  for (Sequence s : {Sequence::kSquare, Sequence::kOneStage, Sequence::k21, Sequence::k22,
+                     Sequence::k31, Sequence::k32})
+    if (text == planner::sequence_name(s)) return s;
+  fail(IPT_INVALID_VALUE,
+       "IPT_OVERRIDES: sequence '" + text + "' is not one of square, 1, 2.1, 2.2, 3.1, 3.2");
+}
+
 }  // namespace
 
 Overrides parse_overrides(const std::string& text) {
@@ -43,10 +52,17 @@ Overrides parse_overrides(const std::string& text) {
       overrides.plan.square_tile = parse_number(key, value);
     else if (key == "square.wg_rows")
       overrides.plan.square_wg_rows = parse_number(key, value);
+    else if (key == "sequence") {
+      overrides.plan.request.auto_sequence = false;
+      overrides.plan.request.sequence = parse_sequence(value);
+    } else if (key == "m")
+      overrides.plan.request.m = parse_number(key, value);
+    else if (key == "n")
+      overrides.plan.request.n = parse_number(key, value);
     else
       fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: unknown key '" + key +
                                   "' (known: local_mem, max_wg, simd, compute_units, fp64, "
-                                  "square.tile, square.wg_rows)");
+                                  "square.tile, square.wg_rows, sequence, m, n)");
   }
   return overrides;
 }

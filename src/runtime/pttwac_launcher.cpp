@@ -29,7 +29,8 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
   check_elem_size(elem_size);
   const int log2_spreading = log2_of_spreading(config.spreading);
   if (config.work_group == 0) fail(IPT_INVALID_VALUE, "PTTWAC: work_group must be positive");
-  if (A == 0 || B <= 1 || C <= 1) return enqueue_nothing(queue, wait);  // identity
+  if (A == 0 || B <= 1 || C <= 1)
+    return config.dry_run ? cl::Event() : enqueue_nothing(queue, wait);  // identity
 
   if (config.global_flags) {
     // 010! on (A, B, C) is 0100! on (A, B, C, 1): super-elements of one element, one unit
@@ -41,6 +42,7 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
     soa.chunk = 1;
     soa.max_groups = config.max_groups;
     soa.force_index64 = config.force_index64;
+    soa.dry_run = config.dry_run;
     return enqueue_soa_0100(queue, buffer, offset, A, B, C, 1, elem_size, soa, wait);
   }
 
@@ -54,6 +56,7 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
   cl::Kernel kernel(get_program(context, device, "pttwac", options), "ipt_pttwac_010");
   const std::uint64_t words = planner::pttwac_flag_words(n, config.spreading, config.padding);
   check_launch(kernel, device, config.work_group, words * 4, "PTTWAC 010!");
+  if (config.dry_run) return cl::Event();
 
   const std::uint64_t groups =
       std::min(A, config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups);

@@ -17,7 +17,8 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   check_elem_size(elem_size);
   if (config.vw == 0 || config.units == 0)
     fail(IPT_INVALID_VALUE, "SoA-ASTA: vw and units must be positive");
-  if (I == 0 || A <= 1 || B <= 1 || C == 0) return enqueue_nothing(queue, wait);  // identity
+  if (I == 0 || A <= 1 || B <= 1 || C == 0)
+    return config.dry_run ? cl::Event() : enqueue_nothing(queue, wait);  // identity
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
   const std::size_t local_mem = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
@@ -43,6 +44,7 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   const std::uint64_t local_bytes =
       config.regs > 0 ? elem_size : 2 * std::uint64_t{config.units} * L * elem_size;
   check_launch(kernel, device, work_group, local_bytes, "SoA-ASTA 100!");
+  if (config.dry_run) return cl::Event();
 
   // One bit per item, zeroed on the device; released when this function returns.
   const std::uint64_t words = (items + 31) / 32;

@@ -10,7 +10,7 @@
 #include "runtime/launch_checks.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/overrides.hpp"
-#include "runtime/soa_asta_launcher.hpp"
+#include "runtime/plan_executor.hpp"
 #include "runtime/square_launcher.hpp"
 
 namespace ipt::runtime {
@@ -60,17 +60,16 @@ PreparedSquare prepare_square(const cl::Context& context, const cl::Device& devi
   }
 }
 
-// Rectangular shapes, until the planner of the 2- and 3-stage sequences lands: the
-// one-stage full cycle following of TPDS 2015, 100! on (rows, cols, 1), moving single
-// elements with flags of one bit per element in global memory. Correct for every shape
-// and in place, but slow (every cycle is followed element by element) and its scratch is
-// rows * cols / 8 bytes.
-planner::SoaConfig one_stage_config(const cl::Device& device, std::uint64_t rows,
-                                    std::uint64_t cols, std::size_t elem_size,
-                                    std::uint64_t offset) {
-  planner::SoaConfig config = planner::choose_soa(query_device_profile(device()), 1, elem_size);
-  config.force_index64 = needs_index64(offset, rows * cols, false);
-  return config;
+// The plan for the request, with the caller's IPT_OVERRIDES; a forced plan that cannot
+// work is IPT_INVALID_VALUE.
+planner::TransposePlan plan_for(const planner::DeviceProfile& profile, std::uint64_t rows,
+                                std::uint64_t cols, std::size_t elem_size,
+                                const Overrides& overrides) {
+  try {
+    return planner::plan_transpose(profile, rows, cols, elem_size, overrides.plan.request);
+  } catch (const std::invalid_argument& e) {
+    fail(IPT_INVALID_VALUE, std::string("IPT_OVERRIDES: ") + e.what());
+  }
 }
 
 }  // namespace
@@ -87,13 +86,15 @@ void execute_transpose(const TransposeRequest& request) {
   }
   const cl::CommandQueue queue(request.queue, /*retainObject=*/true);
   const cl::Buffer buffer(request.buffer, /*retainObject=*/true);
-  if (request.rows != request.cols) {
-    const cl::Event done = enqueue_soa_100(
-        queue, buffer, request.offset, request.rows, request.cols, 1, request.elem_size,
-        one_stage_config(queue.getInfo<CL_QUEUE_DEVICE>(), request.rows, request.cols,
-                         request.elem_size, request.offset),
-        wait_events(request));
-    give_event(done, request.event);
+  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const auto overrides = current_overrides();
+  const planner::DeviceProfile profile = query_device_profile(device());
+  const planner::TransposePlan plan =
+      plan_for(profile, request.rows, request.cols, request.elem_size, overrides);
+  if (plan.sequence != planner::Sequence::kSquare) {
+    give_event(enqueue_plan(queue, buffer, request.offset, request.elem_size, plan, profile,
+                            wait_events(request)),
+               request.event);
     return;
   }
   PreparedSquare prepared =
@@ -113,11 +114,12 @@ void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::u
   // Some drivers (PoCL) finish compiling a kernel for its work-group size only at the
   // first launch, so each kernel is also run once, on scratch memory of its own, with the
   // same variant as the real shape.
-  if (rows != cols) {
-    const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE, 6 * elem_size);
-    enqueue_soa_100(queue, scratch, 0, 2, 3, 1, elem_size,
-                    one_stage_config(cl_device, rows, cols, elem_size, 0), {});
-    queue.finish();
+  const planner::DeviceProfile profile = query_device_profile(device);
+  const planner::TransposePlan plan = plan_for(profile, rows, cols, elem_size, current_overrides());
+  if (plan.sequence != planner::Sequence::kSquare) {
+    // Builds and checks every stage's kernel without running it.
+    const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE, elem_size);
+    enqueue_plan(queue, scratch, 0, elem_size, plan, profile, {}, /*dry_run=*/true);
     return;
   }
   PreparedSquare prepared = prepare_square(cl_context, cl_device, rows, elem_size, 0);

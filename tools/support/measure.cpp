@@ -30,6 +30,12 @@ double event_seconds(cl_event event) {
          1e-9;
 }
 
+double after_seconds(cl_event marker, cl_event last) {
+  return static_cast<double>(profiling(last, CL_PROFILING_COMMAND_END) -
+                             profiling(marker, CL_PROFILING_COMMAND_END)) *
+         1e-9;
+}
+
 double span_seconds(cl_event first, cl_event last) {
   return static_cast<double>(profiling(last, CL_PROFILING_COMMAND_END) -
                              profiling(first, CL_PROFILING_COMMAND_START)) *

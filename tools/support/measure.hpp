@@ -14,6 +14,10 @@ namespace ipt::support {
 // Seconds between CL_PROFILING_COMMAND_START and _END of a completed event.
 double event_seconds(cl_event event);
 
+// Seconds from the end of `marker` to the end of `last` (both completed, same in-order
+// queue): the device time of everything enqueued between them.
+double after_seconds(cl_event marker, cl_event last);
+
 // Seconds from the start of `first` to the end of `last` (both completed).
 double span_seconds(cl_event first, cl_event last);
 

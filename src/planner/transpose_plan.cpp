@@ -1,0 +1,242 @@
+#include "planner/transpose_plan.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "planner/elementary_configs.hpp"
+
+namespace ipt::planner {
+namespace {
+
+using Kind = Stage::Kind;
+
+Stage stage(Kind kind, std::uint64_t I, std::uint64_t A, std::uint64_t B, std::uint64_t C) {
+  Stage s;
+  s.kind = kind;
+  s.I = I;
+  s.A = A;
+  s.B = B;
+  s.C = C;
+  return s;
+}
+
+void fill_stages(TransposePlan& plan) {
+  const std::uint64_t M = plan.rows, N = plan.cols, m = plan.m, n = plan.n;
+  const std::uint64_t Mp = M / m, Np = N / n;
+  switch (plan.sequence) {
+    case Sequence::kSquare:
+      plan.stages.clear();
+      break;
+    case Sequence::kOneStage:
+      plan.stages = {stage(Kind::k0100, 1, M, N, 1)};
+      break;
+    case Sequence::k21:
+      plan.stages = {stage(Kind::k010, 1, Mp, m, N), stage(Kind::k0100, 1, Mp, N, m)};
+      break;
+    case Sequence::k22:
+      plan.stages = {stage(Kind::k0100, 1, M, Np, n), stage(Kind::k010, 1, Np, M, n)};
+      break;
+    case Sequence::k31:
+      plan.stages = {stage(Kind::k0100, 1, M, Np, n), stage(Kind::k010, 1, Np * Mp, m, n),
+                     stage(Kind::k0100, Np, Mp, n, m)};
+      break;
+    case Sequence::k32:
+      plan.stages = {stage(Kind::k0100, Mp, m, Np, n), stage(Kind::k010, 1, Mp * Np, m, n),
+                     stage(Kind::k0100, 1, Mp, N, m)};
+      break;
+  }
+}
+
+[[noreturn]] void refuse(const std::string& why) { throw std::invalid_argument(why); }
+
+// The largest divisor f >= min_factor of `side` for which fits(f) holds, or 0.
+template <typename Fits>
+std::uint64_t largest_factor(std::uint64_t side, std::uint64_t min_factor, Fits fits) {
+  const auto all = divisors(side);
+  for (auto it = all.rbegin(); it != all.rend(); ++it)
+    if (*it >= min_factor && fits(*it)) return *it;
+  return 0;
+}
+
+struct Pair {
+  std::uint64_t m = 0, n = 0;
+};
+
+// TPDS Algorithm 2: among eligible factor pairs whose m x n tile fits, the one that keeps
+// the most local memory busy, counting how many such tiles (work-groups) fit at once up
+// to the number that can share a compute unit; ties go to the squarer tile.
+Pair best_pair(const DeviceProfile& device, std::uint64_t M, std::uint64_t N, std::size_t elem_size,
+               const FactorLimits& limits) {
+  Pair best;
+  std::uint64_t best_score = 0, best_min = 0;
+  const std::uint64_t usable = usable_local_bytes(device);
+  for (std::uint64_t m : divisors(M)) {
+    if (m < limits.min_factor || m == M) continue;
+    for (std::uint64_t n : divisors(N)) {
+      if (n < limits.min_factor || n == N || !tile_fits(device, m, n, elem_size)) continue;
+      const std::uint64_t bytes = bs_local_elements(m * n, 1) * elem_size;
+      const std::uint64_t groups = std::min(usable / bytes, limits.groups_per_unit);
+      const std::uint64_t score = groups * m * n;
+      const std::uint64_t smaller = std::min(m, n);
+      if (score > best_score || (score == best_score && smaller > best_min)) {
+        best = {m, n};
+        best_score = score;
+        best_min = smaller;
+      }
+    }
+  }
+  return best;
+}
+
+void check_factor(std::uint64_t side, std::uint64_t f, const char* name) {
+  if (f == 0 || side % f != 0)
+    refuse(std::string(name) + " = " + std::to_string(f) + " does not divide " +
+           std::to_string(side));
+}
+
+}  // namespace
+
+const char* sequence_name(Sequence sequence) {
+  switch (sequence) {
+    case Sequence::kSquare:
+      return "square";
+    case Sequence::kOneStage:
+      return "1";
+    case Sequence::k21:
+      return "2.1";
+    case Sequence::k22:
+      return "2.2";
+    case Sequence::k31:
+      return "3.1";
+    case Sequence::k32:
+      return "3.2";
+  }
+  return "?";
+}
+
+std::vector<std::uint64_t> divisors(std::uint64_t x) {
+  std::vector<std::uint64_t> low, high;
+  for (std::uint64_t d = 1; d * d <= x; ++d) {
+    if (x % d != 0) continue;
+    low.push_back(d);
+    if (d != x / d) high.push_back(x / d);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+bool tile_fits(const DeviceProfile& device, std::uint64_t b, std::uint64_t c,
+               std::size_t elem_size) {
+  if (b == 0 || c == 0) return false;
+  return bs_local_elements(b * c, 1) * elem_size <= usable_local_bytes(device);
+}
+
+TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
+                             std::size_t elem_size, const PlanRequest& request,
+                             const FactorLimits& limits) {
+  TransposePlan plan;
+  plan.rows = rows;
+  plan.cols = cols;
+  const std::uint64_t M = rows, N = cols;
+  const auto fits_row_block = [&](std::uint64_t m) { return tile_fits(device, m, N, elem_size); };
+  const auto fits_col_block = [&](std::uint64_t n) { return tile_fits(device, M, n, elem_size); };
+
+  if (request.auto_sequence) {
+    const Pair p = best_pair(device, M, N, elem_size, limits);
+    if (M == N) {
+      plan.sequence = Sequence::kSquare;
+    } else if (fits_row_block(M)) {  // the whole matrix is one BS tile: a single pass
+      plan.sequence = Sequence::k21;
+      plan.m = M;
+    } else if (p.m != 0) {  // TPDS Algorithm 3 with Algorithm 2's (m, n)
+      plan.m = p.m;
+      plan.n = p.n;
+      if (fits_row_block(p.m))
+        plan.sequence = Sequence::k21;
+      else if (fits_col_block(p.n))
+        plan.sequence = Sequence::k22;
+      else
+        plan.sequence = p.m < p.n ? Sequence::k31 : Sequence::k32;
+    } else if (const auto m = largest_factor(M, limits.min_factor, fits_row_block); m != 0) {
+      // Skinny (no eligible pair, e.g. AoS -> SoA with N < min_factor): the largest row
+      // block that fits, for the largest 100! super-elements.
+      plan.sequence = Sequence::k21;
+      plan.m = m;
+    } else if (const auto n = largest_factor(N, limits.min_factor, fits_col_block); n != 0) {
+      plan.sequence = Sequence::k22;  // skinny the other way (SoA -> AoS)
+      plan.n = n;
+    } else {
+      plan.sequence = Sequence::kOneStage;  // no usable factor (padding comes later)
+    }
+    if (plan.sequence == Sequence::k21) plan.n = 1;  // the factor a sequence does not use
+    if (plan.sequence == Sequence::k22) plan.m = 1;
+    fill_stages(plan);
+    return plan;
+  }
+
+  plan.sequence = request.sequence;
+  switch (plan.sequence) {
+    case Sequence::kSquare:
+      if (M != N) refuse("the square sequence needs rows == cols");
+      break;
+    case Sequence::kOneStage:
+      break;
+    case Sequence::k21:
+      plan.m = request.m != 0 ? request.m : largest_factor(M, 1, fits_row_block);
+      check_factor(M, plan.m, "m");
+      if (!fits_row_block(plan.m))
+        refuse("sequence 2.1: an m x cols tile does not fit local memory");
+      break;
+    case Sequence::k22:
+      plan.n = request.n != 0 ? request.n : largest_factor(N, 1, fits_col_block);
+      check_factor(N, plan.n, "n");
+      if (!fits_col_block(plan.n))
+        refuse("sequence 2.2: a rows x n tile does not fit local memory");
+      break;
+    case Sequence::k31:
+    case Sequence::k32: {
+      Pair p{request.m, request.n};
+      if (p.m == 0 || p.n == 0) {
+        FactorLimits any = limits;
+        any.min_factor = 1;
+        const Pair best = best_pair(device, M, N, elem_size, any);
+        if (p.m == 0) p.m = best.m;
+        if (p.n == 0) p.n = best.n;
+      }
+      check_factor(M, p.m, "m");
+      check_factor(N, p.n, "n");
+      if (!tile_fits(device, p.m, p.n, elem_size))
+        refuse("sequence 3.x: an m x n tile does not fit local memory");
+      plan.m = p.m;
+      plan.n = p.n;
+      break;
+    }
+  }
+  fill_stages(plan);
+  return plan;
+}
+
+std::string describe(const TransposePlan& plan) {
+  std::ostringstream out;
+  out << plan.rows << " x " << plan.cols << ": sequence " << sequence_name(plan.sequence);
+  if (plan.sequence == Sequence::k21 || plan.sequence == Sequence::k31 ||
+      plan.sequence == Sequence::k32)
+    out << ", m = " << plan.m;
+  if (plan.sequence == Sequence::k22 || plan.sequence == Sequence::k31 ||
+      plan.sequence == Sequence::k32)
+    out << ", n = " << plan.n;
+  if (plan.sequence == Sequence::kSquare) out << " (tiled swap across the diagonal)";
+  for (const Stage& s : plan.stages) {
+    out << "\n  ";
+    if (s.kind == Stage::Kind::k010)
+      out << "010! on (" << s.A * s.I << ", " << s.B << ", " << s.C << "): BS tiles of " << s.B
+          << " x " << s.C;
+    else
+      out << (s.I > 1 ? "0100! on (" + std::to_string(s.I) + " | " : std::string("100! on ("))
+          << s.A << ", " << s.B << ", " << s.C << "): super-elements of " << s.C;
+  }
+  return out.str();
+}
+
+}  // namespace ipt::planner

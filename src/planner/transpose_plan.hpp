@@ -1,0 +1,78 @@
+// The plan of a whole transposition: which sequence of elementary transpositions
+// (TPDS 2015 §4, ../shared/DESIGN.md) turns the rows x cols row-major matrix into its
+// transpose, with which factors m | rows and n | cols, and the view of every stage.
+// Pure C++: computed and unit-tested without a device.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/device_profile.hpp"
+
+namespace ipt::planner {
+
+enum class Sequence {
+  kSquare,    // tiled swap across the diagonal (kernels/square.cl)
+  kOneStage,  // 100! on (M, N, 1): full cycle following, any shape
+  k21,        // 010! (M', m, N); 100! (M', N, m)
+  k22,        // 100! (M, N', n); 010! (N', M, n)
+  k31,        // 100! (M, N', n); 010! (N'M', m, n); 0100! (N' | M', n, m)
+  k32,        // 0100! (M' | m, N', n); 010! (M'N', m, n); 100! (M', N, m)
+};
+
+const char* sequence_name(Sequence sequence);  // "square", "1", "2.1", ...
+
+// One elementary transposition on a view (I instances of A x B x C):
+//   k010:  (I*A, B, C) -> (I*A, C, B)  with BS tiles of B x C (I folded into A)
+//   k0100: (I, A, B, C) -> (I, B, A, C) by cycle following over super-elements of C
+struct Stage {
+  enum class Kind { k010, k0100 } kind;
+  std::uint64_t I = 1, A = 1, B = 1, C = 1;
+};
+
+struct TransposePlan {
+  std::uint64_t rows = 0, cols = 0;  // M, N
+  Sequence sequence = Sequence::kOneStage;
+  std::uint64_t m = 1, n = 1;  // tile factors (m | M, n | N) where the sequence uses them
+  std::vector<Stage> stages;   // empty for kSquare (its own kernel)
+};
+
+// What a caller may force (tests, tuning; IPT_OVERRIDES keys sequence, m, n). Zero or
+// kAuto = the planner decides.
+struct PlanRequest {
+  bool auto_sequence = true;
+  Sequence sequence = Sequence::kOneStage;
+  std::uint64_t m = 0, n = 0;
+};
+
+// Tuning of the factor search (TPDS Algorithm 2): factors strictly inside (min, max).
+struct FactorLimits {
+  std::uint64_t min_factor = 4;       // smaller tiles make the 100! stages crawl
+  std::uint64_t groups_per_unit = 8;  // work-groups of 256 that share a compute unit at most
+};
+
+// The plan for rows x cols elements of elem_size bytes on `device`. Square shapes take
+// kSquare. Otherwise TPDS Algorithm 2 picks (m, n) (divisors from min_factor up to the
+// side, exclusive, whose BS tile m x n fits local memory, keeping the most of it busy
+// given how many groups fit), and Algorithm 3 the sequence: 2.1 if an m x N tile fits,
+// else 2.2 if M x n fits, else 3.1 if m < n, else 3.2. Without such a pair (skinny
+// shapes), 2.1 with the largest fitting row block, else 2.2 likewise, else kOneStage
+// (prime sides: padding is not planned yet). A forced sequence or factor that cannot
+// work throws std::invalid_argument.
+TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
+                             std::size_t elem_size, const PlanRequest& request = {},
+                             const FactorLimits& limits = {});
+
+// The divisors of x in increasing order (1 and x included).
+std::vector<std::uint64_t> divisors(std::uint64_t x);
+
+// Whether a BS tile of b x c elements fits the local memory a kernel may use.
+bool tile_fits(const DeviceProfile& device, std::uint64_t b, std::uint64_t c,
+               std::size_t elem_size);
+
+// The plan in words, for ipt-plan and error messages.
+std::string describe(const TransposePlan& plan);
+
+}  // namespace ipt::planner

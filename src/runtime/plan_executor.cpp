@@ -1,0 +1,63 @@
+#include "runtime/plan_executor.hpp"
+
+#include "planner/elementary_configs.hpp"
+#include "runtime/bs_launcher.hpp"
+#include "runtime/error.hpp"
+#include "runtime/launch_checks.hpp"
+#include "runtime/pttwac_launcher.hpp"
+#include "runtime/soa_asta_launcher.hpp"
+
+namespace ipt::runtime {
+namespace {
+
+using planner::Stage;
+
+// One stage with its launch configuration; every stage of a plan uses the index width
+// the whole matrix needs.
+cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                       std::uint64_t offset, std::size_t elem_size, const Stage& stage,
+                       const planner::DeviceProfile& profile, bool index64, bool dry_run,
+                       const std::vector<cl::Event>& wait) {
+  if (stage.kind == Stage::Kind::k010) {
+    const std::uint64_t tiles = stage.I * stage.A;
+    if (planner::bs_fits(profile, stage.B, stage.C, elem_size)) {
+      planner::BsConfig config = planner::choose_bs(profile, tiles, stage.B, stage.C, elem_size);
+      config.force_index64 = index64;
+      config.dry_run = dry_run;
+      return enqueue_bs_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
+                            wait);
+    }
+    planner::PttwacConfig config = planner::choose_pttwac(profile, stage.B, stage.C);
+    config.force_index64 = index64;
+    config.dry_run = dry_run;
+    return enqueue_pttwac_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
+                              wait);
+  }
+  planner::SoaConfig config = planner::choose_soa(profile, stage.C, elem_size);
+  config.force_index64 = index64;
+  config.dry_run = dry_run;
+  return enqueue_soa_0100(queue, buffer, offset, stage.I, stage.A, stage.B, stage.C, elem_size,
+                          config, wait);
+}
+
+}  // namespace
+
+cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                       std::uint64_t offset, std::size_t elem_size,
+                       const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
+                       const std::vector<cl::Event>& wait, bool dry_run) {
+  if (plan.stages.empty()) fail(IPT_INTERNAL_ERROR, "enqueue_plan: a plan without stages");
+  const bool index64 = needs_index64(offset, plan.rows * plan.cols, false);
+  for (const Stage& stage : plan.stages)  // build and check everything first
+    launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, {});
+  if (dry_run) return cl::Event();
+  std::vector<cl::Event> after = wait;
+  cl::Event last;
+  for (const Stage& stage : plan.stages) {
+    last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, after);
+    after = {last};
+  }
+  return last;
+}
+
+}  // namespace ipt::runtime

@@ -1,0 +1,22 @@
+// Runs the stages of a TransposePlan (2.1, 2.2, 3.1, 3.2 or one-stage) on the caller's
+// queue, each stage waiting for the one before; the square plan has its own launcher.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "planner/device_profile.hpp"
+#include "planner/transpose_plan.hpp"
+#include "runtime/opencl.hpp"
+
+namespace ipt::runtime {
+
+// Builds and checks every stage's kernel first, so that a failure (build error, a launch
+// the device refuses) leaves the buffer untouched; then enqueues the stages after `wait`
+// and returns the last one's event. With dry_run, stops after the checks (no event).
+cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                       std::uint64_t offset, std::size_t elem_size,
+                       const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
+                       const std::vector<cl::Event>& wait, bool dry_run = false);
+
+}  // namespace ipt::runtime

@@ -1,0 +1,160 @@
+// The transposition planner without a device: divisors, the paper's cases, skinny shapes,
+// primes, forced plans, and invariants over a million random shapes.
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "planner/elementary_configs.hpp"
+#include "planner/transpose_plan.hpp"
+
+using namespace ipt::planner;
+
+namespace {
+
+DeviceProfile gpu48() {  // an NVIDIA-like device: 48 KiB, 1024 work-items, 32 lanes
+  DeviceProfile d;
+  d.local_mem_bytes = 48 * 1024;
+  d.max_work_group_size = 1024;
+  d.simd_width = 32;
+  return d;
+}
+
+DeviceProfile amd32() {  // an AMD-like device: 32 KiB, 256 work-items, 64 lanes
+  DeviceProfile d;
+  d.local_mem_bytes = 32 * 1024;
+  d.max_work_group_size = 256;
+  d.simd_width = 64;
+  return d;
+}
+
+// Every stage permutes the whole matrix, factors divide, BS tiles fit local memory.
+void check_invariants(const DeviceProfile& device, const TransposePlan& plan, std::size_t elem) {
+  INFO(describe(plan));
+  const std::uint64_t total = plan.rows * plan.cols;
+  CHECK(plan.rows % plan.m == 0);
+  CHECK(plan.cols % plan.n == 0);
+  for (const Stage& s : plan.stages) {
+    CHECK(s.I * s.A * s.B * s.C == total);
+    if (s.kind == Stage::Kind::k010) CHECK(tile_fits(device, s.B, s.C, elem));
+  }
+  CHECK((plan.sequence == Sequence::kSquare) == plan.stages.empty());
+  CHECK((plan.sequence == Sequence::kSquare) == (plan.rows == plan.cols));
+}
+
+}  // namespace
+
+TEST_CASE("divisors", "[planner]") {
+  CHECK(divisors(1) == std::vector<std::uint64_t>{1});
+  CHECK(divisors(12) == std::vector<std::uint64_t>{1, 2, 3, 4, 6, 12});
+  CHECK(divisors(49) == std::vector<std::uint64_t>{1, 7, 49});
+  CHECK(divisors(97) == std::vector<std::uint64_t>{1, 97});
+  CHECK(divisors(7200).size() == 54);
+}
+
+TEST_CASE("the paper's shapes take 3-stage sequences with their factors", "[planner]") {
+  const auto device = gpu48();
+  const auto p = plan_transpose(device, 7200, 1800, 4);
+  check_invariants(device, p, 4);
+  CHECK((p.sequence == Sequence::k31 || p.sequence == Sequence::k32));
+  CHECK(p.m >= 4);
+  CHECK(p.n >= 4);
+  CHECK(p.sequence == (p.m < p.n ? Sequence::k31 : Sequence::k32));
+  // 6204 x 6608 (the padded 6203 x 6607 of TPDS): factors of both sides.
+  const auto q = plan_transpose(device, 6204, 6608, 4);
+  check_invariants(device, q, 4);
+  CHECK(q.stages.size() == 3);
+  CHECK(6204 % q.m == 0);
+  CHECK(6608 % q.n == 0);
+}
+
+TEST_CASE("skinny AoS <-> SoA shapes take 2-stage sequences", "[planner]") {
+  for (const auto& device : {gpu48(), amd32()}) {
+    for (std::uint64_t k : {2, 3, 4, 7, 16, 31}) {
+      const auto aos = plan_transpose(device, 100000, k, 4);  // AoS -> SoA
+      check_invariants(device, aos, 4);
+      CHECK(aos.sequence == Sequence::k21);
+      CHECK(aos.m > 100);  // a long row block: large 100! super-elements
+      const auto soa = plan_transpose(device, k, 100000, 4);  // SoA -> AoS
+      check_invariants(device, soa, 4);
+      CHECK(soa.sequence == Sequence::k22);
+      CHECK(soa.n > 100);
+    }
+  }
+}
+
+TEST_CASE("prime sides: one BS tile when the matrix fits, else one-stage", "[planner]") {
+  const auto device = gpu48();
+  // The whole matrix fits local memory: 2.1 with m = rows is a single BS tile.
+  for (auto [r, c] :
+       {std::pair<std::uint64_t, std::uint64_t>{97, 89}, {1, 1000}, {1000, 1}, {2, 3}}) {
+    const auto p = plan_transpose(device, r, c, 4);
+    check_invariants(device, p, 4);
+    INFO(describe(p));
+    CHECK((p.sequence == Sequence::k21 || p.sequence == Sequence::k22));
+  }
+  // Large primes: no factor fits; padding is not planned yet.
+  for (auto [r, c] :
+       {std::pair<std::uint64_t, std::uint64_t>{6203, 6607}, {10007, 3}, {3, 10007}}) {
+    const auto p = plan_transpose(device, r, c, 4);
+    check_invariants(device, p, 4);
+    INFO(describe(p));
+    CHECK(p.sequence == Sequence::kOneStage);
+  }
+  CHECK(plan_transpose(device, 1000, 1000, 4).sequence == Sequence::kSquare);
+}
+
+TEST_CASE("forced plans are honoured or refused", "[planner]") {
+  const auto device = gpu48();
+  PlanRequest r;
+  r.auto_sequence = false;
+  for (Sequence s :
+       {Sequence::kOneStage, Sequence::k21, Sequence::k22, Sequence::k31, Sequence::k32}) {
+    r.sequence = s;
+    const auto p = plan_transpose(device, 360, 240, 8, r);
+    CHECK(p.sequence == s);
+    check_invariants(device, p, 8);
+  }
+  r.sequence = Sequence::k31;
+  r.m = 12;
+  r.n = 10;
+  const auto p = plan_transpose(device, 360, 240, 8, r);
+  CHECK(p.m == 12);
+  CHECK(p.n == 10);
+  r.m = 7;  // does not divide 360
+  CHECK_THROWS_AS(plan_transpose(device, 360, 240, 8, r), std::invalid_argument);
+  r.m = 360;
+  r.n = 240;  // 360 x 240 doubles do not fit 48 KiB
+  CHECK_THROWS_AS(plan_transpose(device, 360, 240, 8, r), std::invalid_argument);
+  r = PlanRequest{};
+  r.auto_sequence = false;
+  r.sequence = Sequence::kSquare;
+  CHECK_THROWS_AS(plan_transpose(device, 360, 240, 8, r), std::invalid_argument);
+  r.sequence = Sequence::k21;
+  CHECK_THROWS_AS(plan_transpose(device, 360, 100000, 4, r), std::invalid_argument);
+}
+
+TEST_CASE("plan invariants over a million random shapes", "[planner]") {
+  std::mt19937_64 random(2015);
+  std::uniform_int_distribution<std::uint64_t> side(1, 20000);
+  const DeviceProfile devices[] = {gpu48(), amd32()};
+  std::size_t counts[6] = {};
+  for (int i = 0; i < 1000000; ++i) {
+    const DeviceProfile& device = devices[i % 2];
+    const std::size_t elem = std::size_t{1} << (i % 5);
+    const std::uint64_t rows = side(random),
+                        cols = i % 3 == 0 ? 1 + side(random) % 32 : side(random);
+    const auto plan = plan_transpose(device, rows, cols, elem);
+    ++counts[static_cast<int>(plan.sequence)];
+    // Checked directly (not through check_invariants) to keep a million cases fast.
+    bool ok = rows % plan.m == 0 && cols % plan.n == 0 &&
+              (plan.sequence == Sequence::kSquare) == (rows == cols);
+    for (const Stage& s : plan.stages) {
+      ok = ok && s.I * s.A * s.B * s.C == rows * cols;
+      if (s.kind == Stage::Kind::k010) ok = ok && tile_fits(device, s.B, s.C, elem);
+    }
+    if (!ok) {
+      INFO(describe(plan) << " elem " << elem);
+      FAIL("invariant broken");
+    }
+  }
+  for (int s = 0; s < 6; ++s) CHECK(counts[s] > 0);  // every sequence occurs
+}
