@@ -122,9 +122,11 @@ IPT_API const char* ipt_version_string(void);
  * The call does not block: it validates, compiles the kernels on first use for this
  * (context, device, variant) - which may take some time once - and enqueues. Square
  * matrices take a tiled swap across the diagonal (one pass, near copy bandwidth). Other
- * shapes take, in this version, the one-stage cycle following of Sung et al. (TPDS 2015):
- * in place and correct for every shape, but much slower than a copy, with a scratch
- * buffer of rows * cols / 8 bytes allocated for the call.
+ * shapes take the 2- or 3-stage sequences of elementary transpositions of Sung et al.
+ * (TPDS 2015) when their sides have factors whose tiles fit local memory, and otherwise
+ * (prime sides, in this version) the one-stage cycle following: in place and correct for
+ * every shape, but much slower than a copy. The cycle-following stages allocate a flag
+ * buffer of one bit per moved item (at most rows * cols / 8 bytes) for the call.
  *
  * Returns IPT_SUCCESS or: IPT_INVALID_COMMAND_QUEUE, IPT_INVALID_MEM_OBJECT,
  * IPT_INVALID_CONTEXT, IPT_INVALID_EVENT_WAIT_LIST, IPT_INVALID_ELEMENT_SIZE,
