@@ -164,6 +164,61 @@ IPT_API ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols
                                    size_t* bytes);
 
 /*
+ * Plans (for tests, tuning and curious users). A transposition is a sequence of
+ * elementary transpositions (Sung et al., TPDS 2015); ipt_plan tells which one libipt
+ * picks for a shape on a device, and ipt_transpose_with_options runs a caller-adjusted
+ * one. Everything else about a call is as for ipt_transpose.
+ */
+typedef enum ipt_sequence {
+  IPT_SEQUENCE_AUTO = 0,      /* the planner chooses (ipt_plan_options only) */
+  IPT_SEQUENCE_SQUARE = 1,    /* tiled swap across the diagonal; rows == cols */
+  IPT_SEQUENCE_ONE_STAGE = 2, /* cycle following over single elements: any shape, slow */
+  IPT_SEQUENCE_2_1 = 3,       /* 010! (M', m, N) then 100! (M', N, m): needs m x N tiles */
+  IPT_SEQUENCE_2_2 = 4,       /* 100! (M, N', n) then 010! (N', M, n): needs M x n tiles */
+  IPT_SEQUENCE_3_1 = 5,       /* 100!, 0010! (m x n tiles), 0100!: best when m < n */
+  IPT_SEQUENCE_3_2 = 6        /* 0100!, 0010! (m x n tiles), 100!: best when m >= n */
+} ipt_sequence;
+
+typedef struct ipt_plan_options {
+  ipt_sequence sequence; /* IPT_SEQUENCE_AUTO, or the sequence to use */
+  size_t m;              /* rows factor (m divides rows) for 2.1/3.x; 0: the planner's */
+  size_t n;              /* cols factor (n divides cols) for 2.2/3.x; 0: the planner's */
+} ipt_plan_options;
+
+typedef struct ipt_plan_info {
+  ipt_sequence sequence;  /* never IPT_SEQUENCE_AUTO */
+  size_t m, n;            /* factors the sequence uses (1 where unused) */
+  size_t padded_rows;     /* rows and cols of the matrix actually transposed: equal to */
+  size_t padded_cols;     /* the caller's in this version, which never pads */
+  unsigned num_stages;    /* kernels enqueued per call */
+  size_t scratch_bytes;   /* device scratch (flag bits) allocated per call */
+  char description[1024]; /* the plan in words, NUL-terminated, possibly truncated */
+} ipt_plan_info;
+
+/*
+ * Fills *info with the plan for transposing rows x cols elem_size-byte elements on
+ * `device` with `options` (NULL: automatic). IPT_OVERRIDES applies as for a call.
+ * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (info NULL, an unknown
+ * sequence, or options that cannot work for this shape: a factor that does not divide,
+ * tiles that do not fit, IPT_SEQUENCE_SQUARE for rows != cols), IPT_INVALID_ELEMENT_SIZE
+ * or IPT_SIZE_OVERFLOW.
+ */
+IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
+                            const ipt_plan_options* options, ipt_plan_info* info);
+
+/*
+ * ipt_transpose with a caller-adjusted plan (`options`, NULL: automatic; an explicit
+ * sequence takes precedence over IPT_OVERRIDES). Returns what ipt_transpose returns, and
+ * IPT_INVALID_VALUE for options that cannot work (see ipt_plan); the buffer is then
+ * unchanged.
+ */
+IPT_API ipt_status ipt_transpose_with_options(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                              size_t rows, size_t cols, size_t elem_size,
+                                              const ipt_plan_options* options,
+                                              cl_uint num_events_in_wait_list,
+                                              const cl_event* event_wait_list, cl_event* event);
+
+/*
  * Compiles, for `device` of `context`, every kernel program that transposing a rows x cols
  * matrix of elem_size-byte elements needs, so that the first ipt_transpose call for such a
  * shape enqueues at once. Kernels are otherwise compiled on first use (tens to hundreds of

@@ -1,5 +1,6 @@
 // The exported transposition entry points: validate, then hand over to the executor.
 #include "api/guard.hpp"
+#include "api/plan_options.hpp"
 #include "api/validate.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/transpose.hpp"
@@ -8,7 +9,8 @@ namespace {
 
 ipt_status transpose(const char* function, bool require_fp64, cl_command_queue queue, cl_mem buffer,
                      size_t offset, size_t rows, size_t cols, cl_uint num_events_in_wait_list,
-                     const cl_event* event_wait_list, cl_event* event, size_t elem_size) noexcept {
+                     const cl_event* event_wait_list, cl_event* event, size_t elem_size,
+                     const ipt_plan_options* options = nullptr) noexcept {
   return ipt::api::guarded(function, [&] {
     ipt::runtime::TransposeRequest request;
     request.queue = queue;
@@ -20,6 +22,10 @@ ipt_status transpose(const char* function, bool require_fp64, cl_command_queue q
     request.num_events_in_wait_list = num_events_in_wait_list;
     request.event_wait_list = event_wait_list;
     request.event = event;
+    if (options != nullptr) {
+      request.forced_plan = true;
+      request.plan_request = ipt::api::plan_request_of(options);
+    }
     ipt::api::validate_transpose(request, require_fp64);
     ipt::runtime::execute_transpose(request);
   });
@@ -57,6 +63,15 @@ ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t
     if (bytes == nullptr) ipt::fail(IPT_INVALID_VALUE, "bytes is NULL");
     *bytes = ipt::api::checked_matrix_bytes(rows, cols, elem_size);
   });
+}
+
+ipt_status ipt_transpose_with_options(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                      size_t rows, size_t cols, size_t elem_size,
+                                      const ipt_plan_options* options,
+                                      cl_uint num_events_in_wait_list,
+                                      const cl_event* event_wait_list, cl_event* event) {
+  return transpose("ipt_transpose_with_options", false, queue, buffer, offset, rows, cols,
+                   num_events_in_wait_list, event_wait_list, event, elem_size, options);
 }
 
 }  // extern "C"

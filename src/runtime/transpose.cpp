@@ -1,5 +1,6 @@
 #include "runtime/transpose.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -60,19 +61,36 @@ PreparedSquare prepare_square(const cl::Context& context, const cl::Device& devi
   }
 }
 
-// The plan for the request, with the caller's IPT_OVERRIDES; a forced plan that cannot
-// work is IPT_INVALID_VALUE.
-planner::TransposePlan plan_for(const planner::DeviceProfile& profile, std::uint64_t rows,
-                                std::uint64_t cols, std::size_t elem_size,
-                                const Overrides& overrides) {
+}  // namespace
+
+planner::TransposePlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
+                                     std::uint64_t cols, std::size_t elem_size,
+                                     const planner::PlanRequest* request) {
+  const planner::PlanRequest forced =
+      request != nullptr ? *request : current_overrides().plan.request;
   try {
-    return planner::plan_transpose(profile, rows, cols, elem_size, overrides.plan.request);
+    return planner::plan_transpose(profile, rows, cols, elem_size, forced);
   } catch (const std::invalid_argument& e) {
-    fail(IPT_INVALID_VALUE, std::string("IPT_OVERRIDES: ") + e.what());
+    fail(IPT_INVALID_VALUE,
+         std::string(request != nullptr ? "plan options: " : "IPT_OVERRIDES: ") + e.what());
   }
 }
 
-}  // namespace
+std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
+                                 const planner::TransposePlan& plan, std::size_t elem_size) {
+  std::uint64_t bytes = 0;
+  for (const planner::Stage& stage : plan.stages) {
+    if (stage.kind != planner::Stage::Kind::k0100) continue;
+    // Items are super-elements cut into chunks of what a unit holds (soa_asta_launcher).
+    const auto config = planner::choose_soa(profile, stage.C, elem_size);
+    const std::uint64_t capacity =
+        planner::soa_chunk_capacity(config, profile.local_mem_bytes, elem_size);
+    const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min(stage.C, capacity));
+    const std::uint64_t items = stage.I * stage.A * stage.B * ((stage.C + chunk - 1) / chunk);
+    if (stage.A > 1 && stage.B > 1) bytes += (items + 31) / 32 * 4;
+  }
+  return bytes;
+}
 
 void execute_transpose(const TransposeRequest& request) {
   if (request.rows == 0 || request.cols == 0) {
@@ -87,10 +105,10 @@ void execute_transpose(const TransposeRequest& request) {
   const cl::CommandQueue queue(request.queue, /*retainObject=*/true);
   const cl::Buffer buffer(request.buffer, /*retainObject=*/true);
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
-  const auto overrides = current_overrides();
   const planner::DeviceProfile profile = query_device_profile(device());
   const planner::TransposePlan plan =
-      plan_for(profile, request.rows, request.cols, request.elem_size, overrides);
+      plan_for_call(profile, request.rows, request.cols, request.elem_size,
+                    request.forced_plan ? &request.plan_request : nullptr);
   if (plan.sequence != planner::Sequence::kSquare) {
     give_event(enqueue_plan(queue, buffer, request.offset, request.elem_size, plan, profile,
                             wait_events(request)),
@@ -115,7 +133,7 @@ void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::u
   // first launch, so each kernel is also run once, on scratch memory of its own, with the
   // same variant as the real shape.
   const planner::DeviceProfile profile = query_device_profile(device);
-  const planner::TransposePlan plan = plan_for(profile, rows, cols, elem_size, current_overrides());
+  const planner::TransposePlan plan = plan_for_call(profile, rows, cols, elem_size, nullptr);
   if (plan.sequence != planner::Sequence::kSquare) {
     // Builds and checks every stage's kernel without running it.
     const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE, elem_size);

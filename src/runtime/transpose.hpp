@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "ipt/ipt.h"
+#include "planner/device_profile.hpp"
+#include "planner/transpose_plan.hpp"
 
 namespace ipt::runtime {
 
@@ -18,12 +20,25 @@ struct TransposeRequest {
   cl_uint num_events_in_wait_list = 0;
   const cl_event* event_wait_list = nullptr;
   cl_event* event = nullptr;  // may be NULL
+  bool forced_plan = false;   // plan_request replaces the IPT_OVERRIDES plan keys
+  planner::PlanRequest plan_request;
 };
 
 // Enqueues the transposition. The request must have passed api::validate_transpose.
 // Throws ipt::Error or cl::Error; nothing is enqueued when it throws before the first
 // kernel, which is where every check happens.
 void execute_transpose(const TransposeRequest& request);
+
+// The plan a call would run: `request` when given, else IPT_OVERRIDES' plan keys, on the
+// device's profile (with IPT_OVERRIDES' device keys). A plan that cannot work is
+// ipt::Error(IPT_INVALID_VALUE).
+planner::TransposePlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
+                                     std::uint64_t cols, std::size_t elem_size,
+                                     const planner::PlanRequest* request);
+
+// Device scratch the stages of `plan` allocate per call (one flag bit per moved item).
+std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
+                                 const planner::TransposePlan& plan, std::size_t elem_size);
 
 // Compiles (or loads from the caches) every program a rows x cols transposition of
 // elem_size-byte elements at offset 0 needs on `device`, so that the first real call

@@ -1,15 +1,14 @@
-// ipt-plan: prints, in words, the plan libipt makes for a shape on a device: sequence,
-// factors and every stage with its view. IPT_DEVICE picks the device, IPT_OVERRIDES
-// applies as in the library (e.g. local_mem=49152 to see a GPU's plan on PoCL).
+// ipt-plan: prints, in words, the plan libipt makes for a shape on a device (through the
+// public ipt_plan call): sequence, factors, every stage with its view, scratch memory.
+// IPT_DEVICE picks the device; IPT_OVERRIDES applies as in the library (for example
+// local_mem=49152 shows a 48 KiB GPU's plan on PoCL).
 //
 //   ipt-plan ROWS COLS [ELEM_SIZE]
 #include <cstdio>
 #include <exception>
 #include <string>
 
-#include "planner/transpose_plan.hpp"
-#include "runtime/device_profile.hpp"
-#include "runtime/overrides.hpp"
+#include "ipt/ipt.h"
 #include "support/device_select.hpp"
 
 int main(int argc, char** argv) {
@@ -18,17 +17,18 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const std::uint64_t rows = std::stoull(argv[1]), cols = std::stoull(argv[2]);
+    const std::size_t rows = std::stoull(argv[1]), cols = std::stoull(argv[2]);
     const std::size_t elem_size = argc == 4 ? std::stoull(argv[3]) : 4;
     const auto device = ipt::support::select_device();
-    const auto profile = ipt::runtime::query_device_profile(device.device);
-    const auto overrides = ipt::runtime::current_overrides();
-    const auto plan =
-        ipt::planner::plan_transpose(profile, rows, cols, elem_size, overrides.plan.request);
-    std::printf("device: %s (local memory %zu bytes, %zu work-items, SIMD %zu)\n",
-                device.description.c_str(), profile.local_mem_bytes, profile.max_work_group_size,
-                profile.simd_width);
-    std::printf("%s\n", ipt::planner::describe(plan).c_str());
+    ipt_plan_info info;
+    const ipt_status status = ipt_plan(device.device, rows, cols, elem_size, nullptr, &info);
+    if (status != IPT_SUCCESS) {
+      std::fprintf(stderr, "ipt-plan: %s\n%s\n", ipt_status_string(status),
+                   ipt_last_error_message());
+      return 1;
+    }
+    std::printf("device: %s\n%s\n%u kernel(s), %zu bytes of scratch per call\n",
+                device.description.c_str(), info.description, info.num_stages, info.scratch_bytes);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ipt-plan: %s\n", e.what());

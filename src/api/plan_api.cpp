@@ -1,0 +1,34 @@
+// ipt_plan: the plan a call would run, for tests, tuning and ipt-plan.
+#include <algorithm>
+#include <cstring>
+
+#include "api/guard.hpp"
+#include "api/plan_options.hpp"
+#include "api/validate.hpp"
+#include "runtime/device_profile.hpp"
+#include "runtime/transpose.hpp"
+
+extern "C" ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
+                               const ipt_plan_options* options, ipt_plan_info* info) {
+  return ipt::api::guarded("ipt_plan", [&] {
+    const auto profile = ipt::runtime::query_device_profile(device);  // validates the handle
+    if (info == nullptr) ipt::fail(IPT_INVALID_VALUE, "info is NULL");
+    ipt::api::checked_matrix_bytes(rows, cols, elem_size);
+    const auto request = ipt::api::plan_request_of(options);
+    const auto plan = ipt::runtime::plan_for_call(profile, rows, cols, elem_size,
+                                                  options != nullptr ? &request : nullptr);
+    ipt_plan_info result{};
+    result.sequence = ipt::api::sequence_of(plan.sequence);
+    result.m = plan.m;
+    result.n = plan.n;
+    result.padded_rows = plan.rows;
+    result.padded_cols = plan.cols;
+    result.num_stages = plan.stages.empty() ? 1u : static_cast<unsigned>(plan.stages.size());
+    result.scratch_bytes = ipt::runtime::plan_scratch_bytes(profile, plan, elem_size);
+    const std::string text = ipt::planner::describe(plan);
+    const std::size_t length = std::min(text.size(), sizeof(result.description) - 1);
+    std::memcpy(result.description, text.data(), length);
+    result.description[length] = '\0';
+    *info = result;
+  });
+}

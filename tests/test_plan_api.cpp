@@ -1,0 +1,103 @@
+// ipt_plan and ipt_transpose_with_options: introspection of the plan, caller-adjusted
+// plans that run correctly, and options that cannot work refused with the buffer intact.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <string>
+
+#include "test_support.hpp"
+
+using ipt::test::GuardedMatrix;
+using ipt::test::ScopedEnv;
+using ipt::test::session;
+
+TEST_CASE("ipt_plan describes the plan a call runs", "[plan_api]") {
+  ScopedEnv gpu("IPT_OVERRIDES", "local_mem=49152");  // plan as a 48 KiB GPU would
+  ipt_plan_info info;
+  REQUIRE(ipt_plan(session().device(), 1000, 1000, 4, nullptr, &info) == IPT_SUCCESS);
+  CHECK(info.sequence == IPT_SEQUENCE_SQUARE);
+  CHECK(info.num_stages == 1);
+  CHECK(info.scratch_bytes == 0);
+
+  REQUIRE(ipt_plan(session().device(), 7200, 1800, 4, nullptr, &info) == IPT_SUCCESS);
+  CHECK((info.sequence == IPT_SEQUENCE_3_1 || info.sequence == IPT_SEQUENCE_3_2));
+  CHECK(info.num_stages == 3);
+  CHECK(7200 % info.m == 0);
+  CHECK(1800 % info.n == 0);
+  CHECK(info.padded_rows == 7200);
+  CHECK(info.padded_cols == 1800);
+  CHECK(info.scratch_bytes > 0);
+  CHECK(info.scratch_bytes < 7200u * 1800u * 4u / 100u);  // under 1% of the matrix
+  CHECK(std::string(info.description).find("7200 x 1800: sequence 3.") == 0);
+
+  REQUIRE(ipt_plan(session().device(), 100000, 3, 4, nullptr, &info) == IPT_SUCCESS);
+  CHECK(info.sequence == IPT_SEQUENCE_2_1);
+  CHECK(info.num_stages == 2);
+
+  REQUIRE(ipt_plan(session().device(), 6203, 6607, 4, nullptr, &info) == IPT_SUCCESS);
+  CHECK(info.sequence == IPT_SEQUENCE_ONE_STAGE);
+  CHECK(info.scratch_bytes == (6203u * 6607u + 31) / 32 * 4);
+
+  ipt_plan_options options{IPT_SEQUENCE_3_2, 60, 30};
+  REQUIRE(ipt_plan(session().device(), 7200, 1800, 4, &options, &info) == IPT_SUCCESS);
+  CHECK(info.sequence == IPT_SEQUENCE_3_2);
+  CHECK(info.m == 60);
+  CHECK(info.n == 30);
+}
+
+TEST_CASE("ipt_plan refuses what cannot work", "[plan_api][bad_input]") {
+  ipt_plan_info info;
+  ipt_plan_options bad_factor{IPT_SEQUENCE_3_1, 7, 4};
+  CHECK(ipt_plan(session().device(), 360, 240, 4, &bad_factor, &info) == IPT_INVALID_VALUE);
+  CHECK(std::string(ipt_last_error_message()).find("does not divide") != std::string::npos);
+  ipt_plan_options square{IPT_SEQUENCE_SQUARE, 0, 0};
+  CHECK(ipt_plan(session().device(), 360, 240, 4, &square, &info) == IPT_INVALID_VALUE);
+  ipt_plan_options unknown{static_cast<ipt_sequence>(7), 0, 0};  // no such sequence
+  CHECK(ipt_plan(session().device(), 360, 240, 4, &unknown, &info) == IPT_INVALID_VALUE);
+  CHECK(ipt_plan(session().device(), 360, 240, 4, nullptr, nullptr) == IPT_INVALID_VALUE);
+  CHECK(ipt_plan(nullptr, 360, 240, 4, nullptr, &info) == IPT_INVALID_DEVICE);
+  CHECK(ipt_plan(session().device(), 360, 240, 3, nullptr, &info) == IPT_INVALID_ELEMENT_SIZE);
+  CHECK(ipt_plan(session().device(), ~std::size_t{0}, 2, 4, nullptr, &info) == IPT_SIZE_OVERFLOW);
+}
+
+TEST_CASE("ipt_transpose_with_options runs each sequence", "[plan_api][sequences]") {
+  const ipt_plan_options all[] = {{IPT_SEQUENCE_AUTO, 0, 0}, {IPT_SEQUENCE_ONE_STAGE, 0, 0},
+                                  {IPT_SEQUENCE_2_1, 0, 0},  {IPT_SEQUENCE_2_2, 12, 0},
+                                  {IPT_SEQUENCE_2_2, 0, 12}, {IPT_SEQUENCE_3_1, 6, 12},
+                                  {IPT_SEQUENCE_3_2, 12, 6}, {IPT_SEQUENCE_3_1, 0, 0}};
+  std::uint64_t seed = 900;
+  for (const auto& options : all)
+    for (std::size_t elem_size : {1, 8}) {
+      GuardedMatrix m(120, 84, elem_size, 2, 9, ++seed);
+      cl_event done = nullptr;
+      const ipt_status status = ipt_transpose_with_options(
+          session().queue(), m.buffer(), 2, 120, 84, elem_size, &options, 0, nullptr, &done);
+      INFO("sequence " << options.sequence << " m " << options.m << " n " << options.n << ": "
+                       << ipt_last_error_message());
+      REQUIRE(status == IPT_SUCCESS);  // 2.2 ignores m; a zero factor is the planner's
+      REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
+      clReleaseEvent(done);
+      CHECK(m.check_transposed() == "");
+    }
+  // A square matrix through a 3-stage sequence, and the square kernel forced.
+  GuardedMatrix sq(96, 96, 4, 0, 4, 950);
+  ipt_plan_options three{IPT_SEQUENCE_3_2, 8, 12};
+  REQUIRE(ipt_transpose_with_options(session().queue(), sq.buffer(), 0, 96, 96, 4, &three, 0,
+                                     nullptr, nullptr) == IPT_SUCCESS);
+  CHECK(sq.check_transposed() == "");
+}
+
+TEST_CASE("ipt_transpose_with_options refuses options that cannot work, buffer intact",
+          "[plan_api][bad_input]") {
+  GuardedMatrix m(120, 84, 4, 0, 8, 960);
+  const ipt_plan_options bad[] = {{IPT_SEQUENCE_3_1, 7, 4},
+                                  {IPT_SEQUENCE_SQUARE, 0, 0},
+                                  {IPT_SEQUENCE_2_1, 7, 0},
+                                  {static_cast<ipt_sequence>(7), 0, 0}};
+  for (const auto& options : bad) {
+    cl_event event = nullptr;
+    CHECK(ipt_transpose_with_options(session().queue(), m.buffer(), 0, 120, 84, 4, &options, 0,
+                                     nullptr, &event) == IPT_INVALID_VALUE);
+    CHECK(event == nullptr);
+    CHECK(m.check_unchanged() == "");
+  }
+}
