@@ -63,26 +63,22 @@ struct Pair {
   std::uint64_t m = 0, n = 0;
 };
 
-// TPDS Algorithm 2: among eligible factor pairs whose m x n tile fits, the one that keeps
-// the most local memory busy, counting how many such tiles (work-groups) fit at once up
-// to the number that can share a compute unit; ties go to the squarer tile.
+// Among eligible factor pairs whose m x n tile fits, the one whose smaller factor (the
+// smaller 100! super-element) is largest, then the larger tile (TPDS Algorithm 2's
+// eligibility; its occupancy weighting preferred small tiles that run slowly on an H200).
 Pair best_pair(const DeviceProfile& device, std::uint64_t M, std::uint64_t N, std::size_t elem_size,
                const FactorLimits& limits) {
   Pair best;
-  std::uint64_t best_score = 0, best_min = 0;
-  const std::uint64_t usable = usable_local_bytes(device);
+  std::uint64_t best_min = 0, best_tile = 0;
   for (std::uint64_t m : divisors(M)) {
     if (m < limits.min_factor || m == M) continue;
     for (std::uint64_t n : divisors(N)) {
       if (n < limits.min_factor || n == N || !tile_fits(device, m, n, elem_size)) continue;
-      const std::uint64_t bytes = bs_local_elements(m * n, 1) * elem_size;
-      const std::uint64_t groups = std::min(usable / bytes, limits.groups_per_unit);
-      const std::uint64_t score = groups * m * n;
-      const std::uint64_t smaller = std::min(m, n);
-      if (score > best_score || (score == best_score && smaller > best_min)) {
+      const std::uint64_t smaller = std::min(m, n), tile = m * n;
+      if (smaller > best_min || (smaller == best_min && tile > best_tile)) {
         best = {m, n};
-        best_score = score;
         best_min = smaller;
+        best_tile = tile;
       }
     }
   }
@@ -143,34 +139,31 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
   const auto fits_col_block = [&](std::uint64_t n) { return tile_fits(device, M, n, elem_size); };
 
   if (request.auto_sequence) {
-    const Pair p = best_pair(device, M, N, elem_size, limits);
     if (M == N) {
       plan.sequence = Sequence::kSquare;
     } else if (fits_row_block(M)) {  // the whole matrix is one BS tile: a single pass
       plan.sequence = Sequence::k21;
       plan.m = M;
-    } else if (p.m != 0) {  // TPDS Algorithm 3 with Algorithm 2's (m, n)
-      plan.m = p.m;
-      plan.n = p.n;
-      if (fits_row_block(p.m))
-        plan.sequence = Sequence::k21;
-      else if (fits_col_block(p.n))
-        plan.sequence = Sequence::k22;
-      else
-        plan.sequence = p.m < p.n ? Sequence::k31 : Sequence::k32;
-    } else if (const auto m = largest_factor(M, limits.min_factor, fits_row_block); m != 0) {
-      // Skinny (no eligible pair, e.g. AoS -> SoA with N < min_factor): the largest row
-      // block that fits, for the largest 100! super-elements.
-      plan.sequence = Sequence::k21;
-      plan.m = m;
-    } else if (const auto n = largest_factor(N, limits.min_factor, fits_col_block); n != 0) {
-      plan.sequence = Sequence::k22;  // skinny the other way (SoA -> AoS)
-      plan.n = n;
     } else {
-      plan.sequence = Sequence::kOneStage;  // no usable factor (padding comes later)
+      // Each candidate's smallest 100! super-element (0: no such plan).
+      const std::uint64_t m21 = largest_factor(M, limits.min_factor, fits_row_block);
+      const std::uint64_t n22 = largest_factor(N, limits.min_factor, fits_col_block);
+      const Pair p = best_pair(device, M, N, elem_size, limits);
+      const std::uint64_t s3 = std::min(p.m, p.n);
+      if (m21 == 0 && n22 == 0 && s3 == 0) {
+        plan.sequence = Sequence::kOneStage;
+      } else if (m21 >= n22 && m21 >= s3) {
+        plan.sequence = Sequence::k21;
+        plan.m = m21;
+      } else if (n22 >= s3) {
+        plan.sequence = Sequence::k22;
+        plan.n = n22;
+      } else {
+        plan.sequence = p.m < p.n ? Sequence::k31 : Sequence::k32;
+        plan.m = p.m;
+        plan.n = p.n;
+      }
     }
-    if (plan.sequence == Sequence::k21) plan.n = 1;  // the factor a sequence does not use
-    if (plan.sequence == Sequence::k22) plan.m = 1;
     fill_stages(plan);
     return plan;
   }
