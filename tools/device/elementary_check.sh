@@ -8,16 +8,7 @@ set -uo pipefail
 repeats=${1:-20}
 o0_repeats=${2:-5}
 bench=${3:-bench}
-out=${OUT:-/tmp/ipt-out}
-mkdir -p "$out"
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-for f in .device/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export IPT_DEVICE=${IPT_DEVICE:-NVIDIA}
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
-cat "$out/gpu.txt"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release > "$out/build.log" 2>&1 &&
-  cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/prepare_gpu_machine.sh"
 tests=build-gpu/tests/ipt_internal_tests
 status=0
 # One log per phase (the device tool brings back at most 8 files); each phase is

@@ -6,16 +6,7 @@
 set -uo pipefail
 repeats=${1:-3}
 bench=${2:-bench}
-out=${OUT:-/tmp/ipt-out}
-mkdir -p "$out"
-echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-for f in .device/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export IPT_DEVICE=${IPT_DEVICE:-NVIDIA}
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
-cat "$out/gpu.txt"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release > "$out/build.log" 2>&1 &&
-  cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/prepare_gpu_machine.sh"
 status=0
 for i in $(seq 1 "$repeats"); do
   (cd build-gpu && ctest --output-on-failure -j 4 > "$out/ctest-$i.log" 2>&1) || status=1

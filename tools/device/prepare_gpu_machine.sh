@@ -1,0 +1,13 @@
+# Sourced by the GPU-machine scripts: registers NVIDIA's OpenCL driver, unpacks the
+# Catch2/CLBlast packages carried in .device/ (../shared/device/README.md), selects the
+# NVIDIA device, records the GPU, and builds build-gpu. Sets `out` (logs and CSVs: $OUT).
+out=${OUT:-/tmp/ipt-out}
+mkdir -p "$out"
+echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+for f in .device/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export IPT_DEVICE=${IPT_DEVICE:-NVIDIA}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release > "$out/build.log" 2>&1 &&
+  cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
