@@ -125,4 +125,14 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   return config;
 }
 
+RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_size) {
+  RestrideConfig config;
+  config.work_group = std::min<std::size_t>(
+      kMaxDefaultWorkGroup, floor_pow2(std::max<std::size_t>(1, device.max_work_group_size)));
+  while (config.per_item > 1 &&
+         config.work_group * config.per_item * elem_size > usable_local_bytes(device))
+    config.per_item /= 2;
+  return config;
+}
+
 }  // namespace ipt::planner

@@ -42,6 +42,19 @@ struct SoaConfig {
   bool dry_run = false;
 };
 
+// Row re-striding (padding / unpadding, kernels/restride.cl): a chunk of
+// work_group * per_item elements per work-group.
+struct RestrideConfig {
+  std::size_t work_group = 256;
+  std::size_t per_item = 8;
+  bool force_index64 = false;
+  bool dry_run = false;
+};
+
+// Defaults: 256 work-items (the H200's compiled-kernel limit) and as many elements per
+// work-item, up to 8, as the usable local memory holds.
+RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_size);
+
 // Elements one work-group's local memory holds for BS (tiles plus the PAD slots).
 std::uint64_t bs_local_elements(std::uint64_t tile_elements, std::uint64_t tiles_per_group);
 

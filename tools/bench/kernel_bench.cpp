@@ -28,6 +28,7 @@
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
 #include "runtime/pttwac_launcher.hpp"
+#include "runtime/restride_launcher.hpp"
 #include "runtime/soa_asta_launcher.hpp"
 #include "support/host_reference.hpp"
 #include "support/measure.hpp"
@@ -79,7 +80,8 @@ Options parse(int argc, char** argv) {
   }
   const auto e = options.elem_size;
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) usage("bad --type");
-  if (options.mode != "soa" && options.mode != "bs-vs-pttwac" && options.mode != "pttwac-spreading")
+  if (options.mode != "soa" && options.mode != "bs-vs-pttwac" &&
+      options.mode != "pttwac-spreading" && options.mode != "restride")
     usage("unknown mode '" + options.mode + "'");
   return options;
 }
@@ -108,8 +110,12 @@ class Runner {
 
   void row(const std::string& kernel, const std::string& variant, const std::string& shape,
            std::uint64_t elements, const Launch& launch,
-           const std::function<Bytes(const Bytes&)>& reference) {
+           const std::function<Bytes(const Bytes&)>& reference, std::uint64_t moved = 0) {
+    // `elements` is the array's size; `moved` (default: all of them) the elements the
+    // kernel reads and writes once, which the throughput counts.
     const std::size_t bytes = static_cast<std::size_t>(elements) * options_.elem_size;
+    const std::size_t moved_bytes =
+        static_cast<std::size_t>(moved == 0 ? elements : moved) * options_.elem_size;
     // Random bytes generated once (8 per draw) and shared by every row: filling 128 MiB
     // byte by byte would take longer than the kernels.
     if (random_.size() < bytes) {
@@ -138,7 +144,7 @@ class Runner {
         seconds.push_back(ipt::support::event_seconds(event()));
       }
       const double median = ipt::support::stats_of(seconds).median;
-      const double gbs = 2.0 * static_cast<double>(bytes) / median * 1e-9;
+      const double gbs = 2.0 * static_cast<double>(moved_bytes) / median * 1e-9;
       std::printf("%-8s %-34s %-22s %10.4f %9.1f %9.1f %6.3f %s\n", kernel.c_str(), variant.c_str(),
                   shape.c_str(), median * 1e3, gbs, copy_gbs_, gbs / copy_gbs_, check.c_str());
       if (csv_.is_open())
@@ -174,6 +180,45 @@ std::string dims(std::initializer_list<std::uint64_t> values) {
 }
 
 // 100! on (A, B, C) with A * B * C about `elements`, A != B, for each virtual width.
+// Padding and unpadding (kernels/restride.cl) of 10^8-element matrices by one row or
+// column of padding: the target is 40% of the copy bandwidth. Throughput counts
+// the matrix read once and written once.
+void run_restride(Runner& runner, const Options& options) {
+  struct Shape {
+    std::uint64_t rows, len, s_in, s_out;
+  };
+  const Shape shapes[] = {{10000, 10000, 10000, 10001},   {10000, 10000, 10001, 10000},
+                          {100000, 1000, 1000, 1001},     {100000, 1000, 1001, 1000},
+                          {1000, 100000, 100000, 100001}, {1000, 100000, 100001, 100000},
+                          {10000000, 10, 10, 11},         {10000000, 10, 11, 10}};
+  const std::size_t elem = options.elem_size;
+  ipt::planner::DeviceProfile profile;  // only the local memory matters for the defaults
+  const auto device = cl::Device(ipt::support::select_device().device, true);
+  profile.local_mem_bytes = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  profile.max_work_group_size = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  const auto config = ipt::planner::choose_restride(profile, elem);
+  for (const Shape& s : shapes) {
+    const std::uint64_t extent = s.rows * std::max(s.s_in, s.s_out);
+    const std::string name = std::to_string(s.rows) + "x" + std::to_string(s.len) + " " +
+                             std::to_string(s.s_in) + "->" + std::to_string(s.s_out);
+    runner.row(
+        s.s_out > s.s_in ? "pad" : "unpad",
+        "wg=" + std::to_string(config.work_group) + " per_item=" + std::to_string(config.per_item),
+        name, extent,
+        [&](const cl::CommandQueue& queue, const cl::Buffer& buffer) {
+          return ipt::runtime::enqueue_restride(queue, buffer, 0, s.rows, s.len, s.s_in, s.s_out,
+                                                elem, config, {});
+        },
+        [&](const Bytes& in) {
+          Bytes out = in;
+          for (std::uint64_t r = 0; r < s.rows; ++r)
+            std::memcpy(&out[r * s.s_out * elem], &in[r * s.s_in * elem], s.len * elem);
+          return out;
+        },
+        s.rows * s.len);
+  }
+}
+
 void run_soa(Runner& runner, const Options& options, std::uint64_t elements) {
   const std::size_t group = std::min<std::size_t>(256, runner.profile().max_work_group_size);
   for (std::uint64_t C : {1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 2560}) {
@@ -299,6 +344,8 @@ int main(int argc, char** argv) {
       run_soa(runner, options, elements);
     else if (options.mode == "bs-vs-pttwac")
       run_bs_vs_pttwac(runner, options, elements);
+    else if (options.mode == "restride")
+      run_restride(runner, options);
     else
       run_pttwac_spreading(runner, options, elements);
     if (runner.wrong() > 0) {

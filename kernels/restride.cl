@@ -1,0 +1,98 @@
+// In-place change of a row-major matrix's row stride: `rows` rows of `len` elements move
+// from stride S_in to stride S_out, all in one direction. Padding (S_out > S_in: rows
+// spread towards the end, gaps left as they were) and unpadding (S_out < S_in: rows
+// close up towards the start) of TPDS 2015 §6.2.1 are both this.
+//
+// Chunks. Element k = r*len + c of the matrix (source address r*S_in + c, destination
+// r*S_out + c) belongs to chunk k / CHUNK. One work-group moves one chunk: it reads the
+// chunk into local memory, publishes "read" in flags[chunk], waits until every chunk
+// whose SOURCE its destination overlaps has published "read", then writes.
+//
+// Why this is safe. Destinations move away from sources monotonically: when spreading,
+// dest(k) >= src(k), so a chunk's destination can only overlap the sources of itself and
+// of LATER chunks; when closing up, only of itself and EARLIER chunks. A chunk's source
+// is written by others only after they have seen its "read" flag, and the flag is set
+// after the chunk's values are in local memory (every work-item has stored its loaded
+// values there before the barrier that precedes the flag, so no load is still in flight).
+//
+// Why it cannot deadlock. Chunks are taken in the order of a global counter, last chunk
+// first when spreading and first chunk first when closing up, so a group waits only for
+// chunks whose groups took their ids earlier: they are already running, and they never
+// wait for a chunk taken later. No assumption is made on the order in which work-groups
+// start (dynamic ids, TPDS Fig. 9), only that a running work-group keeps running.
+//
+// Unlike the original chain, in which each group waited for its predecessor's WRITE,
+// groups here wait only for the READS of a few neighbouring chunks, so they all move
+// data at the same time.
+//
+// Host-defined: WG (work-items per group), PER_ITEM (elements per work-item).
+
+#define CHUNK ((idx_t)WG * PER_ITEM)
+
+// The element index k of the last source element at or before `address`.
+idx_t last_source_at_or_before(idx_t address, idx_t rows, idx_t len, idx_t s_in) {
+  const idx_t r = address / s_in, c = address - r * s_in;
+  if (r >= rows) return rows * len - 1;
+  return c >= len ? r * len + len - 1 : r * len + c;
+}
+
+// The element index k of the first source element at or after `address`.
+idx_t first_source_at_or_after(idx_t address, idx_t len, idx_t s_in) {
+  const idx_t r = address / s_in, c = address - r * s_in;
+  return c >= len ? (r + 1) * len : r * len + c;
+}
+
+void wait_read(volatile __global int *flags, idx_t chunk) {
+  while (atomic_or(&flags[chunk], 0) == 0) {
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, idx_t s_in,
+                  idx_t s_out, idx_t chunks, volatile __global int *scratch) {
+  volatile __global int *counter = scratch;    // dynamic chunk ids
+  volatile __global int *flags = scratch + 1;  // "read" flag per chunk
+  __local elem_t stage[WG * PER_ITEM];
+  __local idx_t chunk_of_group;
+  __global elem_t *data = buffer + offset;
+  const idx_t lid = get_local_id(0);
+  const bool spread = s_out > s_in;
+
+  if (lid == 0) {
+    const idx_t id = (idx_t)atomic_inc(counter);
+    chunk_of_group = spread ? chunks - 1 - id : id;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const idx_t j = chunk_of_group;
+  const idx_t total = rows * len;
+  const idx_t k0 = j * CHUNK;
+  const idx_t k1 = min(k0 + CHUNK, total);
+
+  for (idx_t k = k0 + lid; k < k1; k += WG) {
+    const idx_t r = k / len;
+    stage[k - k0] = data[r * s_in + (k - r * len)];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);  // all of the chunk is in local memory
+  if (lid == 0) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    atomic_xchg(&flags[j], 1);  // "read": others may now overwrite this chunk's source
+    if (spread) {
+      const idx_t r = (k1 - 1) / len;
+      const idx_t last_dest = r * s_out + (k1 - 1 - r * len);
+      const idx_t last = last_source_at_or_before(last_dest, rows, len, s_in) / CHUNK;
+      for (idx_t jj = last; jj > j; --jj) wait_read(flags, jj);
+    } else {
+      const idx_t r = k0 / len;
+      const idx_t first_dest = r * s_out + (k0 - r * len);
+      const idx_t first = first_source_at_or_after(first_dest, len, s_in) / CHUNK;
+      for (idx_t jj = first; jj < j; ++jj) wait_read(flags, jj);
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // the sources we cover are read
+
+  for (idx_t k = k0 + lid; k < k1; k += WG) {
+    const idx_t r = k / len;
+    data[r * s_out + (k - r * len)] = stage[k - k0];
+  }
+}

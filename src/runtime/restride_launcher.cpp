@@ -1,0 +1,61 @@
+#include "runtime/restride_launcher.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/error.hpp"
+#include "runtime/kernel_args.hpp"
+#include "runtime/launch_checks.hpp"
+#include "runtime/program_cache.hpp"
+
+namespace ipt::runtime {
+
+cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                           std::uint64_t offset, std::uint64_t rows, std::uint64_t len,
+                           std::uint64_t s_in, std::uint64_t s_out, std::size_t elem_size,
+                           const planner::RestrideConfig& config,
+                           const std::vector<cl::Event>& wait) {
+  check_elem_size(elem_size);
+  if (config.work_group == 0 || config.per_item == 0)
+    fail(IPT_INVALID_VALUE, "restride: work_group and per_item must be positive");
+  if (s_in < len || s_out < len)
+    fail(IPT_INVALID_VALUE, "restride: a stride is shorter than the row");
+  if (rows == 0 || len == 0 || s_in == s_out || (rows == 1))
+    return config.dry_run ? cl::Event() : enqueue_nothing(queue, wait);  // nothing moves
+  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const std::uint64_t extent = rows * std::max(s_in, s_out);
+  const bool index64 = needs_index64(offset, extent, config.force_index64);
+  const std::string options = element_options(elem_size, index64) +
+                              " -DWG=" + std::to_string(config.work_group) +
+                              " -DPER_ITEM=" + std::to_string(config.per_item);
+  cl::Kernel kernel(get_program(context, device, "restride", options), "ipt_restride");
+  check_launch(kernel, device, config.work_group, 0, "restride");
+  if (config.dry_run) return cl::Event();
+
+  const std::uint64_t chunk = config.work_group * config.per_item;
+  const std::uint64_t chunks = (rows * len + chunk - 1) / chunk;
+  // The id counter, then one "read" flag per chunk.
+  const std::size_t scratch_bytes = static_cast<std::size_t>((chunks + 1) * sizeof(cl_int));
+  cl::Buffer scratch(context, CL_MEM_READ_WRITE, scratch_bytes);
+  cl::Event zeroed;
+  queue.enqueueFillBuffer(scratch, cl_int{0}, 0, scratch_bytes, &wait, &zeroed);
+  cl_uint arg = 0;
+  kernel.setArg(arg++, buffer);
+  set_index_arg(kernel, arg++, index64, offset);
+  set_index_arg(kernel, arg++, index64, rows);
+  set_index_arg(kernel, arg++, index64, len);
+  set_index_arg(kernel, arg++, index64, s_in);
+  set_index_arg(kernel, arg++, index64, s_out);
+  set_index_arg(kernel, arg++, index64, chunks);
+  kernel.setArg(arg++, scratch);
+  std::vector<cl::Event> after = wait;
+  after.push_back(zeroed);
+  cl::Event event;
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange,
+                             cl::NDRange(static_cast<std::size_t>(chunks) * config.work_group),
+                             cl::NDRange(config.work_group), &after, &event);
+  return event;
+}
+
+}  // namespace ipt::runtime
