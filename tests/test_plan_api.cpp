@@ -10,6 +10,18 @@ using ipt::test::GuardedMatrix;
 using ipt::test::ScopedEnv;
 using ipt::test::session;
 
+namespace {
+
+ipt_plan_options opts(ipt_sequence sequence, std::size_t m, std::size_t n) {
+  ipt_plan_options options{};
+  options.sequence = sequence;
+  options.m = m;
+  options.n = n;
+  return options;
+}
+
+}  // namespace
+
 TEST_CASE("ipt_plan describes the plan a call runs", "[plan_api]") {
   ScopedEnv gpu("IPT_OVERRIDES", "local_mem=49152");  // plan as a 48 KiB GPU would
   ipt_plan_info info;
@@ -33,11 +45,30 @@ TEST_CASE("ipt_plan describes the plan a call runs", "[plan_api]") {
   CHECK(info.sequence == IPT_SEQUENCE_2_1);
   CHECK(info.num_stages == 2);
 
+  // TPDS's 6203 x 6607 (both prime): with room, padded by a row and a column or so;
+  // without (max_bytes = the matrix), the one-stage cycle following.
   REQUIRE(ipt_plan(session().device(), 6203, 6607, 4, nullptr, &info) == IPT_SUCCESS);
+  CHECK(info.sequence != IPT_SEQUENCE_ONE_STAGE);
+  CHECK(info.padded_rows >= 6203);
+  CHECK(info.padded_cols >= 6607);
+  CHECK(info.padded_rows * info.padded_cols > 6203u * 6607u);
+  CHECK(info.padded_rows * info.padded_cols <= 6203u * 6607u + 6203u * 6607u / 200);
+  CHECK(std::string(info.description).find("padded to") != std::string::npos);
+  std::size_t bytes = 0;
+  REQUIRE(ipt_padded_size(session().device(), 6203, 6607, 4, &bytes) == IPT_SUCCESS);
+  CHECK(bytes == info.padded_rows * info.padded_cols * 4);
+  ipt_plan_options tight{};
+  tight.max_bytes = 6203u * 6607u * 4u;
+  REQUIRE(ipt_plan(session().device(), 6203, 6607, 4, &tight, &info) == IPT_SUCCESS);
   CHECK(info.sequence == IPT_SEQUENCE_ONE_STAGE);
+  CHECK(info.padded_rows == 6203);
   CHECK(info.scratch_bytes == (6203u * 6607u + 31) / 32 * 4);
+  ipt_plan_options off{};
+  off.padding = IPT_PADDING_OFF;
+  REQUIRE(ipt_plan(session().device(), 6203, 6607, 4, &off, &info) == IPT_SUCCESS);
+  CHECK(info.sequence == IPT_SEQUENCE_ONE_STAGE);
 
-  ipt_plan_options options{IPT_SEQUENCE_3_2, 60, 30};
+  const ipt_plan_options options = opts(IPT_SEQUENCE_3_2, 60, 30);
   REQUIRE(ipt_plan(session().device(), 7200, 1800, 4, &options, &info) == IPT_SUCCESS);
   CHECK(info.sequence == IPT_SEQUENCE_3_2);
   CHECK(info.m == 60);
@@ -46,12 +77,12 @@ TEST_CASE("ipt_plan describes the plan a call runs", "[plan_api]") {
 
 TEST_CASE("ipt_plan refuses what cannot work", "[plan_api][bad_input]") {
   ipt_plan_info info;
-  ipt_plan_options bad_factor{IPT_SEQUENCE_3_1, 7, 4};
+  const ipt_plan_options bad_factor = opts(IPT_SEQUENCE_3_1, 7, 4);
   CHECK(ipt_plan(session().device(), 360, 240, 4, &bad_factor, &info) == IPT_INVALID_VALUE);
   CHECK(std::string(ipt_last_error_message()).find("does not divide") != std::string::npos);
-  ipt_plan_options square{IPT_SEQUENCE_SQUARE, 0, 0};
+  const ipt_plan_options square = opts(IPT_SEQUENCE_SQUARE, 0, 0);
   CHECK(ipt_plan(session().device(), 360, 240, 4, &square, &info) == IPT_INVALID_VALUE);
-  ipt_plan_options unknown{static_cast<ipt_sequence>(7), 0, 0};  // no such sequence
+  const ipt_plan_options unknown = opts(static_cast<ipt_sequence>(15), 0, 0);  // no such sequence
   CHECK(ipt_plan(session().device(), 360, 240, 4, &unknown, &info) == IPT_INVALID_VALUE);
   CHECK(ipt_plan(session().device(), 360, 240, 4, nullptr, nullptr) == IPT_INVALID_VALUE);
   CHECK(ipt_plan(nullptr, 360, 240, 4, nullptr, &info) == IPT_INVALID_DEVICE);
@@ -60,10 +91,13 @@ TEST_CASE("ipt_plan refuses what cannot work", "[plan_api][bad_input]") {
 }
 
 TEST_CASE("ipt_transpose_with_options runs each sequence", "[plan_api][sequences]") {
-  const ipt_plan_options all[] = {{IPT_SEQUENCE_AUTO, 0, 0}, {IPT_SEQUENCE_ONE_STAGE, 0, 0},
-                                  {IPT_SEQUENCE_2_1, 0, 0},  {IPT_SEQUENCE_2_2, 12, 0},
-                                  {IPT_SEQUENCE_2_2, 0, 12}, {IPT_SEQUENCE_3_1, 6, 12},
-                                  {IPT_SEQUENCE_3_2, 12, 6}, {IPT_SEQUENCE_3_1, 0, 0}};
+  const ipt_plan_options all[] = {
+      opts(IPT_SEQUENCE_AUTO, 0, 0), opts(IPT_SEQUENCE_ONE_STAGE, 0, 0),
+      opts(IPT_SEQUENCE_2_1, 0, 0),  opts(IPT_SEQUENCE_2_2, 12, 0),
+      opts(IPT_SEQUENCE_2_2, 0, 12), opts(IPT_SEQUENCE_3_1, 6, 12),
+      opts(IPT_SEQUENCE_3_2, 12, 6), opts(IPT_SEQUENCE_3_1, 0, 0),
+      opts(IPT_SEQUENCE_4_1, 6, 12), opts(IPT_SEQUENCE_4_2, 12, 6),
+      opts(IPT_SEQUENCE_4_1, 0, 0)};
   std::uint64_t seed = 900;
   for (const auto& options : all)
     for (std::size_t elem_size : {1, 8}) {
@@ -80,7 +114,7 @@ TEST_CASE("ipt_transpose_with_options runs each sequence", "[plan_api][sequences
     }
   // A square matrix through a 3-stage sequence, and the square kernel forced.
   GuardedMatrix sq(96, 96, 4, 0, 4, 950);
-  ipt_plan_options three{IPT_SEQUENCE_3_2, 8, 12};
+  const ipt_plan_options three = opts(IPT_SEQUENCE_3_2, 8, 12);
   REQUIRE(ipt_transpose_with_options(session().queue(), sq.buffer(), 0, 96, 96, 4, &three, 0,
                                      nullptr, nullptr) == IPT_SUCCESS);
   CHECK(sq.check_transposed() == "");
@@ -89,10 +123,10 @@ TEST_CASE("ipt_transpose_with_options runs each sequence", "[plan_api][sequences
 TEST_CASE("ipt_transpose_with_options refuses options that cannot work, buffer intact",
           "[plan_api][bad_input]") {
   GuardedMatrix m(120, 84, 4, 0, 8, 960);
-  const ipt_plan_options bad[] = {{IPT_SEQUENCE_3_1, 7, 4},
-                                  {IPT_SEQUENCE_SQUARE, 0, 0},
-                                  {IPT_SEQUENCE_2_1, 7, 0},
-                                  {static_cast<ipt_sequence>(7), 0, 0}};
+  const ipt_plan_options bad[] = {opts(IPT_SEQUENCE_3_1, 7, 4),
+                                  opts(IPT_SEQUENCE_SQUARE, 0, 0),
+                                  opts(IPT_SEQUENCE_2_1, 7, 0),
+                                  opts(static_cast<ipt_sequence>(15), 0, 0)};
   for (const auto& options : bad) {
     cl_event event = nullptr;
     CHECK(ipt_transpose_with_options(session().queue(), m.buffer(), 0, 120, 84, 4, &options, 0,

@@ -123,10 +123,21 @@ IPT_API const char* ipt_version_string(void);
  * (context, device, variant) - which may take some time once - and enqueues. Square
  * matrices take a tiled swap across the diagonal (one pass, near copy bandwidth). Other
  * shapes take the 2- or 3-stage sequences of elementary transpositions of Sung et al.
- * (TPDS 2015) when their sides have factors whose tiles fit local memory, and otherwise
- * (prime sides, in this version) the one-stage cycle following: in place and correct for
- * every shape, but much slower than a copy. The cycle-following stages allocate a flag
- * buffer of one bit per moved item (at most rows * cols / 8 bytes) for the call.
+ * (TPDS 2015) when their sides have factors whose tiles fit local memory. The
+ * cycle-following stages allocate a flag buffer of one bit per moved item (at most
+ * rows * cols / 8 bytes) for the call.
+ *
+ * Padding. A side without good factors (a prime, say) would leave only slow plans. When
+ * the buffer holds more than the matrix (CL_MEM_SIZE beyond offset + rows * cols
+ * elements; ipt_padded_size says how much helps), the call may transpose a slightly
+ * larger matrix instead: at most 0.5% more elements, a few extra rows and columns. The
+ * bytes between the matrix's end and the padded extent are then BORROWED: copied to
+ * scratch before the first kernel, used as workspace, and restored after the last, so
+ * that when the event completes the whole buffer beyond the matrix is as it was. Do not
+ * read or write those bytes while the call runs, and call with IPT_PADDING_OFF (see
+ * ipt_transpose_with_options) to forbid it. Without room, or with padding off, the call
+ * runs the best unpadded plan: for prime sides, the one-stage cycle following, correct
+ * for every shape but much slower than a copy.
  *
  * Returns IPT_SUCCESS or: IPT_INVALID_COMMAND_QUEUE, IPT_INVALID_MEM_OBJECT,
  * IPT_INVALID_CONTEXT, IPT_INVALID_EVENT_WAIT_LIST, IPT_INVALID_ELEMENT_SIZE,
@@ -154,8 +165,9 @@ IPT_API ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size
 
 /*
  * Stores in *bytes how many bytes, counted from the matrix's offset, a buffer needs so
- * that the fastest plan for this shape can run in place on this device. In this version
- * that is exactly rows * cols * elem_size (no plan pads yet).
+ * that the fastest plan for this shape can run in place on this device: rows * cols *
+ * elem_size, or up to 0.5% more where padding pays (see ipt_transpose). A call on a
+ * smaller buffer still works, with a slower plan.
  *
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (bytes is NULL),
  * IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.
@@ -176,32 +188,47 @@ typedef enum ipt_sequence {
   IPT_SEQUENCE_2_1 = 3,       /* 010! (M', m, N) then 100! (M', N, m): needs m x N tiles */
   IPT_SEQUENCE_2_2 = 4,       /* 100! (M, N', n) then 010! (N', M, n): needs M x n tiles */
   IPT_SEQUENCE_3_1 = 5,       /* 100!, 0010! (m x n tiles), 0100!: best when m < n */
-  IPT_SEQUENCE_3_2 = 6        /* 0100!, 0010! (m x n tiles), 100!: best when m >= n */
+  IPT_SEQUENCE_3_2 = 6,       /* 0100!, 0010! (m x n tiles), 100!: best when m >= n */
+  IPT_SEQUENCE_4_1 = 7,       /* Gustavson's 0100!, 0010!, 1000!, 0100!: for comparison */
+  IPT_SEQUENCE_4_2 = 8        /* 0100!, 1000!, 0010!, 0100!: for comparison */
 } ipt_sequence;
+
+typedef enum ipt_padding {
+  IPT_PADDING_AUTO = 0, /* pad when the buffer has room and it is expected to be faster */
+  IPT_PADDING_OFF = 1   /* never pad: nothing beyond the matrix is used */
+} ipt_padding;
 
 typedef struct ipt_plan_options {
   ipt_sequence sequence; /* IPT_SEQUENCE_AUTO, or the sequence to use */
-  size_t m;              /* rows factor (m divides rows) for 2.1/3.x; 0: the planner's */
-  size_t n;              /* cols factor (n divides cols) for 2.2/3.x; 0: the planner's */
+  size_t m;              /* rows factor (m divides the padded rows) for 2.1/3.x/4.x; 0: auto */
+  size_t n;              /* cols factor (n divides the padded cols) for 2.2/3.x/4.x; 0: auto */
+  ipt_padding padding;   /* automatic padding (for IPT_SEQUENCE_AUTO), or none */
+  size_t padded_rows;    /* a padded shape to use (>= rows, >= cols; 0: the caller's), with */
+  size_t padded_cols;    /* any sequence; the buffer must have room for it */
+  size_t max_bytes;      /* bytes from the offset a padded plan may use; 0: the buffer's */
+                         /* size for a call, no limit for ipt_plan */
 } ipt_plan_options;
 
 typedef struct ipt_plan_info {
   ipt_sequence sequence;  /* never IPT_SEQUENCE_AUTO */
   size_t m, n;            /* factors the sequence uses (1 where unused) */
-  size_t padded_rows;     /* rows and cols of the matrix actually transposed: equal to */
-  size_t padded_cols;     /* the caller's in this version, which never pads */
-  unsigned num_stages;    /* kernels enqueued per call */
-  size_t scratch_bytes;   /* device scratch (flag bits) allocated per call */
+  size_t padded_rows;     /* rows and cols of the matrix actually transposed (the */
+  size_t padded_cols;     /* caller's unless the plan pads) */
+  unsigned num_stages;    /* kernels enqueued per call (padding and unpadding included) */
+  size_t scratch_bytes;   /* device scratch allocated per call (flags, borrowed bytes) */
   char description[1024]; /* the plan in words, NUL-terminated, possibly truncated */
 } ipt_plan_info;
 
 /*
  * Fills *info with the plan for transposing rows x cols elem_size-byte elements on
- * `device` with `options` (NULL: automatic). IPT_OVERRIDES applies as for a call.
+ * `device` with `options` (NULL: automatic). IPT_OVERRIDES applies as for a call. The
+ * plan is the one a call gets when its buffer has room for any padding (ipt_padded_size
+ * bytes); options->max_bytes gives the room of a smaller buffer.
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (info NULL, an unknown
- * sequence, or options that cannot work for this shape: a factor that does not divide,
- * tiles that do not fit, IPT_SEQUENCE_SQUARE for rows != cols), IPT_INVALID_ELEMENT_SIZE
- * or IPT_SIZE_OVERFLOW.
+ * sequence or padding, or options that cannot work for this shape: a factor that does not
+ * divide, tiles that do not fit, IPT_SEQUENCE_SQUARE for rows != cols, a padded shape
+ * smaller than the matrix or with padding off), IPT_BUFFER_TOO_SMALL (a padded shape
+ * beyond max_bytes), IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.
  */
 IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
                             const ipt_plan_options* options, ipt_plan_info* info);

@@ -8,7 +8,22 @@ namespace ipt::api {
 
 planner::PlanRequest plan_request_of(const ipt_plan_options* options) {
   planner::PlanRequest request;
-  if (options == nullptr || options->sequence == IPT_SEQUENCE_AUTO) return request;
+  if (options == nullptr) return request;
+  switch (options->padding) {
+    case IPT_PADDING_AUTO:
+      break;
+    case IPT_PADDING_OFF:
+      request.padding = planner::Padding::kOff;
+      break;
+    default:
+      fail(IPT_INVALID_VALUE,
+           "unknown ipt_padding " + std::to_string(static_cast<int>(options->padding)));
+  }
+  request.padded_rows = options->padded_rows;
+  request.padded_cols = options->padded_cols;
+  request.m = options->m;
+  request.n = options->n;
+  if (options->sequence == IPT_SEQUENCE_AUTO) return request;
   using planner::Sequence;
   request.auto_sequence = false;
   switch (options->sequence) {
@@ -30,12 +45,16 @@ planner::PlanRequest plan_request_of(const ipt_plan_options* options) {
     case IPT_SEQUENCE_3_2:
       request.sequence = Sequence::k32;
       break;
+    case IPT_SEQUENCE_4_1:
+      request.sequence = Sequence::k41;
+      break;
+    case IPT_SEQUENCE_4_2:
+      request.sequence = Sequence::k42;
+      break;
     default:
       fail(IPT_INVALID_VALUE,
            "unknown ipt_sequence " + std::to_string(static_cast<int>(options->sequence)));
   }
-  request.m = options->m;
-  request.n = options->n;
   return request;
 }
 
@@ -54,6 +73,10 @@ ipt_sequence sequence_of(planner::Sequence sequence) {
       return IPT_SEQUENCE_3_1;
     case Sequence::k32:
       return IPT_SEQUENCE_3_2;
+    case Sequence::k41:
+      return IPT_SEQUENCE_4_1;
+    case Sequence::k42:
+      return IPT_SEQUENCE_4_2;
   }
   return IPT_SEQUENCE_AUTO;
 }

@@ -1,4 +1,6 @@
 // The exported transposition entry points: validate, then hand over to the executor.
+#include <algorithm>
+
 #include "api/guard.hpp"
 #include "api/plan_options.hpp"
 #include "api/validate.hpp"
@@ -25,6 +27,7 @@ ipt_status transpose(const char* function, bool require_fp64, cl_command_queue q
     if (options != nullptr) {
       request.forced_plan = true;
       request.plan_request = ipt::api::plan_request_of(options);
+      request.max_bytes = options->max_bytes;
     }
     ipt::api::validate_transpose(request, require_fp64);
     ipt::runtime::execute_transpose(request);
@@ -59,9 +62,19 @@ ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size_t offse
 ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
                            size_t* bytes) {
   return ipt::api::guarded("ipt_padded_size", [&] {
-    ipt::runtime::query_device_profile(device);  // validates the handle
+    const auto profile = ipt::runtime::query_device_profile(device);  // validates the handle
     if (bytes == nullptr) ipt::fail(IPT_INVALID_VALUE, "bytes is NULL");
-    *bytes = ipt::api::checked_matrix_bytes(rows, cols, elem_size);
+    const std::size_t matrix = ipt::api::checked_matrix_bytes(rows, cols, elem_size);
+    if (rows == 0 || cols == 0) {
+      *bytes = 0;
+      return;
+    }
+    const auto plan = ipt::runtime::plan_for_call(profile, rows, cols, elem_size, nullptr,
+                                                  ipt::runtime::kUnlimited);
+    std::size_t padded = 0;
+    if (__builtin_mul_overflow(plan.padded_elements(), elem_size, &padded))
+      ipt::fail(IPT_SIZE_OVERFLOW, "the padded matrix's size overflows size_t");
+    *bytes = std::max(matrix, padded);
   });
 }
 

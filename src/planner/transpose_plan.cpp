@@ -4,7 +4,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "planner/cost_model.hpp"
 #include "planner/elementary_configs.hpp"
+#include "planner/padding_plan.hpp"
 
 namespace ipt::planner {
 namespace {
@@ -22,7 +24,7 @@ Stage stage(Kind kind, std::uint64_t I, std::uint64_t A, std::uint64_t B, std::u
 }
 
 void fill_stages(TransposePlan& plan) {
-  const std::uint64_t M = plan.rows, N = plan.cols, m = plan.m, n = plan.n;
+  const std::uint64_t M = plan.padded_rows, N = plan.padded_cols, m = plan.m, n = plan.n;
   const std::uint64_t Mp = M / m, Np = N / n;
   switch (plan.sequence) {
     case Sequence::kSquare:
@@ -44,6 +46,14 @@ void fill_stages(TransposePlan& plan) {
     case Sequence::k32:
       plan.stages = {stage(Kind::k0100, Mp, m, Np, n), stage(Kind::k010, 1, Mp * Np, m, n),
                      stage(Kind::k0100, 1, Mp, N, m)};
+      break;
+    case Sequence::k41:
+      plan.stages = {stage(Kind::k0100, Mp, m, Np, n), stage(Kind::k010, 1, Mp * Np, m, n),
+                     stage(Kind::k0100, 1, Mp, Np, n * m), stage(Kind::k0100, Np, Mp, n, m)};
+      break;
+    case Sequence::k42:
+      plan.stages = {stage(Kind::k0100, Mp, m, Np, n), stage(Kind::k0100, 1, Mp, Np, m * n),
+                     stage(Kind::k010, 1, Np * Mp, m, n), stage(Kind::k0100, Np, Mp, n, m)};
       break;
   }
 }
@@ -107,6 +117,10 @@ const char* sequence_name(Sequence sequence) {
       return "3.1";
     case Sequence::k32:
       return "3.2";
+    case Sequence::k41:
+      return "4.1";
+    case Sequence::k42:
+      return "4.2";
   }
   return "?";
 }
@@ -128,12 +142,12 @@ bool tile_fits(const DeviceProfile& device, std::uint64_t b, std::uint64_t c,
   return bs_local_elements(b * c, 1) * elem_size <= usable_local_bytes(device);
 }
 
-TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
-                             std::size_t elem_size, const PlanRequest& request,
-                             const FactorLimits& limits) {
+TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
+                            std::size_t elem_size, const PlanRequest& request,
+                            const FactorLimits& limits) {
   TransposePlan plan;
-  plan.rows = rows;
-  plan.cols = cols;
+  plan.rows = plan.padded_rows = rows;
+  plan.cols = plan.padded_cols = cols;
   const std::uint64_t M = rows, N = cols;
   const auto fits_row_block = [&](std::uint64_t m) { return tile_fits(device, m, N, elem_size); };
   const auto fits_col_block = [&](std::uint64_t n) { return tile_fits(device, M, n, elem_size); };
@@ -188,7 +202,9 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
         refuse("sequence 2.2: a rows x n tile does not fit local memory");
       break;
     case Sequence::k31:
-    case Sequence::k32: {
+    case Sequence::k32:
+    case Sequence::k41:
+    case Sequence::k42: {
       Pair p{request.m, request.n};
       if (p.m == 0 || p.n == 0) {
         FactorLimits any = limits;
@@ -200,7 +216,8 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
       check_factor(M, p.m, "m");
       check_factor(N, p.n, "n");
       if (!tile_fits(device, p.m, p.n, elem_size))
-        refuse("sequence 3.x: an m x n tile does not fit local memory");
+        refuse(std::string("sequence ") + sequence_name(plan.sequence) +
+               ": an m x n tile does not fit local memory");
       plan.m = p.m;
       plan.n = p.n;
       break;
@@ -210,16 +227,80 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
   return plan;
 }
 
+TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
+                             std::size_t elem_size, const PlanRequest& request,
+                             const FactorLimits& limits, std::uint64_t capacity) {
+  if (capacity == 0) capacity = rows * cols;
+  if (request.padded_rows != 0 || request.padded_cols != 0) {
+    if (request.padding == Padding::kOff) refuse("a padded shape was given with padding off");
+    const std::uint64_t M2 = request.padded_rows != 0 ? request.padded_rows : rows;
+    const std::uint64_t N2 = request.padded_cols != 0 ? request.padded_cols : cols;
+    if (M2 < rows || N2 < cols) refuse("the padded shape is smaller than the matrix");
+    if (N2 != 0 && M2 > capacity / N2)
+      throw std::length_error("the padded " + std::to_string(M2) + " x " + std::to_string(N2) +
+                              " matrix needs more elements than the buffer's " +
+                              std::to_string(capacity));
+    TransposePlan plan = plan_sequence(device, M2, N2, elem_size, request, limits);
+    plan.rows = rows;
+    plan.cols = cols;
+    return plan;
+  }
+  TransposePlan best = plan_sequence(device, rows, cols, elem_size, request, limits);
+  if (!request.auto_sequence || request.padding == Padding::kOff || rows == cols ||
+      (best.sequence == Sequence::k21 && best.m == rows))  // a single BS tile already
+    return best;
+
+  // Sides worth padding to: factors up to what a BS tile can pair them with.
+  const PaddingLimits padding;
+  const std::uint64_t local = std::max<std::uint64_t>(1, usable_local_bytes(device) / elem_size);
+  std::uint64_t root = 1;
+  while ((root + 1) * (root + 1) <= local) ++root;
+  const auto candidates = [&](std::uint64_t side, std::uint64_t other) {
+    const std::uint64_t cap = std::max(root, local / other);
+    const auto max_pad = static_cast<std::uint64_t>(padding.max_overhead * static_cast<double>(side));
+    return padding_candidates(side, limits.min_factor, cap, max_pad, padding.max_steps);
+  };
+  const double unpadded_cost = estimated_cost(device, best, elem_size);
+  double best_cost = unpadded_cost;
+  const auto consider = [&](std::uint64_t M2, std::uint64_t N2) {
+    if ((M2 == rows && N2 == cols) || !padding_allowed(rows, cols, M2, N2, capacity, padding))
+      return;
+    TransposePlan plan = plan_sequence(device, M2, N2, elem_size, {}, limits);
+    plan.rows = rows;
+    plan.cols = cols;
+    const double cost = estimated_cost(device, plan, elem_size);
+    // Padding must pay clearly: the model is rough, and an unpadded plan borrows no
+    // memory beyond the matrix.
+    if (cost < 0.9 * unpadded_cost && cost < best_cost) {
+      best = plan;
+      best_cost = cost;
+    }
+  };
+  for (std::uint64_t M2 : candidates(rows, cols))
+    for (std::uint64_t N2 : candidates(cols, rows)) consider(M2, N2);
+  // A nearly square matrix may pad to a square one (the one-pass square kernel).
+  const std::uint64_t side = std::max(rows, cols);
+  consider(side, side);
+  return best;
+}
+
 std::string describe(const TransposePlan& plan) {
   std::ostringstream out;
-  out << plan.rows << " x " << plan.cols << ": sequence " << sequence_name(plan.sequence);
-  if (plan.sequence == Sequence::k21 || plan.sequence == Sequence::k31 ||
-      plan.sequence == Sequence::k32)
-    out << ", m = " << plan.m;
-  if (plan.sequence == Sequence::k22 || plan.sequence == Sequence::k31 ||
-      plan.sequence == Sequence::k32)
-    out << ", n = " << plan.n;
+  const bool uses_m = plan.sequence != Sequence::kSquare &&
+                      plan.sequence != Sequence::kOneStage && plan.sequence != Sequence::k22;
+  const bool uses_n = plan.sequence != Sequence::kSquare &&
+                      plan.sequence != Sequence::kOneStage && plan.sequence != Sequence::k21;
+  out << plan.rows << " x " << plan.cols;
+  if (plan.padded())
+    out << " padded to " << plan.padded_rows << " x " << plan.padded_cols;
+  out << ": sequence " << sequence_name(plan.sequence);
+  if (uses_m) out << ", m = " << plan.m;
+  if (uses_n) out << ", n = " << plan.n;
   if (plan.sequence == Sequence::kSquare) out << " (tiled swap across the diagonal)";
+  if (plan.padded_cols != plan.cols)
+    out << "\n  pad: rows spread from " << plan.cols << " to " << plan.padded_cols << " elements";
+  if (plan.padded_rows != plan.rows)
+    out << "\n  " << plan.padded_rows - plan.rows << " extra row(s) after the matrix";
   for (const Stage& s : plan.stages) {
     out << "\n  ";
     if (s.kind == Stage::Kind::k010)
@@ -229,6 +310,11 @@ std::string describe(const TransposePlan& plan) {
       out << (s.I > 1 ? "0100! on (" + std::to_string(s.I) + " | " : std::string("100! on ("))
           << s.A << ", " << s.B << ", " << s.C << "): super-elements of " << s.C;
   }
+  if (plan.padded_rows != plan.rows)
+    out << "\n  unpad: rows closed up from " << plan.padded_rows << " to " << plan.rows
+        << " elements";
+  if (plan.padded_cols != plan.cols)
+    out << "\n  the last " << plan.padded_cols - plan.cols << " row(s) of the result dropped";
   return out.str();
 }
 

@@ -20,6 +20,9 @@ enum class Sequence {
   k22,        // 100! (M, N', n); 010! (N', M, n)
   k31,        // 100! (M, N', n); 010! (N'M', m, n); 0100! (N' | M', n, m)
   k32,        // 0100! (M' | m, N', n); 010! (M'N', m, n); 100! (M', N, m)
+  k41,        // Gustavson's 4 stages: 0100! (M' | m, N', n); 010! (M'N', m, n);
+              //   1000! (M', N', nm); 0100! (N' | M', n, m). For comparison only.
+  k42,        // as 4.1 with its 2nd and 3rd stages swapped. For comparison only.
 };
 
 const char* sequence_name(Sequence sequence);  // "square", "1", "2.1", ...
@@ -32,19 +35,37 @@ struct Stage {
   std::uint64_t I = 1, A = 1, B = 1, C = 1;
 };
 
+// A padded plan (TPDS 2015 §6.2, Algorithm 5) transposes a padded_rows x padded_cols
+// matrix instead of the caller's rows x cols: the rows are first spread from cols to
+// padded_cols elements (the padding kernel; extra rows simply follow the matrix), the
+// padded matrix is transposed, and its rows are closed up from padded_rows to rows
+// elements (the unpadding kernel), dropping the extra rows at the end. The sequence,
+// m, n and stages refer to the padded matrix.
 struct TransposePlan {
-  std::uint64_t rows = 0, cols = 0;  // M, N
+  std::uint64_t rows = 0, cols = 0;                // M, N: the caller's matrix
+  std::uint64_t padded_rows = 0, padded_cols = 0;  // what the sequence transposes
   Sequence sequence = Sequence::kOneStage;
-  std::uint64_t m = 1, n = 1;  // tile factors (m | M, n | N) where the sequence uses them
+  std::uint64_t m = 1, n = 1;  // tile factors (m | padded rows, n | padded cols)
   std::vector<Stage> stages;   // empty for kSquare (its own kernel)
+
+  bool padded() const { return padded_rows != rows || padded_cols != cols; }
+  std::uint64_t padded_elements() const { return padded_rows * padded_cols; }
 };
 
-// What a caller may force (tests, tuning; IPT_OVERRIDES keys sequence, m, n). Zero or
-// kAuto = the planner decides.
+enum class Padding {
+  kAuto,  // pad when the buffer has room and the planner expects it to be faster
+  kOff,   // never pad
+};
+
+// What a caller may force (tests, tuning; IPT_OVERRIDES keys sequence, m, n, padding,
+// padded_rows, padded_cols). Zero or kAuto = the planner decides. A forced sequence is
+// planned for the caller's shape, unless padded_rows/padded_cols are also given.
 struct PlanRequest {
   bool auto_sequence = true;
   Sequence sequence = Sequence::kOneStage;
   std::uint64_t m = 0, n = 0;
+  Padding padding = Padding::kAuto;
+  std::uint64_t padded_rows = 0, padded_cols = 0;  // forced padded shape (0: planner's)
 };
 
 // Tuning of the factor search (TPDS Algorithm 2): factors strictly inside (min, max).
@@ -62,11 +83,21 @@ struct FactorLimits {
 // stages on ties: on an H200 the cycle-following stages set the time, and their speed
 // grows with the super-element (28% of copy bandwidth at 32 elements, 43-54% from 128;
 // 10000 x 8000 f32 ran at 177 GB/s with 40 x 40 tiles, 336 GB/s with 80 x 100). Without
-// any candidate (prime sides), kOneStage: padding is not planned yet. A forced sequence
-// or factor that cannot work throws std::invalid_argument.
+// any candidate (prime sides), kOneStage. This is the plan for exactly rows x cols; see
+// plan_transpose for padding. A forced sequence or factor that cannot work throws
+// std::invalid_argument.
+TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
+                            std::size_t elem_size, const PlanRequest& request = {},
+                            const FactorLimits& limits = {});
+
+// The plan for a call: plan_sequence, and with automatic padding (padding_plan.hpp) the
+// padded shape whose estimated time (cost_model.hpp), padding and unpadding included, is
+// lowest, when that beats the unpadded plan clearly. `capacity` is how many elements the
+// buffer holds from the matrix's start; padding never plans beyond it (0: exactly
+// rows * cols, no room to pad).
 TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                              std::size_t elem_size, const PlanRequest& request = {},
-                             const FactorLimits& limits = {});
+                             const FactorLimits& limits = {}, std::uint64_t capacity = 0);
 
 // The divisors of x in increasing order (1 and x included).
 std::vector<std::uint64_t> divisors(std::uint64_t x);

@@ -21,10 +21,16 @@ std::size_t parse_number(const std::string& key, const std::string& text) {
 planner::Sequence parse_sequence(const std::string& text) {
   using planner::Sequence;
   for (Sequence s : {Sequence::kSquare, Sequence::kOneStage, Sequence::k21, Sequence::k22,
-                     Sequence::k31, Sequence::k32})
+                     Sequence::k31, Sequence::k32, Sequence::k41, Sequence::k42})
     if (text == planner::sequence_name(s)) return s;
-  fail(IPT_INVALID_VALUE,
-       "IPT_OVERRIDES: sequence '" + text + "' is not one of square, 1, 2.1, 2.2, 3.1, 3.2");
+  fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: sequence '" + text +
+                              "' is not one of square, 1, 2.1, 2.2, 3.1, 3.2, 4.1, 4.2");
+}
+
+planner::Padding parse_padding(const std::string& text) {
+  if (text == "auto") return planner::Padding::kAuto;
+  if (text == "off") return planner::Padding::kOff;
+  fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: padding '" + text + "' is not auto or off");
 }
 
 }  // namespace
@@ -59,10 +65,17 @@ Overrides parse_overrides(const std::string& text) {
       overrides.plan.request.m = parse_number(key, value);
     else if (key == "n")
       overrides.plan.request.n = parse_number(key, value);
+    else if (key == "padding")
+      overrides.plan.request.padding = parse_padding(value);
+    else if (key == "padded_rows")
+      overrides.plan.request.padded_rows = parse_number(key, value);
+    else if (key == "padded_cols")
+      overrides.plan.request.padded_cols = parse_number(key, value);
     else
       fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: unknown key '" + key +
                                   "' (known: local_mem, max_wg, simd, compute_units, fp64, "
-                                  "square.tile, square.wg_rows, sequence, m, n)");
+                                  "square.tile, square.wg_rows, sequence, m, n, padding, "
+                                  "padded_rows, padded_cols)");
   }
   return overrides;
 }

@@ -45,9 +45,10 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
 cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size,
                        const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
-                       const std::vector<cl::Event>& wait, bool dry_run) {
+                       const std::vector<cl::Event>& wait, bool dry_run,
+                       std::vector<cl::Event>* stage_events) {
   if (plan.stages.empty()) fail(IPT_INTERNAL_ERROR, "enqueue_plan: a plan without stages");
-  const bool index64 = needs_index64(offset, plan.rows * plan.cols, false);
+  const bool index64 = needs_index64(offset, plan.padded_elements(), false);
   for (const Stage& stage : plan.stages)  // build and check everything first
     launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, {});
   if (dry_run) return cl::Event();
@@ -56,6 +57,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   for (const Stage& stage : plan.stages) {
     last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, after);
     after = {last};
+    if (stage_events != nullptr) stage_events->push_back(last);
   }
   return last;
 }

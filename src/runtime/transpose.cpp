@@ -12,6 +12,7 @@
 #include "runtime/opencl.hpp"
 #include "runtime/overrides.hpp"
 #include "runtime/plan_executor.hpp"
+#include "runtime/restride_launcher.hpp"
 #include "runtime/square_launcher.hpp"
 
 namespace ipt::runtime {
@@ -65,16 +66,34 @@ PreparedSquare prepare_square(const cl::Context& context, const cl::Device& devi
 
 planner::TransposePlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
                                      std::uint64_t cols, std::size_t elem_size,
-                                     const planner::PlanRequest* request) {
+                                     const planner::PlanRequest* request, std::uint64_t capacity) {
   const planner::PlanRequest forced =
       request != nullptr ? *request : current_overrides().plan.request;
+  const std::string source = request != nullptr ? "plan options: " : "IPT_OVERRIDES: ";
   try {
-    return planner::plan_transpose(profile, rows, cols, elem_size, forced);
+    return planner::plan_transpose(profile, rows, cols, elem_size, forced, {}, capacity);
+  } catch (const std::length_error& e) {
+    fail(IPT_BUFFER_TOO_SMALL, source + e.what());
   } catch (const std::invalid_argument& e) {
-    fail(IPT_INVALID_VALUE,
-         std::string(request != nullptr ? "plan options: " : "IPT_OVERRIDES: ") + e.what());
+    fail(IPT_INVALID_VALUE, source + e.what());
   }
 }
+
+namespace {
+
+// Elements of the padded matrix beyond the caller's: the bytes a padded plan borrows.
+std::uint64_t tail_elements(const planner::TransposePlan& plan) {
+  return plan.padded_elements() - plan.rows * plan.cols;
+}
+
+std::uint64_t restride_scratch_bytes(const planner::DeviceProfile& profile, std::uint64_t elements,
+                                     std::size_t elem_size) {
+  const auto config = planner::choose_restride(profile, elem_size);
+  const std::uint64_t chunk = config.work_group * config.per_item;
+  return ((elements + chunk - 1) / chunk + 1) * sizeof(cl_int);
+}
+
+}  // namespace
 
 std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
                                  const planner::TransposePlan& plan, std::size_t elem_size) {
@@ -87,10 +106,82 @@ std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
         planner::soa_chunk_capacity(config, profile.local_mem_bytes, elem_size);
     const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min(stage.C, capacity));
     const std::uint64_t items = stage.I * stage.A * stage.B * ((stage.C + chunk - 1) / chunk);
-    if (stage.A > 1 && stage.B > 1) bytes += (items + 31) / 32 * 4;
+    if (stage.A > 1 && stage.B > 1) bytes = std::max(bytes, (items + 31) / 32 * 4);
+  }
+  if (plan.padded()) {
+    // Scratch of one stage is released when the next has been enqueued, but the driver
+    // may keep it until the kernels end: count it all.
+    bytes += tail_elements(plan) * elem_size;
+    if (plan.padded_cols != plan.cols)
+      bytes += restride_scratch_bytes(profile, plan.rows * plan.cols, elem_size);
+    if (plan.padded_rows != plan.rows)
+      bytes += restride_scratch_bytes(profile, plan.rows * plan.cols, elem_size);
   }
   return bytes;
 }
+
+namespace {
+
+// Elements the buffer holds from the matrix's start, at most max_bytes of them.
+std::uint64_t buffer_capacity(const cl::Buffer& buffer, std::uint64_t offset, std::size_t elem_size,
+                              std::uint64_t max_bytes) {
+  std::uint64_t bytes = buffer.getInfo<CL_MEM_SIZE>() - offset * elem_size;
+  if (max_bytes != 0) bytes = std::min(bytes, max_bytes);
+  return bytes / elem_size;
+}
+
+// Everything a call enqueues, in order: save the bytes padding borrows, spread the rows
+// (pad), transpose the padded matrix, close its rows up (unpad), give the bytes back.
+// With dry_run it only builds and checks every kernel, so that a failure leaves the
+// buffer untouched; the real run then cannot fail for those reasons.
+cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                       std::uint64_t offset, std::size_t elem_size,
+                       const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
+                       PreparedSquare* square, std::vector<cl::Event> after,
+                       bool dry_run) {
+  const std::uint64_t M = plan.rows, N = plan.cols;
+  auto restride_config = planner::choose_restride(profile, elem_size);
+  restride_config.dry_run = dry_run;
+  cl::Buffer saved;
+  const std::size_t tail_bytes = static_cast<std::size_t>(tail_elements(plan) * elem_size);
+  const std::size_t tail_start = static_cast<std::size_t>((offset + M * N) * elem_size);
+  if (plan.padded() && !dry_run) {
+    // The padded matrix runs past the caller's: keep those bytes and restore them at the
+    // end, so that the buffer beyond the matrix is as the caller left it.
+    saved = cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, tail_bytes);
+    cl::Event copied;
+    queue.enqueueCopyBuffer(buffer, saved, tail_start, 0, tail_bytes, &after, &copied);
+    after = {copied};
+  }
+  if (plan.padded_cols != N) {
+    cl::Event padded = enqueue_restride(queue, buffer, offset, M, N, N, plan.padded_cols,
+                                        elem_size, restride_config, after);
+    if (!dry_run) after = {padded};
+  }
+  cl::Event done;
+  if (square != nullptr) {
+    if (!dry_run)
+      done = enqueue_square(queue, square->kernel, buffer, offset, plan.padded_rows, square->plan,
+                            after);
+  } else {
+    done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, dry_run);
+  }
+  if (!dry_run) after = {done};
+  if (plan.padded_rows != M) {
+    // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
+    cl::Event unpadded = enqueue_restride(queue, buffer, offset, N, M, plan.padded_rows, M,
+                                          elem_size, restride_config, after);
+    if (!dry_run) after = {unpadded};
+  }
+  if (plan.padded() && !dry_run) {
+    cl::Event restored;
+    queue.enqueueCopyBuffer(saved, buffer, 0, tail_start, tail_bytes, &after, &restored);
+    after = {restored};
+  }
+  return dry_run ? cl::Event() : after.front();
+}
+
+}  // namespace
 
 void execute_transpose(const TransposeRequest& request) {
   if (request.rows == 0 || request.cols == 0) {
@@ -106,21 +197,22 @@ void execute_transpose(const TransposeRequest& request) {
   const cl::Buffer buffer(request.buffer, /*retainObject=*/true);
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
   const planner::DeviceProfile profile = query_device_profile(device());
+  const std::uint64_t capacity =
+      buffer_capacity(buffer, request.offset, request.elem_size, request.max_bytes);
   const planner::TransposePlan plan =
       plan_for_call(profile, request.rows, request.cols, request.elem_size,
-                    request.forced_plan ? &request.plan_request : nullptr);
-  if (plan.sequence != planner::Sequence::kSquare) {
-    give_event(enqueue_plan(queue, buffer, request.offset, request.elem_size, plan, profile,
-                            wait_events(request)),
-               request.event);
-    return;
-  }
-  PreparedSquare prepared =
-      prepare_square(queue.getInfo<CL_QUEUE_CONTEXT>(), queue.getInfo<CL_QUEUE_DEVICE>(),
-                     request.rows, request.elem_size, request.offset);
-  const cl::Event done = enqueue_square(queue, prepared.kernel, buffer, request.offset,
-                                        request.rows, prepared.plan, wait_events(request));
-  give_event(done, request.event);
+                    request.forced_plan ? &request.plan_request : nullptr, capacity);
+  PreparedSquare square;
+  const bool is_square = plan.sequence == planner::Sequence::kSquare;
+  if (is_square)
+    square = prepare_square(queue.getInfo<CL_QUEUE_CONTEXT>(), device, plan.padded_rows,
+                            request.elem_size, request.offset);
+  PreparedSquare* square_ptr = is_square ? &square : nullptr;
+  enqueue_call(queue, buffer, request.offset, request.elem_size, plan, profile, square_ptr, {},
+               /*dry_run=*/true);
+  give_event(enqueue_call(queue, buffer, request.offset, request.elem_size, plan, profile,
+                          square_ptr, wait_events(request), /*dry_run=*/false),
+             request.event);
 }
 
 void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::uint64_t cols,
@@ -129,24 +221,32 @@ void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::u
   const cl::Context cl_context(context, true);
   const cl::Device cl_device(device, true);
   const cl::CommandQueue queue(cl_context, cl_device);
-  // Some drivers (PoCL) finish compiling a kernel for its work-group size only at the
-  // first launch, so each kernel is also run once, on scratch memory of its own, with the
-  // same variant as the real shape.
   const planner::DeviceProfile profile = query_device_profile(device);
-  const planner::TransposePlan plan = plan_for_call(profile, rows, cols, elem_size, nullptr);
-  if (plan.sequence != planner::Sequence::kSquare) {
-    // Builds and checks every stage's kernel without running it.
-    const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE, elem_size);
-    enqueue_plan(queue, scratch, 0, elem_size, plan, profile, {}, /*dry_run=*/true);
-    return;
+  // A call plans by the room its buffer has: warm both the unpadded plan (a buffer of
+  // exactly the matrix) and the padded one (ipt_padded_size bytes) when they differ.
+  const planner::TransposePlan exact = plan_for_call(profile, rows, cols, elem_size, nullptr, 0);
+  const planner::TransposePlan roomy =
+      plan_for_call(profile, rows, cols, elem_size, nullptr, kUnlimited);
+  const cl::Buffer one(cl_context, CL_MEM_READ_WRITE, elem_size);
+  for (const planner::TransposePlan* plan : {&exact, &roomy}) {
+    if (plan == &roomy && !roomy.padded()) break;
+    if (plan->sequence != planner::Sequence::kSquare) {
+      // Builds and checks every kernel (padding ones included) without running it.
+      enqueue_call(queue, one, 0, elem_size, *plan, profile, nullptr, {}, /*dry_run=*/true);
+      continue;
+    }
+    PreparedSquare prepared =
+        prepare_square(cl_context, cl_device, plan->padded_rows, elem_size, 0);
+    enqueue_call(queue, one, 0, elem_size, *plan, profile, &prepared, {}, /*dry_run=*/true);
+    // Some drivers (PoCL) finish compiling a kernel for its work-group size only at the
+    // first launch, so the square kernel also runs once, on a scratch tile of its own.
+    planner::SquarePlan scratch_plan =
+        planner::complete_square_plan(prepared.plan, prepared.plan.tile, 0);
+    scratch_plan.index64 = prepared.plan.index64;
+    const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE,
+                             prepared.plan.tile * prepared.plan.tile * elem_size);
+    enqueue_square(queue, prepared.kernel, scratch, 0, prepared.plan.tile, scratch_plan, {});
   }
-  PreparedSquare prepared = prepare_square(cl_context, cl_device, rows, elem_size, 0);
-  planner::SquarePlan scratch_plan =
-      planner::complete_square_plan(prepared.plan, prepared.plan.tile, 0);
-  scratch_plan.index64 = prepared.plan.index64;
-  const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE,
-                           prepared.plan.tile * prepared.plan.tile * elem_size);
-  enqueue_square(queue, prepared.kernel, scratch, 0, prepared.plan.tile, scratch_plan, {});
   queue.finish();
 }
 

@@ -22,6 +22,7 @@ struct TransposeRequest {
   cl_event* event = nullptr;  // may be NULL
   bool forced_plan = false;   // plan_request replaces the IPT_OVERRIDES plan keys
   planner::PlanRequest plan_request;
+  std::uint64_t max_bytes = 0;  // bytes from the offset a padded plan may use (0: the buffer's)
 };
 
 // Enqueues the transposition. The request must have passed api::validate_transpose.
@@ -30,13 +31,18 @@ struct TransposeRequest {
 void execute_transpose(const TransposeRequest& request);
 
 // The plan a call would run: `request` when given, else IPT_OVERRIDES' plan keys, on the
-// device's profile (with IPT_OVERRIDES' device keys). A plan that cannot work is
-// ipt::Error(IPT_INVALID_VALUE).
+// device's profile (with IPT_OVERRIDES' device keys), for a buffer that holds `capacity`
+// elements from the matrix's start (0: exactly the matrix, kUnlimited: as many as the
+// fastest plan wants). A plan that cannot work is ipt::Error(IPT_INVALID_VALUE), a forced
+// padded shape without room ipt::Error(IPT_BUFFER_TOO_SMALL).
+constexpr std::uint64_t kUnlimited = ~std::uint64_t{0};
 planner::TransposePlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
                                      std::uint64_t cols, std::size_t elem_size,
-                                     const planner::PlanRequest* request);
+                                     const planner::PlanRequest* request,
+                                     std::uint64_t capacity = 0);
 
-// Device scratch the stages of `plan` allocate per call (one flag bit per moved item).
+// Device scratch a call with `plan` allocates (flag bits of the cycle-following stages,
+// the padding kernels' flags, and a copy of the buffer's bytes that padding borrows).
 std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
                                  const planner::TransposePlan& plan, std::size_t elem_size);
 

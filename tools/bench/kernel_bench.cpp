@@ -8,6 +8,9 @@
 //   ipt-kernel-bench bs-vs-pttwac     010! by BS and by PTTWAC against the tile size
 //   ipt-kernel-bench pttwac-spreading PTTWAC with spreading 1..32, padding off/on
 //                                     (PPoPP Fig. 6)
+//   ipt-kernel-bench restride         padding / unpadding of rows (TPDS Algorithm 4)
+//   ipt-kernel-bench stages --shapes RxC,...
+//                                     each stage of the automatic plan of each shape
 // options: [--type 1|2|4|8|16] [--mib N (array size, default 128)] [--reps N]
 //          [--no-verify] [--csv FILE]
 // The device is the one IPT_DEVICE names (default: the first OpenCL device).
@@ -32,6 +35,7 @@
 #include "runtime/soa_asta_launcher.hpp"
 #include "support/host_reference.hpp"
 #include "support/measure.hpp"
+#include "stage_profile.hpp"
 
 namespace {
 
@@ -44,12 +48,13 @@ struct Options {
   int repetitions = 5;
   bool verify = true;
   std::string csv;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> shapes;  // stages mode
 };
 
 [[noreturn]] void usage(const std::string& problem) {
   std::fprintf(stderr,
                "ipt-kernel-bench: %s\n"
-               "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading [--type 1|2|4|8|16]\n"
+               "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading|restride [--type 1|2|4|8|16]\n"
                "                        [--mib N] [--reps N] [--no-verify] [--csv FILE]\n",
                problem.c_str());
   std::exit(2);
@@ -75,13 +80,24 @@ Options parse(int argc, char** argv) {
       options.verify = false;
     else if (arg == "--csv")
       options.csv = value();
-    else
+    else if (arg == "--shapes") {
+      std::string list = value();
+      for (std::size_t start = 0; start < list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string item = list.substr(start, comma - start);
+        const std::size_t x = item.find('x');
+        if (x == std::string::npos) usage("a shape is ROWSxCOLS, not '" + item + "'");
+        options.shapes.emplace_back(std::stoull(item.substr(0, x)), std::stoull(item.substr(x + 1)));
+        start = comma + 1;
+      }
+    } else
       usage("unknown option " + arg);
   }
   const auto e = options.elem_size;
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) usage("bad --type");
   if (options.mode != "soa" && options.mode != "bs-vs-pttwac" &&
-      options.mode != "pttwac-spreading" && options.mode != "restride")
+      options.mode != "pttwac-spreading" && options.mode != "restride" &&
+      options.mode != "stages")
     usage("unknown mode '" + options.mode + "'");
   return options;
 }
@@ -339,6 +355,9 @@ int main(int argc, char** argv) {
         "copy bandwidth %.1f GB/s (%zu bytes)\n",
         session.description().c_str(), options.mode.c_str(), options.elem_size, options.mib,
         options.repetitions, copy_gbs, copy_bytes);
+    if (options.mode == "stages")
+      return ipt::bench::run_stage_profile(session, options.shapes, options.elem_size,
+                                           options.repetitions, copy_gbs);
     Runner runner(options, session, copy_gbs);
     if (options.mode == "soa")
       run_soa(runner, options, elements);

@@ -18,6 +18,8 @@ struct RunOptions {
   int repetitions = 1;         // timed runs after one warm-up
   bool verify = true;
   std::uint64_t seed = 1;
+  bool padding_room = true;  // buffer of ipt_padded_size bytes (else exactly the matrix)
+  const ipt_plan_options* options = nullptr;  // forced plan of the timed calls (NULL: auto)
 };
 
 struct RunResult {
@@ -28,9 +30,13 @@ struct RunResult {
   double throughput_gbs = 0;  // 2 * rows * cols * elem_size / median seconds, in GB/s
   bool verified = false;      // the result was checked (and matched) against the host
   std::string mismatch;       // non-empty when verification failed
+  ipt_plan_info plan{};       // the plan of the timed calls
+  std::size_t buffer_bytes = 0;  // the buffer's size (matrix and room for padding)
 };
 
-// Runs the transposition described by `options` on `session`'s queue.
+// Runs the transposition described by `options` on `session`'s queue: one verified
+// warm-up call, then `repetitions` timed calls of rows x cols, each followed by an
+// untimed automatic call that transposes back (so that every timed call is the same).
 RunResult run_transpose(const Session& session, const RunOptions& options);
 
 }  // namespace ipt::support

@@ -1,0 +1,58 @@
+#include "planner/cost_model.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include "planner/elementary_configs.hpp"
+
+namespace ipt::planner {
+namespace {
+
+// Linear in log2 between measured points (bytes, fraction of copy), flat outside.
+double interpolate(const std::pair<double, double>* points, std::size_t count, double x) {
+  if (x <= points[0].first) return points[0].second;
+  for (std::size_t i = 1; i < count; ++i) {
+    if (x <= points[i].first) {
+      const double t = (std::log2(x) - std::log2(points[i - 1].first)) /
+                       (std::log2(points[i].first) - std::log2(points[i - 1].first));
+      return points[i - 1].second + t * (points[i].second - points[i - 1].second);
+    }
+  }
+  return points[count - 1].second;
+}
+
+}  // namespace
+
+double soa_efficiency(std::uint64_t super_element_bytes) {
+  static const std::pair<double, double> points[] = {
+      {4, 0.0135}, {16, 0.05}, {32, 0.09}, {64, 0.17}, {128, 0.28},
+      {384, 0.39}, {512, 0.43}, {2048, 0.5}};
+  return interpolate(points, std::size(points), static_cast<double>(super_element_bytes));
+}
+
+double restride_efficiency(std::uint64_t row_bytes) {
+  static const std::pair<double, double> points[] = {{8, 0.1}, {40, 0.25}, {512, 0.7}};
+  return interpolate(points, std::size(points), static_cast<double>(row_bytes));
+}
+
+double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
+                      std::size_t elem_size) {
+  // Every pass moves the padded matrix; the cost is relative to the caller's matrix.
+  const double scale = static_cast<double>(plan.padded_elements()) /
+                       static_cast<double>(plan.rows * plan.cols);
+  double cost = 0;
+  if (plan.sequence == Sequence::kSquare) cost += scale / 0.88;
+  for (const Stage& s : plan.stages) {
+    if (s.kind == Stage::Kind::k010)
+      cost += scale / (bs_fits(device, s.B, s.C, elem_size) ? 0.65 : 0.1);
+    else
+      cost += scale / soa_efficiency(s.C * elem_size);
+  }
+  if (plan.padded_cols != plan.cols)
+    cost += scale / restride_efficiency(plan.cols * elem_size);
+  if (plan.padded_rows != plan.rows)
+    cost += scale / restride_efficiency(plan.rows * elem_size);
+  return cost;
+}
+
+}  // namespace ipt::planner
