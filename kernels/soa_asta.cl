@@ -89,7 +89,18 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
       nxt = item_successor(g, A, B);
       active = nxt != g;              // fixed points stay
     }
+    // A start already claimed is not read: late in the rounds most starts have been
+    // written by some chain, and reading them anyway doubled the reads. Each lane decides
+    // alone (`skip`), while `active` stays the same for all lanes of the unit. That is
+    // safe because flags are only ever set: a lane that saw the bit set knows that lane
+    // 0's test (i), after the barrier below, sees it set too, so the unit goes inactive
+    // and nobody stores the elements that lane skipped.
+    bool skip = false;
     if (active) {
+      const idx_t f = item_base + g;
+      skip = (((volatile __global uint *)flags)[f >> 5] & (1u << (uint)(f & 31))) != 0;
+    }
+    if (active && !skip) {
       __global const elem_t *src = chunk + g * C;
 #if REGS > 0
       uint consumed = 0;
