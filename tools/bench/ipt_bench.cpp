@@ -1,29 +1,46 @@
-// ipt-bench: throughput of libipt's in-place transposition, always next to the device's
-// copy bandwidth measured in the same run. Throughput = 2 * rows * cols * elem_size / t,
-// t from the end of a marker enqueued just before the call to the end of its event.
+// ipt-bench: libipt's in-place transposition measured by the papers' protocol, beside
+// out-of-place baselines on the same shapes and the device's copy bandwidth measured in
+// the same run. Throughput = 2 * rows * cols * elem_size / t, t from the end of a marker
+// enqueued just before the call to the end of its event (OpenCL profiling).
 //
-//   ipt-bench square  [--sizes 16384,8192]            n x n matrices
-//   ipt-bench shapes  [--shapes 7200x1800,100000x3]   the shapes given
-//   ipt-bench random  [--count 1000] [--seed 2015] [--min 1000] [--max 20000]
-//                     M, N uniform in [min, max] (the TPDS protocol of DESIGN.md)
-//   ipt-bench latency [--sizes 1024]                  first-call and cached-call times
-// common: [--type f32|f64|1|2|4|8|16] [--reps N] [--no-verify] [--csv FILE]
-//
+//   ipt-bench random    [--count 1000] [--seed 2015] [--min 1000] [--max 20000]
+//                       M, N uniform in [min, max] (the TPDS protocol of DESIGN.md)
+//   ipt-bench skinny    [--count 1000] [--seed 2015]  AoS <-> SoA: long side in
+//                       [10^4, 10^7) (log-uniform), short side in [2, 32), both ways
+//   ipt-bench square    [--sizes 16384,8192]          n x n matrices
+//   ipt-bench shapes    --shapes 7200x1800,... | --shapes-file FILE
+//   ipt-bench sequences [random options]  every sequence forced on the same shapes
+//   ipt-bench tiles     [random options] [--max-pairs 48]  the heuristic's (m, n)
+//                       against every factor pair tried by force (TPDS Fig. 5)
+//   ipt-bench padding   [random options]  padded against padding off
+//   ipt-bench kernels   MODE [options]    the elementary kernels (runs ipt-kernel-bench)
+//   ipt-bench latency   [--sizes 1024]    first-call and cached-call times
+// common: [--type f32|f64|1|2|4|8|16] [--reps 5] [--no-verify] [--baselines all|none|
+//         oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE] [--shapes-out FILE]
+//         [--list-shapes]
 // The device is the one IPT_DEVICE names (default: the first OpenCL device).
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "baselines.hpp"
 #include "latency_mode.hpp"
+#include "results.hpp"
 #include "support/transpose_run.hpp"
+
+#ifndef IPT_BENCH_COMMIT
+#define IPT_BENCH_COMMIT "unknown"
+#endif
 
 namespace {
 
@@ -33,22 +50,29 @@ struct Options {
   std::string mode;
   std::vector<std::size_t> sizes{16384};
   std::vector<Shape> shapes;
-  std::size_t count = 1000, min_side = 1000, max_side = 20000;
+  std::size_t count = 1000, min_side = 1000, max_side = 20000, max_pairs = 48;
   std::uint64_t seed = 2015;
   std::string type = "f32";
-  int repetitions = 10;
+  int repetitions = 5;
   bool verify = true;
-  std::string csv;
+  std::vector<std::string> baselines{"default"};
+  std::string csv, json, shapes_out;
+  bool list_shapes = false;
 };
 
 [[noreturn]] void usage(const std::string& problem) {
   std::fprintf(stderr,
                "ipt-bench: %s\n"
-               "usage: ipt-bench square [--sizes N,N,...]\n"
-               "       ipt-bench shapes --shapes RxC,RxC,...\n"
-               "       ipt-bench random [--count N] [--seed S] [--min N] [--max N]\n"
+               "usage: ipt-bench random|sequences|tiles|padding [--count N] [--seed S] [--min N] "
+               "[--max N]\n"
+               "       ipt-bench skinny [--count N] [--seed S]\n"
+               "       ipt-bench square [--sizes N,N,...]\n"
+               "       ipt-bench shapes --shapes RxC,RxC,... | --shapes-file FILE\n"
+               "       ipt-bench kernels soa|bs-vs-pttwac|pttwac-spreading|restride|stages [...]\n"
                "       ipt-bench latency [--sizes N]\n"
-               "  common: [--type f32|f64|1|2|4|8|16] [--reps N] [--no-verify] [--csv FILE]\n",
+               "  common: [--type f32|f64|1|2|4|8|16] [--reps N] [--no-verify]\n"
+               "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
+               "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -57,17 +81,27 @@ std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> items;
   std::stringstream stream(text);
   std::string item;
-  while (std::getline(stream, item, separator)) items.push_back(item);
+  while (std::getline(stream, item, separator))
+    if (!item.empty()) items.push_back(item);
   if (items.empty()) usage("empty list '" + text + "'");
   return items;
 }
 
 std::size_t number(const std::string& text) {
   try {
-    return std::stoull(text);
+    std::size_t used = 0;
+    const auto value = std::stoull(text, &used);
+    if (used != text.size() || text[0] == '-') throw std::invalid_argument(text);
+    return value;
   } catch (const std::exception&) {
     usage("'" + text + "' is not a number");
   }
+}
+
+Shape parse_shape(const std::string& item) {
+  const auto sides = split(item, 'x');
+  if (sides.size() != 2) usage("a shape is ROWSxCOLS, not '" + item + "'");
+  return {number(sides[0]), number(sides[1])};
 }
 
 Options parse(int argc, char** argv) {
@@ -84,10 +118,17 @@ Options parse(int argc, char** argv) {
       options.sizes.clear();
       for (const auto& item : split(value(), ',')) options.sizes.push_back(number(item));
     } else if (arg == "--shapes") {
-      for (const auto& item : split(value(), ',')) {
-        const auto sides = split(item, 'x');
-        if (sides.size() != 2) usage("a shape is ROWSxCOLS, not '" + item + "'");
-        options.shapes.emplace_back(number(sides[0]), number(sides[1]));
+      for (const auto& item : split(value(), ',')) options.shapes.push_back(parse_shape(item));
+    } else if (arg == "--shapes-file") {
+      std::ifstream file(value());
+      if (!file) usage("cannot read the shapes file");
+      std::string line;
+      while (std::getline(file, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream fields(line);
+        std::size_t r = 0, c = 0;
+        if (!(fields >> r >> c)) usage("bad line in the shapes file: '" + line + "'");
+        options.shapes.emplace_back(r, c);
       }
     } else if (arg == "--count")
       options.count = number(value());
@@ -97,19 +138,30 @@ Options parse(int argc, char** argv) {
       options.min_side = number(value());
     else if (arg == "--max")
       options.max_side = number(value());
+    else if (arg == "--max-pairs")
+      options.max_pairs = number(value());
     else if (arg == "--type")
       options.type = value();
     else if (arg == "--reps")
-      options.repetitions = static_cast<int>(number(value()));
+      options.repetitions = static_cast<int>(std::max<std::size_t>(1, number(value())));
     else if (arg == "--no-verify")
       options.verify = false;
+    else if (arg == "--baselines")
+      options.baselines = split(value(), ',');
     else if (arg == "--csv")
       options.csv = value();
+    else if (arg == "--json")
+      options.json = value();
+    else if (arg == "--shapes-out")
+      options.shapes_out = value();
+    else if (arg == "--list-shapes")
+      options.list_shapes = true;
     else
       usage("unknown option " + arg);
   }
-  if (options.mode != "square" && options.mode != "shapes" && options.mode != "random" &&
-      options.mode != "latency")
+  const std::vector<std::string> modes{"random", "skinny",  "square",  "shapes",
+                                       "sequences", "tiles", "padding", "latency"};
+  if (std::find(modes.begin(), modes.end(), options.mode) == modes.end())
     usage("unknown mode '" + options.mode + "'");
   if (options.mode == "shapes" && options.shapes.empty()) usage("shapes needs --shapes");
   if (options.min_side == 0 || options.min_side > options.max_side) usage("bad --min/--max");
@@ -125,13 +177,23 @@ std::size_t elem_size_of(const std::string& type) {
 }
 
 std::vector<Shape> shapes_of(const Options& options) {
-  if (options.mode == "shapes") return options.shapes;
+  if (!options.shapes.empty()) return options.shapes;
   std::vector<Shape> shapes;
   if (options.mode == "square") {
     for (auto n : options.sizes) shapes.emplace_back(n, n);
     return shapes;
   }
   std::mt19937_64 random(options.seed);
+  if (options.mode == "skinny") {
+    std::uniform_real_distribution<double> exponent(4.0, 7.0);
+    std::uniform_int_distribution<std::size_t> short_side(2, 31);
+    for (std::size_t i = 0; i < options.count; ++i) {
+      const auto long_side = static_cast<std::size_t>(std::pow(10.0, exponent(random)));
+      const std::size_t k = short_side(random);
+      shapes.push_back(random() % 2 == 0 ? Shape{long_side, k} : Shape{k, long_side});
+    }
+    return shapes;
+  }
   std::uniform_int_distribution<std::size_t> side(options.min_side, options.max_side);
   for (std::size_t i = 0; i < options.count; ++i) {
     const std::size_t rows = side(random);
@@ -140,80 +202,330 @@ std::vector<Shape> shapes_of(const Options& options) {
   return shapes;
 }
 
-int run_shapes(const Options& options) {
-  const ipt::support::Session session;
-  const std::size_t elem_size = elem_size_of(options.type);
-  const auto shapes = shapes_of(options);
-  std::size_t largest = 0;
-  for (auto [rows, cols] : shapes) largest = std::max(largest, rows * cols * elem_size);
-  // Copies of 2 GiB and more hung NVIDIA's OpenCL driver 580.159 on an H200; 1 GiB is far
-  // past the size where the copy bandwidth stops growing.
-  largest = std::min<std::size_t>(largest, std::size_t{1} << 30);
-  const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, largest, 10);
-  std::printf("device: %s\nlibipt %s, mode %s, type %s, %zu shapes, %d timed runs each\n",
-              session.description().c_str(), ipt_version_string(), options.mode.c_str(),
-              options.type.c_str(), shapes.size(), options.repetitions);
-  std::printf("copy bandwidth (clEnqueueCopyBuffer of %zu bytes, read + write): %.1f GB/s\n\n",
-              largest, copy_gbs);
-  std::printf("%8s %8s %10s %10s %9s %s\n", "rows", "cols", "median ms", "GB/s", "% copy",
-              "verified");
-  std::ofstream csv;
-  if (!options.csv.empty()) {
-    csv.open(options.csv);
-    csv << "mode,type,rows,cols,elem_size,median_s,p10_s,p90_s,min_s,max_s,throughput_gbs,"
-           "copy_gbs,fraction_of_copy,verified\n";
+const char* sequence_text(ipt_sequence s) {
+  switch (s) {
+    case IPT_SEQUENCE_SQUARE:
+      return "square";
+    case IPT_SEQUENCE_ONE_STAGE:
+      return "1";
+    case IPT_SEQUENCE_2_1:
+      return "2.1";
+    case IPT_SEQUENCE_2_2:
+      return "2.2";
+    case IPT_SEQUENCE_3_1:
+      return "3.1";
+    case IPT_SEQUENCE_3_2:
+      return "3.2";
+    case IPT_SEQUENCE_4_1:
+      return "4.1";
+    case IPT_SEQUENCE_4_2:
+      return "4.2";
+    default:
+      return "auto";
   }
-  int failures = 0;
-  std::vector<double> throughputs;
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const auto [rows, cols] = shapes[i];
+}
+
+std::string device_info(cl_device_id device, cl_device_info what) {
+  std::size_t size = 0;
+  clGetDeviceInfo(device, what, 0, nullptr, &size);
+  std::string text(size, '\0');
+  clGetDeviceInfo(device, what, size, text.data(), nullptr);
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+class Bench {
+ public:
+  Bench(const Options& options, const ipt::support::Session& session, double copy_gbs)
+      : options_(options),
+        session_(session),
+        elem_size_(elem_size_of(options.type)),
+        results_(options.csv, options.json, copy_gbs, context(options, session)) {
+    baselines_ = options.baselines;
+    const bool by_default = options.mode == "random" || options.mode == "skinny" ||
+                            options.mode == "square" || options.mode == "shapes";
+    if (baselines_ == std::vector<std::string>{"default"})
+      baselines_ = by_default ? ipt::bench::available_baselines() : std::vector<std::string>{};
+    else if (baselines_ == std::vector<std::string>{"all"})
+      baselines_ = ipt::bench::available_baselines();
+    else if (baselines_ == std::vector<std::string>{"none"})
+      baselines_.clear();
+  }
+
+  // libipt on one shape with `plan_options` (NULL: automatic); returns the row added.
+  ipt::bench::Row libipt(std::size_t rows, std::size_t cols, std::uint64_t seed,
+                         const std::string& variant, const ipt_plan_options* plan_options,
+                         bool room = true) {
     ipt::support::RunOptions run;
     run.rows = rows;
     run.cols = cols;
-    run.elem_size = elem_size;
-    run.use_f64_entry = options.type == "f64";
-    run.repetitions = options.repetitions;
-    run.verify = options.verify;
-    run.seed = options.seed + i;
-    const auto r = ipt::support::run_transpose(session, run);
-    if (r.status != IPT_SUCCESS || (options.verify && !r.verified)) {
-      ++failures;
-      std::printf("%8zu %8zu FAILED: %s%s\n", rows, cols, r.error.c_str(), r.mismatch.c_str());
-      continue;
+    run.elem_size = elem_size_;
+    run.use_f64_entry = options_.type == "f64";
+    run.repetitions = options_.repetitions;
+    run.verify = options_.verify;
+    run.seed = seed;
+    run.padding_room = room;
+    run.options = plan_options;
+    const auto r = ipt::support::run_transpose(session_, run);
+    ipt::bench::Row row = base_row(rows, cols);
+    row.variant = variant;
+    row.sequence = sequence_text(r.plan.sequence);
+    const bool uses_m = r.plan.sequence != IPT_SEQUENCE_2_2 &&
+                        r.plan.sequence != IPT_SEQUENCE_SQUARE &&
+                        r.plan.sequence != IPT_SEQUENCE_ONE_STAGE;
+    const bool uses_n = r.plan.sequence != IPT_SEQUENCE_2_1 &&
+                        r.plan.sequence != IPT_SEQUENCE_SQUARE &&
+                        r.plan.sequence != IPT_SEQUENCE_ONE_STAGE;
+    row.m = uses_m ? r.plan.m : 0;
+    row.n = uses_n ? r.plan.n : 0;
+    row.padded_rows = r.plan.padded_rows;
+    row.padded_cols = r.plan.padded_cols;
+    row.time_s = r.seconds.median;
+    row.wall_s = r.wall_seconds;
+    row.throughput_gbs = r.throughput_gbs;
+    row.memory_bytes = r.buffer_bytes + r.plan.scratch_bytes;
+    row.verified = r.verified;
+    row.ok = r.status == IPT_SUCCESS && (!options_.verify || r.verified);
+    if (!row.ok)
+      std::printf("%8zu %8zu %-10s FAILED: %s%s\n", rows, cols, variant.c_str(), r.error.c_str(),
+                  r.mismatch.c_str());
+    results_.add(row);
+    return row;
+  }
+
+  void baselines(std::size_t rows, std::size_t cols, std::uint64_t seed) {
+    for (const auto& name : baselines_) {
+      const auto b = ipt::bench::run_baseline(session_, name, rows, cols, elem_size_,
+                                              options_.repetitions, options_.verify, seed);
+      if (!b.ran) continue;  // not for this type, or no memory for a second buffer
+      ipt::bench::Row row = base_row(rows, cols);
+      row.library = name;
+      row.variant = "out-of-place";
+      row.time_s = b.seconds;
+      row.wall_s = b.wall_seconds;
+      row.throughput_gbs = bytes(rows, cols) / b.seconds * 1e-9;
+      row.memory_bytes = b.memory_bytes;
+      row.verified = b.verified;
+      row.ok = !options_.verify || b.verified;
+      results_.add(row);
     }
-    throughputs.push_back(r.throughput_gbs);
-    std::printf("%8zu %8zu %10.3f %10.1f %8.1f%% %s\n", rows, cols, r.seconds.median * 1e3,
-                r.throughput_gbs, 100.0 * r.throughput_gbs / copy_gbs,
-                options.verify ? "yes" : "skipped");
-    if (csv)
-      csv << options.mode << ',' << options.type << ',' << rows << ',' << cols << ',' << elem_size
-          << ',' << r.seconds.median << ',' << r.seconds.p10 << ',' << r.seconds.p90 << ','
-          << r.seconds.min << ',' << r.seconds.max << ',' << r.throughput_gbs << ',' << copy_gbs
-          << ',' << r.throughput_gbs / copy_gbs << ',' << (r.verified ? 1 : 0) << '\n';
   }
-  if (throughputs.size() > 1) {
-    const auto s = ipt::support::stats_of(throughputs);
-    std::printf(
-        "\nthroughput over %zu shapes: median %.1f GB/s (%.1f%% of copy), p10 %.1f, "
-        "p90 %.1f, min %.1f (%.1f%%), max %.1f\n",
-        throughputs.size(), s.median, 100 * s.median / copy_gbs, s.p10, s.p90, s.min,
-        100 * s.min / copy_gbs, s.max);
+
+  void print(const ipt::bench::Row& row) const {
+    if (!row.ok) return;
+    std::printf("%8zu %8zu %-10s %-5s %10.3f %10.1f %7.1f%%\n", row.rows, row.cols,
+                row.variant.c_str(), row.sequence.c_str(), row.time_s * 1e3, row.throughput_gbs,
+                100 * row.throughput_gbs / copy_gbs());
   }
-  if (failures > 0) std::printf("%d shapes FAILED\n", failures);
-  return failures == 0 ? 0 : 1;
+
+  double copy_gbs() const { return copy_gbs_; }
+  void set_copy(double gbs) { copy_gbs_ = gbs; }
+  int finish() { return results_.finish(); }
+  std::size_t elem_size() const { return elem_size_; }
+  const ipt::support::Session& session() const { return session_; }
+
+ private:
+  static std::map<std::string, std::string> context(const Options& options,
+                                                    const ipt::support::Session& session) {
+    return {{"tool", "ipt-bench"},
+            {"mode", options.mode},
+            {"type", options.type},
+            {"device", session.description()},
+            {"driver", device_info(session.device(), CL_DRIVER_VERSION)},
+            {"libipt", ipt_version_string()},
+            {"commit", IPT_BENCH_COMMIT},
+            {"count", std::to_string(options.count)},
+            {"seed", std::to_string(options.seed)},
+            {"min", std::to_string(options.min_side)},
+            {"max", std::to_string(options.max_side)},
+            {"repetitions", std::to_string(options.repetitions)},
+            {"verify", options.verify ? "yes" : "no"}};
+  }
+
+  ipt::bench::Row base_row(std::size_t rows, std::size_t cols) const {
+    ipt::bench::Row row;
+    row.mode = options_.mode;
+    row.type = options_.type;
+    row.elem_size = elem_size_;
+    row.rows = rows;
+    row.cols = cols;
+    return row;
+  }
+
+  double bytes(std::size_t rows, std::size_t cols) const {
+    return 2.0 * static_cast<double>(rows) * static_cast<double>(cols) *
+           static_cast<double>(elem_size_);
+  }
+
+  const Options& options_;
+  const ipt::support::Session& session_;
+  std::size_t elem_size_;
+  ipt::bench::Results results_;
+  std::vector<std::string> baselines_;
+  double copy_gbs_ = 0;
+};
+
+std::vector<std::size_t> divisors(std::size_t x) {
+  std::vector<std::size_t> out;
+  for (std::size_t d = 1; d <= x; ++d)
+    if (x % d == 0) out.push_back(d);
+  return out;
+}
+
+// The plan a call with room for padding gets.
+ipt_plan_info auto_plan(const Bench& bench, std::size_t rows, std::size_t cols) {
+  ipt_plan_info info{};
+  ipt_plan(bench.session().device(), rows, cols, bench.elem_size(), nullptr, &info);
+  return info;
+}
+
+void run_mode(Bench& bench, const Options& options, const std::vector<Shape>& shapes) {
+  ipt::bench::Progress progress(shapes.size(), "shapes");
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const auto [rows, cols] = shapes[i];
+    const std::uint64_t seed = options.seed + i;
+    if (options.mode == "sequences") {
+      // Every sequence on the automatic plan's padded shape, so that all run the same
+      // matrix; those that cannot work for it (tiles too large...) are left out.
+      const ipt_plan_info plan = auto_plan(bench, rows, cols);
+      bench.print(bench.libipt(rows, cols, seed, "auto", nullptr));
+      for (ipt_sequence s : {IPT_SEQUENCE_ONE_STAGE, IPT_SEQUENCE_2_1, IPT_SEQUENCE_2_2,
+                             IPT_SEQUENCE_3_1, IPT_SEQUENCE_3_2, IPT_SEQUENCE_4_1,
+                             IPT_SEQUENCE_4_2, IPT_SEQUENCE_SQUARE}) {
+        ipt_plan_options forced{};
+        forced.sequence = s;
+        forced.padded_rows = plan.padded_rows;
+        forced.padded_cols = plan.padded_cols;
+        ipt_plan_info check{};
+        if (ipt_plan(bench.session().device(), rows, cols, bench.elem_size(), &forced, &check) !=
+            IPT_SUCCESS)
+          continue;
+        bench.print(bench.libipt(rows, cols, seed, sequence_text(s), &forced));
+      }
+    } else if (options.mode == "tiles") {
+      // The heuristic's factors against every pair (or m alone for 2.1, n for 2.2) of
+      // the same sequence family on the same padded shape.
+      const ipt_plan_info plan = auto_plan(bench, rows, cols);
+      bench.print(bench.libipt(rows, cols, seed, "heuristic", nullptr));
+      std::vector<std::pair<std::size_t, std::size_t>> pairs;
+      const auto ms = divisors(plan.padded_rows), ns = divisors(plan.padded_cols);
+      if (plan.sequence == IPT_SEQUENCE_2_1)
+        for (auto m : ms) pairs.emplace_back(m, 0);
+      else if (plan.sequence == IPT_SEQUENCE_2_2)
+        for (auto n : ns) pairs.emplace_back(0, n);
+      else if (plan.sequence == IPT_SEQUENCE_3_1 || plan.sequence == IPT_SEQUENCE_3_2)
+        for (auto m : ms)
+          for (auto n : ns)
+            if (m >= 2 && n >= 2 && m < plan.padded_rows && n < plan.padded_cols)
+              pairs.emplace_back(m, n);
+      // Too many pairs: an even sample (the heuristic's own pair is measured above).
+      std::vector<std::pair<std::size_t, std::size_t>> tried;
+      for (const auto& p : pairs) {
+        ipt_plan_options forced{};
+        forced.sequence = plan.sequence == IPT_SEQUENCE_2_1 || plan.sequence == IPT_SEQUENCE_2_2
+                              ? plan.sequence
+                              : (p.first < p.second ? IPT_SEQUENCE_3_1 : IPT_SEQUENCE_3_2);
+        forced.m = p.first;
+        forced.n = p.second;
+        forced.padded_rows = plan.padded_rows;
+        forced.padded_cols = plan.padded_cols;
+        ipt_plan_info check{};
+        if (ipt_plan(bench.session().device(), rows, cols, bench.elem_size(), &forced, &check) ==
+            IPT_SUCCESS)
+          tried.push_back(p);
+      }
+      const std::size_t step = std::max<std::size_t>(1, (tried.size() + options.max_pairs - 1) /
+                                                            std::max<std::size_t>(1, options.max_pairs));
+      for (std::size_t k = 0; k < tried.size(); k += step) {
+        ipt_plan_options forced{};
+        const auto [m, n] = tried[k];
+        forced.sequence = plan.sequence == IPT_SEQUENCE_2_1 || plan.sequence == IPT_SEQUENCE_2_2
+                              ? plan.sequence
+                              : (m < n ? IPT_SEQUENCE_3_1 : IPT_SEQUENCE_3_2);
+        forced.m = m;
+        forced.n = n;
+        forced.padded_rows = plan.padded_rows;
+        forced.padded_cols = plan.padded_cols;
+        bench.libipt(rows, cols, seed, "pair", &forced);
+      }
+    } else if (options.mode == "padding") {
+      bench.print(bench.libipt(rows, cols, seed, "padded", nullptr));
+      ipt_plan_options off{};
+      off.padding = IPT_PADDING_OFF;
+      bench.print(bench.libipt(rows, cols, seed, "unpadded", &off));
+    } else {
+      bench.print(bench.libipt(rows, cols, seed, "auto", nullptr));
+      bench.baselines(rows, cols, seed);
+    }
+    progress.step();
+  }
+}
+
+// ipt-bench kernels MODE ...: the per-kernel benchmarks live in ipt-kernel-bench (they
+// reach the library's internal launchers), installed beside this tool.
+int run_kernels(int argc, char** argv) {
+  std::string self(4096, '\0');
+  const ssize_t length = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  std::string dir = length > 0 ? self.substr(0, static_cast<std::size_t>(length)) : argv[0];
+  dir = dir.substr(0, dir.find_last_of('/') + 1);
+  const std::string tool = dir + "ipt-kernel-bench";
+  std::vector<char*> args{const_cast<char*>(tool.c_str())};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execv(tool.c_str(), args.data());
+  std::fprintf(stderr, "ipt-bench: cannot run %s\n", tool.c_str());
+  return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows even through a pipe
+  if (argc >= 2 && std::string(argv[1]) == "kernels") return run_kernels(argc, argv);
   try {
     const Options options = parse(argc, argv);
     if (options.mode == "latency") {
       const ipt::support::Session session;
       return ipt::bench::run_latency(session, options.sizes.front(), elem_size_of(options.type));
     }
-    return run_shapes(options);
+    const auto shapes = shapes_of(options);
+    if (!options.shapes_out.empty() || options.list_shapes) {
+      std::ofstream out;
+      if (!options.shapes_out.empty()) out.open(options.shapes_out);
+      std::string list;
+      for (const auto& [r, c] : shapes) {
+        if (out) out << r << ' ' << c << '\n';
+        list += (list.empty() ? "" : ",") + std::to_string(r) + "x" + std::to_string(c);
+      }
+      if (options.list_shapes) {
+        std::printf("%s\n", list.c_str());
+        return 0;
+      }
+    }
+    const ipt::support::Session session;
+    const std::size_t elem_size = elem_size_of(options.type);
+    std::size_t largest = 0;
+    for (auto [rows, cols] : shapes) largest = std::max(largest, rows * cols * elem_size);
+    // Copies of 2 GiB and more hung NVIDIA's OpenCL driver 580.159 on an H200; 1 GiB is
+    // far past the size where the copy bandwidth stops growing.
+    largest = std::clamp<std::size_t>(largest, 1 << 20, std::size_t{1} << 30);
+    const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, largest, 10);
+    std::printf("device: %s (driver %s)\nlibipt %s (commit %s), mode %s, type %s, %zu shapes, "
+                "%d timed runs each\n",
+                session.description().c_str(),
+                device_info(session.device(), CL_DRIVER_VERSION).c_str(), ipt_version_string(),
+                IPT_BENCH_COMMIT, options.mode.c_str(), options.type.c_str(), shapes.size(),
+                options.repetitions);
+    std::printf("copy bandwidth (clEnqueueCopyBuffer of %zu bytes, read + write): %.1f GB/s\n\n",
+                largest, copy_gbs);
+    std::printf("%8s %8s %-10s %-5s %10s %10s %8s\n", "rows", "cols", "variant", "seq",
+                "median ms", "GB/s", "% copy");
+    Bench bench(options, session, copy_gbs);
+    bench.set_copy(copy_gbs);
+    run_mode(bench, options, shapes);
+    const int failed = bench.finish();
+    if (failed > 0) std::printf("%d runs FAILED\n", failed);
+    return failed == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ipt-bench: %s\n", e.what());
     return 2;

@@ -7,7 +7,6 @@
 #include <vector>
 
 namespace ipt::support {
-namespace {
 
 std::vector<unsigned char> random_matrix(std::size_t bytes, std::uint64_t seed) {
   std::vector<unsigned char> data(bytes);
@@ -37,8 +36,6 @@ std::string compare_with_transpose(const std::vector<unsigned char>& original,
   first << "; " << wrong << " elements wrong";
   return first.str();
 }
-
-}  // namespace
 
 RunResult run_transpose(const Session& session, const RunOptions& options) {
   RunResult result;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ipt/ipt.h"
 #include "support/device_select.hpp"
@@ -33,6 +34,15 @@ struct RunResult {
   ipt_plan_info plan{};       // the plan of the timed calls
   std::size_t buffer_bytes = 0;  // the buffer's size (matrix and room for padding)
 };
+
+// Random bytes from `seed` (8 per draw: fast enough for matrices of gigabytes).
+std::vector<unsigned char> random_matrix(std::size_t bytes, std::uint64_t seed);
+
+// Empty when `result` is the row-major transpose of the rows x cols `original`, else a
+// description of the first misplaced element and the count.
+std::string compare_with_transpose(const std::vector<unsigned char>& original,
+                                   const std::vector<unsigned char>& result, std::size_t rows,
+                                   std::size_t cols, std::size_t elem_size);
 
 // Runs the transposition described by `options` on `session`'s queue: one verified
 // warm-up call, then `repetitions` timed calls of rows x cols, each followed by an

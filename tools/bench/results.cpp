@@ -1,0 +1,124 @@
+#include "results.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "support/measure.hpp"
+
+namespace ipt::bench {
+
+const char* const kCsvHeader =
+    "mode,library,variant,param,type,elem_size,rows,cols,sequence,m,n,padded_rows,padded_cols,"
+    "time_s,wall_s,throughput_gbs,copy_gbs,fraction_of_copy,memory_bytes,verified";
+
+namespace {
+
+std::string blank_if_zero(std::size_t x) { return x == 0 ? "" : std::to_string(x); }
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    out += c;
+  }
+  return out + "\"";
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Results::Results(const std::string& csv, const std::string& json, double copy_gbs,
+                 std::map<std::string, std::string> context)
+    : json_path_(json), copy_gbs_(copy_gbs), context_(std::move(context)) {
+  if (!csv.empty()) {
+    csv_.open(csv);
+    csv_ << kCsvHeader << '\n';
+  }
+}
+
+void Results::add(const Row& r) {
+  rows_.push_back(r);
+  if (!csv_) return;
+  csv_ << r.mode << ',' << r.library << ',' << r.variant << ',' << r.param << ',' << r.type << ','
+       << r.elem_size << ',' << r.rows << ',' << r.cols << ',' << r.sequence << ','
+       << blank_if_zero(r.m) << ',' << blank_if_zero(r.n) << ',' << blank_if_zero(r.padded_rows)
+       << ',' << blank_if_zero(r.padded_cols) << ',' << r.time_s << ',' << r.wall_s << ','
+       << (r.ok ? r.throughput_gbs : 0.0) << ',' << copy_gbs_ << ','
+       << (r.ok ? r.throughput_gbs / copy_gbs_ : 0.0) << ',' << r.memory_bytes << ','
+       << (r.verified ? 1 : 0) << '\n';
+  csv_.flush();
+}
+
+int Results::finish() {
+  std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
+  std::map<std::pair<std::string, std::string>, int> failures;
+  std::map<std::pair<std::string, std::string>, std::size_t> memory;
+  int failed = 0;
+  for (const Row& r : rows_) {
+    const auto key = std::make_pair(r.library, r.variant);
+    if (r.ok) {
+      groups[key].push_back(r.throughput_gbs);
+      memory[key] = std::max(memory[key], r.memory_bytes);
+    } else {
+      ++failures[key];
+      ++failed;
+      groups[key];
+    }
+  }
+  std::printf("\n%-18s %-14s %6s %5s %9s %7s %9s %9s %9s %9s\n", "library", "variant", "shapes",
+              "fail", "median", "% copy", "p10", "p90", "min", "max");
+  std::ostringstream json;
+  json << "{\n";
+  for (const auto& [k, v] : context_) json << "  " << json_string(k) << ": " << json_string(v) << ",\n";
+  json << "  \"copy_gbs\": " << copy_gbs_ << ",\n  \"results\": [";
+  bool first = true;
+  for (const auto& [key, values] : groups) {
+    const auto s = values.empty() ? support::Stats{} : support::stats_of(values);
+    std::printf("%-18s %-14s %6zu %5d %9.1f %6.1f%% %9.1f %9.1f %9.1f %9.1f\n", key.first.c_str(),
+                key.second.c_str(), values.size(), failures[key], s.median,
+                100 * s.median / copy_gbs_, s.p10, s.p90, s.min, s.max);
+    json << (first ? "\n" : ",\n") << "    {\"library\": " << json_string(key.first)
+         << ", \"variant\": " << json_string(key.second) << ", \"shapes\": " << values.size()
+         << ", \"failures\": " << failures[key] << ", \"median_gbs\": " << s.median
+         << ", \"p10_gbs\": " << s.p10 << ", \"p90_gbs\": " << s.p90 << ", \"min_gbs\": " << s.min
+         << ", \"max_gbs\": " << s.max << ", \"median_fraction_of_copy\": " << s.median / copy_gbs_
+         << ", \"max_memory_bytes\": " << memory[key] << "}";
+    first = false;
+  }
+  json << "\n  ]\n}\n";
+  std::printf("(GB/s = 2 * rows * cols * elem_size / time; copy bandwidth %.1f GB/s)\n", copy_gbs_);
+  if (!json_path_.empty()) std::ofstream(json_path_) << json.str();
+  return failed;
+}
+
+Progress::Progress(std::size_t total, const char* what)
+    : total_(total), what_(what), start_(now_seconds()), tty_(isatty(2) != 0) {}
+
+void Progress::step() {
+  ++done_;
+  if (total_ == 0) return;
+  const double elapsed = now_seconds() - start_;
+  const double eta = elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_);
+  const std::size_t decile = done_ * 10 / total_;
+  if (!tty_ && decile == last_decile_ && done_ != total_) return;
+  last_decile_ = decile;
+  const std::size_t width = 30, filled = done_ * width / total_;
+  std::fprintf(stderr, "%s[%s%s] %zu/%zu %s  ETA %dm%02ds%s", tty_ ? "\r" : "",
+               std::string(filled, '=').c_str(), std::string(width - filled, ' ').c_str(), done_,
+               total_, what_, static_cast<int>(eta) / 60, static_cast<int>(eta) % 60,
+               tty_ ? "" : "\n");
+}
+
+Progress::~Progress() {
+  if (tty_ && done_ > 0) std::fprintf(stderr, "\n");
+}
+
+}  // namespace ipt::bench
