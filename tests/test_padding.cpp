@@ -43,9 +43,8 @@ bool plan_pads(std::size_t rows, std::size_t cols, std::size_t elem_size) {
 void run(const GuardedMatrix& m, std::size_t rows, std::size_t cols, std::size_t elem_size,
          const ipt_plan_options* options = nullptr) {
   cl_event done = nullptr;
-  const ipt_status status =
-      ipt_transpose_with_options(session().queue(), m.buffer(), m.offset(), rows, cols, elem_size,
-                                 options, 0, nullptr, &done);
+  const ipt_status status = ipt_transpose_with_options(
+      session().queue(), m.buffer(), m.offset(), rows, cols, elem_size, options, 0, nullptr, &done);
   INFO(ipt_last_error_message());
   REQUIRE(status == IPT_SUCCESS);
   REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
@@ -119,11 +118,11 @@ TEST_CASE("padding: forced padded shapes with every sequence", "[padding]") {
     std::size_t padded_rows, padded_cols, m, n;
   };
   // 59 x 83 (both prime) padded to factorable shapes; square padded to 83 x 83.
-  const Case cases[] = {{IPT_SEQUENCE_AUTO, 60, 84, 0, 0},      {IPT_SEQUENCE_ONE_STAGE, 60, 0, 0, 0},
-                        {IPT_SEQUENCE_2_1, 60, 84, 12, 0},      {IPT_SEQUENCE_2_2, 0, 84, 0, 12},
-                        {IPT_SEQUENCE_3_1, 60, 84, 6, 12},      {IPT_SEQUENCE_3_2, 60, 84, 12, 6},
-                        {IPT_SEQUENCE_4_1, 60, 84, 6, 7},       {IPT_SEQUENCE_4_2, 62, 84, 31, 4},
-                        {IPT_SEQUENCE_SQUARE, 83, 83, 0, 0},    {IPT_SEQUENCE_AUTO, 0, 86, 0, 0}};
+  const Case cases[] = {{IPT_SEQUENCE_AUTO, 60, 84, 0, 0},   {IPT_SEQUENCE_ONE_STAGE, 60, 0, 0, 0},
+                        {IPT_SEQUENCE_2_1, 60, 84, 12, 0},   {IPT_SEQUENCE_2_2, 0, 84, 0, 12},
+                        {IPT_SEQUENCE_3_1, 60, 84, 6, 12},   {IPT_SEQUENCE_3_2, 60, 84, 12, 6},
+                        {IPT_SEQUENCE_4_1, 60, 84, 6, 7},    {IPT_SEQUENCE_4_2, 62, 84, 31, 4},
+                        {IPT_SEQUENCE_SQUARE, 83, 83, 0, 0}, {IPT_SEQUENCE_AUTO, 0, 86, 0, 0}};
   std::uint64_t seed = 4000;
   for (const Case& c : cases)
     for (std::size_t elem_size : {1, 4, 16}) {

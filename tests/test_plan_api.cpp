@@ -91,13 +91,12 @@ TEST_CASE("ipt_plan refuses what cannot work", "[plan_api][bad_input]") {
 }
 
 TEST_CASE("ipt_transpose_with_options runs each sequence", "[plan_api][sequences]") {
-  const ipt_plan_options all[] = {
-      opts(IPT_SEQUENCE_AUTO, 0, 0), opts(IPT_SEQUENCE_ONE_STAGE, 0, 0),
-      opts(IPT_SEQUENCE_2_1, 0, 0),  opts(IPT_SEQUENCE_2_2, 12, 0),
-      opts(IPT_SEQUENCE_2_2, 0, 12), opts(IPT_SEQUENCE_3_1, 6, 12),
-      opts(IPT_SEQUENCE_3_2, 12, 6), opts(IPT_SEQUENCE_3_1, 0, 0),
-      opts(IPT_SEQUENCE_4_1, 6, 12), opts(IPT_SEQUENCE_4_2, 12, 6),
-      opts(IPT_SEQUENCE_4_1, 0, 0)};
+  const ipt_plan_options all[] = {opts(IPT_SEQUENCE_AUTO, 0, 0), opts(IPT_SEQUENCE_ONE_STAGE, 0, 0),
+                                  opts(IPT_SEQUENCE_2_1, 0, 0),  opts(IPT_SEQUENCE_2_2, 12, 0),
+                                  opts(IPT_SEQUENCE_2_2, 0, 12), opts(IPT_SEQUENCE_3_1, 6, 12),
+                                  opts(IPT_SEQUENCE_3_2, 12, 6), opts(IPT_SEQUENCE_3_1, 0, 0),
+                                  opts(IPT_SEQUENCE_4_1, 6, 12), opts(IPT_SEQUENCE_4_2, 12, 6),
+                                  opts(IPT_SEQUENCE_4_1, 0, 0)};
   std::uint64_t seed = 900;
   for (const auto& options : all)
     for (std::size_t elem_size : {1, 8}) {
@@ -123,8 +122,7 @@ TEST_CASE("ipt_transpose_with_options runs each sequence", "[plan_api][sequences
 TEST_CASE("ipt_transpose_with_options refuses options that cannot work, buffer intact",
           "[plan_api][bad_input]") {
   GuardedMatrix m(120, 84, 4, 0, 8, 960);
-  const ipt_plan_options bad[] = {opts(IPT_SEQUENCE_3_1, 7, 4),
-                                  opts(IPT_SEQUENCE_SQUARE, 0, 0),
+  const ipt_plan_options bad[] = {opts(IPT_SEQUENCE_3_1, 7, 4), opts(IPT_SEQUENCE_SQUARE, 0, 0),
                                   opts(IPT_SEQUENCE_2_1, 7, 0),
                                   opts(static_cast<ipt_sequence>(15), 0, 0)};
   for (const auto& options : bad) {

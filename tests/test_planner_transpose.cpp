@@ -128,8 +128,10 @@ TEST_CASE("padding: TPDS's 6203 x 6607 and prime sides", "[planner][padding]") {
   const auto q = plan_transpose(device, 6203, 6607, 4, {}, {}, 6203 * 6608);
   CHECK(q.padded_elements() <= 6203u * 6608u);
   // Well-factored shapes are not padded.
-  for (auto [r, c] : {std::pair<std::uint64_t, std::uint64_t>{7200, 1800}, {4096, 8192},
-                      {1000, 3000}, {100000, 16}}) {
+  for (auto [r, c] : {std::pair<std::uint64_t, std::uint64_t>{7200, 1800},
+                      {4096, 8192},
+                      {1000, 3000},
+                      {100000, 16}}) {
     const auto w = plan_transpose(device, r, c, 4, {}, {}, kRoom);
     INFO(describe(w));
     CHECK(!w.padded());

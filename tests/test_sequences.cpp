@@ -33,9 +33,8 @@ void transpose_and_check(std::size_t rows, std::size_t cols, std::size_t elem_si
 TEST_CASE("each sequence forced on shapes with factors", "[sequences]") {
   const std::pair<std::size_t, std::size_t> shapes[] = {
       {60, 84}, {96, 40}, {120, 126}, {36, 2000}, {2000, 36}, {64, 64}, {8, 12}};
-  for (const char* forced :
-       {"sequence=1", "sequence=2.1", "sequence=2.2", "sequence=3.1", "sequence=3.2",
-        "sequence=4.1", "sequence=4.2"}) {
+  for (const char* forced : {"sequence=1", "sequence=2.1", "sequence=2.2", "sequence=3.1",
+                             "sequence=3.2", "sequence=4.1", "sequence=4.2"}) {
     ScopedEnv env("IPT_OVERRIDES", forced);
     INFO(forced);
     std::uint64_t seed = 10;
@@ -84,10 +83,9 @@ TEST_CASE("skinny AoS <-> SoA shapes", "[sequences]") {
 }
 
 TEST_CASE("a forced plan that cannot work is refused, buffer untouched", "[sequences][bad_input]") {
-  for (const char* forced :
-       {"sequence=3.1,m=7,n=4", "sequence=2.1,m=60,local_mem=4096", "sequence=square",
-        "sequence=4.3", "padded_rows=59", "padding=off,padded_cols=85", "padding=maybe",
-        "sequence=4.2,m=7"}) {
+  for (const char* forced : {"sequence=3.1,m=7,n=4", "sequence=2.1,m=60,local_mem=4096",
+                             "sequence=square", "sequence=4.3", "padded_rows=59",
+                             "padding=off,padded_cols=85", "padding=maybe", "sequence=4.2,m=7"}) {
     ScopedEnv env("IPT_OVERRIDES", forced);
     INFO(forced);
     GuardedMatrix m(60, 84, 4, 3, 8, 77);

@@ -251,9 +251,11 @@ IPT_API ipt_status ipt_transpose_with_options(cl_command_queue queue, cl_mem buf
  * shape enqueues at once. Kernels are otherwise compiled on first use (tens to hundreds of
  * milliseconds per program on some drivers); with IPT_CACHE_DIR set, compiled binaries are
  * also kept on disk for later processes (see docs/guide.md). Call it once per shape class
- * and element size you will use. It blocks until done and does not touch any of your
- * buffers or queues: because some drivers (PoCL) finish compiling only at a kernel's first
- * launch, it also runs each kernel once on a small scratch buffer of its own.
+ * and element size you will use; it prepares both the plan for a buffer of exactly the
+ * matrix and the padded one (a buffer of ipt_padded_size bytes). It blocks until done and
+ * does not touch any of your buffers or queues: because some drivers (PoCL) finish
+ * compiling only at a kernel's first launch, it also runs the square kernel once on a
+ * small scratch buffer of its own (the other kernels are built and checked).
  *
  * Returns IPT_SUCCESS, IPT_INVALID_CONTEXT, IPT_INVALID_DEVICE (NULL, invalid, or not in
  * the context), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_BUILD_PROGRAM_FAILURE or

@@ -24,9 +24,9 @@ double interpolate(const std::pair<double, double>* points, std::size_t count, d
 }  // namespace
 
 double soa_efficiency(std::uint64_t super_element_bytes) {
-  static const std::pair<double, double> points[] = {
-      {4, 0.0135}, {16, 0.05}, {32, 0.09}, {64, 0.17}, {128, 0.28},
-      {384, 0.39}, {512, 0.43}, {2048, 0.5}};
+  static const std::pair<double, double> points[] = {{4, 0.0135}, {16, 0.05},  {32, 0.09},
+                                                     {64, 0.17},  {128, 0.28}, {384, 0.39},
+                                                     {512, 0.43}, {2048, 0.5}};
   return interpolate(points, std::size(points), static_cast<double>(super_element_bytes));
 }
 
@@ -38,8 +38,8 @@ double restride_efficiency(std::uint64_t row_bytes) {
 double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
                       std::size_t elem_size) {
   // Every pass moves the padded matrix; the cost is relative to the caller's matrix.
-  const double scale = static_cast<double>(plan.padded_elements()) /
-                       static_cast<double>(plan.rows * plan.cols);
+  const double scale =
+      static_cast<double>(plan.padded_elements()) / static_cast<double>(plan.rows * plan.cols);
   double cost = 0;
   if (plan.sequence == Sequence::kSquare) cost += scale / 0.88;
   for (const Stage& s : plan.stages) {
@@ -48,10 +48,8 @@ double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
     else
       cost += scale / soa_efficiency(s.C * elem_size);
   }
-  if (plan.padded_cols != plan.cols)
-    cost += scale / restride_efficiency(plan.cols * elem_size);
-  if (plan.padded_rows != plan.rows)
-    cost += scale / restride_efficiency(plan.rows * elem_size);
+  if (plan.padded_cols != plan.cols) cost += scale / restride_efficiency(plan.cols * elem_size);
+  if (plan.padded_rows != plan.rows) cost += scale / restride_efficiency(plan.rows * elem_size);
   return cost;
 }
 

@@ -257,7 +257,8 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
   while ((root + 1) * (root + 1) <= local) ++root;
   const auto candidates = [&](std::uint64_t side, std::uint64_t other) {
     const std::uint64_t cap = std::max(root, local / other);
-    const auto max_pad = static_cast<std::uint64_t>(padding.max_overhead * static_cast<double>(side));
+    const auto max_pad =
+        static_cast<std::uint64_t>(padding.max_overhead * static_cast<double>(side));
     return padding_candidates(side, limits.min_factor, cap, max_pad, padding.max_steps);
   };
   const double unpadded_cost = estimated_cost(device, best, elem_size);
@@ -286,13 +287,12 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
 
 std::string describe(const TransposePlan& plan) {
   std::ostringstream out;
-  const bool uses_m = plan.sequence != Sequence::kSquare &&
-                      plan.sequence != Sequence::kOneStage && plan.sequence != Sequence::k22;
-  const bool uses_n = plan.sequence != Sequence::kSquare &&
-                      plan.sequence != Sequence::kOneStage && plan.sequence != Sequence::k21;
+  const bool uses_m = plan.sequence != Sequence::kSquare && plan.sequence != Sequence::kOneStage &&
+                      plan.sequence != Sequence::k22;
+  const bool uses_n = plan.sequence != Sequence::kSquare && plan.sequence != Sequence::kOneStage &&
+                      plan.sequence != Sequence::k21;
   out << plan.rows << " x " << plan.cols;
-  if (plan.padded())
-    out << " padded to " << plan.padded_rows << " x " << plan.padded_cols;
+  if (plan.padded()) out << " padded to " << plan.padded_rows << " x " << plan.padded_cols;
   out << ": sequence " << sequence_name(plan.sequence);
   if (uses_m) out << ", m = " << plan.m;
   if (uses_n) out << ", n = " << plan.n;

@@ -137,8 +137,7 @@ std::uint64_t buffer_capacity(const cl::Buffer& buffer, std::uint64_t offset, st
 cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size,
                        const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
-                       PreparedSquare* square, std::vector<cl::Event> after,
-                       bool dry_run) {
+                       PreparedSquare* square, std::vector<cl::Event> after, bool dry_run) {
   const std::uint64_t M = plan.rows, N = plan.cols;
   auto restride_config = planner::choose_restride(profile, elem_size);
   restride_config.dry_run = dry_run;
@@ -154,8 +153,8 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     after = {copied};
   }
   if (plan.padded_cols != N) {
-    cl::Event padded = enqueue_restride(queue, buffer, offset, M, N, N, plan.padded_cols,
-                                        elem_size, restride_config, after);
+    cl::Event padded = enqueue_restride(queue, buffer, offset, M, N, N, plan.padded_cols, elem_size,
+                                        restride_config, after);
     if (!dry_run) after = {padded};
   }
   cl::Event done;

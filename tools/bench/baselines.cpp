@@ -75,9 +75,9 @@ cl_kernel oop_kernel(const support::Session& session, std::size_t elem_size) {
 
 using Launch = std::function<cl_int(cl_mem in, cl_mem out, cl_event* event)>;
 
-BaselineResult measure(const support::Session& session, const std::string& name,
-                       std::size_t rows, std::size_t cols, std::size_t elem_size,
-                       int repetitions, bool verify, std::uint64_t seed, const Launch& launch) {
+BaselineResult measure(const support::Session& session, const std::string& name, std::size_t rows,
+                       std::size_t cols, std::size_t elem_size, int repetitions, bool verify,
+                       std::uint64_t seed, const Launch& launch) {
   BaselineResult result;
   result.library = name;
   const std::size_t bytes = rows * cols * elem_size;
@@ -169,19 +169,18 @@ BaselineResult run_baseline(const support::Session& session, const std::string& 
   }
 #ifdef IPT_BENCH_HAVE_CLBLAST
   if (name == "clblast-omatcopy" && (elem_size == 4 || elem_size == 8)) {
-    return measure(session, name, rows, cols, elem_size, repetitions, verify, seed,
-                   [&](cl_mem in, cl_mem out, cl_event* event) {
-                     cl_command_queue queue = session.queue();
-                     const CLBlastStatusCode status =
-                         elem_size == 4
-                             ? CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, rows,
-                                                cols, 1.0f, in, 0, cols, out, 0, rows, &queue,
-                                                event)
-                             : CLBlastDomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, rows,
-                                                cols, 1.0, in, 0, cols, out, 0, rows, &queue,
-                                                event);
-                     return static_cast<cl_int>(status);
-                   });
+    return measure(
+        session, name, rows, cols, elem_size, repetitions, verify, seed,
+        [&](cl_mem in, cl_mem out, cl_event* event) {
+          cl_command_queue queue = session.queue();
+          const CLBlastStatusCode status =
+              elem_size == 4
+                  ? CLBlastSomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, rows, cols, 1.0f,
+                                     in, 0, cols, out, 0, rows, &queue, event)
+                  : CLBlastDomatcopy(CLBlastLayoutRowMajor, CLBlastTransposeYes, rows, cols, 1.0,
+                                     in, 0, cols, out, 0, rows, &queue, event);
+          return static_cast<cl_int>(status);
+        });
   }
 #endif
   BaselineResult none;

@@ -13,11 +13,11 @@
 namespace ipt::bench {
 
 struct BaselineResult {
-  std::string library;        // "oop-kernel" or "clblast-omatcopy"
-  bool ran = false;           // false: not available for this type, or out of memory
-  std::string why;            // when !ran
-  double seconds = 0;         // median kernel time (profiling events)
-  double wall_seconds = 0;    // median host time from the call to completion
+  std::string library;      // "oop-kernel" or "clblast-omatcopy"
+  bool ran = false;         // false: not available for this type, or out of memory
+  std::string why;          // when !ran
+  double seconds = 0;       // median kernel time (profiling events)
+  double wall_seconds = 0;  // median host time from the call to completion
   bool verified = false;
   std::size_t memory_bytes = 0;  // both buffers
 };

@@ -159,8 +159,8 @@ Options parse(int argc, char** argv) {
     else
       usage("unknown option " + arg);
   }
-  const std::vector<std::string> modes{"random", "skinny",  "square",  "shapes",
-                                       "sequences", "tiles", "padding", "latency"};
+  const std::vector<std::string> modes{"random",    "skinny", "square",  "shapes",
+                                       "sequences", "tiles",  "padding", "latency"};
   if (std::find(modes.begin(), modes.end(), options.mode) == modes.end())
     usage("unknown mode '" + options.mode + "'");
   if (options.mode == "shapes" && options.shapes.empty()) usage("shapes needs --shapes");
@@ -389,9 +389,9 @@ void run_mode(Bench& bench, const Options& options, const std::vector<Shape>& sh
       // matrix; those that cannot work for it (tiles too large...) are left out.
       const ipt_plan_info plan = auto_plan(bench, rows, cols);
       bench.print(bench.libipt(rows, cols, seed, "auto", nullptr));
-      for (ipt_sequence s : {IPT_SEQUENCE_ONE_STAGE, IPT_SEQUENCE_2_1, IPT_SEQUENCE_2_2,
-                             IPT_SEQUENCE_3_1, IPT_SEQUENCE_3_2, IPT_SEQUENCE_4_1,
-                             IPT_SEQUENCE_4_2, IPT_SEQUENCE_SQUARE}) {
+      for (ipt_sequence s :
+           {IPT_SEQUENCE_ONE_STAGE, IPT_SEQUENCE_2_1, IPT_SEQUENCE_2_2, IPT_SEQUENCE_3_1,
+            IPT_SEQUENCE_3_2, IPT_SEQUENCE_4_1, IPT_SEQUENCE_4_2, IPT_SEQUENCE_SQUARE}) {
         ipt_plan_options forced{};
         forced.sequence = s;
         forced.padded_rows = plan.padded_rows;
@@ -434,8 +434,8 @@ void run_mode(Bench& bench, const Options& options, const std::vector<Shape>& sh
             IPT_SUCCESS)
           tried.push_back(p);
       }
-      const std::size_t step = std::max<std::size_t>(1, (tried.size() + options.max_pairs - 1) /
-                                                            std::max<std::size_t>(1, options.max_pairs));
+      const std::size_t step = std::max<std::size_t>(
+          1, (tried.size() + options.max_pairs - 1) / std::max<std::size_t>(1, options.max_pairs));
       for (std::size_t k = 0; k < tried.size(); k += step) {
         ipt_plan_options forced{};
         const auto [m, n] = tried[k];
@@ -510,16 +510,16 @@ int main(int argc, char** argv) {
     // far past the size where the copy bandwidth stops growing.
     largest = std::clamp<std::size_t>(largest, 1 << 20, std::size_t{1} << 30);
     const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, largest, 10);
-    std::printf("device: %s (driver %s)\nlibipt %s (commit %s), mode %s, type %s, %zu shapes, "
-                "%d timed runs each\n",
-                session.description().c_str(),
-                device_info(session.device(), CL_DRIVER_VERSION).c_str(), ipt_version_string(),
-                IPT_BENCH_COMMIT, options.mode.c_str(), options.type.c_str(), shapes.size(),
-                options.repetitions);
+    std::printf(
+        "device: %s (driver %s)\nlibipt %s (commit %s), mode %s, type %s, %zu shapes, "
+        "%d timed runs each\n",
+        session.description().c_str(), device_info(session.device(), CL_DRIVER_VERSION).c_str(),
+        ipt_version_string(), IPT_BENCH_COMMIT, options.mode.c_str(), options.type.c_str(),
+        shapes.size(), options.repetitions);
     std::printf("copy bandwidth (clEnqueueCopyBuffer of %zu bytes, read + write): %.1f GB/s\n\n",
                 largest, copy_gbs);
-    std::printf("%8s %8s %-10s %-5s %10s %10s %8s\n", "rows", "cols", "variant", "seq",
-                "median ms", "GB/s", "% copy");
+    std::printf("%8s %8s %-10s %-5s %10s %10s %8s\n", "rows", "cols", "variant", "seq", "median ms",
+                "GB/s", "% copy");
     Bench bench(options, session, copy_gbs);
     bench.set_copy(copy_gbs);
     run_mode(bench, options, shapes);

@@ -33,9 +33,9 @@
 #include "runtime/pttwac_launcher.hpp"
 #include "runtime/restride_launcher.hpp"
 #include "runtime/soa_asta_launcher.hpp"
+#include "stage_profile.hpp"
 #include "support/host_reference.hpp"
 #include "support/measure.hpp"
-#include "stage_profile.hpp"
 
 namespace {
 
@@ -52,11 +52,12 @@ struct Options {
 };
 
 [[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "ipt-kernel-bench: %s\n"
-               "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading|restride [--type 1|2|4|8|16]\n"
-               "                        [--mib N] [--reps N] [--no-verify] [--csv FILE]\n",
-               problem.c_str());
+  std::fprintf(
+      stderr,
+      "ipt-kernel-bench: %s\n"
+      "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading|restride [--type 1|2|4|8|16]\n"
+      "                        [--mib N] [--reps N] [--no-verify] [--csv FILE]\n",
+      problem.c_str());
   std::exit(2);
 }
 
@@ -87,7 +88,8 @@ Options parse(int argc, char** argv) {
         const std::string item = list.substr(start, comma - start);
         const std::size_t x = item.find('x');
         if (x == std::string::npos) usage("a shape is ROWSxCOLS, not '" + item + "'");
-        options.shapes.emplace_back(std::stoull(item.substr(0, x)), std::stoull(item.substr(x + 1)));
+        options.shapes.emplace_back(std::stoull(item.substr(0, x)),
+                                    std::stoull(item.substr(x + 1)));
         start = comma + 1;
       }
     } else
@@ -96,8 +98,7 @@ Options parse(int argc, char** argv) {
   const auto e = options.elem_size;
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) usage("bad --type");
   if (options.mode != "soa" && options.mode != "bs-vs-pttwac" &&
-      options.mode != "pttwac-spreading" && options.mode != "restride" &&
-      options.mode != "stages")
+      options.mode != "pttwac-spreading" && options.mode != "restride" && options.mode != "stages")
     usage("unknown mode '" + options.mode + "'");
   return options;
 }

@@ -29,8 +29,7 @@ std::string json_string(const std::string& text) {
 }
 
 double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -77,7 +76,8 @@ int Results::finish() {
               "fail", "median", "% copy", "p10", "p90", "min", "max");
   std::ostringstream json;
   json << "{\n";
-  for (const auto& [k, v] : context_) json << "  " << json_string(k) << ": " << json_string(v) << ",\n";
+  for (const auto& [k, v] : context_)
+    json << "  " << json_string(k) << ": " << json_string(v) << ",\n";
   json << "  \"copy_gbs\": " << copy_gbs_ << ",\n  \"results\": [";
   bool first = true;
   for (const auto& [key, values] : groups) {

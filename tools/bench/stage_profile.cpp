@@ -4,10 +4,10 @@
 #include <random>
 #include <string>
 
+#include "planner/elementary_configs.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/opencl.hpp"
-#include "planner/elementary_configs.hpp"
 #include "runtime/plan_executor.hpp"
 #include "runtime/restride_launcher.hpp"
 #include "runtime/transpose.hpp"
@@ -49,11 +49,11 @@ int run_stage_profile(const support::Session& session,
     // the borrowed bytes), each stage's kernel event kept.
     const auto restride = planner::choose_restride(profile, elem_size);
     std::vector<std::string> names;
-    if (plan.padded_cols != cols) names.push_back("pad " + std::to_string(cols) + "->" +
-                                                  std::to_string(plan.padded_cols));
+    if (plan.padded_cols != cols)
+      names.push_back("pad " + std::to_string(cols) + "->" + std::to_string(plan.padded_cols));
     for (const auto& stage : plan.stages) names.push_back(stage_name(stage));
-    if (plan.padded_rows != rows) names.push_back("unpad " + std::to_string(plan.padded_rows) +
-                                                  "->" + std::to_string(rows));
+    if (plan.padded_rows != rows)
+      names.push_back("unpad " + std::to_string(plan.padded_rows) + "->" + std::to_string(rows));
     const auto run = [&](std::vector<cl::Event>* events) {
       std::vector<cl::Event> after;
       if (plan.padded_cols != cols) {
@@ -61,8 +61,8 @@ int run_stage_profile(const support::Session& session,
                                            elem_size, restride, {})};
         if (events) events->push_back(after.front());
       }
-      after = {runtime::enqueue_plan(queue, buffer, 0, elem_size, plan, profile, after, false,
-                                     events)};
+      after = {
+          runtime::enqueue_plan(queue, buffer, 0, elem_size, plan, profile, after, false, events)};
       if (plan.padded_rows != rows) {
         after = {runtime::enqueue_restride(queue, buffer, 0, cols, rows, plan.padded_rows, rows,
                                            elem_size, restride, after)};
@@ -86,16 +86,14 @@ int run_stage_profile(const support::Session& session,
     const double bytes = 2.0 * static_cast<double>(rows * cols * elem_size);
     const double total = support::stats_of(totals).median;
     std::printf("%llu x %llu: %s\n  total %.3f ms, %.1f GB/s (%.1f%% of copy %.0f)\n",
-                (unsigned long long)rows, (unsigned long long)cols,
-                planner::describe(plan).c_str(), total * 1e3, bytes / total * 1e-9,
-                100 * bytes / total * 1e-9 / copy_gbs, copy_gbs);
+                (unsigned long long)rows, (unsigned long long)cols, planner::describe(plan).c_str(),
+                total * 1e3, bytes / total * 1e-9, 100 * bytes / total * 1e-9 / copy_gbs, copy_gbs);
     double sum = 0;
     for (std::size_t s = 0; s < names.size(); ++s) {
       const double t = support::stats_of(stage_seconds[s]).median;
       sum += t;
       std::printf("  stage %zu %-22s %8.3f ms %8.1f GB/s %5.1f%%\n", s + 1, names[s].c_str(),
-                  t * 1e3, bytes / t * 1e-9,
-                  100 * bytes / t * 1e-9 / copy_gbs);
+                  t * 1e3, bytes / t * 1e-9, 100 * bytes / t * 1e-9 / copy_gbs);
     }
     std::printf("  outside the stage kernels (fills, gaps) %.3f ms\n", (total - sum) * 1e3);
   }

@@ -43,15 +43,17 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
   const auto original = random_matrix(bytes, options.seed);
   std::size_t buffer_bytes = bytes;
   if (options.padding_room) {
-    result.status = ipt_padded_size(session.device(), options.rows, options.cols,
-                                    options.elem_size, &buffer_bytes);
+    result.status = ipt_padded_size(session.device(), options.rows, options.cols, options.elem_size,
+                                    &buffer_bytes);
     if (result.status != IPT_SUCCESS) {
-      result.error = std::string(ipt_status_string(result.status)) + ": " + ipt_last_error_message();
+      result.error =
+          std::string(ipt_status_string(result.status)) + ": " + ipt_last_error_message();
       return result;
     }
   }
   result.buffer_bytes = buffer_bytes;
-  ipt_plan_options plan_options = options.options != nullptr ? *options.options : ipt_plan_options{};
+  ipt_plan_options plan_options =
+      options.options != nullptr ? *options.options : ipt_plan_options{};
   if (plan_options.max_bytes == 0) plan_options.max_bytes = buffer_bytes;
   result.status = ipt_plan(session.device(), options.rows, options.cols, options.elem_size,
                            &plan_options, &result.plan);

@@ -25,13 +25,13 @@ struct RunOptions {
 
 struct RunResult {
   ipt_status status = IPT_SUCCESS;
-  std::string error;          // status text and last-error message when status != 0
-  Stats seconds;              // kernel time per transposition (profiling events)
-  double wall_seconds = 0;    // median host time from the call to completion
-  double throughput_gbs = 0;  // 2 * rows * cols * elem_size / median seconds, in GB/s
-  bool verified = false;      // the result was checked (and matched) against the host
-  std::string mismatch;       // non-empty when verification failed
-  ipt_plan_info plan{};       // the plan of the timed calls
+  std::string error;             // status text and last-error message when status != 0
+  Stats seconds;                 // kernel time per transposition (profiling events)
+  double wall_seconds = 0;       // median host time from the call to completion
+  double throughput_gbs = 0;     // 2 * rows * cols * elem_size / median seconds, in GB/s
+  bool verified = false;         // the result was checked (and matched) against the host
+  std::string mismatch;          // non-empty when verification failed
+  ipt_plan_info plan{};          // the plan of the timed calls
   std::size_t buffer_bytes = 0;  // the buffer's size (matrix and room for padding)
 };
 
