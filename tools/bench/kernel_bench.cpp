@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "planner/elementary_configs.hpp"
+#include "results.hpp"
 #include "runtime/bs_launcher.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
@@ -117,7 +118,7 @@ class Runner {
         context_(session.context(), true) {
     if (!options.csv.empty()) {
       csv_.open(options.csv);
-      csv_ << "mode,kernel,variant,shape,elem_size,median_ms,gbs,copy_gbs,fraction,verified\n";
+      csv_ << ipt::bench::kCsvHeader << '\n';
     }
     std::printf("%-8s %-34s %-22s %10s %9s %9s %6s %s\n", "kernel", "variant", "shape", "median_ms",
                 "GB/s", "copy", "frac", "check");
@@ -164,10 +165,7 @@ class Runner {
       const double gbs = 2.0 * static_cast<double>(moved_bytes) / median * 1e-9;
       std::printf("%-8s %-34s %-22s %10.4f %9.1f %9.1f %6.3f %s\n", kernel.c_str(), variant.c_str(),
                   shape.c_str(), median * 1e3, gbs, copy_gbs_, gbs / copy_gbs_, check.c_str());
-      if (csv_.is_open())
-        csv_ << options_.mode << ',' << kernel << ',' << variant << ',' << shape << ','
-             << options_.elem_size << ',' << median * 1e3 << ',' << gbs << ',' << copy_gbs_ << ','
-             << gbs / copy_gbs_ << ',' << check << '\n';
+      if (csv_.is_open()) write_csv(kernel, variant, shape, median, gbs, check, bytes);
       if (check == "WRONG") ++wrong_;
     } catch (const ipt::Error& e) {
       std::printf("%-8s %-34s %-22s skipped: %s\n", kernel.c_str(), variant.c_str(), shape.c_str(),
@@ -184,6 +182,39 @@ class Runner {
   double copy_gbs_;
   cl::CommandQueue queue_;
   cl::Context context_;
+  // One row in ipt-bench's columns (mode "kernels"), so that tools/plots draws it:
+  // variant "100! vw=32 local" (the unit width and tiling; param = C) or the kernel name
+  // with its spreading (param = tile elements B * C), the rows/cols columns hold A and
+  // B * C.
+  void write_csv(const std::string& kernel, const std::string& variant, const std::string& shape,
+                 double seconds, double gbs, const std::string& check, std::size_t bytes) {
+    std::vector<std::uint64_t> d;
+    for (std::size_t start = 0; start <= shape.size();) {
+      const std::size_t x = std::min(shape.find('x', start), shape.size());
+      d.push_back(std::strtoull(shape.substr(start, x - start).c_str(), nullptr, 10));
+      start = x + 1;
+    }
+    const std::uint64_t last = d.back(), before = d.size() > 1 ? d[d.size() - 2] : 1;
+    std::string label = kernel, param;
+    if (kernel == "100!") {
+      label += " " + variant.substr(0, variant.find(' '));
+      label += variant.find("regs") != std::string::npos ? " regs" : " local";
+      param = std::to_string(last);
+    } else if (kernel == "PTTWAC" || kernel == "BS") {
+      const auto r = variant.find("R=");
+      if (r != std::string::npos) label += " " + variant.substr(r, variant.find(' ', r) - r);
+      if (variant.find("unpadded") != std::string::npos) label += " unpadded";
+      param = std::to_string(before * last);
+    } else {
+      param = std::to_string(d.size() > 1 ? before : last);
+    }
+    csv_ << "kernels,"
+         << "libipt," << label << ',' << param << ',' << options_.elem_size << ','
+         << options_.elem_size << ',' << (d.size() > 2 ? d[d.size() - 3] : 1) << ','
+         << before * last << ",,,,,," << seconds << ",," << gbs << ',' << copy_gbs_ << ','
+         << gbs / copy_gbs_ << ',' << bytes << ',' << (check == "ok" ? 1 : 0) << '\n';
+  }
+
   std::ofstream csv_;
   Bytes random_;
   int wrong_ = 0;
