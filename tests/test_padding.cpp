@@ -5,6 +5,7 @@
 // checked in full against the host reference, with every byte around the matrix
 // (including the bytes a padded plan borrows) checked unchanged.
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -193,8 +194,8 @@ TEST_CASE("padding: bad input leaves the buffer unchanged", "[padding][bad_input
   CHECK(ipt_transpose_with_options(session().queue(), m.buffer(), 2, 59, 83, 4, &options, 0,
                                    nullptr, nullptr) == IPT_BUFFER_TOO_SMALL);
   options.max_bytes = 0;
-  options.padding = static_cast<ipt_padding>(1);
-  options.padding = static_cast<ipt_padding>(options.padding + 1);  // no such value
+  const int no_such_padding = 2;  // stored as a C caller could
+  std::memcpy(&options.padding, &no_such_padding, sizeof no_such_padding);
   CHECK(ipt_transpose_with_options(session().queue(), m.buffer(), 2, 59, 83, 4, &options, 0,
                                    nullptr, nullptr) == IPT_INVALID_VALUE);
   options.padding = IPT_PADDING_OFF;

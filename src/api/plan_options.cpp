@@ -1,32 +1,48 @@
 #include "api/plan_options.hpp"
 
+#include <cstring>
 #include <string>
 
 #include "runtime/error.hpp"
 
 namespace ipt::api {
 
+namespace {
+
+// A C caller may store any int in an enum field; reading it as the C++ enum would be
+// undefined for values outside the enumerators' range, so the raw value is read.
+template <typename Enum>
+int raw_value(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized on supported ABIs");
+  int value = 0;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
+}  // namespace
+
 planner::PlanRequest plan_request_of(const ipt_plan_options* options) {
   planner::PlanRequest request;
   if (options == nullptr) return request;
-  switch (options->padding) {
+  const int padding = raw_value(options->padding);
+  const int sequence = raw_value(options->sequence);
+  switch (padding) {
     case IPT_PADDING_AUTO:
       break;
     case IPT_PADDING_OFF:
       request.padding = planner::Padding::kOff;
       break;
     default:
-      fail(IPT_INVALID_VALUE,
-           "unknown ipt_padding " + std::to_string(static_cast<int>(options->padding)));
+      fail(IPT_INVALID_VALUE, "unknown ipt_padding " + std::to_string(padding));
   }
   request.padded_rows = options->padded_rows;
   request.padded_cols = options->padded_cols;
   request.m = options->m;
   request.n = options->n;
-  if (options->sequence == IPT_SEQUENCE_AUTO) return request;
+  if (sequence == IPT_SEQUENCE_AUTO) return request;
   using planner::Sequence;
   request.auto_sequence = false;
-  switch (options->sequence) {
+  switch (sequence) {
     case IPT_SEQUENCE_SQUARE:
       request.sequence = Sequence::kSquare;
       break;
@@ -52,8 +68,7 @@ planner::PlanRequest plan_request_of(const ipt_plan_options* options) {
       request.sequence = Sequence::k42;
       break;
     default:
-      fail(IPT_INVALID_VALUE,
-           "unknown ipt_sequence " + std::to_string(static_cast<int>(options->sequence)));
+      fail(IPT_INVALID_VALUE, "unknown ipt_sequence " + std::to_string(sequence));
   }
   return request;
 }
