@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# ipt-bench smoke test: every mode runs on tiny shapes, verifies, and writes its CSV (the
+# shared header, one row per run, no failed row) and JSON summary. Not a benchmark.
+#   bench_smoke.sh IPT_BENCH WORK_DIR
+set -euo pipefail
+bench=$1
+dir=$2
+mkdir -p "$dir"
+header="mode,library,variant,param,type,elem_size,rows,cols,sequence,m,n,padded_rows,padded_cols,time_s,wall_s,throughput_gbs,copy_gbs,fraction_of_copy,memory_bytes,verified"
+check() {  # $1 name: the CSV has the header, rows, and every row verified
+  local csv=$dir/$1.csv
+  [ "$(head -1 "$csv")" = "$header" ] || { echo "$1: bad CSV header"; exit 1; }
+  [ "$(wc -l < "$csv")" -ge 2 ] || { echo "$1: no rows"; exit 1; }
+  if awk -F, 'NR > 1 && $20 != 1 { bad = 1 } END { exit !bad }' "$csv"; then
+    echo "$1: a row failed or was not verified"; exit 1
+  fi
+  grep -q '"median_gbs"' "$dir/$1.json" || { echo "$1: no JSON summary"; exit 1; }
+  echo "$1: ok ($(($(wc -l < "$csv") - 1)) rows)"
+}
+common=(--reps 1)
+"$bench" random --count 3 --min 20 --max 90 "${common[@]}" --csv "$dir/random.csv" --json "$dir/random.json" --shapes-out "$dir/shapes.txt" > "$dir/random.log"
+check random
+[ "$(wc -l < "$dir/shapes.txt")" = 3 ] || { echo "shapes file: expected 3 lines"; exit 1; }
+"$bench" shapes --shapes-file "$dir/shapes.txt" --type f64 "${common[@]}" --csv "$dir/shapes.csv" --json "$dir/shapes.json" > /dev/null
+check shapes
+"$bench" skinny --shapes 20011x3,5x4099 "${common[@]}" --csv "$dir/skinny.csv" --json "$dir/skinny.json" > /dev/null
+check skinny
+"$bench" square --sizes 33,64 --type 2 "${common[@]}" --csv "$dir/square.csv" --json "$dir/square.json" > /dev/null
+check square
+for mode in sequences tiles padding; do
+  "$bench" $mode --shapes 59x83,60x84 --max-pairs 4 "${common[@]}" --csv "$dir/$mode.csv" --json "$dir/$mode.json" > /dev/null
+  check $mode
+done
+grep -q ',4.1,' "$dir/sequences.csv" || { echo "sequences: 4.1 missing"; exit 1; }
+grep -q ',unpadded,' "$dir/padding.csv" || { echo "padding: unpadded missing"; exit 1; }
+grep -q ',pair,' "$dir/tiles.csv" || { echo "tiles: no forced pair"; exit 1; }
+echo "ipt-bench smoke test passed"
