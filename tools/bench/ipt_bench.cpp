@@ -418,27 +418,10 @@ void run_mode(Bench& bench, const Options& options, const std::vector<Shape>& sh
           for (auto n : ns)
             if (m >= 2 && n >= 2 && m < plan.padded_rows && n < plan.padded_cols)
               pairs.emplace_back(m, n);
-      // Too many pairs: an even sample (the heuristic's own pair is measured above).
-      std::vector<std::pair<std::size_t, std::size_t>> tried;
-      for (const auto& p : pairs) {
+      // The forced options of a pair: the heuristic's 2-stage sequence, or 3.1 / 3.2 by
+      // Algorithm 3, on the heuristic's padded shape.
+      const auto forced_for = [&](std::size_t m, std::size_t n) {
         ipt_plan_options forced{};
-        forced.sequence = plan.sequence == IPT_SEQUENCE_2_1 || plan.sequence == IPT_SEQUENCE_2_2
-                              ? plan.sequence
-                              : (p.first < p.second ? IPT_SEQUENCE_3_1 : IPT_SEQUENCE_3_2);
-        forced.m = p.first;
-        forced.n = p.second;
-        forced.padded_rows = plan.padded_rows;
-        forced.padded_cols = plan.padded_cols;
-        ipt_plan_info check{};
-        if (ipt_plan(bench.session().device(), rows, cols, bench.elem_size(), &forced, &check) ==
-            IPT_SUCCESS)
-          tried.push_back(p);
-      }
-      const std::size_t step = std::max<std::size_t>(
-          1, (tried.size() + options.max_pairs - 1) / std::max<std::size_t>(1, options.max_pairs));
-      for (std::size_t k = 0; k < tried.size(); k += step) {
-        ipt_plan_options forced{};
-        const auto [m, n] = tried[k];
         forced.sequence = plan.sequence == IPT_SEQUENCE_2_1 || plan.sequence == IPT_SEQUENCE_2_2
                               ? plan.sequence
                               : (m < n ? IPT_SEQUENCE_3_1 : IPT_SEQUENCE_3_2);
@@ -446,8 +429,21 @@ void run_mode(Bench& bench, const Options& options, const std::vector<Shape>& sh
         forced.n = n;
         forced.padded_rows = plan.padded_rows;
         forced.padded_cols = plan.padded_cols;
-        bench.libipt(rows, cols, seed, "pair", &forced);
+        return forced;
+      };
+      std::vector<ipt_plan_options> runnable;
+      for (const auto& [m, n] : pairs) {
+        const ipt_plan_options forced = forced_for(m, n);
+        ipt_plan_info check{};
+        if (ipt_plan(bench.session().device(), rows, cols, bench.elem_size(), &forced, &check) ==
+            IPT_SUCCESS)
+          runnable.push_back(forced);
       }
+      // Too many pairs: an even sample (the heuristic's own pair is measured above).
+      const std::size_t limit = std::max<std::size_t>(1, options.max_pairs);
+      const std::size_t step = std::max<std::size_t>(1, (runnable.size() + limit - 1) / limit);
+      for (std::size_t k = 0; k < runnable.size(); k += step)
+        bench.libipt(rows, cols, seed, "pair", &runnable[k]);
     } else if (options.mode == "padding") {
       bench.print(bench.libipt(rows, cols, seed, "padded", nullptr));
       ipt_plan_options off{};
