@@ -12,180 +12,217 @@
 //
 // Virtual SIMD units. A work-group of VW * UNITS work-items is UNITS units of VW lanes;
 // one unit moves one item at a time, lane i handling elements i, i + VW, ... of the
-// chunk (VW = work-group size: one unit per group, for large C). Units share the
-// group's barriers: a lane never reads what another lane wrote except through a
-// barrier (never assuming lock-step lanes: the authors' warp-synchronous 100! failed on
-// an H200 in 15 of 63 runs). Loop trip counts are uniform over the work-group (rounds
-// over starts depend only on the group id; chain steps continue while the group-wide
-// count of live units, read after a barrier, is non-zero), so no barrier is divergent;
-// finished units idle through the remaining steps.
+// chunk (VW = work-group size: one unit per group, for large C). Lane 0 of a unit makes
+// its decisions (flag tests, claims, the next start) and publishes them in local memory;
+// a lane never reads what another lane wrote except across a barrier (never assuming
+// lock-step lanes: the authors' warp-synchronous 100! failed on an H200 in 15 of 63
+// runs).
 //
 // Tiling: REGS > 0 keeps a lane's elements in registers (private arrays of REGS
 // elements, L <= REGS * VW, checked by the host); REGS == 0 keeps them in local memory
 // (`tiles`: 2 * L elements per unit, host-sized).
 //
-// Claim protocol (same as kernels/pttwac.cl, with flags in GLOBAL memory shared by all
-// work-groups; bit q set = item q claimed, only its claimant writes it, after claiming):
-//   (i)   every lane reads the start item, then mem_fence(global) and a barrier, and
-//         only then does lane 0 test the start's flag: if unclaimed at the test, nobody
-//         (in any group) had written it, so all lanes hold the original value;
-//   (ii)  every lane reads item nxt, fence + barrier, then lane 0 claims nxt with
-//         atomic_or: a successful claim means nobody else ever writes nxt;
-//   (iii) lane 0 publishes the claim result in local memory and a barrier (with a global
-//         fence) separates the claim from every lane's store to nxt.
+// Scheduling. Starts are handed out by flag word: a unit takes the next word index from
+// a global counter (flags[words], zeroed with the flags) and tries, as chain starts, the
+// items of that word whose bits were clear when it looked (a snapshot, only a hint: every
+// start is tested again after its read). A unit whose chain ended takes its next start in
+// the same step, so no unit idles while others of its group still follow chains (the
+// previous version ran its units in lock-step rounds and waited for the longest chain of
+// each round), and the dynamic counter balances work over groups. A start taken late
+// cuts the chain that would have reached it, so long cycles split among all units.
+//
+// One barrier per step. Each step, every live unit is in one of three modes:
+//   START s:  all lanes read item s into `carry`;
+//   FIRST x:  (x = succ(s)) lanes read item x into `next_value`; lane 0 tests s's flag
+//             and, if s is unclaimed, claims x;
+//   CHAIN x:  lanes read item x into `next_value`; lane 0 claims x;
+// then a barrier, after which the lanes of a unit whose claim of x succeeded store
+// `carry` to x and take `next_value` as their new carry. Lane 0 publishes, before the
+// barrier, the store decision and the next step's mode and item (double-buffered by
+// step parity: lane 0 writes buffer t&1 again only in step t+2, after the barrier of
+// step t+1 that every lane passes only once it has read buffer t&1 for step t).
+//
+// Claim protocol (bit q set = item q claimed: only its claimant writes it, after the
+// claim). Memory-ordering argument:
+//   (i)   START: every lane's read of s COMPLETES (see the sink below) and is fenced
+//         before the barrier; lane 0 tests s's flag after the barrier (FIRST). If the
+//         test finds s unclaimed, nobody had claimed s before the test, and a claimant
+//         writes only after its claim, so every lane holds s's original value.
+//   (ii)  FIRST/CHAIN: a successful claim of x means nobody else ever writes x, so the
+//         value read from x is original whether the read is served before or after the
+//         claim: the read and the claim may overlap, which is what saves a barrier.
+//   (iii) the stores to x follow the claim of x across the barrier (with a global fence).
 // Each item of a non-trivial cycle is claimed once and written once, with the original
-// value of its predecessor. No group waits for another (lock-free; any scheduling order
-// of work-groups is fine). Stale cached lines are harmless: a stale read returns an
-// original value, and a chain holding a value whose item is already written loses its
-// claim. The flags are zeroed by the host before the launch (clEnqueueFillBuffer).
+// value of its predecessor; a chain whose claim fails stops, and the winner carries
+// that value on. No group waits for another (lock-free; any scheduling order of
+// work-groups is fine). Stale cached lines are harmless: a stale read of a start is
+// caught by (i); a stale read of x is discarded unless the claim succeeds, and then it
+// is original. The loop's trip count is uniform over the work-group: it continues
+// while the group-wide count of live units, read after the barrier, is non-zero.
 
 #define WG (VW * UNITS)
-
-idx_t item_successor(idx_t g, idx_t A, idx_t B) {
-  const idx_t a = g / B;
-  return (g - a * B) * A + a;
-}
+#define MODE_DONE 0
+#define MODE_START 1
+#define MODE_FIRST 2
+#define MODE_CHAIN 3
+// A unit's published state: mode in bits 0-1, the store decision in bit 2, the chunk
+// length above (the host keeps L below 2^28).
+#define STATE(mode, store, len) ((uint)(mode) | ((uint)(store) << 2) | ((uint)(len) << 3))
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                  idx_t L, idx_t K, idx_t total_items, __global uint *flags,
                  __local elem_t *tiles) {
-  __local int claimed[UNITS];  // written by a unit's lane 0, read by its lanes
-  __local int live[2];         // units whose claim succeeded at step parity 0 / 1
+  // Published by a unit's lane 0 in step t (buffer t & 1), read by its lanes after the
+  // barrier of step t: the store decision for step t, and the mode, chunk length and
+  // first element (index in `data`) of the item the unit reads in step t + 1.
+  __local idx_t pub_base[2][UNITS];
+  __local uint pub_state[2][UNITS];
+  __local int live[3];  // units live after step t: live[t % 3] (see the reset below)
 #if REGS > 0
-  __local volatile uint start_sink[WG];  // see (i) below
+  __local volatile uint start_sink[WG];  // see (i)
 #endif
   __global elem_t *data = buffer + offset;
-  const idx_t lid = get_local_id(0);
-  const idx_t unit = lid / VW;
-  const idx_t lane = lid - unit * VW;
+  const uint lid = get_local_id(0);
+  const uint unit = lid / VW;
+  const uint lane = lid - unit * VW;
   const idx_t AB = A * B;
-  const idx_t round_stride = (idx_t)get_num_groups(0) * UNITS;
+  const uint words = (uint)((total_items + 31) / 32);
+  __global uint *next_word = flags + words;
 #if REGS > 0
   elem_t carry[REGS], next_value[REGS];
 #else
   __local elem_t *carry = tiles + unit * 2 * L;
   __local elem_t *next_value = carry + L;
 #endif
-  if (lid == 0) {
-    live[0] = 0;
-    live[1] = 0;
-  }
+  // Lane 0's private state: its mode; its item q = q0 + g (q0: the instance and chunk,
+  // g: the super-element), the index in `data` of element 0 of the chunk in
+  // super-element 0 and the chunk's length; the start being tested (FIRST); the flag
+  // word its starts come from and the bits of that word still to try.
+  int my_mode = MODE_DONE;
+  idx_t q0 = 0, g = 0, chunk = 0, my_start = 0;
+  uint my_len = 0, word = 0, candidates = 0;
+
+  if (lid < 3) live[lid] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  uint step = 0;
-  for (idx_t first = (idx_t)get_group_id(0) * UNITS; first < total_items; first += round_stride) {
-    const idx_t q = first + unit;
-    bool active = q < total_items;
-    idx_t g = 0, nxt = 0, len = 0, item_base = 0;
-    __global elem_t *chunk = data;  // element 0 of this item's chunk in super-element 0
-    if (active) {
-      g = q % AB;
-      const idx_t kj = q / AB;        // k*K + j
-      const idx_t k = kj / K;
-      const idx_t j = kj - k * K;
-      item_base = q - g;
-      chunk = data + k * AB * C + j * L;
-      len = min(L, C - j * L);
-      nxt = item_successor(g, A, B);
-      active = nxt != g;              // fixed points stay
+  for (uint t = 0;; ++t) {
+    const uint p = t & 1;
+    uint state = MODE_DONE;
+    idx_t base = 0;
+    if (t > 0) {
+      if (lid == 0) live[(t + 1) % 3] = 0;  // last read in step t - 2, next used in t + 1
+      // The item published for this step (in step t - 1).
+      state = pub_state[p ^ 1][unit];
+      base = pub_base[p ^ 1][unit];
     }
-    // A start already claimed is not read: late in the rounds most starts have been
-    // written by some chain, and reading them anyway doubled the reads. Each lane decides
-    // alone (`skip`), while `active` stays the same for all lanes of the unit. That is
-    // safe because flags are only ever set: a lane that saw the bit set knows that lane
-    // 0's test (i), after the barrier below, sees it set too, so the unit goes inactive
-    // and nobody stores the elements that lane skipped.
-    bool skip = false;
-    if (active) {
-      const idx_t f = item_base + g;
-      skip = (((volatile __global uint *)flags)[f >> 5] & (1u << (uint)(f & 31))) != 0;
-    }
-    if (active && !skip) {
-      __global const elem_t *src = chunk + g * C;
+    const uint mode = state & 3;
+    const uint len = state >> 3;
+    __global const elem_t *src = data + base;
+    if (mode == MODE_START) {
 #if REGS > 0
       uint consumed = 0;
 #pragma unroll
       for (int r = 0; r < REGS; ++r) {
-        const idx_t e = lane + (idx_t)r * VW;
+        const uint e = lane + (uint)r * VW;
         if (e < len) {
           carry[r] = src[e];
           consumed ^= ELEM_WORD(carry[r]);
         }
       }
       // (i) needs each start read COMPLETE, not merely issued, before lane 0 tests the
-      // flag: a GPU keeps a load in flight past a barrier until its register is used, so
-      // the read could be served after another group claimed and rewrote the item. A
+      // flag: a GPU keeps a load in flight past a barrier until its register is used. A
       // store of a value that depends on every loaded element makes the lane wait for
-      // them here. (Seen on an H200: one super-element wrong in a register-tiled 100!
-      // of 2^24 elements; local tiling stores the values and never failed.)
+      // them here. (Seen on an H200: one super-element wrong in a register-tiled 100! of
+      // 2^24 elements; local tiling stores the values.)
       start_sink[lid] = consumed;
 #else
-      for (idx_t e = lane; e < len; e += VW) carry[e] = src[e];
+      for (uint e = lane; e < len; e += VW) carry[e] = src[e];
+#endif
+    } else if (mode != MODE_DONE) {
+#if REGS > 0
+#pragma unroll
+      for (int r = 0; r < REGS; ++r) {
+        const uint e = lane + (uint)r * VW;
+        if (e < len) next_value[r] = src[e];
+      }
+#else
+      for (uint e = lane; e < len; e += VW) next_value[e] = src[e];
 #endif
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE);
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // (i) all reads, then the test
+
     if (lane == 0) {
-      if (active) {
-        const idx_t f = item_base + g;
-        const int ok = !(atomic_or(&flags[f >> 5], 0u) & (1u << (uint)(f & 31)));
-        claimed[unit] = ok;
-        if (ok) atomic_inc(&live[step & 1]);
+      int store = 0;
+      int test = my_mode;
+      if (test == MODE_FIRST) {
+        const uint w = atomic_or(&flags[my_start >> 5], 0u);
+        if (!(w & (1u << (uint)(my_start & 31)))) test = MODE_CHAIN;
+        if ((my_start >> 5) == word) candidates &= ~w;  // fresher than the snapshot
       }
-      if (lid == 0) live[(step + 1) & 1] = 0;  // last read before the previous barrier
-    }
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    if (active) active = claimed[unit] != 0;
-    int any = live[step & 1];
-    ++step;
-    while (any) {
-      if (active) {
-        __global const elem_t *src = chunk + nxt * C;
-#if REGS > 0
-#pragma unroll
-        for (int r = 0; r < REGS; ++r) {
-          const idx_t e = lane + (idx_t)r * VW;
-          if (e < len) next_value[r] = src[e];
-        }
-#else
-        for (idx_t e = lane; e < len; e += VW) next_value[e] = src[e];
-#endif
+      if (test == MODE_CHAIN) {
+        const idx_t q = q0 + g;
+        const uint bit = 1u << (uint)(q & 31);
+        store = !(atomic_or(&flags[q >> 5], bit) & bit);
       }
-      mem_fence(CLK_GLOBAL_MEM_FENCE);
-      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // (ii) all reads, then the claim
-      if (lane == 0) {
-        if (active) {
-          const idx_t f = item_base + nxt;
-          const uint bit = 1u << (uint)(f & 31);
-          const int ok = !(atomic_or(&flags[f >> 5], bit) & bit);
-          claimed[unit] = ok;
-          if (ok) atomic_inc(&live[step & 1]);
-        }
-        if (lid == 0) live[(step + 1) & 1] = 0;
-      }
-      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // (iii) the claim, then stores
-      if (active) active = claimed[unit] != 0;
-      if (active) {
-        __global elem_t *dst = chunk + nxt * C;
-#if REGS > 0
-#pragma unroll
-        for (int r = 0; r < REGS; ++r) {
-          const idx_t e = lane + (idx_t)r * VW;
-          if (e < len) {
-            dst[e] = carry[r];
-            carry[r] = next_value[r];
+      if (store || my_mode == MODE_START) {
+        if (my_mode == MODE_START) my_start = q0 + g;
+        const idx_t a = g / B;
+        g = (g - a * B) * A + a;  // the successor
+        my_mode = store ? MODE_CHAIN : MODE_FIRST;
+      } else if (my_mode != MODE_DONE || t == 0) {
+        // The next start: the lowest untried bit of the current word that was clear,
+        // else the next word from the global counter. Fixed points are never starts.
+        my_mode = MODE_DONE;
+        for (;;) {
+          while (candidates == 0) {
+            word = atomic_inc(next_word);
+            if (word >= words) break;
+            const uint seen = ((volatile __global uint *)flags)[word];
+            const idx_t left = total_items - (idx_t)word * 32;
+            candidates = ~seen & (left >= 32 ? 0xffffffffu : ((1u << (uint)left) - 1u));
           }
+          if (candidates == 0) break;
+          const uint bit = 31 - clz(candidates & (0u - candidates));
+          candidates &= candidates - 1;
+          const idx_t s = (idx_t)word * 32 + bit;
+          const idx_t kj = s / AB;  // k*K + j
+          const idx_t gs = s - kj * AB;
+          const idx_t a = gs / B;
+          if ((gs - a * B) * A + a == gs) continue;
+          const idx_t k = kj / K;
+          const idx_t j = kj - k * K;
+          q0 = s - gs;
+          g = gs;
+          chunk = k * AB * C + j * L;
+          my_len = (uint)min(L, C - j * L);
+          my_mode = MODE_START;
+          break;
         }
-#else
-        for (idx_t e = lane; e < len; e += VW) {
-          dst[e] = carry[e];
-          carry[e] = next_value[e];
-        }
-#endif
-        nxt = item_successor(nxt, A, B);
       }
-      any = live[step & 1];
-      ++step;
+      pub_state[p][unit] = STATE(my_mode, store, my_mode == MODE_DONE ? 0 : my_len);
+      pub_base[p][unit] = chunk + g * C;
+      if (my_mode != MODE_DONE) atomic_inc(&live[t % 3]);
     }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // (i), (iii)
+
+    if (pub_state[p][unit] & 4) {
+      __global elem_t *dst = data + base;
+#if REGS > 0
+#pragma unroll
+      for (int r = 0; r < REGS; ++r) {
+        const uint e = lane + (uint)r * VW;
+        if (e < len) {
+          dst[e] = carry[r];
+          carry[r] = next_value[r];
+        }
+      }
+#else
+      for (uint e = lane; e < len; e += VW) {
+        dst[e] = carry[e];
+        carry[e] = next_value[e];
+      }
+#endif
+    }
+    if (live[t % 3] == 0) break;
   }
 }

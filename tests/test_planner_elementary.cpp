@@ -58,21 +58,30 @@ TEST_CASE("PTTWAC defaults: widest spreading within half the local memory, then 
   CHECK(pttwac_flag_words(1024 * 32, 1, true) == 1023 + 31 + 1);  // last word 1023 -> 1054
 }
 
-TEST_CASE("SoA defaults: unit width from C and the SIMD width, register tiling when aligned",
+TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chunks beyond",
           "[planner][soa]") {
   const auto nv = nvidia_like();
-  CHECK(choose_soa(nv, 1, 4).vw == 1);
-  CHECK(choose_soa(nv, 2, 4).vw == 2);
-  CHECK(choose_soa(nv, 3, 4).vw == 4);
-  CHECK(choose_soa(nv, 16, 4).vw == 16);
+  CHECK(choose_soa(nv, 1, 4).vw == 4);  // never narrower than 4 lanes
+  CHECK(choose_soa(nv, 1, 4).regs == 1);
+  CHECK(choose_soa(nv, 24, 4).vw == 4);  // 6 registers of f32 per lane
+  CHECK(choose_soa(nv, 24, 4).regs == 6);
+  CHECK(choose_soa(nv, 32, 4).vw == 8);
+  CHECK(choose_soa(nv, 32, 4).regs == 4);
   CHECK(choose_soa(nv, 100, 4).vw == 32);
-  CHECK(choose_soa(nv, 256, 4).units == 1);        // whole-work-group unit from 8 x SIMD
-  CHECK(choose_soa(amd_like(), 100, 4).vw == 64);  // wavefront of 64
-  CHECK(choose_soa(amd_like(), 512, 4).units == 1);
-  CHECK(choose_soa(nv, 64, 4).regs == 2);  // multiple of the unit: registers
-  CHECK(choose_soa(nv, 64, 4).chunk == 64);
-  CHECK(choose_soa(nv, 3, 4).regs == 0);  // 3 neither divides nor is a multiple of 4
-  CHECK(choose_soa(nv, 100, 4).regs == 0);
+  CHECK(choose_soa(nv, 100, 4).regs == 4);  // unaligned C: the last register partial
+  CHECK(choose_soa(nv, 100, 4).chunk == 100);
+  CHECK(choose_soa(nv, 100, 8).vw == 32);  // f64: 3 registers per lane
+  CHECK(choose_soa(nv, 48, 8).vw == 16);
+  CHECK(choose_soa(nv, 48, 8).regs == 3);
+  CHECK(choose_soa(nv, 2560, 4).vw == 32);  // wide C: chunks of 16 registers per lane
+  CHECK(choose_soa(nv, 2560, 4).regs == 16);
+  CHECK(choose_soa(nv, 2560, 4).chunk == 512);
+  CHECK(choose_soa(nv, 2560, 8).chunk == 256);
+  CHECK(choose_soa(nv, 2560, 4).units == 8);       // 256-item work-groups
+  CHECK(choose_soa(amd_like(), 512, 4).vw == 64);  // wavefront of 64
+  CHECK(choose_soa(amd_like(), 512, 4).regs == 8);
+  for (const auto& config : {choose_soa(nv, 7, 4), choose_soa(amd_like(), 1000, 2)})
+    CHECK(config.regs > 0);
   for (const auto& profile : {nv, amd_like()})
     for (std::size_t elem_size : {1, 2, 4, 8, 16})
       for (std::uint64_t C : {1, 2, 3, 7, 24, 32, 33, 96, 100, 192, 1000, 2560, 100000}) {
@@ -82,6 +91,8 @@ TEST_CASE("SoA defaults: unit width from C and the SIMD width, register tiling w
         CHECK(config.chunk >= 1);
         CHECK(config.chunk <= C);
         CHECK(config.chunk <= soa_chunk_capacity(config, profile.local_mem_bytes, elem_size));
-        if (config.regs > 0) CHECK(config.regs <= 16);
+        CHECK(config.regs > 0);
+        CHECK(config.regs <= 16);
+        CHECK(config.chunk == std::min<std::uint64_t>(C, config.regs * config.vw));
       }
 }

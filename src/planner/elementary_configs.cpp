@@ -29,11 +29,20 @@ std::uint64_t pttwac_flag_words(std::uint64_t n, std::size_t spreading, bool pad
 std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_bytes,
                                  std::size_t elem_size) {
   if (config.regs > 0) return std::uint64_t{config.regs} * config.vw;
-  // The kernel's own local arrays: claimed[UNITS] and live[2].
-  const std::size_t fixed = sizeof(int) * (config.units + 2);
+  // The kernel's own local arrays: pub_base[2][UNITS] (64-bit at most), pub_state[2][UNITS]
+  // and live[3].
+  const std::size_t fixed = 2 * config.units * (8 + 4) + 3 * 4;
   if (local_mem_bytes <= fixed) return 0;
   return (local_mem_bytes - fixed) / (2 * config.units * elem_size);
 }
+
+std::uint64_t soa_chunk(const SoaConfig& config, std::size_t local_mem_bytes, std::size_t elem_size,
+                        std::uint64_t C) {
+  const std::uint64_t capacity = soa_chunk_capacity(config, local_mem_bytes, elem_size);
+  return std::min(C, config.chunk == 0 ? capacity : config.chunk);
+}
+
+std::uint64_t soa_flag_bytes(std::uint64_t items) { return ((items + 31) / 32 + 1) * 4; }
 
 bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std::size_t elem_size) {
   return bs_local_elements(B * C, 1) * elem_size <= device.local_mem_bytes;
@@ -96,31 +105,24 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   const std::size_t simd = std::max<std::size_t>(1, device.simd_width);
   const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
   const std::size_t group = std::min<std::size_t>(kMaxDefaultWorkGroup, floor_pow2(max_wg));
+  // Register tiling for every C (the kernel guards each lane's last, partial register,
+  // so C need not divide or be a multiple of the unit width as in PPoPP §5.2): on the
+  // H200 it ran 1.1-2x faster than local-memory tiling at every C measured
+  // (docs/performance.md, 100! against C). The unit: the smallest power of two from 4
+  // lanes up to the SIMD width that holds C in about kLaneBytes per lane (measured best
+  // at 16-24 bytes of f32 per lane: 4-6 registers; units narrower than 4 lanes lost at
+  // every C, even C = 1). Wider C is cut into chunks of max_regs per lane.
+  constexpr std::size_t kLaneBytes = 24;
+  constexpr std::size_t kMinLanes = 4;
+  const std::size_t lane_regs = std::clamp<std::size_t>(kLaneBytes / elem_size, 1, 16);
   const std::size_t max_regs = std::clamp<std::size_t>(64 / elem_size, 2, 16);
-  if (C >= 8 * simd) {
-    // Large super-elements: the whole work-group is one unit (TPDS Fig. 4b).
-    config.vw = group;
-    config.units = 1;
-  } else {
-    // The smallest power-of-two slice of the SIMD width that covers C (TPDS §5.2).
-    std::size_t vw = 1;
-    while (vw < C && vw < simd) vw *= 2;
-    config.vw = std::min(vw, group);
-    config.units = std::max<std::size_t>(1, group / config.vw);
-  }
-  // Register tiling when C divides or is a multiple of the unit width (PPoPP §5.2), and
-  // the super-element fits a few registers per lane; local-memory tiling otherwise.
-  const bool aligned = (C % config.vw == 0) || (config.vw % C == 0);
-  const std::uint64_t regs = (C + config.vw - 1) / config.vw;
-  if (aligned && regs <= max_regs) {
-    config.regs = static_cast<std::size_t>(regs);
-    config.chunk = C;
-  } else {
-    config.regs = 0;
-    const std::uint64_t capacity =
-        soa_chunk_capacity(config, device.local_mem_bytes / 2, elem_size);
-    config.chunk = std::max<std::uint64_t>(1, std::min<std::uint64_t>(C, capacity));
-  }
+  const std::size_t widest = std::min(simd, group);
+  std::size_t vw = 1;
+  while (vw < widest && (vw < kMinLanes || (C + vw - 1) / vw > lane_regs)) vw *= 2;
+  config.vw = vw;
+  config.units = std::max<std::size_t>(1, group / vw);
+  config.regs = static_cast<std::size_t>(std::min<std::uint64_t>(max_regs, (C + vw - 1) / vw));
+  config.chunk = std::min<std::uint64_t>(C, std::uint64_t{config.regs} * vw);
   config.max_groups = std::max<std::uint64_t>(1, 16 * std::uint64_t{device.compute_units});
   return config;
 }

@@ -70,6 +70,15 @@ std::uint64_t pttwac_flag_words(std::uint64_t n, std::size_t spreading, bool pad
 std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_bytes,
                                  std::size_t elem_size);
 
+// The chunk L a launch with `config` moves at once for super-elements of C elements:
+// config.chunk, else all of C that a unit holds (may be 0 if a unit holds nothing).
+std::uint64_t soa_chunk(const SoaConfig& config, std::size_t local_mem_bytes, std::size_t elem_size,
+                        std::uint64_t C);
+
+// Scratch of a SoA-ASTA launch over `items` items (I * A * B * chunks per super-element):
+// one flag bit per item and the 32-bit start counter after the flag words.
+std::uint64_t soa_flag_bytes(std::uint64_t items);
+
 // Defaults for a B x C tile (BS), or for PTTWAC, or for super-elements of C elements.
 // choose_bs requires the tile to fit local memory (bs_fits).
 bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std::size_t elem_size);

@@ -26,13 +26,17 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   // Chunk L: what the caller asked for, else as much of C as a unit holds. Never more
   // than a unit holds: that is where the authors' register tiling dropped elements.
   const std::uint64_t capacity = planner::soa_chunk_capacity(config, local_mem, elem_size);
-  const std::uint64_t L = std::min(C, config.chunk == 0 ? capacity : config.chunk);
+  const std::uint64_t L = planner::soa_chunk(config, local_mem, elem_size, C);
   if (L == 0 || L > capacity)
     fail(IPT_OUT_OF_RESOURCES, "SoA-ASTA: a unit holds " + std::to_string(capacity) +
                                    " elements, the chunk needs " + std::to_string(config.chunk));
   const std::uint64_t K = (C + L - 1) / L;
   const std::uint64_t items = I * K * A * B;
   const bool index64 = needs_index64(offset, I * A * B * C, config.force_index64);
+  // The kernel hands out starts by flag word through a 32-bit counter that every unit
+  // bumps once past the end: words plus all units must stay below 2^32.
+  if (items > (std::uint64_t{1} << 36))
+    fail(IPT_OUT_OF_RESOURCES, "SoA-ASTA: more than 2^36 items (" + std::to_string(items) + ")");
 
   const std::size_t work_group = config.vw * config.units;
   const std::string options =
@@ -46,16 +50,19 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   check_launch(kernel, device, work_group, local_bytes, "SoA-ASTA 100!");
   if (config.dry_run) return cl::Event();
 
-  // One bit per item, zeroed on the device; released when this function returns.
-  const std::uint64_t words = (items + 31) / 32;
-  cl::Buffer flags(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(words * 4));
+  // One bit per item and the start counter, zeroed on the device; released when this
+  // function returns.
+  const std::uint64_t flag_bytes = planner::soa_flag_bytes(items);
+  cl::Buffer flags(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(flag_bytes));
   cl::Event zeroed;
-  queue.enqueueFillBuffer(flags, cl_uint{0}, 0, static_cast<std::size_t>(words * 4), &wait,
+  queue.enqueueFillBuffer(flags, cl_uint{0}, 0, static_cast<std::size_t>(flag_bytes), &wait,
                           &zeroed);
   std::vector<cl::Event> after = wait;
   after.push_back(zeroed);
 
-  const std::uint64_t wanted = (items + config.units - 1) / config.units;
+  // Starts are handed out 32 at a time (one flag word): more groups than words would
+  // only start and stop.
+  const std::uint64_t wanted = ((items + 31) / 32 + config.units - 1) / config.units;
   const std::uint64_t groups =
       std::min(wanted, config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups);
   cl_uint arg = 0;

@@ -102,11 +102,10 @@ std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
     if (stage.kind != planner::Stage::Kind::k0100) continue;
     // Items are super-elements cut into chunks of what a unit holds (soa_asta_launcher).
     const auto config = planner::choose_soa(profile, stage.C, elem_size);
-    const std::uint64_t capacity =
-        planner::soa_chunk_capacity(config, profile.local_mem_bytes, elem_size);
-    const std::uint64_t chunk = std::max<std::uint64_t>(1, std::min(stage.C, capacity));
+    const std::uint64_t chunk = std::max<std::uint64_t>(
+        1, planner::soa_chunk(config, profile.local_mem_bytes, elem_size, stage.C));
     const std::uint64_t items = stage.I * stage.A * stage.B * ((stage.C + chunk - 1) / chunk);
-    if (stage.A > 1 && stage.B > 1) bytes = std::max(bytes, (items + 31) / 32 * 4);
+    if (stage.A > 1 && stage.B > 1) bytes = std::max(bytes, planner::soa_flag_bytes(items));
   }
   if (plan.padded()) {
     // Scratch of one stage is released when the next has been enqueued, but the driver
