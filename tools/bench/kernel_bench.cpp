@@ -4,7 +4,8 @@
 // time is the kernel's profiling interval (the SoA flag fill, a few KB, is not counted).
 //
 //   ipt-kernel-bench soa              100! against super-element size C for each virtual
-//                                     SIMD width (TPDS Fig. 4)
+//                                     SIMD width (TPDS Fig. 4); --soa-shapes IxAxBxC,...
+//                                     runs 0100! on those shapes instead
 //   ipt-kernel-bench bs-vs-pttwac     010! by BS and by PTTWAC against the tile size
 //   ipt-kernel-bench pttwac-spreading PTTWAC with spreading 1..32, padding off/on
 //                                     (PPoPP Fig. 6)
@@ -15,6 +16,7 @@
 //          [--no-verify] [--csv FILE]
 // The device is the one IPT_DEVICE names (default: the first OpenCL device).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -50,6 +52,7 @@ struct Options {
   bool verify = true;
   std::string csv;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> shapes;  // stages mode
+  std::vector<std::array<std::uint64_t, 4>> soa_shapes;         // soa mode: I, A, B, C
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -91,6 +94,23 @@ Options parse(int argc, char** argv) {
         if (x == std::string::npos) usage("a shape is ROWSxCOLS, not '" + item + "'");
         options.shapes.emplace_back(std::stoull(item.substr(0, x)),
                                     std::stoull(item.substr(x + 1)));
+        start = comma + 1;
+      }
+    } else if (arg == "--soa-shapes") {
+      std::string list = value();
+      for (std::size_t start = 0; start < list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string item = list.substr(start, comma - start);
+        std::array<std::uint64_t, 4> d{};
+        std::size_t at = 0;
+        for (int k = 0; k < 4; ++k) {
+          const std::size_t x = std::min(item.find('x', at), item.size());
+          if (at >= item.size() || (k < 3 && x == item.size()))
+            usage("a --soa-shapes entry is IxAxBxC, not '" + item + "'");
+          d[k] = std::stoull(item.substr(at, x - at));
+          at = x + 1;
+        }
+        options.soa_shapes.push_back(d);
         start = comma + 1;
       }
     } else
@@ -199,6 +219,7 @@ class Runner {
     if (kernel == "100!") {
       label += " " + variant.substr(0, variant.find(' '));
       label += variant.find("regs") != std::string::npos ? " regs" : " local";
+      if (variant.find("(default)") != std::string::npos) label = "100! default";
       param = std::to_string(last);
     } else if (kernel == "PTTWAC" || kernel == "BS") {
       const auto r = variant.find("R=");
@@ -267,36 +288,53 @@ void run_restride(Runner& runner, const Options& options) {
   }
 }
 
-void run_soa(Runner& runner, const Options& options, std::uint64_t elements) {
+// 0100! on (I, A, B, C) for each unit width with register tiling (chunks of at most 16
+// registers per lane), the default's width with local-memory tiling, and the default.
+void run_soa_shape(Runner& runner, const Options& options, std::uint64_t I, std::uint64_t A,
+                   std::uint64_t B, std::uint64_t C) {
   const std::size_t group = std::min<std::size_t>(256, runner.profile().max_work_group_size);
-  for (std::uint64_t C : {1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 2560}) {
+  Bytes expected;  // one reference per shape, shared by every width
+  auto reference = [&](const Bytes& in) {
+    if (expected.empty()) expected = permute_0100(in, I, A, B, C, options.elem_size);
+    return expected;
+  };
+  const auto chosen = ipt::planner::choose_soa(runner.profile(), C, options.elem_size);
+  auto row = [&](const ipt::planner::SoaConfig& config, const std::string& tag) {
+    const std::string variant =
+        "vw=" + std::to_string(config.vw) + " units=" + std::to_string(config.units) +
+        (config.regs > 0 ? " regs=" + std::to_string(config.regs) : " local") + tag;
+    runner.row(
+        "100!", variant, I == 1 ? dims({A, B, C}) : dims({I, A, B, C}), I * A * B * C,
+        [&](const cl::CommandQueue& q, const cl::Buffer& b) {
+          return ipt::runtime::enqueue_soa_0100(q, b, 0, I, A, B, C, options.elem_size, config, {});
+        },
+        reference);
+  };
+  for (std::size_t vw : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8},
+                         std::size_t{16}, std::size_t{32}, group}) {
+    auto config = chosen;
+    config.vw = vw;
+    config.units = std::max<std::size_t>(1, group / vw);
+    config.regs = static_cast<std::size_t>(std::min<std::uint64_t>(16, (C + vw - 1) / vw));
+    config.chunk = std::min<std::uint64_t>(C, config.regs * vw);
+    row(config, "");
+  }
+  auto local = chosen;
+  local.regs = 0;
+  local.chunk = 0;
+  row(local, "");
+  row(chosen, " (default)");
+}
+
+// 100! on (A, B, C) with A * B * C about `elements`, A != B, against C (TPDS Fig. 4), or
+// on the shapes given with --soa-shapes.
+void run_soa(Runner& runner, const Options& options, std::uint64_t elements) {
+  for (const auto& [I, A, B, C] : options.soa_shapes) run_soa_shape(runner, options, I, A, B, C);
+  if (!options.soa_shapes.empty()) return;
+  for (std::uint64_t C : {1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 100, 128, 256, 512, 1024, 2560}) {
     const auto side = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(elements / C)));
-    const std::uint64_t A = std::max<std::uint64_t>(2, side),
-                        B = std::max<std::uint64_t>(2, side - 1);
-    Bytes expected;  // one reference per shape, shared by every width
-    auto reference = [&](const Bytes& in) {
-      if (expected.empty()) expected = permute_0100(in, 1, A, B, C, options.elem_size);
-      return expected;
-    };
-    for (std::size_t vw : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8},
-                           std::size_t{16}, std::size_t{32}, group}) {
-      auto config = ipt::planner::choose_soa(runner.profile(), C, options.elem_size);
-      config.vw = vw;
-      config.units = std::max<std::size_t>(1, group / vw);
-      const bool aligned = C % vw == 0 || vw % C == 0;
-      const std::uint64_t regs = (C + vw - 1) / vw;
-      config.regs = aligned && regs <= 16 ? static_cast<std::size_t>(regs) : 0;
-      config.chunk = config.regs > 0 ? C : 0;
-      const std::string variant =
-          "vw=" + std::to_string(vw) + " units=" + std::to_string(config.units) +
-          (config.regs > 0 ? " regs=" + std::to_string(config.regs) : " local");
-      runner.row(
-          "100!", variant, dims({A, B, C}), A * B * C,
-          [&](const cl::CommandQueue& q, const cl::Buffer& b) {
-            return ipt::runtime::enqueue_soa_100(q, b, 0, A, B, C, options.elem_size, config, {});
-          },
-          reference);
-    }
+    run_soa_shape(runner, options, 1, std::max<std::uint64_t>(2, side),
+                  std::max<std::uint64_t>(2, side - 1), C);
   }
 }
 
