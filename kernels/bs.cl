@@ -20,6 +20,11 @@
 
 #define PAD(x) ((x) + ((x) >> 5))
 
+// Loads each work-item issues before it stores any of them to local memory: one load at
+// a time left a 100 x 100 tile at 49% of the copy bandwidth on an H200 (a 40 KB tile
+// allows few work-groups per multiprocessor, so each needs several loads in flight).
+#define LOADS 4
+
 __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                          idx_t tiles_per_group, __local elem_t *lds) {
   __global elem_t *data = buffer + offset;
@@ -27,23 +32,47 @@ __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B
   const idx_t lid = get_local_id(0);
   const idx_t wg = get_local_size(0);
   const idx_t stride = (idx_t)get_num_groups(0) * tiles_per_group;
+  // Element i of a chunk is (tile t, row r, column c); it is tracked incrementally, i
+  // advancing by wg: (dt, dr, dc) is wg in those digits (dr < B, dc < C), so one carry
+  // each keeps r < B and c < C. No division per element.
+  const idx_t dt = wg / n, dp = wg - dt * n;
+  const idx_t dr = dp / C, dc = dp - dr * C;
+  const idx_t t_first = lid / n, p_first = lid - t_first * n;
+  const idx_t r_first = p_first / C, c_first = p_first - r_first * C;
   // The trip count depends on the group id only, so every barrier is reached by the
   // whole work-group.
   for (idx_t t0 = (idx_t)get_group_id(0) * tiles_per_group; t0 < A; t0 += stride) {
     const idx_t tiles = min(tiles_per_group, A - t0);
     const idx_t len = tiles * n;
     __global elem_t *chunk = data + t0 * n;
-    for (idx_t i = lid; i < len; i += wg) {
-      // Tile inside the chunk (a uniform branch spares the division for one tile).
-      const idx_t t = tiles_per_group == 1 ? 0 : i / n;
-      const idx_t p = i - t * n;       // position inside the tile: row r, column c
-      const idx_t r = p / C;
-      const idx_t c = p - r * C;
-      lds[PAD(t * n + c * B + r)] = chunk[i];
+    idx_t t = t_first, r = r_first, c = c_first;
+    for (idx_t i = lid; i < len; i += LOADS * wg) {
+      elem_t v[LOADS];
+#pragma unroll
+      for (int k = 0; k < LOADS; ++k) {
+        const idx_t j = i + (idx_t)k * wg;
+        if (j < len) v[k] = chunk[j];
+      }
+#pragma unroll
+      for (int k = 0; k < LOADS; ++k) {
+        if (i + (idx_t)k * wg < len) lds[PAD(t * n + c * B + r)] = v[k];
+        t += dt;
+        r += dr;
+        c += dc;
+        if (c >= C) {
+          c -= C;
+          ++r;
+        }
+        if (r >= B) {
+          r -= B;
+          ++t;
+        }
+      }
     }
     // Every load of the chunk has completed (and its value sits in local memory) before
     // any work-item overwrites the chunk.
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#pragma unroll 4
     for (idx_t i = lid; i < len; i += wg) chunk[i] = lds[PAD(i)];
     barrier(CLK_LOCAL_MEM_FENCE);  // the next chunk reuses lds
   }
