@@ -21,7 +21,7 @@ DeviceProfile amd_like() {
 
 }  // namespace
 
-TEST_CASE("BS defaults: several tiles per group below 256 elements, always within local memory",
+TEST_CASE("BS defaults: several tiles per group below 512 elements, always within local memory",
           "[planner][bs]") {
   for (const auto& profile : {nvidia_like(), amd_like()})
     for (std::size_t elem_size : {1, 4, 16})
@@ -34,7 +34,8 @@ TEST_CASE("BS defaults: several tiles per group below 256 elements, always withi
           CHECK(config.work_group <= profile.max_work_group_size);
           CHECK(bs_local_elements(B * C, config.tiles_per_group) * elem_size <=
                 profile.local_mem_bytes);
-          if (B * C >= 256) CHECK(config.tiles_per_group == 1);
+          if (B * C >= 512) CHECK(config.tiles_per_group == 1);
+          if (B * C == 256 && elem_size <= 4) CHECK(config.tiles_per_group == 4);
           if (B * C <= 4 && elem_size <= 4) CHECK(config.tiles_per_group >= 64);
         }
   CHECK(choose_bs(nvidia_like(), 3, 2, 2, 4).tiles_per_group == 3);  // never more than A
