@@ -79,6 +79,15 @@ std::uint64_t soa_chunk(const SoaConfig& config, std::size_t local_mem_bytes, st
 // one flag bit per item and the 32-bit start counter after the flag words.
 std::uint64_t soa_flag_bytes(std::uint64_t items);
 
+// The same for a launch of 0100! on (I, A, B, C) with `config` (its chunk decides items).
+std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_mem_bytes,
+                                    std::size_t elem_size, std::uint64_t I, std::uint64_t A,
+                                    std::uint64_t B, std::uint64_t C);
+
+// Scratch of a restride launch over `elements` elements: its id counter and one 32-bit
+// "read" flag per chunk of work_group * per_item elements.
+std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements);
+
 // Defaults for a B x C tile (BS), or for PTTWAC, or for super-elements of C elements.
 // choose_bs requires the tile to fit local memory (bs_fits).
 bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std::size_t elem_size);

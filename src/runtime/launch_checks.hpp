@@ -32,6 +32,16 @@ inline cl::Event enqueue_nothing(const cl::CommandQueue& queue,
   return event;
 }
 
+// What a command enqueued after `done` on `queue` must wait for so that it runs after
+// `done` (and so after everything `done` waited for): nothing on an in-order queue,
+// which orders them already, else `done`. An explicit event between two commands of one
+// in-order queue cost about 20 us of GPU time on NVIDIA's driver (580, H200).
+inline std::vector<cl::Event> then(const cl::CommandQueue& queue, const cl::Event& done) {
+  const auto properties = queue.getInfo<CL_QUEUE_PROPERTIES>();
+  if ((properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0) return {};
+  return {done};
+}
+
 // Throws IPT_OUT_OF_RESOURCES (nothing enqueued) when the compiled kernel cannot run
 // work-groups of `work_group` items (register pressure can lower the limit below the
 // device maximum) or the group's local memory exceeds the device's.

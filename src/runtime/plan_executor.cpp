@@ -17,7 +17,7 @@ using planner::Stage;
 cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size, const Stage& stage,
                        const planner::DeviceProfile& profile, bool index64, bool dry_run,
-                       const std::vector<cl::Event>& wait) {
+                       const std::vector<cl::Event>& wait, const cl::Buffer* zeroed_flags) {
   if (stage.kind == Stage::Kind::k010) {
     const std::uint64_t tiles = stage.I * stage.A;
     if (planner::bs_fits(profile, stage.B, stage.C, elem_size)) {
@@ -37,7 +37,7 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   config.force_index64 = index64;
   config.dry_run = dry_run;
   return enqueue_soa_0100(queue, buffer, offset, stage.I, stage.A, stage.B, stage.C, elem_size,
-                          config, wait);
+                          config, wait, zeroed_flags);
 }
 
 }  // namespace
@@ -46,23 +46,29 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size,
                        const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
                        const std::vector<cl::Event>& wait, bool dry_run,
-                       std::vector<cl::Event>* stage_events) {
+                       std::vector<cl::Event>* stage_events,
+                       const std::vector<cl::Buffer>* stage_flags) {
   if (plan.stages.empty()) fail(IPT_INTERNAL_ERROR, "enqueue_plan: a plan without stages");
   const bool index64 = needs_index64(offset, plan.padded_elements(), false);
   for (const Stage& stage : plan.stages)  // build and check everything first
-    launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, {});
+    launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, {}, nullptr);
   if (dry_run) return cl::Event();
   std::vector<cl::Event> after = wait;
   cl::Event last;
-  for (const Stage& stage : plan.stages) {
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+    const Stage& stage = plan.stages[i];
     // Identity stages (a factor of 1) enqueue nothing: their launchers would return a
     // marker, whose profiling times some drivers (NVIDIA 580) take when it is enqueued,
     // not when what it waits for ends, so a call ending with one looked instantaneous.
     const bool identity = stage.kind == Stage::Kind::k010 ? (stage.B == 1 || stage.C == 1)
                                                           : (stage.A == 1 || stage.B == 1);
     if (identity) continue;
-    last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, after);
-    after = {last};
+    const cl::Buffer* flags = nullptr;
+    if (stage_flags != nullptr && i < stage_flags->size() && (*stage_flags)[i]() != nullptr)
+      flags = &(*stage_flags)[i];
+    last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, after,
+                        flags);
+    after = then(queue, last);
     if (stage_events != nullptr) stage_events->push_back(last);
   }
   return last() != nullptr ? last : enqueue_nothing(queue, wait);

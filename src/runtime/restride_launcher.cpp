@@ -14,7 +14,7 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
                            std::uint64_t offset, std::uint64_t rows, std::uint64_t len,
                            std::uint64_t s_in, std::uint64_t s_out, std::size_t elem_size,
                            const planner::RestrideConfig& config,
-                           const std::vector<cl::Event>& wait) {
+                           const std::vector<cl::Event>& wait, const cl::Buffer* zeroed_scratch) {
   check_elem_size(elem_size);
   if (config.work_group == 0 || config.per_item == 0)
     fail(IPT_INVALID_VALUE, "restride: work_group and per_item must be positive");
@@ -35,11 +35,23 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
 
   const std::uint64_t chunk = config.work_group * config.per_item;
   const std::uint64_t chunks = (rows * len + chunk - 1) / chunk;
-  // The id counter, then one "read" flag per chunk.
-  const std::size_t scratch_bytes = static_cast<std::size_t>((chunks + 1) * sizeof(cl_int));
-  cl::Buffer scratch(context, CL_MEM_READ_WRITE, scratch_bytes);
-  cl::Event zeroed;
-  queue.enqueueFillBuffer(scratch, cl_int{0}, 0, scratch_bytes, &wait, &zeroed);
+  // The id counter, then one "read" flag per chunk: the caller's zeroed scratch, or a
+  // buffer zeroed here.
+  const std::uint64_t scratch_bytes = planner::restride_scratch_bytes(config, rows * len);
+  cl::Buffer scratch;
+  std::vector<cl::Event> after = wait;
+  if (zeroed_scratch != nullptr) {
+    scratch = *zeroed_scratch;
+    if (scratch.getInfo<CL_MEM_SIZE>() < scratch_bytes)
+      fail(IPT_INTERNAL_ERROR, "restride: the scratch given holds fewer than " +
+                                   std::to_string(scratch_bytes) + " bytes");
+  } else {
+    scratch = cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(scratch_bytes));
+    cl::Event zeroed;
+    queue.enqueueFillBuffer(scratch, cl_int{0}, 0, static_cast<std::size_t>(scratch_bytes), &wait,
+                            &zeroed);
+    after = then(queue, zeroed);
+  }
   cl_uint arg = 0;
   kernel.setArg(arg++, buffer);
   set_index_arg(kernel, arg++, index64, offset);
@@ -49,8 +61,6 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   set_index_arg(kernel, arg++, index64, s_out);
   set_index_arg(kernel, arg++, index64, chunks);
   kernel.setArg(arg++, scratch);
-  std::vector<cl::Event> after = wait;
-  after.push_back(zeroed);
   cl::Event event;
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                              cl::NDRange(static_cast<std::size_t>(chunks) * config.work_group),

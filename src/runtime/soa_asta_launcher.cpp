@@ -13,7 +13,7 @@ namespace ipt::runtime {
 cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                            std::uint64_t offset, std::uint64_t I, std::uint64_t A, std::uint64_t B,
                            std::uint64_t C, std::size_t elem_size, const planner::SoaConfig& config,
-                           const std::vector<cl::Event>& wait) {
+                           const std::vector<cl::Event>& wait, const cl::Buffer* zeroed_flags) {
   check_elem_size(elem_size);
   if (config.vw == 0 || config.units == 0)
     fail(IPT_INVALID_VALUE, "SoA-ASTA: vw and units must be positive");
@@ -50,15 +50,24 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   check_launch(kernel, device, work_group, local_bytes, "SoA-ASTA 100!");
   if (config.dry_run) return cl::Event();
 
-  // One bit per item and the start counter, zeroed on the device; released when this
-  // function returns.
+  // One bit per item and the start counter: the caller's zeroed scratch, or a buffer
+  // zeroed here and released when this function returns (OpenCL keeps it alive until
+  // the kernel ends).
   const std::uint64_t flag_bytes = planner::soa_flag_bytes(items);
-  cl::Buffer flags(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(flag_bytes));
-  cl::Event zeroed;
-  queue.enqueueFillBuffer(flags, cl_uint{0}, 0, static_cast<std::size_t>(flag_bytes), &wait,
-                          &zeroed);
+  cl::Buffer flags;
   std::vector<cl::Event> after = wait;
-  after.push_back(zeroed);
+  if (zeroed_flags != nullptr) {
+    flags = *zeroed_flags;
+    if (flags.getInfo<CL_MEM_SIZE>() < flag_bytes)
+      fail(IPT_INTERNAL_ERROR,
+           "SoA-ASTA: the scratch given holds fewer than " + std::to_string(flag_bytes) + " bytes");
+  } else {
+    flags = cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(flag_bytes));
+    cl::Event zeroed;
+    queue.enqueueFillBuffer(flags, cl_uint{0}, 0, static_cast<std::size_t>(flag_bytes), &wait,
+                            &zeroed);
+    after = then(queue, zeroed);
+  }
 
   // Starts are handed out 32 at a time (one flag word): more groups than words would
   // only start and stop.
@@ -87,14 +96,14 @@ cl::Event enqueue_soa_100(const cl::CommandQueue& queue, const cl::Buffer& buffe
                           std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
                           std::size_t elem_size, const planner::SoaConfig& config,
                           const std::vector<cl::Event>& wait) {
-  return enqueue_soa_0100(queue, buffer, offset, 1, A, B, C, elem_size, config, wait);
+  return enqueue_soa_0100(queue, buffer, offset, 1, A, B, C, elem_size, config, wait, nullptr);
 }
 
 cl::Event enqueue_soa_1000(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                            std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
                            std::uint64_t D, std::size_t elem_size, const planner::SoaConfig& config,
                            const std::vector<cl::Event>& wait) {
-  return enqueue_soa_0100(queue, buffer, offset, 1, A, B, C * D, elem_size, config, wait);
+  return enqueue_soa_0100(queue, buffer, offset, 1, A, B, C * D, elem_size, config, wait, nullptr);
 }
 
 }  // namespace ipt::runtime

@@ -1,11 +1,13 @@
 #include "runtime/transpose.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "planner/elementary_configs.hpp"
 #include "planner/square_plan.hpp"
+#include "runtime/call_scratch.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
@@ -79,44 +81,12 @@ planner::TransposePlan plan_for_call(const planner::DeviceProfile& profile, std:
   }
 }
 
-namespace {
-
-// Elements of the padded matrix beyond the caller's: the bytes a padded plan borrows.
-std::uint64_t tail_elements(const planner::TransposePlan& plan) {
-  return plan.padded_elements() - plan.rows * plan.cols;
-}
-
-std::uint64_t restride_scratch_bytes(const planner::DeviceProfile& profile, std::uint64_t elements,
-                                     std::size_t elem_size) {
-  const auto config = planner::choose_restride(profile, elem_size);
-  const std::uint64_t chunk = config.work_group * config.per_item;
-  return ((elements + chunk - 1) / chunk + 1) * sizeof(cl_int);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
                                  const planner::TransposePlan& plan, std::size_t elem_size) {
-  std::uint64_t bytes = 0;
-  for (const planner::Stage& stage : plan.stages) {
-    if (stage.kind != planner::Stage::Kind::k0100) continue;
-    // Items are super-elements cut into chunks of what a unit holds (soa_asta_launcher).
-    const auto config = planner::choose_soa(profile, stage.C, elem_size);
-    const std::uint64_t chunk = std::max<std::uint64_t>(
-        1, planner::soa_chunk(config, profile.local_mem_bytes, elem_size, stage.C));
-    const std::uint64_t items = stage.I * stage.A * stage.B * ((stage.C + chunk - 1) / chunk);
-    if (stage.A > 1 && stage.B > 1) bytes = std::max(bytes, planner::soa_flag_bytes(items));
-  }
-  if (plan.padded()) {
-    // Scratch of one stage is released when the next has been enqueued, but the driver
-    // may keep it until the kernels end: count it all.
-    bytes += tail_elements(plan) * elem_size;
-    if (plan.padded_cols != plan.cols)
-      bytes += restride_scratch_bytes(profile, plan.rows * plan.cols, elem_size);
-    if (plan.padded_rows != plan.rows)
-      bytes += restride_scratch_bytes(profile, plan.rows * plan.cols, elem_size);
-  }
-  return bytes;
+  if (plan.sequence == planner::Sequence::kSquare && !plan.padded()) return 0;
+  return call_scratch_layout(profile, plan, elem_size).total;
 }
 
 namespace {
@@ -140,21 +110,36 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   const std::uint64_t M = plan.rows, N = plan.cols;
   auto restride_config = planner::choose_restride(profile, elem_size);
   restride_config.dry_run = dry_run;
-  cl::Buffer saved;
-  const std::size_t tail_bytes = static_cast<std::size_t>(tail_elements(plan) * elem_size);
+  // All scratch in one buffer zeroed by one fill (CallScratch); the commands of the call
+  // then follow each other on the queue (`then`).
+  const CallScratchLayout layout = call_scratch_layout(profile, plan, elem_size);
+  std::optional<CallScratch> scratch;
+  if (!dry_run && layout.total > 0) {
+    scratch.emplace(queue, layout, after);
+    after = then(queue, scratch->zeroed());
+  }
+  auto region = [&](const CallScratchLayout::Region& r) {
+    return scratch ? scratch->region(r) : cl::Buffer();
+  };
+  // Every region before the first command that touches the matrix: a failure here must
+  // leave the caller's buffer as it was.
+  const cl::Buffer saved = region(layout.tail), pad_flags = region(layout.pad),
+                   unpad_flags = region(layout.unpad);
+  std::vector<cl::Buffer> stage_flags;
+  for (const auto& r : layout.stage) stage_flags.push_back(region(r));
+  const std::size_t tail_bytes = static_cast<std::size_t>(layout.tail.bytes);
   const std::size_t tail_start = static_cast<std::size_t>((offset + M * N) * elem_size);
-  if (plan.padded() && !dry_run) {
+  if (tail_bytes > 0 && !dry_run) {
     // The padded matrix runs past the caller's: keep those bytes and restore them at the
     // end, so that the buffer beyond the matrix is as the caller left it.
-    saved = cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, tail_bytes);
     cl::Event copied;
     queue.enqueueCopyBuffer(buffer, saved, tail_start, 0, tail_bytes, &after, &copied);
-    after = {copied};
+    after = then(queue, copied);
   }
   if (plan.padded_cols != N) {
     cl::Event padded = enqueue_restride(queue, buffer, offset, M, N, N, plan.padded_cols, elem_size,
-                                        restride_config, after);
-    if (!dry_run) after = {padded};
+                                        restride_config, after, pad_flags() ? &pad_flags : nullptr);
+    if (!dry_run) after = then(queue, padded);
   }
   cl::Event done;
   if (square != nullptr) {
@@ -162,21 +147,21 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       done = enqueue_square(queue, square->kernel, buffer, offset, plan.padded_rows, square->plan,
                             after);
   } else {
-    done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, dry_run);
+    done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, dry_run, nullptr,
+                        &stage_flags);
   }
-  if (!dry_run) after = {done};
+  if (!dry_run) after = then(queue, done);
+  cl::Event last = done;
   if (plan.padded_rows != M) {
     // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
-    cl::Event unpadded = enqueue_restride(queue, buffer, offset, N, M, plan.padded_rows, M,
-                                          elem_size, restride_config, after);
-    if (!dry_run) after = {unpadded};
+    last = enqueue_restride(queue, buffer, offset, N, M, plan.padded_rows, M, elem_size,
+                            restride_config, after, unpad_flags() ? &unpad_flags : nullptr);
+    if (!dry_run) after = then(queue, last);
   }
-  if (plan.padded() && !dry_run) {
-    cl::Event restored;
-    queue.enqueueCopyBuffer(saved, buffer, 0, tail_start, tail_bytes, &after, &restored);
-    after = {restored};
+  if (tail_bytes > 0 && !dry_run) {
+    queue.enqueueCopyBuffer(saved, buffer, 0, tail_start, tail_bytes, &after, &last);
   }
-  return dry_run ? cl::Event() : after.front();
+  return dry_run ? cl::Event() : last;
 }
 
 }  // namespace

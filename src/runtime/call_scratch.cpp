@@ -1,0 +1,69 @@
+#include "runtime/call_scratch.hpp"
+
+#include "planner/elementary_configs.hpp"
+#include "runtime/error.hpp"
+
+namespace ipt::runtime {
+namespace {
+
+using Region = CallScratchLayout::Region;
+
+bool identity_stage(const planner::Stage& stage) {
+  return stage.kind == planner::Stage::Kind::k010 ? (stage.B == 1 || stage.C == 1)
+                                                  : (stage.A == 1 || stage.B == 1);
+}
+
+}  // namespace
+
+CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
+                                      const planner::TransposePlan& plan, std::size_t elem_size) {
+  CallScratchLayout layout;
+  auto take = [&layout](std::uint64_t bytes) {
+    Region region;
+    if (bytes == 0) return region;
+    region.offset = layout.total;
+    region.bytes = bytes;
+    layout.total += (bytes + CallScratchLayout::kAlign - 1) / CallScratchLayout::kAlign *
+                    CallScratchLayout::kAlign;
+    return region;
+  };
+  layout.tail = take((plan.padded_elements() - plan.rows * plan.cols) * elem_size);
+  const auto restride = planner::choose_restride(profile, elem_size);
+  if (plan.padded_cols != plan.cols && plan.rows > 1)
+    layout.pad = take(planner::restride_scratch_bytes(restride, plan.rows * plan.cols));
+  for (const planner::Stage& stage : plan.stages) {
+    std::uint64_t bytes = 0;
+    if (stage.kind == planner::Stage::Kind::k0100 && !identity_stage(stage)) {
+      const auto config = planner::choose_soa(profile, stage.C, elem_size);
+      bytes = planner::soa_launch_flag_bytes(config, profile.local_mem_bytes, elem_size, stage.I,
+                                             stage.A, stage.B, stage.C);
+    }
+    layout.stage.push_back(take(bytes));
+  }
+  if (plan.padded_rows != plan.rows && plan.cols > 1)
+    layout.unpad = take(planner::restride_scratch_bytes(restride, plan.rows * plan.cols));
+  return layout;
+}
+
+CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
+                         const std::vector<cl::Event>& wait) {
+  if (layout.total == 0) return;
+  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  buffer_ = cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(layout.total));
+  check_cl(queue.enqueueFillBuffer(buffer_, cl_uint{0}, 0, static_cast<std::size_t>(layout.total),
+                                   &wait, &zeroed_),
+           "clEnqueueFillBuffer");
+}
+
+cl::Buffer CallScratch::region(const Region& region) const {
+  if (region.bytes == 0) return cl::Buffer();
+  cl_buffer_region r{static_cast<std::size_t>(region.offset),
+                     static_cast<std::size_t>(region.bytes)};
+  cl_int status = CL_SUCCESS;
+  const cl_mem sub =
+      clCreateSubBuffer(buffer_(), CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &status);
+  check_cl(status, "clCreateSubBuffer");
+  return cl::Buffer(sub);  // takes the reference clCreateSubBuffer returned
+}
+
+}  // namespace ipt::runtime
