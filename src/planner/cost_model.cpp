@@ -24,11 +24,13 @@ double interpolate(const std::pair<double, double>* points, std::size_t count, d
 }  // namespace
 
 double soa_efficiency(std::uint64_t super_element_bytes) {
-  // 100! with the default unit (commit ec7b59a, H200, f32, 128 MiB, A ~ B), less about
-  // 10% for the instanced 0100! stages of real plans, which ran at 33-47% of copy.
-  static const std::pair<double, double> points[] = {{4, 0.025},  {16, 0.1},   {32, 0.18},
-                                                     {64, 0.28},  {128, 0.41}, {256, 0.5},
-                                                     {512, 0.55}, {1024, 0.6}};
+  // The 0100!/100! stages of real plans (ipt-kernel-bench stages, H200, f32, kernels of
+  // 22317be): 22% of copy at 48-byte super-elements, 24-29% at 68-72, 43-48% at 260-308,
+  // 51-62% at 344-428, 66-70% at 512-644, 52-80% at 2-3 KB; below 48 bytes from the
+  // 100! sweep, less a fifth for the stages' smaller A x B.
+  static const std::pair<double, double> points[] = {{4, 0.02},    {16, 0.08},  {32, 0.16},
+                                                     {48, 0.22},   {72, 0.26},  {280, 0.45},
+                                                     {384, 0.55},  {576, 0.66}, {2048, 0.66}};
   return interpolate(points, std::size(points), static_cast<double>(super_element_bytes));
 }
 
@@ -46,7 +48,7 @@ double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
   if (plan.sequence == Sequence::kSquare) cost += scale / 0.88;
   for (const Stage& s : plan.stages) {
     if (s.kind == Stage::Kind::k010)
-      cost += scale / (bs_fits(device, s.B, s.C, elem_size) ? 0.6 : 0.1);
+      cost += scale / (bs_fits(device, s.B, s.C, elem_size) ? 0.85 : 0.1);  // BS: 75-93%
     else
       cost += scale / soa_efficiency(s.C * elem_size);
   }

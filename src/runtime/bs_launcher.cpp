@@ -23,11 +23,12 @@ cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
   const std::uint64_t n = B * C;
   const bool index64 = needs_index64(offset, A * n, config.force_index64);
-  cl::Kernel kernel(get_program(context, device, "bs", element_options(elem_size, index64)),
-                    "ipt_bs_010");
+  PooledKernel pooled(get_program(context, device, "bs", element_options(elem_size, index64)),
+                      "ipt_bs_010", device);
+  cl::Kernel& kernel = *pooled;
   const std::uint64_t tiles = std::min(config.tiles_per_group, A);
   const std::uint64_t local_bytes = planner::bs_local_elements(n, tiles) * elem_size;
-  check_launch(kernel, device, config.work_group, local_bytes, "BS 010!");
+  check_launch(pooled, device, config.work_group, local_bytes, "BS 010!");
   if (config.dry_run) return cl::Event();
 
   const std::uint64_t chunks = (A + tiles - 1) / tiles;

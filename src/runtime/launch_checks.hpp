@@ -8,6 +8,7 @@
 
 #include "runtime/error.hpp"
 #include "runtime/opencl.hpp"
+#include "runtime/program_cache.hpp"
 
 namespace ipt::runtime {
 
@@ -45,15 +46,15 @@ inline std::vector<cl::Event> then(const cl::CommandQueue& queue, const cl::Even
 // Throws IPT_OUT_OF_RESOURCES (nothing enqueued) when the compiled kernel cannot run
 // work-groups of `work_group` items (register pressure can lower the limit below the
 // device maximum) or the group's local memory exceeds the device's.
-inline void check_launch(const cl::Kernel& kernel, const cl::Device& device, std::size_t work_group,
+inline void check_launch(PooledKernel& pooled, const cl::Device& device, std::size_t work_group,
                          std::uint64_t dynamic_local_bytes, const char* name) {
-  const auto limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+  const auto limit = pooled.work_group_limit();
   if (limit < work_group)
     fail(IPT_OUT_OF_RESOURCES,
          std::string(name) + " needs work-groups of " + std::to_string(work_group) +
              " work-items; the compiled kernel allows " + std::to_string(limit));
   const auto local = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  const auto fixed = kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device);
+  const auto fixed = pooled.static_local_bytes();
   if (dynamic_local_bytes + fixed > local)
     fail(IPT_OUT_OF_RESOURCES,
          std::string(name) + " needs " + std::to_string(dynamic_local_bytes + fixed) +

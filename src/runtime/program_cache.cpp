@@ -22,6 +22,15 @@ struct Cache {
   std::mutex mutex;
   std::map<Key, std::shared_future<cl::Program>> programs;
   ProgramCacheStats stats;
+  // Idle kernel objects by program and kernel name; `generation` counts clears, so that
+  // kernels borrowed before a clear are not given back to the pool.
+  struct IdleKernel {
+    cl::Kernel kernel;
+    std::uint64_t static_local;
+    std::size_t work_group_limit;
+  };
+  std::map<std::pair<cl_program, std::string>, std::vector<IdleKernel>> idle_kernels;
+  unsigned long long generation = 0;
 };
 
 // Never destroyed: releasing programs from a static destructor could call into an
@@ -143,6 +152,40 @@ cl::Program get_program(const cl::Context& context, const cl::Device& device,
 void clear_program_cache() {
   std::lock_guard<std::mutex> lock(cache().mutex);
   cache().programs.clear();
+  cache().idle_kernels.clear();
+  ++cache().generation;
+}
+
+PooledKernel::PooledKernel(const cl::Program& program, const char* name, const cl::Device& device)
+    : program_(program()), name_(name) {
+  {
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    generation_ = cache().generation;
+    auto found = cache().idle_kernels.find({program(), name_});
+    if (found != cache().idle_kernels.end() && !found->second.empty()) {
+      kernel_ = std::move(found->second.back().kernel);
+      static_local_ = found->second.back().static_local;
+      work_group_limit_ = found->second.back().work_group_limit;
+      found->second.pop_back();
+      return;
+    }
+  }
+  kernel_ = cl::Kernel(program, name);  // outside the lock: may take a while
+  static_local_ = kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device);
+  work_group_limit_ = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+}
+
+PooledKernel::~PooledKernel() {
+  try {
+    // The kernel retains its program, so the handle in the key cannot be reused while the
+    // kernel sits in the pool.
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    if (generation_ == cache().generation)
+      cache().idle_kernels[{program_, name_}].push_back(
+          {std::move(kernel_), static_local_, work_group_limit_});
+  } catch (...) {
+    // Not pooled: the kernel is simply released.
+  }
 }
 
 ProgramCacheStats program_cache_stats() {

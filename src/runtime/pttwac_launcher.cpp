@@ -53,9 +53,10 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
   const std::string options = element_options(elem_size, index64) +
                               " -DLOG2_SPREAD=" + std::to_string(log2_spreading) +
                               " -DFLAG_PADDING=" + (config.padding ? "1" : "0");
-  cl::Kernel kernel(get_program(context, device, "pttwac", options), "ipt_pttwac_010");
+  PooledKernel pooled(get_program(context, device, "pttwac", options), "ipt_pttwac_010", device);
+  cl::Kernel& kernel = *pooled;
   const std::uint64_t words = planner::pttwac_flag_words(n, config.spreading, config.padding);
-  check_launch(kernel, device, config.work_group, words * 4, "PTTWAC 010!");
+  check_launch(pooled, device, config.work_group, words * 4, "PTTWAC 010!");
   if (config.dry_run) return cl::Event();
 
   const std::uint64_t groups =

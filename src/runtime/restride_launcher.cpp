@@ -29,8 +29,9 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   const std::string options = element_options(elem_size, index64) +
                               " -DWG=" + std::to_string(config.work_group) +
                               " -DPER_ITEM=" + std::to_string(config.per_item);
-  cl::Kernel kernel(get_program(context, device, "restride", options), "ipt_restride");
-  check_launch(kernel, device, config.work_group, 0, "restride");
+  PooledKernel pooled(get_program(context, device, "restride", options), "ipt_restride", device);
+  cl::Kernel& kernel = *pooled;
+  check_launch(pooled, device, config.work_group, 0, "restride");
   if (config.dry_run) return cl::Event();
 
   const std::uint64_t chunk = config.work_group * config.per_item;

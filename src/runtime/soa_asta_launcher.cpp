@@ -42,12 +42,13 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   const std::string options =
       element_options(elem_size, index64) + " -DVW=" + std::to_string(config.vw) +
       " -DUNITS=" + std::to_string(config.units) + " -DREGS=" + std::to_string(config.regs);
-  cl::Kernel kernel(get_program(context, device, "soa_asta", options), "ipt_soa_100");
+  PooledKernel pooled(get_program(context, device, "soa_asta", options), "ipt_soa_100", device);
+  cl::Kernel& kernel = *pooled;
   // Register tiling needs no local tiles; a local argument may not be empty, so it gets
   // one element it never touches.
   const std::uint64_t local_bytes =
       config.regs > 0 ? elem_size : 2 * std::uint64_t{config.units} * L * elem_size;
-  check_launch(kernel, device, work_group, local_bytes, "SoA-ASTA 100!");
+  check_launch(pooled, device, work_group, local_bytes, "SoA-ASTA 100!");
   if (config.dry_run) return cl::Event();
 
   // One bit per item and the start counter: the caller's zeroed scratch, or a buffer
