@@ -78,7 +78,8 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
   CHECK(choose_soa(nv, 2560, 4).regs == 16);
   CHECK(choose_soa(nv, 2560, 4).chunk == 512);
   CHECK(choose_soa(nv, 2560, 8).chunk == 256);
-  CHECK(choose_soa(nv, 2560, 4).units == 8);       // 256-item work-groups
+  CHECK(choose_soa(nv, 2560, 4).units == 2);  // work-groups of 64
+  CHECK(choose_soa(nv, 8, 4).units == 16);
   CHECK(choose_soa(amd_like(), 512, 4).vw == 64);  // wavefront of 64
   CHECK(choose_soa(amd_like(), 512, 4).regs == 8);
   for (const auto& config : {choose_soa(nv, 7, 4), choose_soa(amd_like(), 1000, 2)})

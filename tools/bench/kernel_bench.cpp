@@ -323,6 +323,15 @@ void run_soa_shape(Runner& runner, const Options& options, std::uint64_t I, std:
   local.regs = 0;
   local.chunk = 0;
   row(local, "");
+  // The default unit in smaller work-groups (fewer units share each barrier), with as
+  // many more groups.
+  for (std::size_t g : {std::size_t{64}, std::size_t{128}}) {
+    if (g <= chosen.vw || g >= chosen.vw * chosen.units) continue;
+    auto smaller = chosen;
+    smaller.units = g / chosen.vw;
+    smaller.max_groups = chosen.max_groups * chosen.units / smaller.units;
+    row(smaller, " groups=" + std::to_string(smaller.max_groups));
+  }
   row(chosen, " (default)");
 }
 
