@@ -43,6 +43,28 @@ inline std::vector<cl::Event> then(const cl::CommandQueue& queue, const cl::Even
   return {done};
 }
 
+// The zeroed scratch of a launch: `given` when the caller has one (zeroed before `wait`
+// completes; it must hold `bytes`), else a buffer of `bytes` allocated and zeroed here
+// after `wait` (released when the caller's handle goes; OpenCL keeps it alive until the
+// kernel ends). `after` receives what the kernel must wait for.
+inline cl::Buffer zeroed_scratch(const cl::CommandQueue& queue, const cl::Buffer* given,
+                                 std::uint64_t bytes, const std::vector<cl::Event>& wait,
+                                 std::vector<cl::Event>& after, const char* name) {
+  after = wait;
+  if (given != nullptr) {
+    if (given->getInfo<CL_MEM_SIZE>() < bytes)
+      fail(IPT_INTERNAL_ERROR, std::string(name) + ": the scratch given holds fewer than " +
+                                   std::to_string(bytes) + " bytes");
+    return *given;
+  }
+  cl::Buffer scratch(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
+                     static_cast<std::size_t>(bytes));
+  cl::Event zeroed;
+  queue.enqueueFillBuffer(scratch, cl_uint{0}, 0, static_cast<std::size_t>(bytes), &wait, &zeroed);
+  after = then(queue, zeroed);
+  return scratch;
+}
+
 // Throws IPT_OUT_OF_RESOURCES (nothing enqueued) when the compiled kernel cannot run
 // work-groups of `work_group` items (register pressure can lower the limit below the
 // device maximum) or the group's local memory exceeds the device's.

@@ -14,7 +14,7 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
                            std::uint64_t offset, std::uint64_t rows, std::uint64_t len,
                            std::uint64_t s_in, std::uint64_t s_out, std::size_t elem_size,
                            const planner::RestrideConfig& config,
-                           const std::vector<cl::Event>& wait, const cl::Buffer* zeroed_scratch) {
+                           const std::vector<cl::Event>& wait, const cl::Buffer* given_scratch) {
   check_elem_size(elem_size);
   if (config.work_group == 0 || config.per_item == 0)
     fail(IPT_INVALID_VALUE, "restride: work_group and per_item must be positive");
@@ -39,20 +39,9 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   // The id counter, then one "read" flag per chunk: the caller's zeroed scratch, or a
   // buffer zeroed here.
   const std::uint64_t scratch_bytes = planner::restride_scratch_bytes(config, rows * len);
-  cl::Buffer scratch;
-  std::vector<cl::Event> after = wait;
-  if (zeroed_scratch != nullptr) {
-    scratch = *zeroed_scratch;
-    if (scratch.getInfo<CL_MEM_SIZE>() < scratch_bytes)
-      fail(IPT_INTERNAL_ERROR, "restride: the scratch given holds fewer than " +
-                                   std::to_string(scratch_bytes) + " bytes");
-  } else {
-    scratch = cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(scratch_bytes));
-    cl::Event zeroed;
-    queue.enqueueFillBuffer(scratch, cl_int{0}, 0, static_cast<std::size_t>(scratch_bytes), &wait,
-                            &zeroed);
-    after = then(queue, zeroed);
-  }
+  std::vector<cl::Event> after;
+  const cl::Buffer scratch =
+      zeroed_scratch(queue, given_scratch, scratch_bytes, wait, after, "restride");
   cl_uint arg = 0;
   kernel.setArg(arg++, buffer);
   set_index_arg(kernel, arg++, index64, offset);

@@ -55,20 +55,8 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   // zeroed here and released when this function returns (OpenCL keeps it alive until
   // the kernel ends).
   const std::uint64_t flag_bytes = planner::soa_flag_bytes(items);
-  cl::Buffer flags;
-  std::vector<cl::Event> after = wait;
-  if (zeroed_flags != nullptr) {
-    flags = *zeroed_flags;
-    if (flags.getInfo<CL_MEM_SIZE>() < flag_bytes)
-      fail(IPT_INTERNAL_ERROR,
-           "SoA-ASTA: the scratch given holds fewer than " + std::to_string(flag_bytes) + " bytes");
-  } else {
-    flags = cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(flag_bytes));
-    cl::Event zeroed;
-    queue.enqueueFillBuffer(flags, cl_uint{0}, 0, static_cast<std::size_t>(flag_bytes), &wait,
-                            &zeroed);
-    after = then(queue, zeroed);
-  }
+  std::vector<cl::Event> after;
+  const cl::Buffer flags = zeroed_scratch(queue, zeroed_flags, flag_bytes, wait, after, "SoA-ASTA");
 
   // Starts are handed out 32 at a time (one flag word): more groups than words would
   // only start and stop.
