@@ -33,7 +33,7 @@ module ipt
   integer(c_int), parameter, public :: IPT_INTERNAL_ERROR = -1999
 
   public :: ipt_transpose_f32, ipt_transpose_f64, ipt_transpose, ipt_padded_size
-  public :: ipt_status_string, ipt_last_error_message
+  public :: ipt_warmup, ipt_clear_cache, ipt_status_string, ipt_last_error_message
 
   interface
     function c_transpose(queue, buffer, offset, rows, cols, num_events, wait_list, event, &
@@ -58,6 +58,17 @@ module ipt
       type(c_ptr), value :: device
       integer(c_size_t), value :: rows, cols, elem_size
       integer(c_size_t), intent(out) :: bytes
+      integer(c_int) :: status
+    end function
+    function c_warmup(context, device, rows, cols, elem_size) bind(C, name="ipt_warmup") &
+        result(status)
+      import :: c_ptr, c_size_t, c_int
+      type(c_ptr), value :: context, device
+      integer(c_size_t), value :: rows, cols, elem_size
+      integer(c_int) :: status
+    end function
+    function c_clear_cache() bind(C, name="ipt_clear_cache") result(status)
+      import :: c_int
       integer(c_int) :: status
     end function
     function c_status_string(status) bind(C, name="ipt_status_string") result(text)
@@ -142,6 +153,27 @@ contains
     status = c_padded_size(device, int(rows, c_size_t), int(cols, c_size_t), &
                            int(elem_size, c_size_t), c_bytes)
     if (status == IPT_SUCCESS) bytes = int(c_bytes, c_int64_t)
+  end function
+
+  ! Compiles (or loads from the caches) every kernel a rows x cols transposition of
+  ! elem_size-byte elements needs on `device` of `context`, so that the first call of
+  ! that shape class does not pay for it. Blocks until done.
+  function ipt_warmup(context, device, rows, cols, elem_size) result(status)
+    type(c_ptr), intent(in) :: context, device
+    integer(c_int64_t), intent(in) :: rows, cols, elem_size
+    integer(c_int) :: status
+    if (rows < 0 .or. cols < 0 .or. elem_size < 0) then
+      status = IPT_INVALID_VALUE
+      return
+    end if
+    status = c_warmup(context, device, int(rows, c_size_t), int(cols, c_size_t), &
+                      int(elem_size, c_size_t))
+  end function
+
+  ! Releases every compiled program the library caches; later calls compile again.
+  function ipt_clear_cache() result(status)
+    integer(c_int) :: status
+    status = c_clear_cache()
   end function
 
   ! The name and meaning of a status.
