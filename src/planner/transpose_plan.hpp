@@ -33,6 +33,9 @@ const char* sequence_name(Sequence sequence);  // "square", "1", "2.1", ...
 struct Stage {
   enum class Kind { k010, k0100 } kind;
   std::uint64_t I = 1, A = 1, B = 1, C = 1;
+
+  // A factor of 1 in the transposed pair: the stage moves nothing.
+  bool identity() const { return kind == Kind::k010 ? (B == 1 || C == 1) : (A == 1 || B == 1); }
 };
 
 // A padded plan (TPDS 2015 §6.2, Algorithm 5) transposes a padded_rows x padded_cols

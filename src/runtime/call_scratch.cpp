@@ -8,11 +8,6 @@ namespace {
 
 using Region = CallScratchLayout::Region;
 
-bool identity_stage(const planner::Stage& stage) {
-  return stage.kind == planner::Stage::Kind::k010 ? (stage.B == 1 || stage.C == 1)
-                                                  : (stage.A == 1 || stage.B == 1);
-}
-
 }  // namespace
 
 CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
@@ -33,7 +28,7 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
     layout.pad = take(planner::restride_scratch_bytes(restride, plan.rows * plan.cols));
   for (const planner::Stage& stage : plan.stages) {
     std::uint64_t bytes = 0;
-    if (stage.kind == planner::Stage::Kind::k0100 && !identity_stage(stage)) {
+    if (stage.kind == planner::Stage::Kind::k0100 && !stage.identity()) {
       const auto config = planner::choose_soa(profile, stage.C, elem_size);
       bytes = planner::soa_launch_flag_bytes(config, profile.local_mem_bytes, elem_size, stage.I,
                                              stage.A, stage.B, stage.C);

@@ -60,9 +60,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     // Identity stages (a factor of 1) enqueue nothing: their launchers would return a
     // marker, whose profiling times some drivers (NVIDIA 580) take when it is enqueued,
     // not when what it waits for ends, so a call ending with one looked instantaneous.
-    const bool identity = stage.kind == Stage::Kind::k010 ? (stage.B == 1 || stage.C == 1)
-                                                          : (stage.A == 1 || stage.B == 1);
-    if (identity) continue;
+    if (stage.identity()) continue;
     const cl::Buffer* flags = nullptr;
     if (stage_flags != nullptr && i < stage_flags->size() && (*stage_flags)[i]() != nullptr)
       flags = &(*stage_flags)[i];

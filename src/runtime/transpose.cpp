@@ -85,7 +85,6 @@ namespace {}  // namespace
 
 std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
                                  const planner::TransposePlan& plan, std::size_t elem_size) {
-  if (plan.sequence == planner::Sequence::kSquare && !plan.padded()) return 0;
   return call_scratch_layout(profile, plan, elem_size).total;
 }
 
