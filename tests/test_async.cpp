@@ -2,6 +2,9 @@
 // completes after the last one, a NULL event pointer is accepted, and the call returns
 // without waiting for the device.
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
+#include <utility>
 
 #include "test_support.hpp"
 
@@ -46,6 +49,37 @@ TEST_CASE("a call gated on an unsignalled user event returns at once and waits f
     REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE) == CL_SUCCESS);
     REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
     CHECK(execution_status(done) == CL_COMPLETE);
+    CHECK(m.check_transposed() == "");
+    clReleaseEvent(done);
+    clReleaseEvent(gate);
+  }
+}
+
+TEST_CASE("a call with scratch returns before its gate opens", "[async]") {
+  // A plan with cycle-following flags, and a padded one (flags and the bytes padding
+  // borrows): the scratch must outlive the call without the call waiting for the device.
+  // NVIDIA's driver blocks in clReleaseMemObject until the buffer's commands complete,
+  // so a call that released its scratch on return never returned while gated.
+  ipt::test::ScopedEnv budget("IPT_OVERRIDES", "local_mem=49152");
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{300, 2000}, {301, 1999}}) {
+    std::size_t padded = 0;
+    REQUIRE(ipt_padded_size(session().device(), rows, cols, 4, &padded) == IPT_SUCCESS);
+    GuardedMatrix m(rows, cols, 4, 5, padded - rows * cols * 4 + 64, rows + cols);
+    cl_int code = CL_SUCCESS;
+    cl_event gate = clCreateUserEvent(session().context(), &code);
+    REQUIRE(code == CL_SUCCESS);
+    cl_event done = nullptr;
+    auto call = std::async(std::launch::async, [&] {
+      return ipt_transpose_f32(session().queue(), m.buffer(), 5, rows, cols, 1, &gate, &done);
+    });
+    const bool returned = call.wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+    if (!returned) clSetUserEventStatus(gate, CL_COMPLETE);  // let the call end, then fail
+    REQUIRE(returned);
+    REQUIRE(call.get() == IPT_SUCCESS);
+    REQUIRE(done != nullptr);
+    CHECK(execution_status(done) != CL_COMPLETE);
+    REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE) == CL_SUCCESS);
+    REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
     CHECK(m.check_transposed() == "");
     clReleaseEvent(done);
     clReleaseEvent(gate);

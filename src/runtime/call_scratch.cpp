@@ -1,6 +1,7 @@
 #include "runtime/call_scratch.hpp"
 
 #include "planner/elementary_configs.hpp"
+#include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
 
 namespace ipt::runtime {
@@ -59,6 +60,11 @@ cl::Buffer CallScratch::region(const Region& region) const {
       clCreateSubBuffer(buffer_(), CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &status);
   check_cl(status, "clCreateSubBuffer");
   return cl::Buffer(sub);  // takes the reference clCreateSubBuffer returned
+}
+
+void CallScratch::release_after(const cl::Event& last) {
+  release_when_complete(last, buffer_);
+  buffer_ = cl::Buffer();
 }
 
 }  // namespace ipt::runtime

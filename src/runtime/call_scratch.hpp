@@ -38,6 +38,9 @@ class CallScratch {
               const std::vector<cl::Event>& wait);
   const cl::Event& zeroed() const { return zeroed_; }
   cl::Buffer region(const CallScratchLayout::Region& region) const;
+  // Hands the buffer to a callback that releases it once `last` (the call's last
+  // command) completes: see deferred_release.hpp.
+  void release_after(const cl::Event& last);
 
  private:
   cl::Buffer buffer_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
 #include "runtime/kernel_args.hpp"
 #include "runtime/launch_checks.hpp"
@@ -55,6 +56,7 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                              cl::NDRange(static_cast<std::size_t>(chunks) * config.work_group),
                              cl::NDRange(config.work_group), &after, &event);
+  if (given_scratch == nullptr) release_when_complete(event, scratch);  // allocated here
   return event;
 }
 

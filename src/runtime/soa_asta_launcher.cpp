@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
 #include "runtime/kernel_args.hpp"
 #include "runtime/launch_checks.hpp"
@@ -78,6 +79,7 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                              cl::NDRange(static_cast<std::size_t>(groups) * work_group),
                              cl::NDRange(work_group), &after, &event);
+  if (zeroed_flags == nullptr) release_when_complete(event, flags);  // allocated here
   return event;
 }
 

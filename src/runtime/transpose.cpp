@@ -160,6 +160,7 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   if (tail_bytes > 0 && !dry_run) {
     queue.enqueueCopyBuffer(saved, buffer, 0, tail_start, tail_bytes, &after, &last);
   }
+  if (scratch) scratch->release_after(last);
   return dry_run ? cl::Event() : last;
 }
 
