@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ipt-bench smoke test: every mode runs on tiny shapes, verifies, and writes its CSV (the
-# shared header, one row per run, no failed row) and JSON summary. Not a benchmark.
+# shared header, one row per run, no failed row) and JSON summary, verified on the device
+# (the default) and, for the shapes mode, on the host. Not a benchmark.
 #   bench_smoke.sh IPT_BENCH WORK_DIR
 set -euo pipefail
 bench=$1
@@ -21,7 +22,7 @@ common=(--reps 1)
 "$bench" random --count 3 --min 20 --max 90 "${common[@]}" --csv "$dir/random.csv" --json "$dir/random.json" --shapes-out "$dir/shapes.txt" > "$dir/random.log"
 check random
 [ "$(wc -l < "$dir/shapes.txt")" = 3 ] || { echo "shapes file: expected 3 lines"; exit 1; }
-"$bench" shapes --shapes-file "$dir/shapes.txt" --type f64 "${common[@]}" --csv "$dir/shapes.csv" --json "$dir/shapes.json" > /dev/null
+"$bench" shapes --shapes-file "$dir/shapes.txt" --type f64 --verify host "${common[@]}" --csv "$dir/shapes.csv" --json "$dir/shapes.json" > /dev/null
 check shapes
 "$bench" skinny --shapes 20011x3,5x4099 "${common[@]}" --csv "$dir/skinny.csv" --json "$dir/skinny.json" > /dev/null
 check skinny

@@ -77,23 +77,25 @@ using Launch = std::function<cl_int(cl_mem in, cl_mem out, cl_event* event)>;
 
 BaselineResult measure(const support::Session& session, const std::string& name, std::size_t rows,
                        std::size_t cols, std::size_t elem_size, int repetitions, bool verify,
-                       std::uint64_t seed, const Launch& launch) {
+                       std::uint64_t seed, support::DevicePattern* pattern, const Launch& launch) {
   BaselineResult result;
   result.library = name;
   const std::size_t bytes = rows * cols * elem_size;
   result.memory_bytes = 2 * bytes;
-  auto data = support::random_matrix(bytes, seed);
+  auto data =
+      pattern != nullptr ? std::vector<unsigned char>{} : support::random_matrix(bytes, seed);
   // CLBlast scales by alpha = 1: NaNs could lose their payload and denormals be flushed,
   // so the data are normal, finite numbers (exponent bits 0b01...).
-  if (elem_size == 4 || elem_size == 8) {
+  if (pattern == nullptr && (elem_size == 4 || elem_size == 8)) {
     for (std::size_t i = 0; i < bytes; i += elem_size) {
       unsigned char& top = data[i + elem_size - 1];  // little-endian: sign and exponent
       top = static_cast<unsigned char>((top & 0x80u) | 0x20u | (top & 0x1Fu));
     }
   }
   cl_int code = CL_SUCCESS;
-  cl_mem in = clCreateBuffer(session.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
-                             const_cast<unsigned char*>(data.data()), &code);
+  cl_mem in = clCreateBuffer(session.context(),
+                             CL_MEM_READ_WRITE | (pattern != nullptr ? 0 : CL_MEM_COPY_HOST_PTR),
+                             bytes, pattern != nullptr ? nullptr : data.data(), &code);
   if (code != CL_SUCCESS) {
     result.why = "out of device memory";
     return result;
@@ -106,6 +108,7 @@ BaselineResult measure(const support::Session& session, const std::string& name,
   }
   const std::unique_ptr<_cl_mem, decltype(&clReleaseMemObject)> hold_in(in, clReleaseMemObject),
       hold_out(out, clReleaseMemObject);
+  if (pattern != nullptr) pattern->fill(in, 0, rows * cols, elem_size, seed);
   cl_event event = nullptr;
   code = launch(in, out, &event);
   if (code != CL_SUCCESS) {
@@ -114,7 +117,9 @@ BaselineResult measure(const support::Session& session, const std::string& name,
   }
   support::check(clWaitForEvents(1, &event), "clWaitForEvents");
   clReleaseEvent(event);
-  if (verify) {
+  if (verify && pattern != nullptr) {
+    result.verified = pattern->check_transposed(out, 0, rows, cols, elem_size, seed).empty();
+  } else if (verify) {
     std::vector<unsigned char> back(bytes);
     support::check(clEnqueueReadBuffer(session.queue(), out, CL_TRUE, 0, bytes, back.data(), 0,
                                        nullptr, nullptr),
@@ -151,11 +156,12 @@ std::vector<std::string> available_baselines() {
 
 BaselineResult run_baseline(const support::Session& session, const std::string& name,
                             std::size_t rows, std::size_t cols, std::size_t elem_size,
-                            int repetitions, bool verify, std::uint64_t seed) {
+                            int repetitions, bool verify, std::uint64_t seed,
+                            support::DevicePattern* pattern) {
   if (name == "oop-kernel") {
     cl_kernel kernel = oop_kernel(session, elem_size);
     const cl_ulong r = rows, c = cols;
-    return measure(session, name, rows, cols, elem_size, repetitions, verify, seed,
+    return measure(session, name, rows, cols, elem_size, repetitions, verify, seed, pattern,
                    [&](cl_mem in, cl_mem out, cl_event* event) {
                      clSetKernelArg(kernel, 0, sizeof(cl_mem), &in);
                      clSetKernelArg(kernel, 1, sizeof(cl_mem), &out);
@@ -170,7 +176,7 @@ BaselineResult run_baseline(const support::Session& session, const std::string& 
 #ifdef IPT_BENCH_HAVE_CLBLAST
   if (name == "clblast-omatcopy" && (elem_size == 4 || elem_size == 8)) {
     return measure(
-        session, name, rows, cols, elem_size, repetitions, verify, seed,
+        session, name, rows, cols, elem_size, repetitions, verify, seed, pattern,
         [&](cl_mem in, cl_mem out, cl_event* event) {
           cl_command_queue queue = session.queue();
           const CLBlastStatusCode status =

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "support/device_pattern.hpp"
 #include "support/device_select.hpp"
 
 namespace ipt::bench {
@@ -26,9 +27,11 @@ struct BaselineResult {
 std::vector<std::string> available_baselines();
 
 // Runs baseline `name` on a rows x cols matrix of elem_size-byte random elements:
-// a warm-up (verified when `verify`), then `repetitions` timed calls.
+// a warm-up (verified when `verify`), then `repetitions` timed calls. With `pattern`, the
+// matrix is made and checked on the device (support/device_pattern.hpp).
 BaselineResult run_baseline(const support::Session& session, const std::string& name,
                             std::size_t rows, std::size_t cols, std::size_t elem_size,
-                            int repetitions, bool verify, std::uint64_t seed);
+                            int repetitions, bool verify, std::uint64_t seed,
+                            support::DevicePattern* pattern = nullptr);
 
 }  // namespace ipt::bench

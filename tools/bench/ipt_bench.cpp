@@ -15,9 +15,13 @@
 //   ipt-bench padding   [random options]  padded against padding off
 //   ipt-bench kernels   MODE [options]    the elementary kernels (runs ipt-kernel-bench)
 //   ipt-bench latency   [--sizes 1024]    first-call and cached-call times
-// common: [--type f32|f64|1|2|4|8|16] [--reps 5] [--no-verify] [--baselines all|none|
-//         oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE] [--shapes-out FILE]
-//         [--list-shapes]
+// common: [--type f32|f64|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
+//         [--baselines all|none|oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE]
+//         [--shapes-out FILE] [--list-shapes]
+// Verification: every result is checked element by element against the transpose of the
+// original: by default on the device (the matrix is a hash of its indices, made and
+// checked by kernels: support/device_pattern.hpp), or with --verify host against random
+// bytes kept on the host (1-4 s per shape of 10^8 elements).
 // The device is the one IPT_DEVICE names (default: the first OpenCL device).
 #include <unistd.h>
 
@@ -27,6 +31,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -55,6 +60,7 @@ struct Options {
   std::string type = "f32";
   int repetitions = 5;
   bool verify = true;
+  bool verify_on_host = false;
   std::vector<std::string> baselines{"default"};
   std::string csv, json, shapes_out;
   bool list_shapes = false;
@@ -70,7 +76,8 @@ struct Options {
                "       ipt-bench shapes --shapes RxC,RxC,... | --shapes-file FILE\n"
                "       ipt-bench kernels soa|bs-vs-pttwac|pttwac-spreading|restride|stages [...]\n"
                "       ipt-bench latency [--sizes N]\n"
-               "  common: [--type f32|f64|1|2|4|8|16] [--reps N] [--no-verify]\n"
+               "  common: [--type f32|f64|1|2|4|8|16] [--reps N] [--verify device|host]\n"
+               "          [--no-verify]\n"
                "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
                "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n",
                problem.c_str());
@@ -146,7 +153,12 @@ Options parse(int argc, char** argv) {
       options.repetitions = static_cast<int>(std::max<std::size_t>(1, number(value())));
     else if (arg == "--no-verify")
       options.verify = false;
-    else if (arg == "--baselines")
+    else if (arg == "--verify") {
+      const std::string where = value();
+      if (where != "device" && where != "host") usage("--verify takes device or host");
+      options.verify = true;
+      options.verify_on_host = where == "host";
+    } else if (arg == "--baselines")
       options.baselines = split(value(), ',');
     else if (arg == "--csv")
       options.csv = value();
@@ -241,6 +253,7 @@ class Bench {
         session_(session),
         elem_size_(elem_size_of(options.type)),
         results_(options.csv, options.json, copy_gbs, context(options, session)) {
+    if (!options.verify_on_host) pattern_.emplace(session);
     baselines_ = options.baselines;
     const bool by_default = options.mode == "random" || options.mode == "skinny" ||
                             options.mode == "square" || options.mode == "shapes";
@@ -264,6 +277,7 @@ class Bench {
     run.repetitions = options_.repetitions;
     run.verify = options_.verify;
     run.seed = seed;
+    run.pattern = pattern();
     run.padding_room = room;
     run.options = plan_options;
     const auto r = ipt::support::run_transpose(session_, run);
@@ -295,8 +309,9 @@ class Bench {
 
   void baselines(std::size_t rows, std::size_t cols, std::uint64_t seed) {
     for (const auto& name : baselines_) {
-      const auto b = ipt::bench::run_baseline(session_, name, rows, cols, elem_size_,
-                                              options_.repetitions, options_.verify, seed);
+      const auto b =
+          ipt::bench::run_baseline(session_, name, rows, cols, elem_size_, options_.repetitions,
+                                   options_.verify, seed, pattern());
       if (!b.ran) continue;  // not for this type, or no memory for a second buffer
       ipt::bench::Row row = base_row(rows, cols);
       row.library = name;
@@ -339,7 +354,9 @@ class Bench {
             {"min", std::to_string(options.min_side)},
             {"max", std::to_string(options.max_side)},
             {"repetitions", std::to_string(options.repetitions)},
-            {"verify", options.verify ? "yes" : "no"}};
+            {"verify", !options.verify          ? "no"
+                       : options.verify_on_host ? "host"
+                                                : "device"}};
   }
 
   ipt::bench::Row base_row(std::size_t rows, std::size_t cols) const {
@@ -357,8 +374,11 @@ class Bench {
            static_cast<double>(elem_size_);
   }
 
+  ipt::support::DevicePattern* pattern() { return pattern_ ? &*pattern_ : nullptr; }
+
   const Options& options_;
   const ipt::support::Session& session_;
+  std::optional<ipt::support::DevicePattern> pattern_;
   std::size_t elem_size_;
   ipt::bench::Results results_;
   std::vector<std::string> baselines_;

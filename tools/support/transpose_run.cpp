@@ -40,7 +40,8 @@ std::string compare_with_transpose(const std::vector<unsigned char>& original,
 RunResult run_transpose(const Session& session, const RunOptions& options) {
   RunResult result;
   const std::size_t bytes = options.rows * options.cols * options.elem_size;
-  const auto original = random_matrix(bytes, options.seed);
+  const auto original = options.pattern != nullptr ? std::vector<unsigned char>{}
+                                                   : random_matrix(bytes, options.seed);
   std::size_t buffer_bytes = bytes;
   if (options.padding_room) {
     result.status = ipt_padded_size(session.device(), options.rows, options.cols, options.elem_size,
@@ -65,7 +66,9 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
   cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE,
                                  buffer_bytes == 0 ? 1 : buffer_bytes, nullptr, &code);
   check(code, "clCreateBuffer");
-  if (bytes > 0)
+  if (options.pattern != nullptr)
+    options.pattern->fill(buffer, 0, options.rows * options.cols, options.elem_size, options.seed);
+  else if (bytes > 0)
     check(clEnqueueWriteBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, original.data(), 0,
                                nullptr, nullptr),
           "clEnqueueWriteBuffer");
@@ -90,7 +93,11 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
   if (result.status == IPT_SUCCESS) {
     check(clWaitForEvents(1, &event), "clWaitForEvents");
     clReleaseEvent(event);
-    if (options.verify) {
+    if (options.verify && options.pattern != nullptr) {
+      result.mismatch = options.pattern->check_transposed(buffer, 0, options.rows, options.cols,
+                                                          options.elem_size, options.seed);
+      result.verified = result.mismatch.empty();
+    } else if (options.verify) {
       std::vector<unsigned char> back(bytes);
       if (bytes > 0)
         check(clEnqueueReadBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, back.data(), 0,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ipt/ipt.h"
+#include "support/device_pattern.hpp"
 #include "support/device_select.hpp"
 #include "support/measure.hpp"
 
@@ -19,6 +20,9 @@ struct RunOptions {
   int repetitions = 1;         // timed runs after one warm-up
   bool verify = true;
   std::uint64_t seed = 1;
+  // Made and checked on the device (DevicePattern) when given; else random host bytes
+  // checked on the host.
+  DevicePattern* pattern = nullptr;
   bool padding_room = true;  // buffer of ipt_padded_size bytes (else exactly the matrix)
   const ipt_plan_options* options = nullptr;  // forced plan of the timed calls (NULL: auto)
 };
@@ -29,7 +33,7 @@ struct RunResult {
   Stats seconds;                 // kernel time per transposition (profiling events)
   double wall_seconds = 0;       // median host time from the call to completion
   double throughput_gbs = 0;     // 2 * rows * cols * elem_size / median seconds, in GB/s
-  bool verified = false;         // the result was checked (and matched) against the host
+  bool verified = false;         // the result was checked, and matched
   std::string mismatch;          // non-empty when verification failed
   ipt_plan_info plan{};          // the plan of the timed calls
   std::size_t buffer_bytes = 0;  // the buffer's size (matrix and room for padding)
