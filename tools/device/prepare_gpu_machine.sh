@@ -9,5 +9,7 @@ ldconfig
 export IPT_DEVICE=${IPT_DEVICE:-NVIDIA}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release > "$out/build.log" 2>&1 &&
+# The device tool copies the working tree, not always its current history: the caller
+# names the commit (IPT_COMMIT) so that ipt-bench's summaries record the right one.
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DIPT_GIT_COMMIT="${IPT_COMMIT:-}" > "$out/build.log" 2>&1 &&
   cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
