@@ -93,8 +93,40 @@ int Results::finish() {
          << ", \"max_memory_bytes\": " << memory[key] << "}";
     first = false;
   }
-  json << "\n  ]\n}\n";
+  json << "\n  ],\n  \"histograms\": [";
   std::printf("(GB/s = 2 * rows * cols * elem_size / time; copy bandwidth %.1f GB/s)\n", copy_gbs_);
+  // Histograms of the fraction of the copy bandwidth, in bins of 5% (the protocol's
+  // report; the figures of tools/plots are drawn from the CSV).
+  first = true;
+  for (const auto& [key, values] : groups) {
+    if (values.empty() || copy_gbs_ <= 0) continue;
+    constexpr int kBins = 20;
+    std::vector<std::size_t> counts(kBins, 0);
+    std::size_t under_tenth = 0;
+    for (double v : values) {
+      const double fraction = v / copy_gbs_;
+      counts[std::clamp(static_cast<int>(fraction * kBins), 0, kBins - 1)]++;
+      if (fraction < 0.1) ++under_tenth;
+    }
+    int last = kBins - 1;
+    while (last > 0 && counts[last] == 0) --last;
+    std::printf("\n%s %s, %% of copy (%zu of %zu shapes under 10%%):\n", key.first.c_str(),
+                key.second.c_str(), under_tenth, values.size());
+    const std::size_t peak = *std::max_element(counts.begin(), counts.end());
+    json << (first ? "\n" : ",\n") << "    {\"library\": " << json_string(key.first)
+         << ", \"variant\": " << json_string(key.second)
+         << ", \"shapes_under_10_percent\": " << under_tenth << ", \"bin_percent\": 5"
+         << ", \"counts\": [";
+    for (int b = 0; b <= last; ++b) {
+      const std::size_t bar = peak == 0 ? 0 : (counts[b] * 50 + peak - 1) / peak;
+      std::printf("  %3d-%3d%% %5zu %s\n", b * 5, b * 5 + 5, counts[b],
+                  std::string(bar, '#').c_str());
+      json << (b > 0 ? ", " : "") << counts[b];
+    }
+    json << "]}";
+    first = false;
+  }
+  json << "\n  ]\n}\n";
   if (!json_path_.empty()) std::ofstream(json_path_) << json.str();
   return failed;
 }

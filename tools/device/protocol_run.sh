@@ -23,4 +23,4 @@ for part in "$@"; do
   echo "== $part: exit $?, $(($(date +%s) - start)) s, $(($(wc -l < "$dir/$mode-$type.csv") - 1)) rows"
   tail -6 "$dir/$mode-$type.log"
 done
-tar czf "$out/protocol-$(echo "$@" | tr ' ' '+').tar.gz" -C "$dir" .
+tar czf "$out/protocol-$(echo "$@" | tr ' ' '_').tar.gz" -C "$dir" .
