@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "runtime/binary_cache.hpp"
+#include "runtime/checked_plans.hpp"
 #include "runtime/error.hpp"
 #include "runtime/kernel_sources.hpp"
 
@@ -150,10 +151,14 @@ cl::Program get_program(const cl::Context& context, const cl::Device& device,
 }
 
 void clear_program_cache() {
-  std::lock_guard<std::mutex> lock(cache().mutex);
-  cache().programs.clear();
-  cache().idle_kernels.clear();
-  ++cache().generation;
+  {
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    cache().programs.clear();
+    cache().idle_kernels.clear();
+    ++cache().generation;
+  }
+  // A checked plan vouches for kernels of this cache; with them gone, check again.
+  clear_checked_plans();
 }
 
 PooledKernel::PooledKernel(const cl::Program& program, const char* name, const cl::Device& device)

@@ -8,6 +8,7 @@
 #include "planner/elementary_configs.hpp"
 #include "planner/square_plan.hpp"
 #include "runtime/call_scratch.hpp"
+#include "runtime/checked_plans.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
@@ -179,20 +180,34 @@ void execute_transpose(const TransposeRequest& request) {
   const cl::CommandQueue queue(request.queue, /*retainObject=*/true);
   const cl::Buffer buffer(request.buffer, /*retainObject=*/true);
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
-  const planner::DeviceProfile profile = query_device_profile(device());
+  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const std::uint64_t capacity =
       buffer_capacity(buffer, request.offset, request.elem_size, request.max_bytes);
-  const planner::TransposePlan plan =
-      plan_for_call(profile, request.rows, request.cols, request.elem_size,
-                    request.forced_plan ? &request.plan_request : nullptr, capacity);
+  // A call that repeats an earlier one (same shape, room, offset and settings) reuses its
+  // plan, already built and checked: no planning and no dry run (checked_plans.hpp).
+  CheckedPlanKey key{context(), device(),       request.rows,      request.cols,
+                     capacity,  request.offset, request.elem_size, environment_key()};
+  std::optional<CheckedPlan> checked;
+  if (!request.forced_plan) checked = find_checked_plan(key);
+  const bool known = checked.has_value();
+  if (!known) {
+    const planner::DeviceProfile profile = query_device_profile(device());
+    checked = CheckedPlan{
+        profile, plan_for_call(profile, request.rows, request.cols, request.elem_size,
+                               request.forced_plan ? &request.plan_request : nullptr, capacity)};
+  }
+  const planner::DeviceProfile& profile = checked->profile;
+  const planner::TransposePlan& plan = checked->plan;
   PreparedSquare square;
   const bool is_square = plan.sequence == planner::Sequence::kSquare;
   if (is_square)
-    square = prepare_square(queue.getInfo<CL_QUEUE_CONTEXT>(), device, plan.padded_rows,
-                            request.elem_size, request.offset);
+    square = prepare_square(context, device, plan.padded_rows, request.elem_size, request.offset);
   PreparedSquare* square_ptr = is_square ? &square : nullptr;
-  enqueue_call(queue, buffer, request.offset, request.elem_size, plan, profile, square_ptr, {},
-               /*dry_run=*/true);
+  if (!known) {
+    enqueue_call(queue, buffer, request.offset, request.elem_size, plan, profile, square_ptr, {},
+                 /*dry_run=*/true);
+    if (!request.forced_plan) remember_checked_plan(key, context, *checked);
+  }
   give_event(enqueue_call(queue, buffer, request.offset, request.elem_size, plan, profile,
                           square_ptr, wait_events(request), /*dry_run=*/false),
              request.event);

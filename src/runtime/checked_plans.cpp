@@ -1,0 +1,84 @@
+#include "runtime/checked_plans.hpp"
+
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+namespace ipt::runtime {
+namespace {
+
+constexpr std::size_t kMaxEntries = 64;
+
+struct Entry {
+  CheckedPlanKey key;
+  cl::Context context;  // keeps key.context from being freed and its handle reused
+  CheckedPlan checked;
+};
+
+struct Cache {
+  std::mutex mutex;
+  std::vector<Entry> entries;
+  CheckedPlanStats stats;
+};
+
+Cache& cache() {
+  static Cache instance;
+  return instance;
+}
+
+}  // namespace
+
+bool CheckedPlanKey::operator==(const CheckedPlanKey& other) const {
+  return context == other.context && device == other.device && rows == other.rows &&
+         cols == other.cols && capacity == other.capacity && offset == other.offset &&
+         elem_size == other.elem_size && environment == other.environment;
+}
+
+std::string environment_key() {
+  std::string key;
+  for (const char* name : {"IPT_OVERRIDES", "IPT_BUILD_OPTIONS", "IPT_KERNEL_DIR"}) {
+    const char* value = std::getenv(name);
+    key += value != nullptr ? value : "";
+    key += '\n';  // no variable holds a newline that would make two settings collide
+  }
+  return key;
+}
+
+std::optional<CheckedPlan> find_checked_plan(const CheckedPlanKey& key) {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  for (const Entry& entry : c.entries) {
+    if (entry.key == key) {
+      ++c.stats.hits;
+      return entry.checked;
+    }
+  }
+  ++c.stats.misses;
+  return std::nullopt;
+}
+
+void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context,
+                           const CheckedPlan& checked) {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  for (const Entry& entry : c.entries)
+    if (entry.key == key) return;  // another thread was first
+  if (c.entries.size() >= kMaxEntries) c.entries.clear();
+  c.entries.push_back(Entry{key, context, checked});
+}
+
+void clear_checked_plans() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.entries.clear();
+}
+
+CheckedPlanStats checked_plan_stats() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  CheckedPlanStats stats = c.stats;
+  stats.entries = c.entries.size();
+  return stats;
+}
+
+}  // namespace ipt::runtime

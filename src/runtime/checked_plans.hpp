@@ -1,0 +1,56 @@
+// Plans whose every kernel has been built and checked (the dry run of a call) for one
+// (context, device, shape, buffer room, offset, environment). A later identical call
+// reuses the plan and skips planning and the dry run: on an H200 (driver 580) those took
+// 13-25 us of host work before the first command of a call reached an idle GPU, a share
+// that shows on matrices of 10^7 elements (calls of 250-500 us).
+//
+// The environment texts that shape a plan or its kernels (IPT_OVERRIDES,
+// IPT_BUILD_OPTIONS, IPT_KERNEL_DIR) are part of the key, so changing them between calls
+// never reuses a plan made under other settings. Calls with a caller-adjusted plan
+// (ipt_transpose_with_options) are not cached. Entries keep their context alive, so a
+// key's context handle can never be reused by another context while it is cached.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "planner/device_profile.hpp"
+#include "planner/transpose_plan.hpp"
+#include "runtime/opencl.hpp"
+
+namespace ipt::runtime {
+
+struct CheckedPlanKey {
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  std::uint64_t rows = 0, cols = 0, capacity = 0, offset = 0;
+  std::size_t elem_size = 0;
+  std::string environment;  // see environment_key()
+
+  bool operator==(const CheckedPlanKey& other) const;
+};
+
+// The environment texts a plan and its kernels depend on, joined.
+std::string environment_key();
+
+struct CheckedPlan {
+  planner::DeviceProfile profile;
+  planner::TransposePlan plan;
+};
+
+std::optional<CheckedPlan> find_checked_plan(const CheckedPlanKey& key);
+
+// Remembers a plan whose dry run succeeded. The cache is small (calls usually repeat a
+// few shapes); when full it starts over.
+void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context,
+                           const CheckedPlan& checked);
+
+void clear_checked_plans();
+
+struct CheckedPlanStats {
+  std::size_t hits = 0, misses = 0, entries = 0;
+};
+CheckedPlanStats checked_plan_stats();
+
+}  // namespace ipt::runtime
