@@ -32,8 +32,58 @@ module ipt
   integer(c_int), parameter, public :: IPT_SHAPE_NOT_SUPPORTED = -1005
   integer(c_int), parameter, public :: IPT_INTERNAL_ERROR = -1999
 
+  ! Sequences and padding of ipt_plan / ipt_transpose_with_options (ipt.h says what each
+  ! sequence is).
+  integer(c_int), parameter, public :: IPT_SEQUENCE_AUTO = 0
+  integer(c_int), parameter, public :: IPT_SEQUENCE_SQUARE = 1
+  integer(c_int), parameter, public :: IPT_SEQUENCE_ONE_STAGE = 2
+  integer(c_int), parameter, public :: IPT_SEQUENCE_2_1 = 3
+  integer(c_int), parameter, public :: IPT_SEQUENCE_2_2 = 4
+  integer(c_int), parameter, public :: IPT_SEQUENCE_3_1 = 5
+  integer(c_int), parameter, public :: IPT_SEQUENCE_3_2 = 6
+  integer(c_int), parameter, public :: IPT_SEQUENCE_4_1 = 7
+  integer(c_int), parameter, public :: IPT_SEQUENCE_4_2 = 8
+  integer(c_int), parameter, public :: IPT_PADDING_AUTO = 0
+  integer(c_int), parameter, public :: IPT_PADDING_OFF = 1
+
+  ! A caller-adjusted plan; the defaults mean "automatic" (as ipt_plan_options in ipt.h:
+  ! m, n and the padded shape 0 for the planner's; max_bytes 0 for the buffer's size in a
+  ! call, no limit in ipt_plan).
+  type, public :: ipt_plan_options
+    integer(c_int) :: sequence = IPT_SEQUENCE_AUTO
+    integer(c_int64_t) :: m = 0, n = 0
+    integer(c_int) :: padding = IPT_PADDING_AUTO
+    integer(c_int64_t) :: padded_rows = 0, padded_cols = 0, max_bytes = 0
+  end type
+
+  ! What ipt_plan reports (ipt_plan_info in ipt.h); description is the plan in words.
+  type, public :: ipt_plan_info
+    integer(c_int) :: sequence = IPT_SEQUENCE_AUTO
+    integer(c_int64_t) :: m = 0, n = 0, padded_rows = 0, padded_cols = 0
+    integer(c_int) :: num_stages = 0
+    integer(c_int64_t) :: scratch_bytes = 0
+    character(len=:), allocatable :: description
+  end type
+
+  ! The C layouts of ipt_plan_options and ipt_plan_info (enums and unsigned are int-sized).
+  type, bind(C) :: c_plan_options
+    integer(c_int) :: sequence
+    integer(c_size_t) :: m, n
+    integer(c_int) :: padding
+    integer(c_size_t) :: padded_rows, padded_cols, max_bytes
+  end type
+
+  type, bind(C) :: c_plan_info
+    integer(c_int) :: sequence
+    integer(c_size_t) :: m, n, padded_rows, padded_cols
+    integer(c_int) :: num_stages
+    integer(c_size_t) :: scratch_bytes
+    character(kind=c_char) :: description(1024)
+  end type
+
   public :: ipt_transpose_f32, ipt_transpose_f64, ipt_transpose, ipt_padded_size
   public :: ipt_warmup, ipt_clear_cache, ipt_status_string, ipt_last_error_message
+  public :: ipt_plan, ipt_transpose_with_options
 
   interface
     function c_transpose(queue, buffer, offset, rows, cols, num_events, wait_list, event, &
@@ -79,6 +129,23 @@ module ipt
     function c_last_error_message() bind(C, name="ipt_last_error_message") result(text)
       import :: c_ptr
       type(c_ptr) :: text
+    end function
+    function c_plan(device, rows, cols, elem_size, options, info) bind(C, name="ipt_plan") &
+        result(status)
+      import :: c_ptr, c_size_t, c_int, c_plan_info
+      type(c_ptr), value :: device, options
+      integer(c_size_t), value :: rows, cols, elem_size
+      type(c_plan_info), intent(out) :: info
+      integer(c_int) :: status
+    end function
+    function c_transpose_with_options(queue, buffer, offset, rows, cols, elem_size, options, &
+                                      num_events, wait_list, event) &
+        bind(C, name="ipt_transpose_with_options") result(status)
+      import :: c_ptr, c_size_t, c_int32_t, c_int
+      type(c_ptr), value :: queue, buffer, options, wait_list, event
+      integer(c_size_t), value :: offset, rows, cols, elem_size
+      integer(c_int32_t), value :: num_events
+      integer(c_int) :: status
     end function
     function c_strlen(text) bind(C, name="strlen") result(length)
       import :: c_ptr, c_size_t
@@ -155,6 +222,78 @@ contains
     if (status == IPT_SUCCESS) bytes = int(c_bytes, c_int64_t)
   end function
 
+  ! The plan libipt picks (or, with `options`, the caller-adjusted one) for a rows x cols
+  ! transposition of elem_size-byte elements on `device`, as ipt_plan in ipt.h: the plan a
+  ! call gets when its buffer has room for any padding. Negative sizes or options return
+  ! IPT_INVALID_VALUE; options that cannot work for the shape too.
+  function ipt_plan(device, rows, cols, elem_size, info, options) result(status)
+    type(c_ptr), intent(in) :: device
+    integer(c_int64_t), intent(in) :: rows, cols, elem_size
+    type(ipt_plan_info), intent(out) :: info
+    type(ipt_plan_options), intent(in), optional :: options
+    integer(c_int) :: status
+    type(c_plan_options), target :: c_options
+    type(c_ptr) :: options_arg
+    type(c_plan_info) :: c_info
+    character(len=:), allocatable :: text
+    integer :: length, i
+    info%description = ""
+    if (rows < 0 .or. cols < 0 .or. elem_size < 0) then
+      status = IPT_INVALID_VALUE
+      return
+    end if
+    status = options_to_c(options, c_options, options_arg)
+    if (status /= IPT_SUCCESS) return
+    status = c_plan(device, int(rows, c_size_t), int(cols, c_size_t), int(elem_size, c_size_t), &
+                    options_arg, c_info)
+    if (status /= IPT_SUCCESS) return
+    info%sequence = c_info%sequence
+    info%m = int(c_info%m, c_int64_t)
+    info%n = int(c_info%n, c_int64_t)
+    info%padded_rows = int(c_info%padded_rows, c_int64_t)
+    info%padded_cols = int(c_info%padded_cols, c_int64_t)
+    info%num_stages = c_info%num_stages
+    info%scratch_bytes = int(c_info%scratch_bytes, c_int64_t)
+    length = 0
+    do while (length < size(c_info%description))
+      if (c_info%description(length + 1) == c_null_char) exit
+      length = length + 1
+    end do
+    allocate(character(len=length) :: text)
+    do i = 1, length
+      text(i:i) = c_info%description(i)
+    end do
+    info%description = text
+  end function
+
+  ! ipt_transpose with a caller-adjusted plan (`options` absent: automatic), as
+  ! ipt_transpose_with_options in ipt.h. Options that cannot work return
+  ! IPT_INVALID_VALUE and leave the buffer unchanged.
+  function ipt_transpose_with_options(queue, buffer, offset, rows, cols, elem_size, options, &
+                                      event, wait_list) result(status)
+    type(c_ptr), intent(in) :: queue, buffer
+    integer(c_int64_t), intent(in) :: offset, rows, cols, elem_size
+    type(ipt_plan_options), intent(in), optional :: options
+    type(c_ptr), intent(out), optional, target :: event
+    type(c_ptr), intent(in), optional :: wait_list(:)
+    integer(c_int) :: status
+    type(c_plan_options), target :: c_options
+    type(c_ptr) :: options_arg, event_arg, list_arg
+    type(c_ptr), allocatable, target :: waits(:)
+    integer(c_int32_t) :: count
+    if (present(event)) event = c_null_ptr
+    if (offset < 0 .or. rows < 0 .or. cols < 0 .or. elem_size < 0) then
+      status = IPT_INVALID_VALUE
+      return
+    end if
+    status = options_to_c(options, c_options, options_arg)
+    if (status /= IPT_SUCCESS) return
+    call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
+    status = c_transpose_with_options(queue, buffer, int(offset, c_size_t), int(rows, c_size_t), &
+                                      int(cols, c_size_t), int(elem_size, c_size_t), &
+                                      options_arg, count, list_arg, event_arg)
+  end function
+
   ! Compiles (or loads from the caches) every kernel a rows x cols transposition of
   ! elem_size-byte elements needs on `device` of `context`, so that the first call of
   ! that shape class does not pay for it. Blocks until done.
@@ -213,6 +352,30 @@ contains
       end if
     end if
   end subroutine
+
+  ! The C options for the optional Fortran ones (a null pointer when absent);
+  ! IPT_INVALID_VALUE for a negative size, which size_t cannot hold.
+  function options_to_c(options, c_options, options_arg) result(status)
+    type(ipt_plan_options), intent(in), optional :: options
+    type(c_plan_options), target, intent(out) :: c_options
+    type(c_ptr), intent(out) :: options_arg
+    integer(c_int) :: status
+    status = IPT_SUCCESS
+    options_arg = c_null_ptr
+    c_options = c_plan_options(IPT_SEQUENCE_AUTO, 0, 0, IPT_PADDING_AUTO, 0, 0, 0)
+    if (.not. present(options)) return
+    if (options%m < 0 .or. options%n < 0 .or. options%padded_rows < 0 .or. &
+        options%padded_cols < 0 .or. options%max_bytes < 0) then
+      status = IPT_INVALID_VALUE
+      return
+    end if
+    c_options = c_plan_options(options%sequence, int(options%m, c_size_t), &
+                               int(options%n, c_size_t), options%padding, &
+                               int(options%padded_rows, c_size_t), &
+                               int(options%padded_cols, c_size_t), &
+                               int(options%max_bytes, c_size_t))
+    options_arg = c_loc(c_options)
+  end function
 
   function from_c(pointer) result(text)
     type(c_ptr), intent(in) :: pointer

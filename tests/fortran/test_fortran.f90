@@ -13,6 +13,8 @@ program test_fortran
   real(c_double), allocatable, target :: d(:), e(:)
   complex(c_double_complex), allocatable, target :: z(:, :), w(:, :)
   integer(c_int64_t), parameter :: m = 77, k = 23
+  type(ipt_plan_info) :: info
+  type(ipt_plan_options) :: options
 
   if (ipt_test_open(context, queue, device) /= 0) error stop "no OpenCL device"
 
@@ -89,6 +91,51 @@ program test_fortran
   call expect(status == IPT_SUCCESS, "complex call")
   call expect(ipt_test_read(buffer, int(16 * k * k, c_size_t), c_loc(w)) == 0, "complex read")
   call expect(all(w == transpose(z)), "complex result")
+  call ipt_test_release_buffer(buffer)
+
+  ! The plan API: the automatic plan, a forced one, and options that cannot work.
+  status = ipt_plan(device, 7200_c_int64_t, 1800_c_int64_t, 4_c_int64_t, info)
+  call expect(status == IPT_SUCCESS, "plan: " // ipt_status_string(status))
+  call expect(info%sequence /= IPT_SEQUENCE_AUTO .and. info%num_stages >= 1, "plan sequence")
+  call expect(info%m >= 1 .and. info%n >= 1, "plan factors")
+  if (info%m >= 1 .and. info%n >= 1) then
+    call expect(mod(info%padded_rows, info%m) == 0 .and. mod(info%padded_cols, info%n) == 0, &
+                "plan factors divide the padded shape")
+  end if
+  call expect(info%padded_rows >= 7200 .and. info%padded_cols >= 1800, "plan padded shape")
+  call expect(len(info%description) > 0 .and. index(info%description, "7200") > 0, &
+              "plan description: " // info%description)
+  options%sequence = IPT_SEQUENCE_ONE_STAGE
+  status = ipt_plan(device, k, m, 4_c_int64_t, info, options)
+  call expect(status == IPT_SUCCESS .and. info%sequence == IPT_SEQUENCE_ONE_STAGE, "forced plan")
+  call expect(ipt_plan(device, k, m, 4_c_int64_t, info, ipt_plan_options(sequence=IPT_SEQUENCE_SQUARE)) &
+              == IPT_INVALID_VALUE, "square sequence refused for a rectangle")
+  call expect(ipt_plan(device, k, m, 4_c_int64_t, info, ipt_plan_options(m=-1_c_int64_t)) &
+              == IPT_INVALID_VALUE, "negative factor refused")
+  call expect(ipt_plan(device, -1_c_int64_t, m, 4_c_int64_t, info) == IPT_INVALID_VALUE, &
+              "plan refuses a negative dimension")
+
+  ! A caller-adjusted plan on c(m, k) (row-major k x m), then the automatic one back.
+  call random_number(c)
+  c = c + 1.0
+  buffer = ipt_test_buffer(int(4 * m * k, c_size_t), c_loc(c))
+  status = ipt_transpose_with_options(queue, buffer, 0_c_int64_t, k, m, 4_c_int64_t, &
+                                      ipt_plan_options(sequence=IPT_SEQUENCE_SQUARE), event=event)
+  call expect(status == IPT_INVALID_VALUE, "with options: square refused for a rectangle")
+  call expect(ipt_test_read(buffer, int(4 * m * k, c_size_t), c_loc(ct)) == 0, "refused read")
+  call expect(all(reshape(ct, [m, k]) == c), "buffer unchanged by the refused options")
+  options = ipt_plan_options(sequence=IPT_SEQUENCE_ONE_STAGE, padding=IPT_PADDING_OFF)
+  status = ipt_transpose_with_options(queue, buffer, 0_c_int64_t, k, m, 4_c_int64_t, options, &
+                                      event=event)
+  call expect(status == IPT_SUCCESS, "with options: " // ipt_status_string(status))
+  call expect(ipt_test_wait(event) == 0, "with options wait")
+  call expect(ipt_test_read(buffer, int(4 * m * k, c_size_t), c_loc(ct)) == 0, "with options read")
+  call expect(all(ct == transpose(c)), "with options: result is transpose(c)")
+  status = ipt_transpose_with_options(queue, buffer, 0_c_int64_t, m, k, 4_c_int64_t, event=event)
+  call expect(status == IPT_SUCCESS, "automatic with options: " // ipt_status_string(status))
+  call expect(ipt_test_wait(event) == 0, "automatic wait")
+  call expect(ipt_test_read(buffer, int(4 * m * k, c_size_t), c_loc(ct)) == 0, "automatic read")
+  call expect(all(reshape(ct, [m, k]) == c), "transposed back gives c")
   call ipt_test_release_buffer(buffer)
 
   call expect(ipt_padded_size(device, m, k, 4_c_int64_t, bytes) == IPT_SUCCESS, "padded size")
