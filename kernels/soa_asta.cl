@@ -22,10 +22,13 @@
 // elements, L <= REGS * VW, checked by the host); REGS == 0 keeps them in local memory
 // (`tiles`: 2 * L elements per unit, host-sized).
 //
-// Scheduling. Starts are handed out by flag word: a unit takes the next word index from
-// a global counter (flags[words], zeroed with the flags) and tries, as chain starts, the
-// items of that word whose bits were clear when it looked (a snapshot, only a hint: every
-// start is tested again after its read). A unit whose chain ended takes its next start in
+// Scheduling. Starts are handed out by slices of flag words: a unit takes the next slice
+// index from a global counter (flags[words], zeroed with the flags) and tries, as chain
+// starts, the items of that slice whose bits were clear when it looked (a snapshot, only
+// a hint: every start is tested again after its read). A word holds 2^slice_shift
+// slices of 32 >> slice_shift items; the host cuts words into slices when there are
+// fewer words than units, so that small stages start every unit at once instead of
+// leaving a few units to walk every chain one step at a time. A unit whose chain ended takes its next start in
 // the same step, so no unit idles while others of its group still follow chains (the
 // previous version ran its units in lock-step rounds and waited for the longest chain of
 // each round), and the dynamic counter balances work over groups. A start taken late
@@ -72,7 +75,7 @@
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                  idx_t L, idx_t K, idx_t total_items, __global uint *flags,
-                 __local elem_t *tiles) {
+                 __local elem_t *tiles, uint slice_shift) {
   // Published by a unit's lane 0 in step t (buffer t & 1), read by its lanes after the
   // barrier of step t: the store decision for step t, and the mode, chunk length and
   // first element (index in `data`) of the item the unit reads in step t + 1.
@@ -88,7 +91,9 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
   const uint lane = lid - unit * VW;
   const idx_t AB = A * B;
   const uint words = (uint)((total_items + 31) / 32);
-  __global uint *next_word = flags + words;
+  const uint slices = words << slice_shift;
+  const uint slice_items = 32u >> slice_shift;
+  __global uint *next_slice = flags + words;
 #if REGS > 0
   elem_t carry[REGS], next_value[REGS];
 #else
@@ -175,11 +180,16 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
         my_mode = MODE_DONE;
         for (;;) {
           while (candidates == 0) {
-            word = atomic_inc(next_word);
-            if (word >= words) break;
+            const uint slice = atomic_inc(next_slice);
+            if (slice >= slices) break;
+            word = slice >> slice_shift;
+            const uint first = (slice - (word << slice_shift)) * slice_items;
             const uint seen = ((volatile __global uint *)flags)[word];
             const idx_t left = total_items - (idx_t)word * 32;
-            candidates = ~seen & (left >= 32 ? 0xffffffffu : ((1u << (uint)left) - 1u));
+            const uint in_matrix = left >= 32 ? 0xffffffffu : ((1u << (uint)left) - 1u);
+            const uint in_slice =
+                slice_items == 32 ? 0xffffffffu : ((1u << slice_items) - 1u) << first;
+            candidates = ~seen & in_matrix & in_slice;
           }
           if (candidates == 0) break;
           const uint bit = 31 - clz(candidates & (0u - candidates));

@@ -177,6 +177,39 @@ TEST_CASE("100! refuses a chunk larger than a unit holds", "[soa][elementary]") 
   CHECK(m.check_unchanged() == "");
 }
 
+TEST_CASE("100! with starts handed out in slices of every size", "[soa][elementary]") {
+  // Slices of 32 items (one flag word) down to 1, on shapes whose items fill a fraction
+  // of a word, a few words, and many, with many groups (all units start at once). A
+  // square A x B has only 2-cycles, so an item that no slice offers as a start shows.
+  std::uint64_t seed = 16500;
+  for (std::size_t slice : {1, 2, 4, 8, 16, 32})
+    for (const Shape4& shape :
+         std::vector<Shape4>{{1, 2, 3, 700},
+                             {3, 5, 7, 9},
+                             {1, 31, 37, 5},
+                             {4, 64, 3, 2},
+                             {1, 300, 299, 3},
+                             {2, 40, 40, 3}}) {  // square A x B: 2-cycles, each needs its own start
+      auto config = make_config(4, 8, 4);
+      config.max_groups = 0;
+      config.slice_items = slice;
+      INFO(describe(shape) << ", slices of " << slice);
+      CHECK(run_0100(shape, 4, config, ++seed) == "");
+    }
+  auto config = make_config(4, 8, 4);
+  config.slice_items = 3;
+  const cl::CommandQueue queue(session().queue(), true);
+  GuardedMatrix m(1, 5 * 7 * 9, 4, 7, 17, 16600);
+  const cl::Buffer buffer(m.buffer(), true);
+  try {
+    ipt::runtime::enqueue_soa_100(queue, buffer, 7, 5, 7, 9, 4, config, {});
+    FAIL("a slice of 3 items was accepted");
+  } catch (const ipt::Error& e) {
+    CHECK(e.status() == IPT_INVALID_VALUE);
+  }
+  CHECK(m.check_unchanged() == "");
+}
+
 TEST_CASE("100! above 2^24 elements", "[soa][elementary][large]") {
   auto config = make_config(4, 64, 1);
   config.max_groups = 0;

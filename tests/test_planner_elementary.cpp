@@ -98,3 +98,25 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
         CHECK(config.chunk == std::min<std::uint64_t>(C, config.regs * config.vw));
       }
 }
+
+TEST_CASE("SoA start slices: whole words when units are fewer, down to one item each",
+          "[planner][soa]") {
+  using ipt::planner::soa_slice_items;
+  CHECK(soa_slice_items(1350000, 16896) == 32);  // 42188 words for 16896 units
+  CHECK(soa_slice_items(66, 131072) == 1);       // a tiny stage: one item per unit
+  CHECK(soa_slice_items(15090, 15360) == 1);     // 472 words, 15360 units
+  CHECK(soa_slice_items(96147, 16896) == 8);     // 3005 words: 12020 slices of 8; of 4, 24040
+  for (std::uint64_t items : {1, 31, 32, 33, 1000, 65536, 1000003})
+    for (std::uint64_t units : {1, 2, 7, 64, 1000, 100000}) {
+      const std::size_t slice = soa_slice_items(items, units);
+      const std::uint64_t words = (items + 31) / 32;
+      INFO(items << " items, " << units << " units: slices of " << slice);
+      CHECK((slice & (slice - 1)) == 0);
+      CHECK(slice >= 1);
+      CHECK(slice <= 32);
+      // Every unit has a slice unless slices are whole words already ...
+      if (slice < 32) CHECK(words * (32 / slice) <= units);
+      // ... and the next smaller slice would leave units without one.
+      if (slice > 1) CHECK(words * (64 / slice) > units);
+    }
+}

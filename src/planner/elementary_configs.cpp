@@ -42,6 +42,13 @@ std::uint64_t soa_chunk(const SoaConfig& config, std::size_t local_mem_bytes, st
   return std::min(C, config.chunk == 0 ? capacity : config.chunk);
 }
 
+std::size_t soa_slice_items(std::uint64_t items, std::uint64_t launch_units) {
+  const std::uint64_t words = (items + 31) / 32;
+  std::size_t slice = 32;
+  while (slice > 1 && words * (32 / (slice / 2)) <= launch_units) slice /= 2;
+  return slice;
+}
+
 std::uint64_t soa_flag_bytes(std::uint64_t items) { return ((items + 31) / 32 + 1) * 4; }
 
 std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_mem_bytes,

@@ -38,9 +38,17 @@ struct SoaConfig {
   std::size_t regs = 0;          // > 0: register tiling, REGS elements per lane; 0: local
   std::uint64_t chunk = 0;       // elements a unit moves at once (L); 0 = as many as fit
   std::uint64_t max_groups = 0;  // grid-stride cap; 0 = a few groups per compute unit
+  std::size_t slice_items = 0;   // items per start slice (32, 16, ..., 1); 0: soa_slice_items
   bool force_index64 = false;
   bool dry_run = false;
 };
+
+// Items per start slice of a 100! launch (kernels/soa_asta.cl, "Scheduling"): a whole flag
+// word (32) when there are at least as many words as the launch can have units, else the
+// largest power of two that still gives every unit a slice. A unit walks its chains one
+// dependent step at a time (1-1.5 us on an H200), so a stage of few items handed out 32
+// at a time to few units took 40-67 us for what more units do in a few steps.
+std::size_t soa_slice_items(std::uint64_t items, std::uint64_t launch_units);
 
 // Row re-striding (padding / unpadding, kernels/restride.cl): a chunk of
 // work_group * per_item elements per work-group.

@@ -34,10 +34,26 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   const std::uint64_t K = (C + L - 1) / L;
   const std::uint64_t items = I * K * A * B;
   const bool index64 = needs_index64(offset, I * A * B * C, config.force_index64);
-  // The kernel hands out starts by flag word through a 32-bit counter that every unit
-  // bumps once past the end: words plus all units must stay below 2^32.
+  // Flag words are counted in 32 bits (and start slices, checked below).
   if (items > (std::uint64_t{1} << 36))
     fail(IPT_OUT_OF_RESOURCES, "SoA-ASTA: more than 2^36 items (" + std::to_string(items) + ")");
+
+  // Starts are handed out a slice of a flag word at a time: one unit per slice (more
+  // would only start and stop), at most max_groups groups.
+  const std::uint64_t max_groups =
+      config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups;
+  const std::size_t slice_items = config.slice_items != 0
+                                      ? config.slice_items
+                                      : planner::soa_slice_items(items, max_groups * config.units);
+  std::uint32_t slice_shift = 0;
+  while ((std::size_t{32} >> slice_shift) > slice_items) ++slice_shift;
+  if ((std::size_t{32} >> slice_shift) != slice_items)
+    fail(IPT_INVALID_VALUE, "SoA-ASTA: slice_items must be a power of two from 1 to 32");
+  const std::uint64_t slices = ((items + 31) / 32) << slice_shift;
+  if (slices + max_groups * config.units >= (std::uint64_t{1} << 32))
+    fail(IPT_OUT_OF_RESOURCES, "SoA-ASTA: more start slices than a 32-bit counter holds");
+  const std::uint64_t wanted = (slices + config.units - 1) / config.units;
+  const std::uint64_t groups = std::min(wanted, max_groups);
 
   const std::size_t work_group = config.vw * config.units;
   const std::string options =
@@ -59,11 +75,6 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   std::vector<cl::Event> after;
   const cl::Buffer flags = zeroed_scratch(queue, zeroed_flags, flag_bytes, wait, after, "SoA-ASTA");
 
-  // Starts are handed out 32 at a time (one flag word): more groups than words would
-  // only start and stop.
-  const std::uint64_t wanted = ((items + 31) / 32 + config.units - 1) / config.units;
-  const std::uint64_t groups =
-      std::min(wanted, config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups);
   cl_uint arg = 0;
   kernel.setArg(arg++, buffer);
   set_index_arg(kernel, arg++, index64, offset);
@@ -75,6 +86,7 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   set_index_arg(kernel, arg++, index64, items);
   kernel.setArg(arg++, flags);
   kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
+  kernel.setArg(arg++, cl_uint{slice_shift});
   cl::Event event;
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                              cl::NDRange(static_cast<std::size_t>(groups) * work_group),
