@@ -4,6 +4,8 @@
 // dropped), every element size, 32- and 64-bit indices, and one array above 2^24.
 #include <array>
 #include <catch2/catch.hpp>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "elementary_reference.hpp"
@@ -47,6 +49,25 @@ ipt::planner::SoaConfig make_config(std::size_t vw, std::size_t units, std::size
   config.chunk = chunk;
   config.max_groups = 3;  // few groups: many rounds, long chains, idle units
   return config;
+}
+
+// Enqueues 100! on (A, B, C) with a `config` it must refuse, on a guarded buffer of
+// `elements` elements at offset 7: the status it was refused with (IPT_SUCCESS if it ran)
+// and the buffer's check against its initial bytes (empty: unchanged).
+std::pair<ipt_status, std::string> refusal_100(std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                                               std::size_t elem_size, std::size_t elements,
+                                               const ipt::planner::SoaConfig& config,
+                                               std::uint64_t seed) {
+  const cl::CommandQueue queue(session().queue(), true);
+  GuardedMatrix m(1, elements, elem_size, 7, 17, seed);
+  const cl::Buffer buffer(m.buffer(), true);
+  ipt_status status = IPT_SUCCESS;
+  try {
+    ipt::runtime::enqueue_soa_100(queue, buffer, 7, A, B, C, elem_size, config, {}).wait();
+  } catch (const ipt::Error& e) {
+    status = e.status();
+  }
+  return {status, m.check_unchanged()};
 }
 
 }  // namespace
@@ -164,17 +185,10 @@ TEST_CASE("100! with the configurations a 48 KiB and a 32 KiB/64-wide GPU would 
 }
 
 TEST_CASE("100! refuses a chunk larger than a unit holds", "[soa][elementary]") {
-  const cl::CommandQueue queue(session().queue(), true);
-  GuardedMatrix m(1, 3 * 4 * 50, 4, 7, 17, 3);
-  const cl::Buffer buffer(m.buffer(), true);
-  auto config = make_config(8, 4, 2, 17);  // registers hold 2 * 8 = 16 elements
-  try {
-    ipt::runtime::enqueue_soa_100(queue, buffer, 7, 3, 4, 50, 4, config, {});
-    FAIL("a chunk larger than the registers was accepted");
-  } catch (const ipt::Error& e) {
-    CHECK(e.status() == IPT_OUT_OF_RESOURCES);
-  }
-  CHECK(m.check_unchanged() == "");
+  const auto config = make_config(8, 4, 2, 17);  // registers hold 2 * 8 = 16 elements
+  const auto [status, unchanged] = refusal_100(3, 4, 50, 4, 3 * 4 * 50, config, 3);
+  CHECK(status == IPT_OUT_OF_RESOURCES);
+  CHECK(unchanged == "");
 }
 
 TEST_CASE("100! with starts handed out in slices of every size", "[soa][elementary]") {
@@ -198,16 +212,9 @@ TEST_CASE("100! with starts handed out in slices of every size", "[soa][elementa
     }
   auto config = make_config(4, 8, 4);
   config.slice_items = 3;
-  const cl::CommandQueue queue(session().queue(), true);
-  GuardedMatrix m(1, 5 * 7 * 9, 4, 7, 17, 16600);
-  const cl::Buffer buffer(m.buffer(), true);
-  try {
-    ipt::runtime::enqueue_soa_100(queue, buffer, 7, 5, 7, 9, 4, config, {});
-    FAIL("a slice of 3 items was accepted");
-  } catch (const ipt::Error& e) {
-    CHECK(e.status() == IPT_INVALID_VALUE);
-  }
-  CHECK(m.check_unchanged() == "");
+  const auto [status, unchanged] = refusal_100(5, 7, 9, 4, 5 * 7 * 9, config, 16600);
+  CHECK(status == IPT_INVALID_VALUE);
+  CHECK(unchanged == "");
 }
 
 TEST_CASE("100! above 2^24 elements", "[soa][elementary][large]") {
@@ -231,17 +238,11 @@ TEST_CASE("100! at the largest chunk a unit holds, and refusing one more element
   CHECK(run_0100({1, 5, 3, 4 * 32}, 4, make_config(32, 2, 4), 18001) == "");
   CHECK(run_0100({1, 5, 3, 4 * 32 + 1}, 4, make_config(32, 2, 4), 18002) == "");  // 2 chunks
 
-  const cl::CommandQueue queue(session().queue(), true);
-  GuardedMatrix m(1, 3 * 2 * 10, elem_size, 7, 17, 18003);
-  const cl::Buffer buffer(m.buffer(), true);
   config.chunk = ipt::planner::soa_chunk_capacity(config, local, elem_size) + 1;
-  try {
-    ipt::runtime::enqueue_soa_100(queue, buffer, 7, 3, 2, 10 * config.chunk, elem_size, config, {});
-    FAIL("a chunk larger than local memory was accepted");
-  } catch (const ipt::Error& e) {
-    CHECK(e.status() == IPT_OUT_OF_RESOURCES);
-  }
-  CHECK(m.check_unchanged() == "");
+  const auto [status, unchanged] =
+      refusal_100(3, 2, 10 * config.chunk, elem_size, 3 * 2 * 10, config, 18003);
+  CHECK(status == IPT_OUT_OF_RESOURCES);
+  CHECK(unchanged == "");
 }
 
 TEST_CASE("100! stress: many one-lane groups whose chains interleave across host threads",
