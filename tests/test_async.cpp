@@ -141,3 +141,51 @@ TEST_CASE("calls chained by events on an out-of-order queue run in order", "[asy
   for (cl_event e : {first, second, third}) clReleaseEvent(e);
   clReleaseCommandQueue(queue);
 }
+
+TEST_CASE("the returned event completes after every command of the call, whatever the plan",
+          "[async]") {
+  // A call gives an event only to its last command on an in-order queue (the others are
+  // ordered by the queue): the event must still cover all of it. The result is read
+  // through a side queue once the event alone has completed, so a command still running
+  // after the event would show. Plans: three stages; padded columns (pad, stages, then
+  // restoring the borrowed bytes); padded rows (unpad before the restore); square; a
+  // near-square matrix padded to square; a two-stage plan with no padding.
+  ipt::test::ScopedEnv budget("IPT_OVERRIDES", "local_mem=49152");
+  cl_command_queue_properties supported = 0;
+  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported),
+                          &supported, nullptr) == CL_SUCCESS);
+  std::vector<cl_command_queue_properties> kinds{0};
+  if (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    kinds.push_back(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  for (const cl_command_queue_properties kind : kinds) {
+    cl_int code = CL_SUCCESS;
+    cl_command_queue queue =
+        clCreateCommandQueue(session().context(), session().device(), kind, &code);
+    REQUIRE(code == CL_SUCCESS);
+    for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{300, 2000},
+                                     {301, 1999},
+                                     {1999, 301},
+                                     {45, 45},
+                                     {1001, 997},
+                                     {2, 777}}) {
+      CAPTURE(kind, rows, cols);
+      std::size_t padded = 0;
+      REQUIRE(ipt_padded_size(session().device(), rows, cols, 4, &padded) == IPT_SUCCESS);
+      GuardedMatrix m(rows, cols, 4, 3, padded - rows * cols * 4 + 32, rows * 7 + cols);
+      cl_event gate = clCreateUserEvent(session().context(), &code);
+      REQUIRE(code == CL_SUCCESS);
+      cl_event done = nullptr;
+      REQUIRE(ipt_transpose_f32(queue, m.buffer(), 3, rows, cols, 1, &gate, &done) == IPT_SUCCESS);
+      REQUIRE(done != nullptr);
+      CHECK(execution_status(done) != CL_COMPLETE);
+      CHECK(read_on_side_queue(m) == m.initial());
+      REQUIRE(clSetUserEventStatus(gate, CL_COMPLETE) == CL_SUCCESS);
+      REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
+      CHECK(m.check_transposed(read_on_side_queue(m)) == "");
+      clReleaseEvent(done);
+      clReleaseEvent(gate);
+    }
+    REQUIRE(clFinish(queue) == CL_SUCCESS);
+    clReleaseCommandQueue(queue);
+  }
+}

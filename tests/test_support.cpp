@@ -90,13 +90,15 @@ std::string compare(const std::vector<unsigned char>& expected,
 
 }  // namespace
 
-std::string GuardedMatrix::check_transposed() const {
+std::string GuardedMatrix::check_transposed() const { return check_transposed(read_all()); }
+
+std::string GuardedMatrix::check_transposed(const std::vector<unsigned char>& now) const {
   std::vector<unsigned char> expected = initial_;
   const auto transposed = reference_transpose(matrix_before(), rows_, cols_, elem_size_);
   std::copy(transposed.begin(), transposed.end(),
             expected.begin() + static_cast<std::ptrdiff_t>(offset_ * elem_size_));
   const std::size_t begin = offset_ * elem_size_;
-  return compare(expected, read_all(), elem_size_, begin, begin + transposed.size());
+  return compare(expected, now, elem_size_, begin, begin + transposed.size());
 }
 
 std::string GuardedMatrix::check_unchanged() const {

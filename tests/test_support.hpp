@@ -44,6 +44,8 @@ class GuardedMatrix {
   // Empty when the buffer holds the transpose and the guard bytes are unchanged; else a
   // description of the first mismatches.
   std::string check_transposed() const;
+  // The same for bytes of the whole buffer read by the caller (another queue, say).
+  std::string check_transposed(const std::vector<unsigned char>& now) const;
   // Empty when the whole buffer is byte-for-byte as it was created.
   std::string check_unchanged() const;
 

@@ -18,6 +18,9 @@ struct BsConfig {
   std::uint64_t max_groups = 0;       // grid-stride cap; 0 = one group per chunk of tiles
   bool force_index64 = false;         // 64-bit indices even where 32 bits would do
   bool dry_run = false;  // build and check the launch, enqueue nothing (returns no event)
+  // false: enqueue without an event and return an empty one, for a command followed by
+  // another on an in-order queue (which orders them anyway): see runtime event_slot.
+  bool event = true;
 };
 
 // 010! by cycle following with local-memory flags.
@@ -29,6 +32,7 @@ struct PttwacConfig {
   std::uint64_t max_groups = 0;  // grid-stride cap; 0 = one group per tile
   bool force_index64 = false;
   bool dry_run = false;
+  bool event = true;  // as in BsConfig
 };
 
 // 100! / 0100! / 1000! by cycle following over super-elements with global flags.
@@ -41,6 +45,7 @@ struct SoaConfig {
   std::size_t slice_items = 0;   // items per start slice (32, 16, ..., 1); 0: soa_slice_items
   bool force_index64 = false;
   bool dry_run = false;
+  bool event = true;  // as in BsConfig
 };
 
 // Items per start slice of a 100! launch (kernels/soa_asta.cl, "Scheduling"): a whole flag
@@ -57,6 +62,7 @@ struct RestrideConfig {
   std::size_t per_item = 8;
   bool force_index64 = false;
   bool dry_run = false;
+  bool event = true;  // as in BsConfig
 };
 
 // Defaults: 256 work-items (the H200's compiled-kernel limit) and as many elements per

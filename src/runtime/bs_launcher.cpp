@@ -18,7 +18,7 @@ cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer
   if (config.work_group == 0 || config.tiles_per_group == 0)
     fail(IPT_INVALID_VALUE, "BS: work_group and tiles_per_group must be positive");
   if (A == 0 || B <= 1 || C <= 1)
-    return config.dry_run ? cl::Event() : enqueue_nothing(queue, wait);  // identity
+    return config.dry_run ? cl::Event() : enqueue_identity(queue, wait, config.event);  // identity
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
   const std::uint64_t n = B * C;
@@ -44,9 +44,9 @@ cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer
   set_index_arg(kernel, arg++, index64, tiles);
   kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
   cl::Event event;
-  queue.enqueueNDRangeKernel(kernel, cl::NullRange,
-                             cl::NDRange(static_cast<std::size_t>(groups) * config.work_group),
-                             cl::NDRange(config.work_group), &wait, &event);
+  queue.enqueueNDRangeKernel(
+      kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * config.work_group),
+      cl::NDRange(config.work_group), &wait, event_slot(event, config.event));
   return event;
 }
 

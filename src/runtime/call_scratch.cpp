@@ -3,6 +3,7 @@
 #include "planner/elementary_configs.hpp"
 #include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
+#include "runtime/launch_checks.hpp"
 
 namespace ipt::runtime {
 namespace {
@@ -42,12 +43,12 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
 }
 
 CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
-                         const std::vector<cl::Event>& wait) {
+                         const std::vector<cl::Event>& wait, bool fill_event) {
   if (layout.total == 0) return;
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   buffer_ = cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(layout.total));
   check_cl(queue.enqueueFillBuffer(buffer_, cl_uint{0}, 0, static_cast<std::size_t>(layout.total),
-                                   &wait, &zeroed_),
+                                   &wait, event_slot(zeroed_, fill_event)),
            "clEnqueueFillBuffer");
 }
 

@@ -2,7 +2,8 @@
 // borrows beyond the caller's matrix, the padding kernels' counters and flags, and the
 // flag bits of every cycle-following stage. One allocation and one fill per call, instead
 // of one of each per stage: on NVIDIA's driver (580, H200) every extra command cost
-// about 20-25 us of GPU time between the kernels of a call.
+// about 20-25 us of GPU time between the kernels of a call (most of it, it turned out,
+// the event each command carried: see event_slot).
 #pragma once
 
 #include <cstdint>
@@ -31,11 +32,12 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
                                       const planner::TransposePlan& plan, std::size_t elem_size);
 
 // The scratch buffer of a call, zeroed by one fill enqueued after `wait`, and its regions
-// as sub-buffers (empty cl::Buffer where a region is empty).
+// as sub-buffers (empty cl::Buffer where a region is empty). The fill has an event
+// (zeroed()) only when `fill_event` asks for one (see event_slot).
 class CallScratch {
  public:
   CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
-              const std::vector<cl::Event>& wait);
+              const std::vector<cl::Event>& wait, bool fill_event);
   const cl::Event& zeroed() const { return zeroed_; }
   cl::Buffer region(const CallScratchLayout::Region& region) const;
   // Hands the buffer to a callback that releases it once `last` (the call's last

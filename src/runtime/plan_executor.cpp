@@ -17,25 +17,29 @@ using planner::Stage;
 cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size, const Stage& stage,
                        const planner::DeviceProfile& profile, bool index64, bool dry_run,
-                       const std::vector<cl::Event>& wait, const cl::Buffer* zeroed_flags) {
+                       bool event, const std::vector<cl::Event>& wait,
+                       const cl::Buffer* zeroed_flags) {
   if (stage.kind == Stage::Kind::k010) {
     const std::uint64_t tiles = stage.I * stage.A;
     if (planner::bs_fits(profile, stage.B, stage.C, elem_size)) {
       planner::BsConfig config = planner::choose_bs(profile, tiles, stage.B, stage.C, elem_size);
       config.force_index64 = index64;
       config.dry_run = dry_run;
+      config.event = event;
       return enqueue_bs_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
                             wait);
     }
     planner::PttwacConfig config = planner::choose_pttwac(profile, stage.B, stage.C);
     config.force_index64 = index64;
     config.dry_run = dry_run;
+    config.event = event;
     return enqueue_pttwac_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
                               wait);
   }
   planner::SoaConfig config = planner::choose_soa(profile, stage.C, elem_size);
   config.force_index64 = index64;
   config.dry_run = dry_run;
+  config.event = event;
   return enqueue_soa_0100(queue, buffer, offset, stage.I, stage.A, stage.B, stage.C, elem_size,
                           config, wait, zeroed_flags);
 }
@@ -47,29 +51,39 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
                        const std::vector<cl::Event>& wait, bool dry_run,
                        std::vector<cl::Event>* stage_events,
-                       const std::vector<cl::Buffer>* stage_flags) {
+                       const std::vector<cl::Buffer>* stage_flags, bool last_event) {
   if (plan.stages.empty()) fail(IPT_INTERNAL_ERROR, "enqueue_plan: a plan without stages");
   const bool index64 = needs_index64(offset, plan.padded_elements(), false);
   for (const Stage& stage : plan.stages)  // build and check everything first
-    launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, {}, nullptr);
+    launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, true, {},
+                 nullptr);
   if (dry_run) return cl::Event();
+  // Identity stages (a factor of 1) enqueue nothing: their launchers would return a
+  // marker, whose profiling times some drivers (NVIDIA 580) take when it is enqueued,
+  // not when what it waits for ends, so a call ending with one looked instantaneous.
+  std::size_t last_stage = plan.stages.size();
+  for (std::size_t i = 0; i < plan.stages.size(); ++i)
+    if (!plan.stages[i].identity()) last_stage = i;
+  if (last_stage == plan.stages.size())
+    return last_event ? enqueue_nothing(queue, wait) : enqueue_identity(queue, wait, false);
+  // On an in-order queue only the last stage needs an event (see event_slot), unless the
+  // caller wants every stage's.
+  const bool every_event = !in_order(queue) || stage_events != nullptr;
   std::vector<cl::Event> after = wait;
   cl::Event last;
-  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+  for (std::size_t i = 0; i <= last_stage; ++i) {
     const Stage& stage = plan.stages[i];
-    // Identity stages (a factor of 1) enqueue nothing: their launchers would return a
-    // marker, whose profiling times some drivers (NVIDIA 580) take when it is enqueued,
-    // not when what it waits for ends, so a call ending with one looked instantaneous.
     if (stage.identity()) continue;
     const cl::Buffer* flags = nullptr;
     if (stage_flags != nullptr && i < stage_flags->size() && (*stage_flags)[i]() != nullptr)
       flags = &(*stage_flags)[i];
-    last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, after,
-                        flags);
+    const bool event = every_event || (last_event && i == last_stage);
+    last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
+                        after, flags);
     after = then(queue, last);
     if (stage_events != nullptr) stage_events->push_back(last);
   }
-  return last() != nullptr ? last : enqueue_nothing(queue, wait);
+  return last;
 }
 
 }  // namespace ipt::runtime

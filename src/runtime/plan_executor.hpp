@@ -16,12 +16,15 @@ namespace ipt::runtime {
 // and returns the last one's event. With dry_run, stops after the checks (no event).
 // `stage_events` (benchmarks) receives every stage's event in order. `stage_flags`, when
 // given, holds for each stage the zeroed flags of its cycle following (an empty buffer:
-// the stage allocates and zeroes its own; see CallScratch).
+// the stage allocates and zeroes its own; see CallScratch). Without `last_event` (the
+// caller enqueues more after it on an in-order queue) it may return no event at all:
+// only what an out-of-order queue needs to order the stages gets one (see event_slot).
 cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size,
                        const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
                        const std::vector<cl::Event>& wait, bool dry_run = false,
                        std::vector<cl::Event>* stage_events = nullptr,
-                       const std::vector<cl::Buffer>* stage_flags = nullptr);
+                       const std::vector<cl::Buffer>* stage_flags = nullptr,
+                       bool last_event = true);
 
 }  // namespace ipt::runtime

@@ -30,7 +30,7 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
   const int log2_spreading = log2_of_spreading(config.spreading);
   if (config.work_group == 0) fail(IPT_INVALID_VALUE, "PTTWAC: work_group must be positive");
   if (A == 0 || B <= 1 || C <= 1)
-    return config.dry_run ? cl::Event() : enqueue_nothing(queue, wait);  // identity
+    return config.dry_run ? cl::Event() : enqueue_identity(queue, wait, config.event);  // identity
 
   if (config.global_flags) {
     // 010! on (A, B, C) is 0100! on (A, B, C, 1): super-elements of one element, one unit
@@ -43,6 +43,7 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
     soa.max_groups = config.max_groups;
     soa.force_index64 = config.force_index64;
     soa.dry_run = config.dry_run;
+    soa.event = config.event;
     return enqueue_soa_0100(queue, buffer, offset, A, B, C, 1, elem_size, soa, wait);
   }
 
@@ -70,9 +71,9 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
   set_index_arg(kernel, arg++, index64, words);
   kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(words * 4)));
   cl::Event event;
-  queue.enqueueNDRangeKernel(kernel, cl::NullRange,
-                             cl::NDRange(static_cast<std::size_t>(groups) * config.work_group),
-                             cl::NDRange(config.work_group), &wait, &event);
+  queue.enqueueNDRangeKernel(
+      kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * config.work_group),
+      cl::NDRange(config.work_group), &wait, event_slot(event, config.event));
   return event;
 }
 

@@ -22,7 +22,8 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   if (s_in < len || s_out < len)
     fail(IPT_INVALID_VALUE, "restride: a stride is shorter than the row");
   if (rows == 0 || len == 0 || s_in == s_out || (rows == 1))
-    return config.dry_run ? cl::Event() : enqueue_nothing(queue, wait);  // nothing moves
+    return config.dry_run ? cl::Event()
+                          : enqueue_identity(queue, wait, config.event);  // nothing moves
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
   const std::uint64_t extent = rows * std::max(s_in, s_out);
@@ -55,7 +56,8 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   cl::Event event;
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                              cl::NDRange(static_cast<std::size_t>(chunks) * config.work_group),
-                             cl::NDRange(config.work_group), &after, &event);
+                             cl::NDRange(config.work_group), &after,
+                             event_slot(event, config.event || given_scratch == nullptr));
   if (given_scratch == nullptr) release_when_complete(event, scratch);  // allocated here
   return event;
 }

@@ -19,7 +19,7 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   if (config.vw == 0 || config.units == 0)
     fail(IPT_INVALID_VALUE, "SoA-ASTA: vw and units must be positive");
   if (I == 0 || A <= 1 || B <= 1 || C == 0)
-    return config.dry_run ? cl::Event() : enqueue_nothing(queue, wait);  // identity
+    return config.dry_run ? cl::Event() : enqueue_identity(queue, wait, config.event);  // identity
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
   const std::size_t local_mem = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
@@ -93,10 +93,11 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
   kernel.setArg(arg++, cl_uint{slice_shift});
   cl::Event event;
-  queue.enqueueNDRangeKernel(kernel, cl::NullRange,
-                             cl::NDRange(static_cast<std::size_t>(groups) * work_group),
-                             cl::NDRange(work_group), &after, &event);
-  if (zeroed_flags == nullptr) release_when_complete(event, flags);  // allocated here
+  queue.enqueueNDRangeKernel(
+      kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * work_group),
+      cl::NDRange(work_group), &after, event_slot(event, config.event || zeroed_flags == nullptr));
+  // Allocated here: released by the event's callback (so this launch always has one).
+  if (zeroed_flags == nullptr) release_when_complete(event, flags);
   return event;
 }
 

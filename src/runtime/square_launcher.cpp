@@ -4,6 +4,7 @@
 
 #include "runtime/error.hpp"
 #include "runtime/kernel_args.hpp"
+#include "runtime/launch_checks.hpp"
 #include "runtime/program_cache.hpp"
 
 namespace ipt::runtime {
@@ -22,16 +23,17 @@ cl::Kernel square_kernel(const cl::Context& context, const cl::Device& device,
 
 cl::Event enqueue_square(const cl::CommandQueue& queue, cl::Kernel& kernel,
                          const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t n,
-                         const planner::SquarePlan& plan, const std::vector<cl::Event>& wait) {
+                         const planner::SquarePlan& plan, const std::vector<cl::Event>& wait,
+                         bool event_wanted) {
   cl_uint arg = 0;
   kernel.setArg(arg++, buffer);
   set_index_arg(kernel, arg++, plan.index64, offset);
   set_index_arg(kernel, arg++, plan.index64, n);
   set_index_arg(kernel, arg++, plan.index64, plan.num_pairs);
   cl::Event event;
-  queue.enqueueNDRangeKernel(kernel, cl::NullRange,
-                             cl::NDRange(plan.grid_x * plan.tile, plan.grid_y * plan.wg_rows),
-                             cl::NDRange(plan.tile, plan.wg_rows), &wait, &event);
+  queue.enqueueNDRangeKernel(
+      kernel, cl::NullRange, cl::NDRange(plan.grid_x * plan.tile, plan.grid_y * plan.wg_rows),
+      cl::NDRange(plan.tile, plan.wg_rows), &wait, event_slot(event, event_wanted));
   return event;
 }
 

@@ -31,10 +31,11 @@ cl::Kernel square_kernel(const cl::Context& context, const cl::Device& device,
 
 // Transposes the n x n matrix at `offset` elements into `buffer` after `wait` with a
 // kernel from square_kernel; returns the kernel's event. The caller has validated the
-// arguments. Throws ipt::Error.
+// arguments. Throws ipt::Error. Without `event_wanted`, no event (see event_slot).
 cl::Event enqueue_square(const cl::CommandQueue& queue, cl::Kernel& kernel,
                          const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t n,
-                         const planner::SquarePlan& plan, const std::vector<cl::Event>& wait);
+                         const planner::SquarePlan& plan, const std::vector<cl::Event>& wait,
+                         bool event_wanted = true);
 
 // square_kernel + enqueue_square.
 cl::Event enqueue_square(const cl::CommandQueue& queue, const cl::Buffer& buffer,

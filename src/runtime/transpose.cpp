@@ -102,7 +102,9 @@ std::uint64_t buffer_capacity(const cl::Buffer& buffer, std::uint64_t offset, st
 // Everything a call enqueues, in order: save the bytes padding borrows, spread the rows
 // (pad), transpose the padded matrix, close its rows up (unpad), give the bytes back.
 // With dry_run it only builds and checks every kernel, so that a failure leaves the
-// buffer untouched; the real run then cannot fail for those reasons.
+// buffer untouched; the real run then cannot fail for those reasons. On an in-order queue
+// only the last command carries an event (see event_slot): the others are ordered by the
+// queue, and each event cost host and GPU time.
 cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size,
                        const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
@@ -110,12 +112,13 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   const std::uint64_t M = plan.rows, N = plan.cols;
   auto restride_config = planner::choose_restride(profile, elem_size);
   restride_config.dry_run = dry_run;
+  const bool ordered = in_order(queue);
   // All scratch in one buffer zeroed by one fill (CallScratch); the commands of the call
   // then follow each other on the queue (`then`).
   const CallScratchLayout layout = call_scratch_layout(profile, plan, elem_size);
   std::optional<CallScratch> scratch;
   if (!dry_run && layout.total > 0) {
-    scratch.emplace(queue, layout, after);
+    scratch.emplace(queue, layout, after, !ordered);
     after = then(queue, scratch->zeroed());
   }
   auto region = [&](const CallScratchLayout::Region& r) {
@@ -129,36 +132,43 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   for (const auto& r : layout.stage) stage_flags.push_back(region(r));
   const std::size_t tail_bytes = static_cast<std::size_t>(layout.tail.bytes);
   const std::size_t tail_start = static_cast<std::size_t>((offset + M * N) * elem_size);
-  if (tail_bytes > 0 && !dry_run) {
+  const bool restores_tail = tail_bytes > 0 && !dry_run;
+  const bool unpads = plan.padded_rows != M;
+  if (restores_tail) {
     // The padded matrix runs past the caller's: keep those bytes and restore them at the
     // end, so that the buffer beyond the matrix is as the caller left it.
     cl::Event copied;
-    queue.enqueueCopyBuffer(buffer, saved, tail_start, 0, tail_bytes, &after, &copied);
+    queue.enqueueCopyBuffer(buffer, saved, tail_start, 0, tail_bytes, &after,
+                            event_slot(copied, !ordered));
     after = then(queue, copied);
   }
   if (plan.padded_cols != N) {
+    restride_config.event = !ordered;
     cl::Event padded = enqueue_restride(queue, buffer, offset, M, N, N, plan.padded_cols, elem_size,
                                         restride_config, after, pad_flags() ? &pad_flags : nullptr);
     if (!dry_run) after = then(queue, padded);
   }
+  // The transposition is the call's last command unless an unpad or a restore follows.
+  const bool transpose_last = !ordered || (!unpads && !restores_tail);
   cl::Event done;
   if (square != nullptr) {
     if (!dry_run)
       done = enqueue_square(queue, square->kernel, buffer, offset, plan.padded_rows, square->plan,
-                            after);
+                            after, transpose_last);
   } else {
     done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, dry_run, nullptr,
-                        &stage_flags);
+                        &stage_flags, transpose_last);
   }
   if (!dry_run) after = then(queue, done);
   cl::Event last = done;
-  if (plan.padded_rows != M) {
+  if (unpads) {
     // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
+    restride_config.event = !ordered || !restores_tail;
     last = enqueue_restride(queue, buffer, offset, N, M, plan.padded_rows, M, elem_size,
                             restride_config, after, unpad_flags() ? &unpad_flags : nullptr);
     if (!dry_run) after = then(queue, last);
   }
-  if (tail_bytes > 0 && !dry_run) {
+  if (restores_tail) {
     queue.enqueueCopyBuffer(saved, buffer, 0, tail_start, tail_bytes, &after, &last);
   }
   if (scratch) scratch->release_after(last);
