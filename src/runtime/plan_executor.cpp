@@ -49,15 +49,14 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
 cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size,
                        const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
-                       const std::vector<cl::Event>& wait, bool dry_run,
-                       std::vector<cl::Event>* stage_events,
-                       const std::vector<cl::Buffer>* stage_flags, bool last_event) {
+                       const std::vector<cl::Event>& wait, const PlanRun& run) {
   if (plan.stages.empty()) fail(IPT_INTERNAL_ERROR, "enqueue_plan: a plan without stages");
   const bool index64 = needs_index64(offset, plan.padded_elements(), false);
-  for (const Stage& stage : plan.stages)  // build and check everything first
-    launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, true, {},
-                 nullptr);
-  if (dry_run) return cl::Event();
+  if (!run.checked || run.dry_run)
+    for (const Stage& stage : plan.stages)  // build and check everything first
+      launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, true, {},
+                   nullptr);
+  if (run.dry_run) return cl::Event();
   // Identity stages (a factor of 1) enqueue nothing: their launchers would return a
   // marker, whose profiling times some drivers (NVIDIA 580) take when it is enqueued,
   // not when what it waits for ends, so a call ending with one looked instantaneous.
@@ -65,23 +64,24 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   for (std::size_t i = 0; i < plan.stages.size(); ++i)
     if (!plan.stages[i].identity()) last_stage = i;
   if (last_stage == plan.stages.size())
-    return last_event ? enqueue_nothing(queue, wait) : enqueue_identity(queue, wait, false);
+    return run.last_event ? enqueue_nothing(queue, wait) : enqueue_identity(queue, wait, false);
   // On an in-order queue only the last stage needs an event (see event_slot), unless the
   // caller wants every stage's.
-  const bool every_event = !in_order(queue) || stage_events != nullptr;
+  const bool every_event = !in_order(queue) || run.stage_events != nullptr;
   std::vector<cl::Event> after = wait;
   cl::Event last;
   for (std::size_t i = 0; i <= last_stage; ++i) {
     const Stage& stage = plan.stages[i];
     if (stage.identity()) continue;
     const cl::Buffer* flags = nullptr;
-    if (stage_flags != nullptr && i < stage_flags->size() && (*stage_flags)[i]() != nullptr)
-      flags = &(*stage_flags)[i];
-    const bool event = every_event || (last_event && i == last_stage);
+    if (run.stage_flags != nullptr && i < run.stage_flags->size() &&
+        (*run.stage_flags)[i]() != nullptr)
+      flags = &(*run.stage_flags)[i];
+    const bool event = every_event || (run.last_event && i == last_stage);
     last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
                         after, flags);
     after = then(queue, last);
-    if (stage_events != nullptr) stage_events->push_back(last);
+    if (run.stage_events != nullptr) run.stage_events->push_back(last);
   }
   return last;
 }

@@ -9,6 +9,7 @@
 #include "planner/square_plan.hpp"
 #include "runtime/call_scratch.hpp"
 #include "runtime/checked_plans.hpp"
+#include "runtime/copy_launcher.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
@@ -130,17 +131,15 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                    unpad_flags = region(layout.unpad);
   std::vector<cl::Buffer> stage_flags;
   for (const auto& r : layout.stage) stage_flags.push_back(region(r));
-  const std::size_t tail_bytes = static_cast<std::size_t>(layout.tail.bytes);
-  const std::size_t tail_start = static_cast<std::size_t>((offset + M * N) * elem_size);
-  const bool restores_tail = tail_bytes > 0 && !dry_run;
+  // The padded matrix runs past the caller's: keep those elements and restore them at
+  // the end, so that the buffer beyond the matrix is as the caller left it.
+  const std::uint64_t tail = plan.padded_elements() - M * N, tail_start = offset + M * N;
+  const bool restores_tail = tail > 0;
   const bool unpads = plan.padded_rows != M;
   if (restores_tail) {
-    // The padded matrix runs past the caller's: keep those bytes and restore them at the
-    // end, so that the buffer beyond the matrix is as the caller left it.
-    cl::Event copied;
-    queue.enqueueCopyBuffer(buffer, saved, tail_start, 0, tail_bytes, &after,
-                            event_slot(copied, !ordered));
-    after = then(queue, copied);
+    const cl::Event copied = enqueue_copy(queue, buffer, tail_start, saved, 0, tail, elem_size,
+                                          after, dry_run, !ordered);
+    if (!dry_run) after = then(queue, copied);
   }
   if (plan.padded_cols != N) {
     restride_config.event = !ordered;
@@ -156,8 +155,12 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       done = enqueue_square(queue, square->kernel, buffer, offset, plan.padded_rows, square->plan,
                             after, transpose_last);
   } else {
-    done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, dry_run, nullptr,
-                        &stage_flags, transpose_last);
+    PlanRun run;
+    run.dry_run = dry_run;
+    run.checked = !dry_run;  // every real run follows a dry run (execute_transpose)
+    run.last_event = transpose_last;
+    run.stage_flags = &stage_flags;
+    done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, run);
   }
   if (!dry_run) after = then(queue, done);
   cl::Event last = done;
@@ -168,9 +171,8 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                             restride_config, after, unpad_flags() ? &unpad_flags : nullptr);
     if (!dry_run) after = then(queue, last);
   }
-  if (restores_tail) {
-    queue.enqueueCopyBuffer(saved, buffer, 0, tail_start, tail_bytes, &after, &last);
-  }
+  if (restores_tail)
+    last = enqueue_copy(queue, saved, 0, buffer, tail_start, tail, elem_size, after, dry_run);
   if (scratch) scratch->release_after(last);
   return dry_run ? cl::Event() : last;
 }

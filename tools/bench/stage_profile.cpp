@@ -61,8 +61,9 @@ int run_stage_profile(const support::Session& session,
                                            elem_size, restride, {})};
         if (events) events->push_back(after.front());
       }
-      after = {
-          runtime::enqueue_plan(queue, buffer, 0, elem_size, plan, profile, after, false, events)};
+      runtime::PlanRun plan_run;
+      plan_run.stage_events = events;
+      after = {runtime::enqueue_plan(queue, buffer, 0, elem_size, plan, profile, after, plan_run)};
       if (plan.padded_rows != rows) {
         after = {runtime::enqueue_restride(queue, buffer, 0, cols, rows, plan.padded_rows, rows,
                                            elem_size, restride, after)};

@@ -1,0 +1,13 @@
+// A plain element copy from one buffer to another (a padded plan saves the bytes it
+// borrows beyond the caller's matrix to scratch, and restores them at the end). A kernel
+// rather than clEnqueueCopyBuffer: NVIDIA's driver (580, H200) took 15-17 us of host time
+// to enqueue a buffer copy, 5-8 us to enqueue a kernel, and a call's host time is what
+// bounds small transpositions. Grid-stride: any grid covers any count (the host keeps
+// offset + count + the grid below the index type's range).
+
+__kernel void ipt_copy(__global const elem_t *src, idx_t src_offset, __global elem_t *dst,
+                       idx_t dst_offset, idx_t count) {
+  const idx_t stride = (idx_t)get_global_size(0);
+  for (idx_t i = (idx_t)get_global_id(0); i < count; i += stride)
+    dst[dst_offset + i] = src[src_offset + i];
+}

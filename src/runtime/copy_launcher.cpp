@@ -1,0 +1,41 @@
+#include "runtime/copy_launcher.hpp"
+
+#include <algorithm>
+
+#include "runtime/kernel_args.hpp"
+#include "runtime/launch_checks.hpp"
+#include "runtime/program_cache.hpp"
+
+namespace ipt::runtime {
+
+cl::Event enqueue_copy(const cl::CommandQueue& queue, const cl::Buffer& src,
+                       std::uint64_t src_offset, const cl::Buffer& dst, std::uint64_t dst_offset,
+                       std::uint64_t count, std::size_t elem_size,
+                       const std::vector<cl::Event>& wait, bool dry_run, bool event) {
+  check_elem_size(elem_size);
+  if (count == 0) return dry_run ? cl::Event() : enqueue_identity(queue, wait, event);
+  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const bool index64 = needs_index64(std::max(src_offset, dst_offset), count, false);
+  constexpr std::size_t kWorkGroup = 256;
+  PooledKernel pooled(get_program(context, device, "copy", element_options(elem_size, index64)),
+                      "ipt_copy", device);
+  check_launch(pooled, device, kWorkGroup, 0, "copy");
+  if (dry_run) return cl::Event();
+  // A few elements per work-item for large copies; a grid of at most 1024 groups.
+  const std::uint64_t groups = std::min<std::uint64_t>(1024, (count + kWorkGroup - 1) / kWorkGroup);
+  cl::Kernel& kernel = *pooled;
+  cl_uint arg = 0;
+  kernel.setArg(arg++, src);
+  set_index_arg(kernel, arg++, index64, src_offset);
+  kernel.setArg(arg++, dst);
+  set_index_arg(kernel, arg++, index64, dst_offset);
+  set_index_arg(kernel, arg++, index64, count);
+  cl::Event done;
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange,
+                             cl::NDRange(static_cast<std::size_t>(groups) * kWorkGroup),
+                             cl::NDRange(kWorkGroup), &wait, event_slot(done, event));
+  return done;
+}
+
+}  // namespace ipt::runtime
