@@ -265,9 +265,10 @@ IPT_API ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t ro
                               size_t elem_size);
 
 /*
- * Releases every compiled kernel program the library caches (and with them its
- * references to the programs' contexts). Later calls compile again on first use. Safe to
- * call at any time, also while other threads transpose. Always returns IPT_SUCCESS.
+ * Releases every compiled kernel program the library caches, the plans it has checked
+ * and the small scratch buffers finished calls left for the next ones (and with them its
+ * references to their contexts). Later calls compile again on first use. Safe to call at
+ * any time, also while other threads transpose. Always returns IPT_SUCCESS.
  */
 IPT_API ipt_status ipt_clear_cache(void);
 

@@ -4,6 +4,7 @@
 #include "api/guard.hpp"
 #include "api/validate.hpp"
 #include "runtime/program_cache.hpp"
+#include "runtime/scratch_cache.hpp"
 #include "runtime/transpose.hpp"
 
 namespace {
@@ -36,7 +37,10 @@ ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t rows, size
 }
 
 ipt_status ipt_clear_cache(void) {
-  return ipt::api::guarded("ipt_clear_cache", [] { ipt::runtime::clear_program_cache(); });
+  return ipt::api::guarded("ipt_clear_cache", [] {
+    ipt::runtime::clear_program_cache();
+    ipt::runtime::clear_scratch_cache();
+  });
 }
 
 }  // extern "C"

@@ -1,9 +1,9 @@
 #include "runtime/call_scratch.hpp"
 
 #include "planner/elementary_configs.hpp"
-#include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
+#include "runtime/scratch_cache.hpp"
 
 namespace ipt::runtime {
 namespace {
@@ -46,7 +46,7 @@ CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout&
                          const std::vector<cl::Event>& wait, bool fill_event) {
   if (layout.total == 0) return;
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  buffer_ = cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(layout.total));
+  buffer_ = take_scratch(context, layout.total);
   check_cl(queue.enqueueFillBuffer(buffer_, cl_uint{0}, 0, static_cast<std::size_t>(layout.total),
                                    &wait, event_slot(zeroed_, fill_event)),
            "clEnqueueFillBuffer");
@@ -64,7 +64,7 @@ cl::Buffer CallScratch::region(const Region& region) const {
 }
 
 void CallScratch::release_after(const cl::Event& last) {
-  release_when_complete(last, buffer_);
+  give_back_scratch_when_complete(last, buffer_);
   buffer_ = cl::Buffer();
 }
 

@@ -40,8 +40,8 @@ class CallScratch {
               const std::vector<cl::Event>& wait, bool fill_event);
   const cl::Event& zeroed() const { return zeroed_; }
   cl::Buffer region(const CallScratchLayout::Region& region) const;
-  // Hands the buffer to a callback that releases it once `last` (the call's last
-  // command) completes: see deferred_release.hpp.
+  // Hands the buffer back to the scratch cache once `last` (the call's last command)
+  // completes: see scratch_cache.hpp.
   void release_after(const cl::Event& last);
 
  private:

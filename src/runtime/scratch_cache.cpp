@@ -1,0 +1,113 @@
+#include "runtime/scratch_cache.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace ipt::runtime {
+namespace {
+
+// Enough for a few threads transposing on one context at once; small, so that buffers of
+// an old large shape do not stay long (a kept buffer holds at most the flags and 0.5% of a
+// matrix).
+constexpr std::size_t kPerContext = 4;
+constexpr std::size_t kTotal = 16;
+
+struct Kept {
+  cl_context context;
+  cl_mem buffer;
+  std::size_t bytes;
+};
+
+std::mutex& cache_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::vector<Kept>& kept() {
+  static std::vector<Kept> buffers;
+  return buffers;
+}
+
+// Keeps `mem` (a reference the caller owns) or releases it, outside the lock.
+void keep_or_release(cl_mem mem) {
+  cl_context context = nullptr;
+  std::size_t bytes = 0;
+  if (clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(context), &context, nullptr) != CL_SUCCESS ||
+      clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(bytes), &bytes, nullptr) != CL_SUCCESS) {
+    clReleaseMemObject(mem);
+    return;
+  }
+  cl_mem evicted = mem;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex());
+    auto& buffers = kept();
+    const auto same = static_cast<std::size_t>(std::count_if(
+        buffers.begin(), buffers.end(), [&](const Kept& k) { return k.context == context; }));
+    if (same < kPerContext && buffers.size() < kTotal) {
+      buffers.push_back({context, mem, bytes});
+      evicted = nullptr;
+    } else {
+      // Full: keep the larger of this buffer and the smallest kept one of its context.
+      auto smallest = buffers.end();
+      for (auto it = buffers.begin(); it != buffers.end(); ++it)
+        if (it->context == context && (smallest == buffers.end() || it->bytes < smallest->bytes))
+          smallest = it;
+      if (smallest != buffers.end() && smallest->bytes < bytes) {
+        evicted = smallest->buffer;
+        *smallest = {context, mem, bytes};
+      }
+    }
+  }
+  if (evicted != nullptr) clReleaseMemObject(evicted);
+}
+
+void CL_CALLBACK give_back(cl_event, cl_int, void* buffer) {
+  keep_or_release(static_cast<cl_mem>(buffer));
+}
+
+}  // namespace
+
+cl::Buffer take_scratch(const cl::Context& context, std::uint64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex());
+    auto& buffers = kept();
+    // The smallest kept buffer that is large enough.
+    auto best = buffers.end();
+    for (auto it = buffers.begin(); it != buffers.end(); ++it)
+      if (it->context == context() && it->bytes >= bytes &&
+          (best == buffers.end() || it->bytes < best->bytes))
+        best = it;
+    if (best != buffers.end()) {
+      const cl_mem mem = best->buffer;
+      buffers.erase(best);
+      return cl::Buffer(mem);  // takes over the cache's reference
+    }
+  }
+  return cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(bytes));
+}
+
+void give_back_scratch_when_complete(const cl::Event& done, cl::Buffer buffer) {
+  if (done() == nullptr || buffer() == nullptr) return;
+  cl_mem mem = buffer();
+  if (clRetainMemObject(mem) != CL_SUCCESS) return;
+  if (clSetEventCallback(done(), CL_COMPLETE, give_back, mem) != CL_SUCCESS)
+    clReleaseMemObject(mem);
+}
+
+void clear_scratch_cache() {
+  std::vector<Kept> released;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex());
+    released.swap(kept());
+  }
+  for (const Kept& k : released) clReleaseMemObject(k.buffer);
+}
+
+std::size_t scratch_cache_size() {
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  return kept().size();
+}
+
+}  // namespace ipt::runtime

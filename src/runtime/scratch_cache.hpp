@@ -1,0 +1,31 @@
+// Scratch buffers kept across calls. A call's scratch (flags, counters, the bytes padding
+// borrows) was a new buffer every call, released by a completion callback; on NVIDIA's
+// driver (580, H200) creating and first filling it took 11-22 us of host time before the
+// call's first kernel, and calls of small matrices are bound by their host time. Reusing
+// buffers cut the median skinny call under 10^6 elements from 74 to 50 us (A/B in one
+// session, docs/performance.md). A finished call hands its buffer back here; the next
+// call on the same context takes one that is large enough.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/opencl.hpp"
+
+namespace ipt::runtime {
+
+// A buffer of at least `bytes` bytes in `context`: one a finished call handed back, else
+// a new one. Its contents are undefined.
+cl::Buffer take_scratch(const cl::Context& context, std::uint64_t bytes);
+
+// Hands `buffer` back once `done` completes (from the driver's callback thread); without
+// an event, or when the callback cannot be set, it is simply released as its handle goes.
+// A few buffers per context are kept (the largest ones); the rest are released.
+void give_back_scratch_when_complete(const cl::Event& done, cl::Buffer buffer);
+
+// Releases every kept buffer (and with them the library's references to their contexts).
+void clear_scratch_cache();
+
+// Buffers kept now (for tests).
+std::size_t scratch_cache_size();
+
+}  // namespace ipt::runtime
