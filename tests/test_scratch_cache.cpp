@@ -82,3 +82,21 @@ TEST_CASE("take_scratch gives a kept buffer only when it is large enough", "[scr
   CHECK(reused() == small_handle);
   CHECK(rt::scratch_cache_size() == 0);
 }
+
+TEST_CASE("scratch buffers over 16 MiB are released, not kept", "[scratch-cache]") {
+  rt::clear_scratch_cache();
+  const cl::Context context(session().context(), true);
+  const cl::CommandQueue queue(session().queue(), true);
+  for (const std::uint64_t bytes : {std::uint64_t{32} << 20, std::uint64_t{4096}}) {
+    cl::Event marker;
+    queue.enqueueMarkerWithWaitList(nullptr, &marker);
+    rt::give_back_scratch_when_complete(marker, rt::take_scratch(context, bytes));
+    marker.wait();
+  }
+  REQUIRE(cache_reaches(1));  // the small one (the large one is never kept)
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let both callbacks end
+  CHECK(rt::scratch_cache_size() == 1);
+  CHECK(rt::take_scratch(context, 8192).getInfo<CL_MEM_SIZE>() == 8192);  // a new one
+  CHECK(rt::take_scratch(context, 4096).getInfo<CL_MEM_SIZE>() == 4096);
+  rt::clear_scratch_cache();
+}

@@ -13,6 +13,9 @@ namespace {
 // matrix).
 constexpr std::size_t kPerContext = 4;
 constexpr std::size_t kTotal = 16;
+// Larger buffers (the borrowed bytes of matrices over about 3·10^9 bytes) are released:
+// their calls are long enough for 20 us not to matter, and the memory would stay taken.
+constexpr std::size_t kMaxKeptBytes = std::size_t{16} << 20;
 
 struct Kept {
   cl_context context;
@@ -35,7 +38,8 @@ void keep_or_release(cl_mem mem) {
   cl_context context = nullptr;
   std::size_t bytes = 0;
   if (clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(context), &context, nullptr) != CL_SUCCESS ||
-      clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(bytes), &bytes, nullptr) != CL_SUCCESS) {
+      clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(bytes), &bytes, nullptr) != CL_SUCCESS ||
+      bytes > kMaxKeptBytes) {
     clReleaseMemObject(mem);
     return;
   }

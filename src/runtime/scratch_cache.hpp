@@ -19,7 +19,8 @@ cl::Buffer take_scratch(const cl::Context& context, std::uint64_t bytes);
 
 // Hands `buffer` back once `done` completes (from the driver's callback thread); without
 // an event, or when the callback cannot be set, it is simply released as its handle goes.
-// A few buffers per context are kept (the largest ones); the rest are released.
+// A few buffers per context are kept (the largest ones, none over 16 MiB); the rest are
+// released.
 void give_back_scratch_when_complete(const cl::Event& done, cl::Buffer buffer);
 
 // Releases every kept buffer (and with them the library's references to their contexts).
