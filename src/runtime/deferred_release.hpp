@@ -9,9 +9,16 @@
 
 namespace ipt::runtime {
 
-// Keeps `buffer` alive until `done` completes (or ends abnormally), then releases it
-// from the driver's callback thread. Without an event, or when the callback cannot be
-// set, the buffer is released as its handle goes (correct, but may block).
+// A completion callback that owns one reference to the cl_mem it is given.
+using BufferCallback = void(CL_CALLBACK*)(cl_event, cl_int, void* mem);
+
+// Keeps `buffer` alive until `done` completes (or ends abnormally), then hands a
+// reference to `callback` on the driver's callback thread. Without an event, or when the
+// callback cannot be set, nothing is handed over: the buffer is released as its handle
+// goes (correct, but may block).
+void when_complete(const cl::Event& done, const cl::Buffer& buffer, BufferCallback callback);
+
+// when_complete with a callback that releases the buffer.
 void release_when_complete(const cl::Event& done, cl::Buffer buffer);
 
 }  // namespace ipt::runtime

@@ -63,8 +63,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   std::size_t last_stage = plan.stages.size();
   for (std::size_t i = 0; i < plan.stages.size(); ++i)
     if (!plan.stages[i].identity()) last_stage = i;
-  if (last_stage == plan.stages.size())
-    return run.last_event ? enqueue_nothing(queue, wait) : enqueue_identity(queue, wait, false);
+  if (last_stage == plan.stages.size()) return enqueue_identity(queue, wait, run.last_event);
   // On an in-order queue only the last stage needs an event (see event_slot), unless the
   // caller wants every stage's.
   const bool every_event = !in_order(queue) || run.stage_events != nullptr;

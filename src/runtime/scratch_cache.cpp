@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/deferred_release.hpp"
+
 namespace ipt::runtime {
 namespace {
 
@@ -93,11 +95,7 @@ cl::Buffer take_scratch(const cl::Context& context, std::uint64_t bytes) {
 }
 
 void give_back_scratch_when_complete(const cl::Event& done, cl::Buffer buffer) {
-  if (done() == nullptr || buffer() == nullptr) return;
-  cl_mem mem = buffer();
-  if (clRetainMemObject(mem) != CL_SUCCESS) return;
-  if (clSetEventCallback(done(), CL_COMPLETE, give_back, mem) != CL_SUCCESS)
-    clReleaseMemObject(mem);
+  when_complete(done, buffer, give_back);
 }
 
 void clear_scratch_cache() {
