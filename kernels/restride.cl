@@ -49,9 +49,11 @@ void wait_read(volatile __global int *flags, idx_t chunk) {
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, idx_t s_in,
-                  idx_t s_out, idx_t chunks, volatile __global int *scratch) {
-  volatile __global int *counter = scratch;    // dynamic chunk ids
-  volatile __global int *flags = scratch + 1;  // "read" flag per chunk
+                  idx_t s_out, idx_t chunks, volatile __global int *scratch_base,
+                  ulong scratch_word) {
+  volatile __global int *scratch = scratch_base + scratch_word;  // this launch's region
+  volatile __global int *counter = scratch;                      // dynamic chunk ids
+  volatile __global int *flags = scratch + 1;                    // "read" flag per chunk
   __local elem_t stage[WG * PER_ITEM];
   __local idx_t chunk_of_group;
   __global elem_t *data = buffer + offset;

@@ -12,6 +12,7 @@
 #include "planner/elementary_configs.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
+#include "runtime/scratch_region.hpp"
 #include "runtime/soa_asta_launcher.hpp"
 
 using ipt::test::GuardedMatrix;
@@ -215,6 +216,42 @@ TEST_CASE("100! with starts handed out in slices of every size", "[soa][elementa
   const auto [status, unchanged] = refusal_100(5, 7, 9, 4, 5 * 7 * 9, config, 16600);
   CHECK(status == IPT_INVALID_VALUE);
   CHECK(unchanged == "");
+}
+
+TEST_CASE("0100! uses the flags region it is given, and nothing around it", "[soa][elementary]") {
+  // A call hands each stage a region of one scratch buffer by offset: the kernel must
+  // take its flags and start counter there. The bytes around the region are all ones
+  // (every item "claimed": a kernel reading them would move nothing) and must stay so.
+  const Shape4 shape{3, 37, 29, 5};
+  const std::size_t elem_size = 4;
+  const auto config = ipt::planner::choose_soa(
+      ipt::runtime::query_device_profile(session().device()), shape[3], elem_size);
+  const std::uint64_t flag_bytes = ipt::planner::soa_launch_flag_bytes(
+      config, ipt::test::device_local_mem(), elem_size, shape[0], shape[1], shape[2], shape[3]);
+  const std::uint64_t before = 256, after = 256, total = before + flag_bytes + after;
+  const cl::CommandQueue queue(session().queue(), true);
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  ipt::runtime::ScratchRegion region{
+      cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(total)), before, flag_bytes};
+  queue.enqueueFillBuffer(region.buffer, cl_uchar{0xff}, 0, static_cast<std::size_t>(total));
+  queue.enqueueFillBuffer(region.buffer, cl_uchar{0}, static_cast<std::size_t>(before),
+                          static_cast<std::size_t>(flag_bytes));
+  GuardedMatrix m(1, static_cast<std::size_t>(shape[0] * shape[1] * shape[2] * shape[3]), elem_size,
+                  7, 17, 4242);
+  const cl::Buffer buffer(m.buffer(), true);
+  ipt::runtime::enqueue_soa_0100(queue, buffer, 7, shape[0], shape[1], shape[2], shape[3],
+                                 elem_size, config, {}, &region)
+      .wait();
+  CHECK(ipt::test::check_against(m,
+                                 ipt::test::reference_0100(m.matrix_before(), shape[0], shape[1],
+                                                           shape[2], shape[3], elem_size),
+                                 elem_size) == "");
+  std::vector<unsigned char> bytes(static_cast<std::size_t>(total));
+  queue.enqueueReadBuffer(region.buffer, CL_TRUE, 0, bytes.size(), bytes.data());
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    if ((i < before || i >= before + flag_bytes) && bytes[i] != 0xff) ++changed;
+  CHECK(changed == 0);
 }
 
 TEST_CASE("100! above 2^24 elements", "[soa][elementary][large]") {

@@ -8,6 +8,7 @@
 
 #include "planner/elementary_configs.hpp"
 #include "runtime/restride_launcher.hpp"
+#include "runtime/scratch_region.hpp"
 #include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
@@ -21,14 +22,15 @@ struct Case {
 
 // Runs the re-stride on random data and checks every moved element and the guards.
 std::string run_restride(const Case& c, std::size_t elem_size,
-                         const ipt::planner::RestrideConfig& config, std::uint64_t seed) {
+                         const ipt::planner::RestrideConfig& config, std::uint64_t seed,
+                         const ipt::runtime::ScratchRegion* scratch = nullptr) {
   const std::uint64_t extent = c.rows * std::max(c.s_in, c.s_out);
   const std::size_t offset = seed % 5;
   GuardedMatrix m(1, extent, elem_size, offset, 3 * elem_size, seed);
   const cl::CommandQueue queue(session().queue(), true);
   const cl::Buffer buffer(m.buffer(), true);
   ipt::runtime::enqueue_restride(queue, buffer, offset, c.rows, c.len, c.s_in, c.s_out, elem_size,
-                                 config, {})
+                                 config, {}, scratch)
       .wait();
   const auto before = m.initial();
   const auto after = m.read_all();
@@ -100,6 +102,32 @@ TEST_CASE("restride with 64-bit indices and the planner's configurations", "[res
       CHECK(run_restride({2000, 999, 999, 1000}, elem_size, config, 72) == "");
       CHECK(run_restride({2000, 999, 1000, 999}, elem_size, config, 73) == "");
     }
+}
+
+TEST_CASE("restride uses the scratch region it is given, and nothing around it", "[restride]") {
+  // A call hands the padding kernels a region of one scratch buffer by offset. The bytes
+  // around the region hold ones and must stay so; the region itself starts zeroed.
+  const auto config = config_of(32, 2);
+  const Case c{500, 77, 77, 80};
+  const std::uint64_t bytes = ipt::planner::restride_scratch_bytes(config, c.rows * c.len);
+  const std::uint64_t before = 384, total = before + bytes + 128;
+  const cl::CommandQueue queue(session().queue(), true);
+  ipt::runtime::ScratchRegion region{cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(),
+                                                CL_MEM_READ_WRITE, static_cast<std::size_t>(total)),
+                                     before, bytes};
+  for (int round = 0; round < 2; ++round) {  // padding, then unpadding with the same region
+    queue.enqueueFillBuffer(region.buffer, cl_uchar{0x7f}, 0, static_cast<std::size_t>(total));
+    queue.enqueueFillBuffer(region.buffer, cl_uchar{0}, static_cast<std::size_t>(before),
+                            static_cast<std::size_t>(bytes));
+    const Case run = round == 0 ? c : Case{c.rows, c.len, c.s_out, c.s_in};
+    CHECK(run_restride(run, 4, config, 75 + round, &region) == "");
+    std::vector<unsigned char> now(static_cast<std::size_t>(total));
+    queue.enqueueReadBuffer(region.buffer, CL_TRUE, 0, now.size(), now.data());
+    std::size_t changed = 0;
+    for (std::size_t i = 0; i < now.size(); ++i)
+      if ((i < before || i >= before + bytes) && now[i] != 0x7f) ++changed;
+    CHECK(changed == 0);
+  }
 }
 
 TEST_CASE("restride padding then unpadding gives back the matrix", "[restride]") {

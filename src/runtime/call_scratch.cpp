@@ -52,15 +52,9 @@ CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout&
            "clEnqueueFillBuffer");
 }
 
-cl::Buffer CallScratch::region(const Region& region) const {
-  if (region.bytes == 0) return cl::Buffer();
-  cl_buffer_region r{static_cast<std::size_t>(region.offset),
-                     static_cast<std::size_t>(region.bytes)};
-  cl_int status = CL_SUCCESS;
-  const cl_mem sub =
-      clCreateSubBuffer(buffer_(), CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &status);
-  check_cl(status, "clCreateSubBuffer");
-  return cl::Buffer(sub);  // takes the reference clCreateSubBuffer returned
+ScratchRegion CallScratch::region(const Region& region) const {
+  if (region.bytes == 0) return {};
+  return {buffer_, region.offset, region.bytes};
 }
 
 void CallScratch::release_after(const cl::Event& last) {

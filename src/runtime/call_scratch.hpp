@@ -12,13 +12,16 @@
 #include "planner/device_profile.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/opencl.hpp"
+#include "runtime/scratch_region.hpp"
 
 namespace ipt::runtime {
 
-// Byte offsets and sizes of each region (size 0: the call does not need it). Regions
-// start at multiples of kAlign, so that each can be a sub-buffer on any device.
+// Byte offsets and sizes of each region (size 0: the call does not need it). Kernels get
+// the buffer and a region's offset, never a sub-buffer (see scratch_region.hpp); regions
+// start at multiples of kAlign, a multiple of every element size and of the flag words,
+// and a cache line so that no two regions share one.
 struct CallScratchLayout {
-  static constexpr std::uint64_t kAlign = 4096;
+  static constexpr std::uint64_t kAlign = 128;
   struct Region {
     std::uint64_t offset = 0, bytes = 0;
   };
@@ -32,14 +35,14 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
                                       const planner::TransposePlan& plan, std::size_t elem_size);
 
 // The scratch buffer of a call, zeroed by one fill enqueued after `wait`, and its regions
-// as sub-buffers (empty cl::Buffer where a region is empty). The fill has an event
-// (zeroed()) only when `fill_event` asks for one (see event_slot).
+// (empty where the call needs none). The fill has an event (zeroed()) only when
+// `fill_event` asks for one (see event_slot).
 class CallScratch {
  public:
   CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
               const std::vector<cl::Event>& wait, bool fill_event);
   const cl::Event& zeroed() const { return zeroed_; }
-  cl::Buffer region(const CallScratchLayout::Region& region) const;
+  ScratchRegion region(const CallScratchLayout::Region& region) const;
   // Hands the buffer back to the scratch cache once `last` (the call's last command)
   // completes: see scratch_cache.hpp.
   void release_after(const cl::Event& last);

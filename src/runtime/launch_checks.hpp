@@ -9,6 +9,7 @@
 #include "runtime/error.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/program_cache.hpp"
+#include "runtime/scratch_region.hpp"
 
 namespace ipt::runtime {
 
@@ -63,24 +64,28 @@ inline std::vector<cl::Event> then(const cl::CommandQueue& queue, const cl::Even
   return {done};
 }
 
-// The zeroed scratch of a launch: `given` when the caller has one (zeroed before `wait`
-// completes; it must hold `bytes`), else a buffer of `bytes` allocated and zeroed here
-// after `wait` (released when the caller's handle goes; OpenCL keeps it alive until the
-// kernel ends). `after` receives what the kernel must wait for.
-inline cl::Buffer zeroed_scratch(const cl::CommandQueue& queue, const cl::Buffer* given,
-                                 std::uint64_t bytes, const std::vector<cl::Event>& wait,
-                                 std::vector<cl::Event>& after, const char* name) {
+// The zeroed scratch of a launch: `given` when the caller has a region (zeroed before
+// `wait` completes; it must hold `bytes`), else a buffer of `bytes` allocated and zeroed
+// here after `wait` (the launcher releases it when its kernel completes:
+// release_when_complete). `after` receives what the kernel must wait for.
+inline ScratchRegion zeroed_scratch(const cl::CommandQueue& queue, const ScratchRegion* given,
+                                    std::uint64_t bytes, const std::vector<cl::Event>& wait,
+                                    std::vector<cl::Event>& after, const char* name) {
   after = wait;
   if (given != nullptr) {
-    if (given->getInfo<CL_MEM_SIZE>() < bytes)
-      fail(IPT_INTERNAL_ERROR, std::string(name) + ": the scratch given holds fewer than " +
-                                   std::to_string(bytes) + " bytes");
+    if (given->bytes < bytes || given->offset % 16 != 0 ||
+        given->buffer.getInfo<CL_MEM_SIZE>() < given->offset + given->bytes)
+      fail(IPT_INTERNAL_ERROR, std::string(name) + ": the scratch region given holds fewer than " +
+                                   std::to_string(bytes) + " bytes or is misplaced");
     return *given;
   }
-  cl::Buffer scratch(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
-                     static_cast<std::size_t>(bytes));
+  ScratchRegion scratch;
+  scratch.buffer = cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
+                              static_cast<std::size_t>(bytes));
+  scratch.bytes = bytes;
   cl::Event zeroed;
-  queue.enqueueFillBuffer(scratch, cl_uint{0}, 0, static_cast<std::size_t>(bytes), &wait, &zeroed);
+  queue.enqueueFillBuffer(scratch.buffer, cl_uint{0}, 0, static_cast<std::size_t>(bytes), &wait,
+                          &zeroed);
   after = then(queue, zeroed);
   return scratch;
 }

@@ -18,7 +18,7 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size, const Stage& stage,
                        const planner::DeviceProfile& profile, bool index64, bool dry_run,
                        bool event, const std::vector<cl::Event>& wait,
-                       const cl::Buffer* zeroed_flags) {
+                       const ScratchRegion* zeroed_flags) {
   if (stage.kind == Stage::Kind::k010) {
     const std::uint64_t tiles = stage.I * stage.A;
     if (planner::bs_fits(profile, stage.B, stage.C, elem_size)) {
@@ -72,9 +72,8 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   for (std::size_t i = 0; i <= last_stage; ++i) {
     const Stage& stage = plan.stages[i];
     if (stage.identity()) continue;
-    const cl::Buffer* flags = nullptr;
-    if (run.stage_flags != nullptr && i < run.stage_flags->size() &&
-        (*run.stage_flags)[i]() != nullptr)
+    const ScratchRegion* flags = nullptr;
+    if (run.stage_flags != nullptr && i < run.stage_flags->size() && !(*run.stage_flags)[i].empty())
       flags = &(*run.stage_flags)[i];
     const bool event = every_event || (run.last_event && i == last_stage);
     last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,

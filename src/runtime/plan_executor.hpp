@@ -8,6 +8,7 @@
 #include "planner/device_profile.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/opencl.hpp"
+#include "runtime/scratch_region.hpp"
 
 namespace ipt::runtime {
 
@@ -22,9 +23,9 @@ struct PlanRun {
   // gets one (see event_slot).
   bool last_event = true;
   std::vector<cl::Event>* stage_events = nullptr;  // (benchmarks) every stage's event
-  // For each stage, the zeroed flags of its cycle following (an empty buffer: the stage
+  // For each stage, the zeroed flags of its cycle following (an empty region: the stage
   // allocates and zeroes its own; see CallScratch).
-  const std::vector<cl::Buffer>* stage_flags = nullptr;
+  const std::vector<ScratchRegion>* stage_flags = nullptr;
 };
 
 // Builds and checks every stage's kernel first (unless run.checked), so that a failure

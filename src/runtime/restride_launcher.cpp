@@ -15,7 +15,7 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
                            std::uint64_t offset, std::uint64_t rows, std::uint64_t len,
                            std::uint64_t s_in, std::uint64_t s_out, std::size_t elem_size,
                            const planner::RestrideConfig& config,
-                           const std::vector<cl::Event>& wait, const cl::Buffer* given_scratch) {
+                           const std::vector<cl::Event>& wait, const ScratchRegion* given_scratch) {
   check_elem_size(elem_size);
   if (config.work_group == 0 || config.per_item == 0)
     fail(IPT_INVALID_VALUE, "restride: work_group and per_item must be positive");
@@ -42,7 +42,7 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   // buffer zeroed here.
   const std::uint64_t scratch_bytes = planner::restride_scratch_bytes(config, rows * len);
   std::vector<cl::Event> after;
-  const cl::Buffer scratch =
+  const ScratchRegion scratch =
       zeroed_scratch(queue, given_scratch, scratch_bytes, wait, after, "restride");
   cl_uint arg = 0;
   kernel.setArg(arg++, buffer);
@@ -52,13 +52,14 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   set_index_arg(kernel, arg++, index64, s_in);
   set_index_arg(kernel, arg++, index64, s_out);
   set_index_arg(kernel, arg++, index64, chunks);
-  kernel.setArg(arg++, scratch);
+  kernel.setArg(arg++, scratch.buffer);
+  kernel.setArg(arg++, cl_ulong{scratch.offset / 4});
   cl::Event event;
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                              cl::NDRange(static_cast<std::size_t>(chunks) * config.work_group),
                              cl::NDRange(config.work_group), &after,
                              event_slot(event, config.event || given_scratch == nullptr));
-  if (given_scratch == nullptr) release_when_complete(event, scratch);  // allocated here
+  if (given_scratch == nullptr) release_when_complete(event, scratch.buffer);  // allocated here
   return event;
 }
 

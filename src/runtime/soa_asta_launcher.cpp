@@ -14,7 +14,7 @@ namespace ipt::runtime {
 cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                            std::uint64_t offset, std::uint64_t I, std::uint64_t A, std::uint64_t B,
                            std::uint64_t C, std::size_t elem_size, const planner::SoaConfig& config,
-                           const std::vector<cl::Event>& wait, const cl::Buffer* zeroed_flags) {
+                           const std::vector<cl::Event>& wait, const ScratchRegion* zeroed_flags) {
   check_elem_size(elem_size);
   if (config.vw == 0 || config.units == 0)
     fail(IPT_INVALID_VALUE, "SoA-ASTA: vw and units must be positive");
@@ -78,7 +78,8 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   // the kernel ends).
   const std::uint64_t flag_bytes = planner::soa_flag_bytes(items);
   std::vector<cl::Event> after;
-  const cl::Buffer flags = zeroed_scratch(queue, zeroed_flags, flag_bytes, wait, after, "SoA-ASTA");
+  const ScratchRegion flags =
+      zeroed_scratch(queue, zeroed_flags, flag_bytes, wait, after, "SoA-ASTA");
 
   cl_uint arg = 0;
   kernel.setArg(arg++, buffer);
@@ -89,7 +90,8 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   set_index_arg(kernel, arg++, index64, L);
   set_index_arg(kernel, arg++, index64, K);
   set_index_arg(kernel, arg++, index64, items);
-  kernel.setArg(arg++, flags);
+  kernel.setArg(arg++, flags.buffer);
+  kernel.setArg(arg++, cl_ulong{flags.offset / 4});
   kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
   kernel.setArg(arg++, cl_uint{slice_shift});
   cl::Event event;
@@ -97,7 +99,7 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
       kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * work_group),
       cl::NDRange(work_group), &after, event_slot(event, config.event || zeroed_flags == nullptr));
   // Allocated here: released by the event's callback (so this launch always has one).
-  if (zeroed_flags == nullptr) release_when_complete(event, flags);
+  if (zeroed_flags == nullptr) release_when_complete(event, flags.buffer);
   return event;
 }
 

@@ -123,13 +123,11 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     after = then(queue, scratch->zeroed());
   }
   auto region = [&](const CallScratchLayout::Region& r) {
-    return scratch ? scratch->region(r) : cl::Buffer();
+    return scratch ? scratch->region(r) : ScratchRegion{};
   };
-  // Every region before the first command that touches the matrix: a failure here must
-  // leave the caller's buffer as it was.
-  const cl::Buffer saved = region(layout.tail), pad_flags = region(layout.pad),
-                   unpad_flags = region(layout.unpad);
-  std::vector<cl::Buffer> stage_flags;
+  const ScratchRegion saved = region(layout.tail), pad_flags = region(layout.pad),
+                      unpad_flags = region(layout.unpad);
+  std::vector<ScratchRegion> stage_flags;
   for (const auto& r : layout.stage) stage_flags.push_back(region(r));
   // The padded matrix runs past the caller's: keep those elements and restore them at
   // the end, so that the buffer beyond the matrix is as the caller left it.
@@ -137,14 +135,16 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   const bool restores_tail = tail > 0;
   const bool unpads = plan.padded_rows != M;
   if (restores_tail) {
-    const cl::Event copied = enqueue_copy(queue, buffer, tail_start, saved, 0, tail, elem_size,
-                                          after, dry_run, !ordered);
+    const cl::Event copied =
+        enqueue_copy(queue, buffer, tail_start, saved.buffer, saved.offset / elem_size, tail,
+                     elem_size, after, dry_run, !ordered);
     if (!dry_run) after = then(queue, copied);
   }
   if (plan.padded_cols != N) {
     restride_config.event = !ordered;
-    cl::Event padded = enqueue_restride(queue, buffer, offset, M, N, N, plan.padded_cols, elem_size,
-                                        restride_config, after, pad_flags() ? &pad_flags : nullptr);
+    cl::Event padded =
+        enqueue_restride(queue, buffer, offset, M, N, N, plan.padded_cols, elem_size,
+                         restride_config, after, pad_flags.empty() ? nullptr : &pad_flags);
     if (!dry_run) after = then(queue, padded);
   }
   // The transposition is the call's last command unless an unpad or a restore follows.
@@ -168,11 +168,12 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
     restride_config.event = !ordered || !restores_tail;
     last = enqueue_restride(queue, buffer, offset, N, M, plan.padded_rows, M, elem_size,
-                            restride_config, after, unpad_flags() ? &unpad_flags : nullptr);
+                            restride_config, after, unpad_flags.empty() ? nullptr : &unpad_flags);
     if (!dry_run) after = then(queue, last);
   }
   if (restores_tail)
-    last = enqueue_copy(queue, saved, 0, buffer, tail_start, tail, elem_size, after, dry_run);
+    last = enqueue_copy(queue, saved.buffer, saved.offset / elem_size, buffer, tail_start, tail,
+                        elem_size, after, dry_run);
   if (scratch) scratch->release_after(last);
   return dry_run ? cl::Event() : last;
 }
