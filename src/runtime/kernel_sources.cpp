@@ -34,6 +34,11 @@ std::string source_file(const std::string& file_name) {
 
 }  // namespace
 
+bool kernel_sources_from_files() {
+  const char* dir = std::getenv("IPT_KERNEL_DIR");
+  return dir != nullptr && *dir != '\0';
+}
+
 std::string program_source(const std::string& family) {
   return source_file("common.cl") + "\n" + source_file(family + ".cl");
 }

@@ -20,4 +20,9 @@ const std::vector<EmbeddedSource>& embedded_sources();
 // cannot be read there.
 std::string program_source(const std::string& family);
 
+// Whether program_source(family) can differ between two calls: only when IPT_KERNEL_DIR
+// names a folder, whose files may be edited while a process runs. The embedded copies
+// never change, so a program cache can key them by family name alone.
+bool kernel_sources_from_files();
+
 }  // namespace ipt::runtime
