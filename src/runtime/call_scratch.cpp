@@ -42,13 +42,23 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
   return layout;
 }
 
+CallScratchLayout::Region CallScratchLayout::flags() const {
+  Region region;
+  region.offset = tail.bytes == 0 ? 0 : (tail.bytes + kAlign - 1) / kAlign * kAlign;
+  region.bytes = total - region.offset;
+  return region;
+}
+
 CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
-                         const std::vector<cl::Event>& wait, bool fill_event) {
+                         const std::vector<cl::Event>& wait, bool fill, bool fill_event) {
   if (layout.total == 0) return;
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   buffer_ = take_scratch(context, layout.total);
-  check_cl(queue.enqueueFillBuffer(buffer_, cl_uint{0}, 0, static_cast<std::size_t>(layout.total),
-                                   &wait, event_slot(zeroed_, fill_event)),
+  const CallScratchLayout::Region flags = layout.flags();
+  if (!fill || flags.bytes == 0) return;
+  check_cl(queue.enqueueFillBuffer(buffer_, cl_uint{0}, static_cast<std::size_t>(flags.offset),
+                                   static_cast<std::size_t>(flags.bytes), &wait,
+                                   event_slot(zeroed_, fill_event)),
            "clEnqueueFillBuffer");
 }
 

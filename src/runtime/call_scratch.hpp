@@ -29,18 +29,22 @@ struct CallScratchLayout {
   Region pad, unpad;          // restride counters and flags
   std::vector<Region> stage;  // one per plan stage (flags of 0100! stages, else empty)
   std::uint64_t total = 0;
+  // Everything after the borrowed bytes: the flags and counters, which must start zeroed.
+  Region flags() const;
 };
 
 CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
                                       const planner::TransposePlan& plan, std::size_t elem_size);
 
-// The scratch buffer of a call, zeroed by one fill enqueued after `wait`, and its regions
-// (empty where the call needs none). The fill has an event (zeroed()) only when
-// `fill_event` asks for one (see event_slot).
+// The scratch buffer of a call and its regions (empty where the call needs none). With
+// `fill`, its flags are zeroed by a fill enqueued after `wait`, which has an event
+// (zeroed()) only when `fill_event` asks for one (see event_slot); without, the caller
+// zeroes layout.flags() itself, before any kernel uses them (a padded call does it in
+// the command that saves the borrowed bytes).
 class CallScratch {
  public:
   CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
-              const std::vector<cl::Event>& wait, bool fill_event);
+              const std::vector<cl::Event>& wait, bool fill, bool fill_event);
   const cl::Event& zeroed() const { return zeroed_; }
   ScratchRegion region(const CallScratchLayout::Region& region) const;
   // Hands the buffer back to the scratch cache once `last` (the call's last command)

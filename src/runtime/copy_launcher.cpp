@@ -11,9 +11,14 @@ namespace ipt::runtime {
 cl::Event enqueue_copy(const cl::CommandQueue& queue, const cl::Buffer& src,
                        std::uint64_t src_offset, const cl::Buffer& dst, std::uint64_t dst_offset,
                        std::uint64_t count, std::size_t elem_size,
-                       const std::vector<cl::Event>& wait, bool dry_run, bool event) {
+                       const std::vector<cl::Event>& wait, bool dry_run, bool event,
+                       const ScratchRegion* zero) {
   check_elem_size(elem_size);
-  if (count == 0) return dry_run ? cl::Event() : enqueue_identity(queue, wait, event);
+  const std::uint64_t zero_words = zero != nullptr ? zero->bytes / 4 : 0;
+  if (zero != nullptr && (zero->offset % 4 != 0 || zero->bytes % 4 != 0))
+    fail(IPT_INTERNAL_ERROR, "copy: the region to zero is not made of whole 32-bit words");
+  if (count == 0 && zero_words == 0)
+    return dry_run ? cl::Event() : enqueue_identity(queue, wait, event);
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
   const bool index64 = needs_index64(std::max(src_offset, dst_offset), count, false);
@@ -23,7 +28,8 @@ cl::Event enqueue_copy(const cl::CommandQueue& queue, const cl::Buffer& src,
   check_launch(pooled, device, kWorkGroup, 0, "copy");
   if (dry_run) return cl::Event();
   // A few elements per work-item for large copies; a grid of at most 1024 groups.
-  const std::uint64_t groups = std::min<std::uint64_t>(1024, (count + kWorkGroup - 1) / kWorkGroup);
+  const std::uint64_t items = std::max(count, zero_words);
+  const std::uint64_t groups = std::min<std::uint64_t>(1024, (items + kWorkGroup - 1) / kWorkGroup);
   cl::Kernel& kernel = *pooled;
   cl_uint arg = 0;
   kernel.setArg(arg++, src);
@@ -31,6 +37,10 @@ cl::Event enqueue_copy(const cl::CommandQueue& queue, const cl::Buffer& src,
   kernel.setArg(arg++, dst);
   set_index_arg(kernel, arg++, index64, dst_offset);
   set_index_arg(kernel, arg++, index64, count);
+  // Without a region the zeroing loop runs no iteration; any buffer fills the slot.
+  kernel.setArg(arg++, zero_words > 0 ? zero->buffer : dst);
+  kernel.setArg(arg++, cl_ulong{zero_words > 0 ? zero->offset / 4 : 0});
+  kernel.setArg(arg++, cl_ulong{zero_words});
   cl::Event done;
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                              cl::NDRange(static_cast<std::size_t>(groups) * kWorkGroup),

@@ -114,13 +114,19 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   auto restride_config = planner::choose_restride(profile, elem_size);
   restride_config.dry_run = dry_run;
   const bool ordered = in_order(queue);
-  // All scratch in one buffer zeroed by one fill (CallScratch); the commands of the call
-  // then follow each other on the queue (`then`).
+  // The padded matrix runs past the caller's: keep those elements and restore them at
+  // the end, so that the buffer beyond the matrix is as the caller left it.
+  const std::uint64_t tail = plan.padded_elements() - M * N, tail_start = offset + M * N;
+  const bool restores_tail = tail > 0;
+  const bool unpads = plan.padded_rows != M;
+  // All scratch in one buffer (CallScratch). Its flags are zeroed by one fill, or, when
+  // the call saves borrowed bytes first, by that save's kernel (one command fewer); the
+  // commands of the call then follow each other on the queue (`then`).
   const CallScratchLayout layout = call_scratch_layout(profile, plan, elem_size);
   std::optional<CallScratch> scratch;
   if (!dry_run && layout.total > 0) {
-    scratch.emplace(queue, layout, after, !ordered);
-    after = then(queue, scratch->zeroed());
+    scratch.emplace(queue, layout, after, /*fill=*/!restores_tail, !ordered);
+    if (scratch->zeroed()() != nullptr) after = then(queue, scratch->zeroed());
   }
   auto region = [&](const CallScratchLayout::Region& r) {
     return scratch ? scratch->region(r) : ScratchRegion{};
@@ -129,15 +135,11 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                       unpad_flags = region(layout.unpad);
   std::vector<ScratchRegion> stage_flags;
   for (const auto& r : layout.stage) stage_flags.push_back(region(r));
-  // The padded matrix runs past the caller's: keep those elements and restore them at
-  // the end, so that the buffer beyond the matrix is as the caller left it.
-  const std::uint64_t tail = plan.padded_elements() - M * N, tail_start = offset + M * N;
-  const bool restores_tail = tail > 0;
-  const bool unpads = plan.padded_rows != M;
   if (restores_tail) {
+    const ScratchRegion flags = region(layout.flags());
     const cl::Event copied =
         enqueue_copy(queue, buffer, tail_start, saved.buffer, saved.offset / elem_size, tail,
-                     elem_size, after, dry_run, !ordered);
+                     elem_size, after, dry_run, !ordered, flags.empty() ? nullptr : &flags);
     if (!dry_run) after = then(queue, copied);
   }
   if (plan.padded_cols != N) {
