@@ -246,12 +246,7 @@ TEST_CASE("0100! uses the flags region it is given, and nothing around it", "[so
                                  ipt::test::reference_0100(m.matrix_before(), shape[0], shape[1],
                                                            shape[2], shape[3], elem_size),
                                  elem_size) == "");
-  std::vector<unsigned char> bytes(static_cast<std::size_t>(total));
-  queue.enqueueReadBuffer(region.buffer, CL_TRUE, 0, bytes.size(), bytes.data());
-  std::size_t changed = 0;
-  for (std::size_t i = 0; i < bytes.size(); ++i)
-    if ((i < before || i >= before + flag_bytes) && bytes[i] != 0xff) ++changed;
-  CHECK(changed == 0);
+  CHECK(ipt::test::bytes_changed_around(region.buffer(), before, flag_bytes, 0xff) == 0);
 }
 
 TEST_CASE("100! above 2^24 elements", "[soa][elementary][large]") {

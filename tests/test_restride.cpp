@@ -121,12 +121,7 @@ TEST_CASE("restride uses the scratch region it is given, and nothing around it",
                             static_cast<std::size_t>(bytes));
     const Case run = round == 0 ? c : Case{c.rows, c.len, c.s_out, c.s_in};
     CHECK(run_restride(run, 4, config, 75 + round, &region) == "");
-    std::vector<unsigned char> now(static_cast<std::size_t>(total));
-    queue.enqueueReadBuffer(region.buffer, CL_TRUE, 0, now.size(), now.data());
-    std::size_t changed = 0;
-    for (std::size_t i = 0; i < now.size(); ++i)
-      if ((i < before || i >= before + bytes) && now[i] != 0x7f) ++changed;
-    CHECK(changed == 0);
+    CHECK(ipt::test::bytes_changed_around(region.buffer(), before, bytes, 0x7f) == 0);
   }
 }
 

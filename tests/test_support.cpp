@@ -54,6 +54,21 @@ std::vector<unsigned char> GuardedMatrix::matrix_before() const {
   return {begin, begin + static_cast<std::ptrdiff_t>(rows_ * cols_ * elem_size_)};
 }
 
+std::size_t bytes_changed_around(cl_mem buffer, std::size_t begin, std::size_t count,
+                                 unsigned char fill) {
+  std::size_t size = 0;
+  support::check(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof(size), &size, nullptr),
+                 "clGetMemObjectInfo");
+  std::vector<unsigned char> bytes(size);
+  support::check(clEnqueueReadBuffer(session().queue(), buffer, CL_TRUE, 0, size, bytes.data(), 0,
+                                     nullptr, nullptr),
+                 "clEnqueueReadBuffer");
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < size; ++i)
+    if ((i < begin || i >= begin + count) && bytes[i] != fill) ++changed;
+  return changed;
+}
+
 std::vector<unsigned char> GuardedMatrix::read_all() const {
   std::vector<unsigned char> bytes(initial_.size());
   if (!bytes.empty())

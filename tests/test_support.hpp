@@ -24,6 +24,12 @@ std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>&
                                                std::size_t rows, std::size_t cols,
                                                std::size_t elem_size);
 
+// How many bytes of `buffer` outside [begin, begin + count) are not `fill`: a scratch
+// region's surroundings, filled with `fill` before a kernel was given the region, must
+// come back untouched. Reads the whole buffer (blocking) on the session's queue.
+std::size_t bytes_changed_around(cl_mem buffer, std::size_t begin, std::size_t count,
+                                 unsigned char fill);
+
 // A device buffer of `before` + matrix + `after` bytes filled with random bytes; the matrix
 // starts at element `offset` (before = offset * elem_size).
 class GuardedMatrix {
