@@ -25,6 +25,7 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
     return region;
   };
   layout.tail = take((plan.padded_elements() - plan.rows * plan.cols) * elem_size);
+  layout.flags_start = layout.total;  // every region taken from here on starts zeroed
   const auto restride = planner::choose_restride(profile, elem_size);
   if (plan.padded_cols != plan.cols && plan.rows > 1)
     layout.pad = take(planner::restride_scratch_bytes(restride, plan.rows * plan.cols));
@@ -43,10 +44,7 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
 }
 
 CallScratchLayout::Region CallScratchLayout::flags() const {
-  Region region;
-  region.offset = tail.bytes == 0 ? 0 : (tail.bytes + kAlign - 1) / kAlign * kAlign;
-  region.bytes = total - region.offset;
-  return region;
+  return {flags_start, total - flags_start};
 }
 
 CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,

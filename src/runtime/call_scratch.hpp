@@ -29,6 +29,7 @@ struct CallScratchLayout {
   Region pad, unpad;          // restride counters and flags
   std::vector<Region> stage;  // one per plan stage (flags of 0100! stages, else empty)
   std::uint64_t total = 0;
+  std::uint64_t flags_start = 0;  // where the regions after `tail` begin
   // Everything after the borrowed bytes: the flags and counters, which must start zeroed.
   Region flags() const;
 };

@@ -27,8 +27,7 @@ std::string embedded_text(const std::string& file_name) {
 }
 
 std::string source_file(const std::string& file_name) {
-  const char* dir = std::getenv("IPT_KERNEL_DIR");
-  if (dir != nullptr && *dir != '\0') return read_file_from(dir, file_name);
+  if (kernel_sources_from_files()) return read_file_from(std::getenv("IPT_KERNEL_DIR"), file_name);
   return embedded_text(file_name);
 }
 
