@@ -73,8 +73,8 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     const Stage& stage = plan.stages[i];
     if (stage.identity()) continue;
     const ScratchRegion* flags = nullptr;
-    if (run.stage_flags != nullptr && i < run.stage_flags->size() && !(*run.stage_flags)[i].empty())
-      flags = &(*run.stage_flags)[i];
+    if (run.stage_flags != nullptr && i < run.stage_flags->size())
+      flags = (*run.stage_flags)[i].or_null();
     const bool event = every_event || (run.last_event && i == last_stage);
     last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
                         after, flags);

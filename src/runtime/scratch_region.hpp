@@ -16,6 +16,8 @@ struct ScratchRegion {
   std::uint64_t offset = 0;  // bytes from the start of `buffer`; a multiple of 16
   std::uint64_t bytes = 0;   // 0: no region
   bool empty() const { return bytes == 0; }
+  // What a launcher's optional `given` scratch argument takes: this region, or none.
+  const ScratchRegion* or_null() const { return empty() ? nullptr : this; }
 };
 
 }  // namespace ipt::runtime

@@ -73,9 +73,8 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   check_launch(pooled, device, work_group, local_bytes, "SoA-ASTA 100!");
   if (config.dry_run) return cl::Event();
 
-  // One bit per item and the start counter: the caller's zeroed scratch, or a buffer
-  // zeroed here and released when this function returns (OpenCL keeps it alive until
-  // the kernel ends).
+  // One bit per item and the start counter: the caller's zeroed scratch region, or a
+  // buffer zeroed here and released when the kernel completes (below).
   const std::uint64_t flag_bytes = planner::soa_flag_bytes(items);
   std::vector<cl::Event> after;
   const ScratchRegion flags =

@@ -139,14 +139,13 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     const ScratchRegion flags = region(layout.flags());
     const cl::Event copied =
         enqueue_copy(queue, buffer, tail_start, saved.buffer, saved.offset / elem_size, tail,
-                     elem_size, after, dry_run, !ordered, flags.empty() ? nullptr : &flags);
+                     elem_size, after, dry_run, !ordered, flags.or_null());
     if (!dry_run) after = then(queue, copied);
   }
   if (plan.padded_cols != N) {
     restride_config.event = !ordered;
-    cl::Event padded =
-        enqueue_restride(queue, buffer, offset, M, N, N, plan.padded_cols, elem_size,
-                         restride_config, after, pad_flags.empty() ? nullptr : &pad_flags);
+    cl::Event padded = enqueue_restride(queue, buffer, offset, M, N, N, plan.padded_cols, elem_size,
+                                        restride_config, after, pad_flags.or_null());
     if (!dry_run) after = then(queue, padded);
   }
   // The transposition is the call's last command unless an unpad or a restore follows.
@@ -170,7 +169,7 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
     restride_config.event = !ordered || !restores_tail;
     last = enqueue_restride(queue, buffer, offset, N, M, plan.padded_rows, M, elem_size,
-                            restride_config, after, unpad_flags.empty() ? nullptr : &unpad_flags);
+                            restride_config, after, unpad_flags.or_null());
     if (!dry_run) after = then(queue, last);
   }
   if (restores_tail)
