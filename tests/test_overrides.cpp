@@ -9,12 +9,14 @@ using ipt::runtime::parse_overrides;
 
 TEST_CASE("IPT_OVERRIDES parses every documented key", "[overrides]") {
   const auto o = parse_overrides(
-      "local_mem=32768,max_wg=256,simd=64,compute_units=4,fp64=0,square.tile=16,square.wg_rows=2");
+      "local_mem=32768,max_wg=256,simd=64,compute_units=4,fp64=0,line=128,square.tile=16,"
+      "square.wg_rows=2");
   CHECK(*o.local_mem == 32768);
   CHECK(*o.max_wg == 256);
   CHECK(*o.simd == 64);
   CHECK(*o.compute_units == 4);
   CHECK(*o.fp64 == false);
+  CHECK(*o.line == 128);
   CHECK(o.plan.square_tile == 16);
   CHECK(o.plan.square_wg_rows == 2);
   CHECK_FALSE(parse_overrides("").local_mem.has_value());

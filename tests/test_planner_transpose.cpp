@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <random>
 
+#include "planner/cost_model.hpp"
 #include "planner/elementary_configs.hpp"
 #include "planner/transpose_plan.hpp"
 
@@ -279,4 +280,55 @@ TEST_CASE("padded plan invariants over random shapes", "[planner][padding]") {
   // With sides of 1000 and more, 0.5% leaves room for 5 rows and columns: some factor
   // always turns up, and the one-stage plan (about 1% of the copy bandwidth) is gone.
   CHECK(one_stage_large == 0);
+}
+
+TEST_CASE("with a cache line size, super-elements of whole lines are preferred", "[planner]") {
+  DeviceProfile lines = gpu48();
+  lines.line_bytes = 128;
+  const DeviceProfile tpds = gpu48();  // no line size: TPDS's plans (the cases above)
+  // The model: whole lines run faster than straddling ones of the same size, and a
+  // profile without a line size never counts a super-element as aligned.
+  for (std::uint64_t bytes : {128, 256, 384, 512, 1024})
+    CHECK(soa_efficiency(bytes, true) > soa_efficiency(bytes, false));
+  CHECK(line_aligned(lines, 256));
+  CHECK_FALSE(line_aligned(lines, 260));
+  CHECK_FALSE(line_aligned(tpds, 256));
+
+  // 6203 x 6607 (both prime): padded within the 0.5% budget to sides whose factors are
+  // whole lines of floats (multiples of 32), where TPDS pads to 6204 x 6608.
+  const auto p = plan_transpose(lines, 6203, 6607, 4, {}, {}, kRoom);
+  INFO(describe(p));
+  check_invariants(lines, p, 4);
+  CHECK(p.padded_rows % 32 == 0);
+  CHECK(p.padded_cols % 32 == 0);
+  CHECK(p.m % 32 == 0);
+  CHECK(p.n % 32 == 0);
+  CHECK(p.padded_elements() - 6203u * 6607u <= 6203u * 6607u / 200);
+  const auto q = plan_transpose(tpds, 6203, 6607, 4, {}, {}, kRoom);
+  CHECK(estimated_cost(lines, p, 4) < estimated_cost(lines, q, 4));
+
+  // 10000 x 8000 needs no padding; among its factor pairs one of whole lines wins (100 x
+  // 100 straddles lines: 400-byte super-elements).
+  const auto w = plan_transpose(lines, 10000, 8000, 4, {}, {}, kRoom);
+  INFO(describe(w));
+  CHECK_FALSE(w.padded());
+  CHECK((w.m % 32 == 0 || w.n % 32 == 0));
+  // In f64 a line is 16 elements.
+  const auto d = plan_transpose(lines, 6203, 6607, 8, {}, {}, kRoom);
+  INFO(describe(d));
+  check_invariants(lines, d, 8);
+  CHECK((d.m % 16 == 0 || d.n % 16 == 0));
+  CHECK(d.padded_elements() - 6203u * 6607u <= 6203u * 6607u / 200);
+
+  // Random shapes keep every invariant and the padding budget with a line size.
+  std::mt19937_64 rng(21);
+  std::uniform_int_distribution<std::uint64_t> side(1000, 20000);
+  for (int i = 0; i < 300; ++i) {
+    const std::uint64_t r = side(rng), c = side(rng);
+    for (std::size_t elem : {4, 8}) {
+      const auto plan = plan_transpose(lines, r, c, elem, {}, {}, kRoom);
+      check_invariants(lines, plan, elem);
+      CHECK(plan.padded_elements() - r * c <= r * c / 200);
+    }
+  }
 }

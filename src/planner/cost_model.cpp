@@ -23,15 +23,26 @@ double interpolate(const std::pair<double, double>* points, std::size_t count, d
 
 }  // namespace
 
-double soa_efficiency(std::uint64_t super_element_bytes) {
-  // The 0100!/100! stages of real plans (ipt-kernel-bench stages, H200, f32, kernels of
-  // 22317be): 22% of copy at 48-byte super-elements, 24-29% at 68-72, 43-48% at 260-308,
-  // 51-62% at 344-428, 66-70% at 512-644, 52-80% at 2-3 KB; below 48 bytes from the
-  // 100! sweep, less a fifth for the stages' smaller A x B.
-  static const std::pair<double, double> points[] = {{4, 0.02},    {16, 0.08},  {32, 0.16},
-                                                     {48, 0.22},   {72, 0.26},  {280, 0.45},
-                                                     {384, 0.55},  {576, 0.66}, {2048, 0.66}};
-  return interpolate(points, std::size(points), static_cast<double>(super_element_bytes));
+double soa_efficiency(std::uint64_t super_element_bytes, bool line_aligned) {
+  // 100! on (10000, 99, C), H200, kernels of 6600c64 (ipt-kernel-bench soa --soa-shapes,
+  // f32 and f64; docs/performance.md, "Super-elements of whole cache lines"): 39-42% of
+  // copy at 120-136 bytes, 53-54% at 248-264, 62% at 376-392, 67-68% at 504-520, 72% at
+  // 636-644, 74-75% at 760-776, 79% at 1020-1028, where the super-elements straddle
+  // 128-byte lines; exactly 128, 256, 384, 512, 768 and 1024 bytes ran at 50-52%, 67-72%,
+  // 73-74%, 81-85%, 89% and 91%. Below 120 bytes, from the older 100! sweep.
+  static const std::pair<double, double> straddling[] = {
+      {4, 0.02},   {16, 0.08},  {32, 0.16},  {48, 0.22},   {72, 0.26},   {128, 0.40},
+      {256, 0.53}, {384, 0.62}, {512, 0.67}, {640, 0.715}, {768, 0.745}, {1024, 0.79}};
+  static const std::pair<double, double> whole_lines[] = {{128, 0.51}, {256, 0.69}, {384, 0.735},
+                                                          {512, 0.83}, {768, 0.89}, {1024, 0.91}};
+  const auto x = static_cast<double>(super_element_bytes);
+  if (line_aligned && x >= whole_lines[0].first)
+    return interpolate(whole_lines, std::size(whole_lines), x);
+  return interpolate(straddling, std::size(straddling), x);
+}
+
+bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes) {
+  return device.line_bytes > 0 && super_element_bytes % device.line_bytes == 0;
 }
 
 double restride_efficiency(std::uint64_t row_bytes) {
@@ -50,7 +61,7 @@ double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
     if (s.kind == Stage::Kind::k010)
       cost += scale / (bs_fits(device, s.B, s.C, elem_size) ? 0.85 : 0.1);  // BS: 75-93%
     else
-      cost += scale / soa_efficiency(s.C * elem_size);
+      cost += scale / soa_efficiency(s.C * elem_size, line_aligned(device, s.C * elem_size));
   }
   if (plan.padded_cols != plan.cols) cost += scale / restride_efficiency(plan.cols * elem_size);
   if (plan.padded_rows != plan.rows) cost += scale / restride_efficiency(plan.rows * elem_size);

@@ -1,8 +1,9 @@
-// A rough model of how long a plan takes, used only to decide whether padding pays.
-// Each pass over the matrix costs 1 / (its fraction of the copy bandwidth); the fractions
-// are what the H200 measured (docs/performance.md): BS 010! 60-70%, 100! from about 1% for
-// single elements to 50% for super-elements of 2 KiB and more, row re-striding 70% for
-// long rows and much less for short ones, the square kernel 88%.
+// A rough model of how long a plan takes, used to choose the tile factors m, n and
+// whether padding pays. Each pass over the matrix costs 1 / (its fraction of the copy
+// bandwidth); the fractions are what the H200 measured (docs/performance.md): BS 010!
+// about 85%, 100! from about 2% for single elements to 79% for super-elements of 1 KiB,
+// and a fifth to a third faster again when every super-element is whole cache lines, row
+// re-striding 70% for long rows and much less for short ones, the square kernel 88%.
 #pragma once
 
 #include <cstddef>
@@ -13,8 +14,14 @@
 
 namespace ipt::planner {
 
-// Fraction of the copy bandwidth that 100! reaches with super-elements of `bytes`.
-double soa_efficiency(std::uint64_t super_element_bytes);
+// Fraction of the copy bandwidth that 100! reaches with super-elements of `bytes`, each of
+// them whole cache lines (`line_aligned`) or not.
+double soa_efficiency(std::uint64_t super_element_bytes, bool line_aligned = false);
+
+// Whether super-elements of `bytes` are whole lines of the device's cache (never when the
+// profile gives no line size): with the matrix at a line boundary, every one of them then
+// starts and ends on a line boundary.
+bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes);
 
 // Fraction of the copy bandwidth that re-striding rows of `row_bytes` reaches.
 double restride_efficiency(std::uint64_t row_bytes);

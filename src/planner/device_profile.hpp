@@ -14,6 +14,9 @@ struct DeviceProfile {
   std::size_t compute_units = 1;            // CL_DEVICE_MAX_COMPUTE_UNITS
   bool has_fp64 = true;                     // CL_DEVICE_DOUBLE_FP_CONFIG != 0
   std::string vendor;                       // CL_DEVICE_VENDOR
+  // CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE; 0: the planner prefers no alignment (TPDS's
+  // Algorithms 2 and 5 as published).
+  std::size_t line_bytes = 0;
 };
 
 }  // namespace ipt::planner

@@ -30,6 +30,16 @@ std::vector<std::uint64_t> padding_candidates(std::uint64_t side, std::uint64_t 
   return sides;
 }
 
+std::vector<std::uint64_t> line_multiple_sides(std::uint64_t side, std::uint64_t quantum,
+                                               std::uint64_t max_pad, std::uint64_t max_count) {
+  std::vector<std::uint64_t> sides;
+  if (quantum == 0) return sides;
+  for (std::uint64_t s = (side / quantum + 1) * quantum;
+       s - side <= max_pad && sides.size() < max_count; s += quantum)
+    sides.push_back(s);
+  return sides;
+}
+
 bool padding_allowed(std::uint64_t rows, std::uint64_t cols, std::uint64_t padded_rows,
                      std::uint64_t padded_cols, std::uint64_t capacity,
                      const PaddingLimits& limits) {

@@ -10,8 +10,9 @@
 namespace ipt::planner {
 
 struct PaddingLimits {
-  double max_overhead = 0.005;     // extra elements at most this fraction of the matrix
-  std::uint64_t max_steps = 4096;  // sides tried per dimension
+  double max_overhead = 0.005;       // extra elements at most this fraction of the matrix
+  std::uint64_t max_steps = 4096;    // sides tried per dimension
+  std::uint64_t max_line_sides = 8;  // multiples of a cache line tried per dimension
 };
 
 // The largest divisor of x in [min_factor, cap], or 0.
@@ -23,6 +24,12 @@ std::uint64_t best_factor(std::uint64_t x, std::uint64_t min_factor, std::uint64
 std::vector<std::uint64_t> padding_candidates(std::uint64_t side, std::uint64_t min_factor,
                                               std::uint64_t cap, std::uint64_t max_pad,
                                               std::uint64_t max_steps);
+
+// The multiples of `quantum` in (side, side + max_pad], at most max_count of them: sides
+// whose factors can be whole cache lines (quantum: the elements of a line). Empty for a
+// quantum of 0.
+std::vector<std::uint64_t> line_multiple_sides(std::uint64_t side, std::uint64_t quantum,
+                                               std::uint64_t max_pad, std::uint64_t max_count);
 
 // Whether a padded_rows x padded_cols matrix may replace rows x cols: it fits the
 // `capacity` elements the buffer holds and adds at most limits.max_overhead.

@@ -52,6 +52,8 @@ Overrides parse_overrides(const std::string& text) {
       overrides.simd = parse_number(key, value);
     else if (key == "compute_units")
       overrides.compute_units = parse_number(key, value);
+    else if (key == "line")
+      overrides.line = parse_number(key, value);
     else if (key == "fp64")
       overrides.fp64 = parse_number(key, value) != 0;
     else if (key == "square.tile")
@@ -94,6 +96,7 @@ void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile
   if (overrides.simd) profile.simd_width = *overrides.simd;
   if (overrides.compute_units) profile.compute_units = *overrides.compute_units;
   if (overrides.fp64) profile.has_fp64 = *overrides.fp64;
+  if (overrides.line) profile.line_bytes = *overrides.line;
 }
 
 }  // namespace ipt::runtime

@@ -1,5 +1,5 @@
 // The one documented override path: IPT_OVERRIDES="key=value,..." makes the planner see
-// a different device (local_mem, max_wg, simd, compute_units, fp64) and forces planning
+// a different device (local_mem, max_wg, simd, compute_units, fp64, line) and forces planning
 // choices (square.tile, square.wg_rows). Tests use it so that PoCL plans as a GPU would.
 #pragma once
 
@@ -14,6 +14,7 @@ namespace ipt::runtime {
 struct Overrides {
   std::optional<std::size_t> local_mem, max_wg, simd, compute_units;
   std::optional<bool> fp64;
+  std::optional<std::size_t> line;  // the cache line size the planner aligns to (0: none)
   planner::PlanOverrides plan;
 };
 
