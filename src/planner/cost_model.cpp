@@ -45,6 +45,10 @@ bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes
   return device.line_bytes > 0 && super_element_bytes % device.line_bytes == 0;
 }
 
+double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_bytes) {
+  return soa_efficiency(super_element_bytes, line_aligned(device, super_element_bytes));
+}
+
 double restride_efficiency(std::uint64_t row_bytes) {
   static const std::pair<double, double> points[] = {{8, 0.1}, {40, 0.25}, {512, 0.7}};
   return interpolate(points, std::size(points), static_cast<double>(row_bytes));
@@ -61,7 +65,7 @@ double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
     if (s.kind == Stage::Kind::k010)
       cost += scale / (bs_fits(device, s.B, s.C, elem_size) ? 0.85 : 0.1);  // BS: 75-93%
     else
-      cost += scale / soa_efficiency(s.C * elem_size, line_aligned(device, s.C * elem_size));
+      cost += scale / soa_efficiency(device, s.C * elem_size);
   }
   if (plan.padded_cols != plan.cols) cost += scale / restride_efficiency(plan.cols * elem_size);
   if (plan.padded_rows != plan.rows) cost += scale / restride_efficiency(plan.rows * elem_size);

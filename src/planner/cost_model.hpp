@@ -23,6 +23,9 @@ double soa_efficiency(std::uint64_t super_element_bytes, bool line_aligned = fal
 // starts and ends on a line boundary.
 bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes);
 
+// soa_efficiency on `device`: whole lines when its line size divides the super-element.
+double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_bytes);
+
 // Fraction of the copy bandwidth that re-striding rows of `row_bytes` reaches.
 double restride_efficiency(std::uint64_t row_bytes);
 

@@ -83,18 +83,23 @@ struct Pair {
 // beat a larger one that straddles lines (86 x 93: 62%).
 Pair best_pair(const DeviceProfile& device, std::uint64_t M, std::uint64_t N, std::size_t elem_size,
                const FactorLimits& limits) {
-  const auto stage_cost = [&](std::uint64_t c) {
-    const std::uint64_t bytes = c * elem_size;
-    return 1.0 / soa_efficiency(bytes, line_aligned(device, bytes));
+  // Each factor's stage cost once (not once per pair: the model interpolates in log2, and
+  // padding plans this for every candidate shape).
+  const auto eligible = [&](std::uint64_t side) {
+    std::vector<std::pair<std::uint64_t, double>> factors;
+    for (std::uint64_t f : divisors(side))
+      if (f >= limits.min_factor && f != side)
+        factors.emplace_back(f, 1.0 / soa_efficiency(device, f * elem_size));
+    return factors;
   };
+  const auto ms = eligible(M), ns = eligible(N);
   Pair best;
   double best_cost = 0;
   std::uint64_t best_tile = 0;
-  for (std::uint64_t m : divisors(M)) {
-    if (m < limits.min_factor || m == M) continue;
-    for (std::uint64_t n : divisors(N)) {
-      if (n < limits.min_factor || n == N || !tile_fits(device, m, n, elem_size)) continue;
-      const double cost = stage_cost(m) + stage_cost(n);
+  for (const auto& [m, m_cost] : ms) {
+    for (const auto& [n, n_cost] : ns) {
+      if (!tile_fits(device, m, n, elem_size)) continue;
+      const double cost = m_cost + n_cost;
       const std::uint64_t tile = m * n;
       if (best.m == 0 || cost < best_cost - 1e-9 || (cost < best_cost + 1e-9 && tile > best_tile)) {
         best = {m, n};

@@ -83,12 +83,11 @@ struct FactorLimits {
 // tile fits, 2.2 with the largest n whose M x n tile fits, and 3.x with the pair (m, n)
 // whose two 100! stages the cost model expects to be fastest (then the larger tile;
 // without a cache line size in the profile, about the pair whose smaller factor is
-// largest), 3.1 if m < n else 3.2 (TPDS Algorithm 3). The candidate whose smallest 100!
-// super-element is largest wins, fewer stages on ties: on an H200 the cycle-following stages set
-// the time, and their speed grows with the super-element (28% of copy bandwidth at 32 elements,
-// 43-54% from 128; 10000 x 8000 f32 ran at 177 GB/s with 40 x 40 tiles, 336 GB/s with 80 x 100).
-// Without any candidate (prime sides), kOneStage. This is the plan for exactly rows x cols; see
-// plan_transpose for padding. A forced sequence or factor that cannot work throws
+// largest), 3.1 if m < n else 3.2 (TPDS Algorithm 3). Among the three, the one whose
+// smallest 100! super-element is largest wins, fewer stages on ties: on an H200 the
+// cycle-following stages set the time, and their speed grows with the super-element.
+// Without any candidate (prime sides), kOneStage. This is the plan for exactly rows x cols;
+// see plan_transpose for padding. A forced sequence or factor that cannot work throws
 // std::invalid_argument.
 TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                             std::size_t elem_size, const PlanRequest& request = {},
