@@ -43,6 +43,7 @@ module ipt
   integer(c_int), parameter, public :: IPT_SEQUENCE_3_2 = 6
   integer(c_int), parameter, public :: IPT_SEQUENCE_4_1 = 7
   integer(c_int), parameter, public :: IPT_SEQUENCE_4_2 = 8
+  integer(c_int), parameter, public :: IPT_SEQUENCE_ON_CHIP = 9
   integer(c_int), parameter, public :: IPT_PADDING_AUTO = 0
   integer(c_int), parameter, public :: IPT_PADDING_OFF = 1
 

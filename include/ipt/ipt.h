@@ -127,6 +127,15 @@ IPT_API const char* ipt_version_string(void);
  * cycle-following stages allocate a flag buffer of one bit per moved item (at most
  * rows * cols / 8 bytes) for the call.
  *
+ * Small matrices. On NVIDIA and AMD GPUs, a non-square matrix small enough for the
+ * registers of one work-group per compute unit (about 5 million 4-byte elements on a GPU
+ * of 132 compute units; half as many 8-byte ones) is transposed in one pass instead: one
+ * kernel reads every element, waits until all are read, and writes them back transposed
+ * (IPT_SEQUENCE_ON_CHIP). That needs every work-group running at once; the kernel checks
+ * that they are before it writes anything, and when they are not (the GPU busy with
+ * other work) it leaves the matrix alone and the regular plan, enqueued after it, runs
+ * instead. Either way the event completes with the matrix transposed.
+ *
  * Padding. A side without good factors (a prime, say) would leave only slow plans. When
  * the buffer holds more than the matrix (CL_MEM_SIZE beyond offset + rows * cols
  * elements; ipt_padded_size says how much helps), the call may transpose a slightly
@@ -190,7 +199,11 @@ typedef enum ipt_sequence {
   IPT_SEQUENCE_3_1 = 5,       /* 100!, 0010! (m x n tiles), 0100!: best when m < n */
   IPT_SEQUENCE_3_2 = 6,       /* 0100!, 0010! (m x n tiles), 100!: best when m >= n */
   IPT_SEQUENCE_4_1 = 7,       /* Gustavson's 0100!, 0010!, 1000!, 0100!: for comparison */
-  IPT_SEQUENCE_4_2 = 8        /* 0100!, 1000!, 0010!, 0100!: for comparison */
+  IPT_SEQUENCE_4_2 = 8,       /* 0100!, 1000!, 0010!, 0100!: for comparison */
+  IPT_SEQUENCE_ON_CHIP = 9    /* one pass with the whole matrix held on chip (small */
+                              /* matrices), falling back to the automatic unpadded */
+                              /* plan when the device cannot run all its work-groups */
+                              /* at once; see ipt_transpose */
 } ipt_sequence;
 
 typedef enum ipt_padding {

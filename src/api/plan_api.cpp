@@ -21,13 +21,14 @@ extern "C" ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, si
     const auto plan = ipt::runtime::plan_for_call(
         profile, rows, cols, elem_size, options != nullptr ? &request : nullptr, capacity);
     ipt_plan_info result{};
-    result.sequence = ipt::api::sequence_of(plan.sequence);
+    result.sequence = plan.onchip ? IPT_SEQUENCE_ON_CHIP : ipt::api::sequence_of(plan.sequence);
     result.m = plan.m;
     result.n = plan.n;
     result.padded_rows = plan.padded_rows;
     result.padded_cols = plan.padded_cols;
     result.num_stages = (plan.stages.empty() ? 1u : static_cast<unsigned>(plan.stages.size())) +
-                        (plan.padded_cols != plan.cols) + (plan.padded_rows != plan.rows);
+                        (plan.padded_cols != plan.cols) + (plan.padded_rows != plan.rows) +
+                        plan.onchip;
     result.scratch_bytes = ipt::runtime::plan_scratch_bytes(profile, plan, elem_size);
     const std::string text = ipt::planner::describe(plan);
     const std::size_t length = std::min(text.size(), sizeof(result.description) - 1);

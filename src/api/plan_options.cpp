@@ -67,6 +67,10 @@ planner::PlanRequest plan_request_of(const ipt_plan_options* options) {
     case IPT_SEQUENCE_4_2:
       request.sequence = Sequence::k42;
       break;
+    case IPT_SEQUENCE_ON_CHIP:  // with the automatic unpadded plan as its fallback
+      request.auto_sequence = true;
+      request.onchip = planner::OnChip::kForce;
+      break;
     default:
       fail(IPT_INVALID_VALUE, "unknown ipt_sequence " + std::to_string(sequence));
   }

@@ -50,9 +50,19 @@ struct TransposePlan {
   Sequence sequence = Sequence::kOneStage;
   std::uint64_t m = 1, n = 1;  // tile factors (m | padded rows, n | padded cols)
   std::vector<Stage> stages;   // empty for kSquare (its own kernel)
+  // A one-pass on-chip attempt (kernels/onchip.cl) comes first; the sequence above, never
+  // padded, is its fallback: its kernels run, and do nothing, after a successful attempt.
+  bool onchip = false;
 
   bool padded() const { return padded_rows != rows || padded_cols != cols; }
   std::uint64_t padded_elements() const { return padded_rows * padded_cols; }
+};
+
+// The one-pass on-chip attempt (onchip_plan.hpp) before a plan's stages.
+enum class OnChip {
+  kAuto,   // on GPUs, when the matrix fits and the regular plan has several kernels
+  kOff,    // never
+  kForce,  // always (the matrix must fit): tests, tuning
 };
 
 enum class Padding {
@@ -69,6 +79,7 @@ struct PlanRequest {
   std::uint64_t m = 0, n = 0;
   Padding padding = Padding::kAuto;
   std::uint64_t padded_rows = 0, padded_cols = 0;  // forced padded shape (0: planner's)
+  OnChip onchip = OnChip::kAuto;
 };
 
 // Tuning of the factor search (TPDS Algorithm 2): factors strictly inside (min, max).
@@ -97,7 +108,9 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
 // padded shape whose estimated time (cost_model.hpp), padding and unpadding included, is
 // lowest, when that beats the unpadded plan clearly. `capacity` is how many elements the
 // buffer holds from the matrix's start; padding never plans beyond it (0: exactly
-// rows * cols, no room to pad).
+// rows * cols, no room to pad). With OnChip::kAuto, on a GPU, a matrix that fits on chip
+// and whose plan needs several kernels gets the on-chip attempt, with the unpadded plan
+// as its fallback; OnChip::kForce asks for it (std::invalid_argument if it cannot fit).
 TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                              std::size_t elem_size, const PlanRequest& request = {},
                              const FactorLimits& limits = {}, std::uint64_t capacity = 0);

@@ -3,6 +3,7 @@
 #include "planner/elementary_configs.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
+#include "runtime/onchip_launcher.hpp"
 #include "runtime/scratch_cache.hpp"
 
 namespace ipt::runtime {
@@ -26,6 +27,7 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
   };
   layout.tail = take((plan.padded_elements() - plan.rows * plan.cols) * elem_size);
   layout.flags_start = layout.total;  // every region taken from here on starts zeroed
+  if (plan.onchip) layout.onchip = take(kOnChipSyncBytes);
   const auto restride = planner::choose_restride(profile, elem_size);
   if (plan.padded_cols != plan.cols && plan.rows > 1)
     layout.pad = take(planner::restride_scratch_bytes(restride, plan.rows * plan.cols));

@@ -27,6 +27,7 @@ struct CallScratchLayout {
   };
   Region tail;                // the bytes beyond the caller's matrix that padding borrows
   Region pad, unpad;          // restride counters and flags
+  Region onchip;              // an on-chip attempt's tickets, decision and barrier count
   std::vector<Region> stage;  // one per plan stage (flags of 0100! stages, else empty)
   std::uint64_t total = 0;
   std::uint64_t flags_start = 0;  // where the regions after `tail` begin

@@ -22,6 +22,12 @@ std::string device_string(cl_device_id device, cl_device_info name) {
   return value;
 }
 
+bool is_nvidia_or_amd(const std::string& vendor) {
+  return vendor.find("NVIDIA") != std::string::npos ||
+         vendor.find("Advanced Micro Devices") != std::string::npos ||
+         vendor.find("AMD") != std::string::npos;
+}
+
 // Warp or wavefront width by vendor; the kernels never rely on it for correctness.
 std::size_t simd_width_of(const std::string& vendor, cl_device_type type) {
   if (vendor.find("NVIDIA") != std::string::npos) return 32;
@@ -47,6 +53,7 @@ planner::DeviceProfile query_device_profile(cl_device_id device) {
   profile.line_bytes = device_info<cl_uint>(device, CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE);
   profile.vendor = device_string(device, CL_DEVICE_VENDOR);
   profile.simd_width = simd_width_of(profile.vendor, type);
+  profile.resident_groups = (type & CL_DEVICE_TYPE_GPU) != 0 && is_nvidia_or_amd(profile.vendor);
   apply_overrides(current_overrides(), profile);
   return profile;
 }

@@ -33,6 +33,13 @@ planner::Padding parse_padding(const std::string& text) {
   fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: padding '" + text + "' is not auto or off");
 }
 
+planner::OnChip parse_onchip(const std::string& text) {
+  if (text == "auto") return planner::OnChip::kAuto;
+  if (text == "off") return planner::OnChip::kOff;
+  if (text == "on") return planner::OnChip::kForce;
+  fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: onchip '" + text + "' is not auto, off or on");
+}
+
 }  // namespace
 
 Overrides parse_overrides(const std::string& text) {
@@ -73,11 +80,18 @@ Overrides parse_overrides(const std::string& text) {
       overrides.plan.request.padded_rows = parse_number(key, value);
     else if (key == "padded_cols")
       overrides.plan.request.padded_cols = parse_number(key, value);
+    else if (key == "onchip")
+      overrides.plan.request.onchip = parse_onchip(value);
+    else if (key == "onchip.abort")
+      overrides.plan.onchip_abort = parse_number(key, value) != 0;
+    else if (key == "resident_groups")
+      overrides.resident_groups = parse_number(key, value) != 0;
     else
-      fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: unknown key '" + key +
-                                  "' (known: local_mem, max_wg, simd, compute_units, fp64, "
-                                  "square.tile, square.wg_rows, sequence, m, n, padding, "
-                                  "padded_rows, padded_cols)");
+      fail(IPT_INVALID_VALUE,
+           "IPT_OVERRIDES: unknown key '" + key +
+               "' (known: local_mem, max_wg, simd, compute_units, fp64, "
+               "line, resident_groups, square.tile, square.wg_rows, sequence, m, n, "
+               "padding, padded_rows, padded_cols, onchip, onchip.abort)");
   }
   return overrides;
 }
@@ -97,6 +111,7 @@ void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile
   if (overrides.compute_units) profile.compute_units = *overrides.compute_units;
   if (overrides.fp64) profile.has_fp64 = *overrides.fp64;
   if (overrides.line) profile.line_bytes = *overrides.line;
+  if (overrides.resident_groups) profile.resident_groups = *overrides.resident_groups;
 }
 
 }  // namespace ipt::runtime

@@ -18,7 +18,7 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size, const Stage& stage,
                        const planner::DeviceProfile& profile, bool index64, bool dry_run,
                        bool event, const std::vector<cl::Event>& wait,
-                       const ScratchRegion* zeroed_flags) {
+                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip) {
   if (stage.kind == Stage::Kind::k010) {
     const std::uint64_t tiles = stage.I * stage.A;
     if (planner::bs_fits(profile, stage.B, stage.C, elem_size)) {
@@ -26,22 +26,22 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       config.force_index64 = index64;
       config.dry_run = dry_run;
       config.event = event;
-      return enqueue_bs_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
-                            wait);
+      return enqueue_bs_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config, wait,
+                            skip);
     }
     planner::PttwacConfig config = planner::choose_pttwac(profile, stage.B, stage.C);
     config.force_index64 = index64;
     config.dry_run = dry_run;
     config.event = event;
     return enqueue_pttwac_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
-                              wait);
+                              wait, skip);
   }
   planner::SoaConfig config = planner::choose_soa(profile, stage.C, elem_size);
   config.force_index64 = index64;
   config.dry_run = dry_run;
   config.event = event;
   return enqueue_soa_0100(queue, buffer, offset, stage.I, stage.A, stage.B, stage.C, elem_size,
-                          config, wait, zeroed_flags);
+                          config, wait, zeroed_flags, skip);
 }
 
 }  // namespace
@@ -55,7 +55,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   if (!run.checked || run.dry_run)
     for (const Stage& stage : plan.stages)  // build and check everything first
       launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, true, {},
-                   nullptr);
+                   nullptr, nullptr);
   if (run.dry_run) return cl::Event();
   // Identity stages (a factor of 1) enqueue nothing: their launchers would return a
   // marker, whose profiling times some drivers (NVIDIA 580) take when it is enqueued,
@@ -77,7 +77,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       flags = (*run.stage_flags)[i].or_null();
     const bool event = every_event || (run.last_event && i == last_stage);
     last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
-                        after, flags);
+                        after, flags, run.skip);
     after = then(queue, last);
     if (run.stage_events != nullptr) run.stage_events->push_back(last);
   }

@@ -26,6 +26,9 @@ struct PlanRun {
   // For each stage, the zeroed flags of its cycle following (an empty region: the stage
   // allocates and zeroes its own; see CallScratch).
   const std::vector<ScratchRegion>* stage_flags = nullptr;
+  // The decision word of an on-chip attempt enqueued before the plan (onchip_launcher.hpp):
+  // every stage's kernel does nothing if the attempt succeeded.
+  const ScratchRegion* skip = nullptr;
 };
 
 // Builds and checks every stage's kernel first (unless run.checked), so that a failure

@@ -25,7 +25,7 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
                              std::uint64_t offset, std::uint64_t A, std::uint64_t B,
                              std::uint64_t C, std::size_t elem_size,
                              const planner::PttwacConfig& config,
-                             const std::vector<cl::Event>& wait) {
+                             const std::vector<cl::Event>& wait, const ScratchRegion* skip) {
   check_elem_size(elem_size);
   const int log2_spreading = log2_of_spreading(config.spreading);
   if (config.work_group == 0) fail(IPT_INVALID_VALUE, "PTTWAC: work_group must be positive");
@@ -44,7 +44,7 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
     soa.force_index64 = config.force_index64;
     soa.dry_run = config.dry_run;
     soa.event = config.event;
-    return enqueue_soa_0100(queue, buffer, offset, A, B, C, 1, elem_size, soa, wait);
+    return enqueue_soa_0100(queue, buffer, offset, A, B, C, 1, elem_size, soa, wait, nullptr, skip);
   }
 
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
@@ -70,6 +70,7 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
   set_index_arg(kernel, arg++, index64, C);
   set_index_arg(kernel, arg++, index64, words);
   kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(words * 4)));
+  set_skip_args(kernel, arg, skip);
   cl::Event event;
   queue.enqueueNDRangeKernel(
       kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * config.work_group),

@@ -13,6 +13,7 @@
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
+#include "runtime/onchip_launcher.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/overrides.hpp"
 #include "runtime/plan_executor.hpp"
@@ -135,6 +136,21 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                       unpad_flags = region(layout.unpad);
   std::vector<ScratchRegion> stage_flags;
   for (const auto& r : layout.stage) stage_flags.push_back(region(r));
+  // An on-chip attempt first (such plans never pad); the plan's stages follow it and do
+  // nothing when it succeeded.
+  ScratchRegion decision;
+  if (plan.onchip) {
+    const ScratchRegion sync = region(layout.onchip);
+    OnChipLaunch launch;
+    launch.dry_run = dry_run;
+    launch.event = !ordered;
+    launch.give_up = current_overrides().plan.onchip_abort;
+    const cl::Event attempted =
+        enqueue_onchip(queue, buffer, offset, M, N, elem_size,
+                       planner::choose_onchip(profile, elem_size), after, sync.or_null(), launch);
+    if (!dry_run) after = then(queue, attempted);
+    decision = onchip_decision(sync);
+  }
   if (restores_tail) {
     const ScratchRegion flags = region(layout.flags());
     const cl::Event copied =
@@ -161,6 +177,7 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     run.checked = !dry_run;  // every real run follows a dry run (execute_transpose)
     run.last_event = transpose_last;
     run.stage_flags = &stage_flags;
+    run.skip = decision.or_null();
     done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, run);
   }
   if (!dry_run) after = then(queue, done);
@@ -211,18 +228,34 @@ void execute_transpose(const TransposeRequest& request) {
                                request.forced_plan ? &request.plan_request : nullptr, capacity)};
   }
   const planner::DeviceProfile& profile = checked->profile;
-  const planner::TransposePlan& plan = checked->plan;
+  const planner::TransposePlan* plan = &checked->plan;
   PreparedSquare square;
-  const bool is_square = plan.sequence == planner::Sequence::kSquare;
+  const bool is_square = plan->sequence == planner::Sequence::kSquare;
   if (is_square)
-    square = prepare_square(context, device, plan.padded_rows, request.elem_size, request.offset);
+    square = prepare_square(context, device, plan->padded_rows, request.elem_size, request.offset);
   PreparedSquare* square_ptr = is_square ? &square : nullptr;
   if (!known) {
-    enqueue_call(queue, buffer, request.offset, request.elem_size, plan, profile, square_ptr, {},
-                 /*dry_run=*/true);
+    try {
+      enqueue_call(queue, buffer, request.offset, request.elem_size, *plan, profile, square_ptr, {},
+                   /*dry_run=*/true);
+    } catch (const Error& e) {
+      // A device whose compiler cannot fit the on-chip kernel's work-group (registers)
+      // gets the regular plan, unless the caller asked for the on-chip one.
+      const bool forced_onchip =
+          (request.forced_plan ? request.plan_request : current_overrides().plan.request).onchip ==
+          planner::OnChip::kForce;
+      if (!plan->onchip || forced_onchip || e.status() != IPT_OUT_OF_RESOURCES) throw;
+      planner::PlanRequest regular =
+          request.forced_plan ? request.plan_request : current_overrides().plan.request;
+      regular.onchip = planner::OnChip::kOff;
+      checked->plan =
+          plan_for_call(profile, request.rows, request.cols, request.elem_size, &regular, capacity);
+      enqueue_call(queue, buffer, request.offset, request.elem_size, *plan, profile, square_ptr, {},
+                   /*dry_run=*/true);
+    }
     if (!request.forced_plan) remember_checked_plan(key, context, *checked);
   }
-  give_event(enqueue_call(queue, buffer, request.offset, request.elem_size, plan, profile,
+  give_event(enqueue_call(queue, buffer, request.offset, request.elem_size, *plan, profile,
                           square_ptr, wait_events(request), /*dry_run=*/false),
              request.event);
 }

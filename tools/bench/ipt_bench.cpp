@@ -232,6 +232,8 @@ const char* sequence_text(ipt_sequence s) {
       return "4.1";
     case IPT_SEQUENCE_4_2:
       return "4.2";
+    case IPT_SEQUENCE_ON_CHIP:
+      return "on-chip";
     default:
       return "auto";
   }

@@ -1,0 +1,305 @@
+// The one-pass on-chip transposition (kernels/onchip.cl): its sizing and when the planner
+// picks it (no device), the kernel alone through its launcher (an attempt that goes ahead
+// transposes, one that gives up leaves every byte as it was, and its decision word says
+// which), and whole calls through the public API, where the regular plan enqueued after
+// the attempt must give the transpose whichever way the attempt went. Random data, every
+// element size, guard bytes around the matrix.
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+
+#include "planner/onchip_plan.hpp"
+#include "planner/transpose_plan.hpp"
+#include "runtime/onchip_launcher.hpp"
+#include "runtime/opencl.hpp"
+#include "test_support.hpp"
+
+using ipt::planner::DeviceProfile;
+using ipt::planner::OnChip;
+using ipt::planner::PlanRequest;
+using ipt::test::GuardedMatrix;
+using ipt::test::ScopedEnv;
+using ipt::test::session;
+
+namespace {
+
+DeviceProfile h200_like() {
+  DeviceProfile p;
+  p.local_mem_bytes = 48 * 1024;
+  p.max_work_group_size = 1024;
+  p.compute_units = 132;
+  p.line_bytes = 128;
+  p.vendor = "NVIDIA Corporation";
+  p.resident_groups = true;
+  return p;
+}
+
+DeviceProfile amd_like() {
+  DeviceProfile p;
+  p.local_mem_bytes = 32 * 1024;
+  p.max_work_group_size = 256;
+  p.simd_width = 64;
+  p.compute_units = 64;
+  p.vendor = "Advanced Micro Devices, Inc.";
+  p.resident_groups = true;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("on-chip sizing follows the work-group, element size and local memory",
+          "[onchip][planner]") {
+  const auto f32 = ipt::planner::choose_onchip(h200_like(), 4);
+  CHECK(f32.work_group == 1024);
+  CHECK(f32.tiles == 40);  // 40 registers of elements per work-item
+  CHECK(f32.stage == 8);
+  CHECK(f32.groups == 132);
+  const auto f64 = ipt::planner::choose_onchip(h200_like(), 8);
+  CHECK(f64.tiles == 20);
+  CHECK(f64.stage == 5);  // (49152 - 4160) / (32 * 33 * 8)
+  const auto wide = ipt::planner::choose_onchip(h200_like(), 16);
+  CHECK(wide.tiles == 10);
+  CHECK(wide.stage == 2);
+  const auto amd = ipt::planner::choose_onchip(amd_like(), 4);
+  CHECK(amd.work_group == 256);
+  CHECK(amd.tiles == 10);
+  CHECK(amd.stage == 7);  // (32768 - 1088) / 4224
+  DeviceProfile tiny = h200_like();
+  tiny.max_work_group_size = 16;
+  CHECK(ipt::planner::choose_onchip(tiny, 4).work_group == 0);
+  CHECK_FALSE(ipt::planner::onchip_fits(ipt::planner::choose_onchip(tiny, 4), 10, 10));
+
+  // 132 x 40 tiles of 32 x 32: 5280 tiles.
+  CHECK(ipt::planner::onchip_tiles(1294, 1339) == 41 * 42);
+  CHECK(ipt::planner::onchip_fits(f32, 1294, 1339));
+  CHECK(ipt::planner::onchip_fits(f32, 32 * 5280, 32));
+  CHECK_FALSE(ipt::planner::onchip_fits(f32, 32 * 5280 + 1, 32));
+  CHECK_FALSE(ipt::planner::onchip_fits(f64, 3000, 2000));
+  CHECK_FALSE(ipt::planner::onchip_fits(f32, 0, 7));
+}
+
+TEST_CASE("the planner picks the on-chip attempt for small non-square matrices on GPUs",
+          "[onchip][planner]") {
+  const DeviceProfile gpu = h200_like();
+  SECTION("automatic") {
+    for (auto [rows, cols] : {std::pair<std::uint64_t, std::uint64_t>{1294, 1339},
+                              {17, 99991},
+                              {2395, 1309},
+                              {1000, 5000}}) {
+      INFO(rows << " x " << cols);
+      // Even with room to pad: the attempt works on the matrix as it is.
+      const auto plan = ipt::planner::plan_transpose(gpu, rows, cols, 4, {}, {}, 2 * rows * cols);
+      CHECK(plan.onchip);
+      CHECK_FALSE(plan.padded());
+      CHECK(plan.sequence != ipt::planner::Sequence::kSquare);
+      // The fallback is the regular unpadded plan.
+      PlanRequest off;
+      off.onchip = OnChip::kOff;
+      off.padding = ipt::planner::Padding::kOff;
+      const auto regular = ipt::planner::plan_transpose(gpu, rows, cols, 4, off, {}, 0);
+      CHECK(plan.sequence == regular.sequence);
+      CHECK(plan.m == regular.m);
+      CHECK(plan.n == regular.n);
+      CHECK(plan.stages.size() == regular.stages.size());
+      CHECK(ipt::planner::describe(plan).find("on chip") != std::string::npos);
+    }
+  }
+  SECTION("not chosen") {
+    // Square shapes (one kernel already), too large, not a GPU, switched off, explicit
+    // sequences and padded shapes.
+    CHECK_FALSE(ipt::planner::plan_transpose(gpu, 1500, 1500, 4).onchip);
+    CHECK_FALSE(ipt::planner::plan_transpose(gpu, 3000, 2000, 4).onchip);
+    CHECK_FALSE(ipt::planner::plan_transpose(gpu, 3000, 2000, 8).onchip);
+    DeviceProfile cpu = gpu;
+    cpu.resident_groups = false;
+    CHECK_FALSE(ipt::planner::plan_transpose(cpu, 1294, 1339, 4).onchip);
+    PlanRequest off;
+    off.onchip = OnChip::kOff;
+    CHECK_FALSE(ipt::planner::plan_transpose(gpu, 1294, 1339, 4, off).onchip);
+    PlanRequest explicit_sequence;
+    explicit_sequence.auto_sequence = false;
+    explicit_sequence.sequence = ipt::planner::Sequence::k31;
+    CHECK_FALSE(ipt::planner::plan_transpose(gpu, 1200, 1320, 4, explicit_sequence).onchip);
+    PlanRequest padded;
+    padded.padded_rows = 1296;
+    CHECK_FALSE(ipt::planner::plan_transpose(gpu, 1294, 1339, 4, padded, {}, 1 << 22).onchip);
+    // A matrix that is one BS tile already is one kernel.
+    CHECK_FALSE(ipt::planner::plan_transpose(gpu, 30, 50, 4).onchip);
+  }
+  SECTION("forced") {
+    PlanRequest on;
+    on.onchip = OnChip::kForce;
+    DeviceProfile cpu = gpu;
+    cpu.resident_groups = false;
+    const auto plan = ipt::planner::plan_transpose(cpu, 30, 50, 4, on);
+    CHECK(plan.onchip);
+    // A square shape falls back to the one-stage cycle following (the square kernel
+    // does not read the attempt's decision).
+    const auto square = ipt::planner::plan_transpose(gpu, 640, 640, 4, on);
+    CHECK(square.onchip);
+    CHECK(square.sequence == ipt::planner::Sequence::kOneStage);
+    CHECK_THROWS_AS(ipt::planner::plan_transpose(gpu, 3000, 2000, 4, on), std::invalid_argument);
+    on.padded_rows = 40;
+    CHECK_THROWS_AS(ipt::planner::plan_transpose(gpu, 30, 50, 4, on), std::invalid_argument);
+  }
+}
+
+namespace {
+
+// Runs the kernel alone on a random rows x cols matrix; returns its decision word.
+cl_uint run_attempt(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                    const ipt::planner::OnChipConfig& config, bool give_up, std::uint64_t seed) {
+  const std::size_t offset = seed % 5;
+  GuardedMatrix m(rows, cols, elem_size, offset, 2 * elem_size + 3, seed);
+  const cl::CommandQueue queue(session().queue(), true);
+  const cl::Buffer buffer(m.buffer(), true);
+  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  ipt::runtime::ScratchRegion sync{cl::Buffer(context, CL_MEM_READ_WRITE, 64), 16,
+                                   ipt::runtime::kOnChipSyncBytes};
+  queue.enqueueFillBuffer(sync.buffer, cl_uint{0}, 0, 64);
+  ipt::runtime::OnChipLaunch launch;
+  launch.give_up = give_up;
+  ipt::runtime::enqueue_onchip(queue, buffer, offset, rows, cols, elem_size, config, {}, &sync,
+                               launch)
+      .wait();
+  cl_uint words[16] = {};
+  queue.enqueueReadBuffer(sync.buffer, CL_TRUE, 0, 64, words);
+  const cl_uint decision = words[4 + 1];
+  INFO(rows << " x " << cols << ", elem_size " << elem_size << ", " << config.groups
+            << " groups of " << config.work_group << ", decision " << decision);
+  REQUIRE((decision == 1 || decision == 2));
+  if (decision == 1)
+    CHECK(m.check_transposed() == "");
+  else
+    CHECK(m.check_unchanged() == "");
+  // Every group took a ticket (the count, under the CLOSED bit), or left after the close.
+  CHECK((words[4] & 0x80000000u) != 0);
+  return decision;
+}
+
+}  // namespace
+
+TEST_CASE("the on-chip kernel transposes when it goes ahead and touches nothing when it gives up",
+          "[onchip]") {
+  std::mt19937_64 random(909);
+  std::uint64_t seed = 1;
+  for (std::size_t max_wg : {1024, 256, 64})
+    for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
+      DeviceProfile profile;
+      profile.max_work_group_size = max_wg;
+      profile.local_mem_bytes = 48 * 1024;
+      profile.compute_units = 1;
+      auto config = ipt::planner::choose_onchip(profile, elem_size);
+      INFO("max_wg " << max_wg << ", elem_size " << elem_size);
+      if (max_wg == 64 && elem_size == 16) {
+        CHECK(config.work_group == 0);  // 64 work-items cannot hold a tile of 16-byte elements
+        continue;
+      }
+      REQUIRE(config.work_group == max_wg);
+      // One group: it never waits for another, so it always goes ahead.
+      std::uniform_int_distribution<std::uint64_t> any(1, 3 * 32);
+      for (int i = 0; i < 3; ++i) {
+        std::uint64_t rows = any(random), cols = any(random);
+        while (!ipt::planner::onchip_fits(config, rows, cols)) {
+          rows = (rows + 1) / 2;
+          cols = (cols + 1) / 2;
+        }
+        CHECK(run_attempt(rows, cols, elem_size, config, false, ++seed) == 1);
+      }
+      CHECK(run_attempt(1, 32 * config.tiles, elem_size, config, false, ++seed) == 1);
+      CHECK(run_attempt(32 * config.tiles - 5, 3, elem_size, config, false, ++seed) == 1);
+      // Giving up: the matrix stays as it was.
+      CHECK(run_attempt(std::min<std::uint64_t>(45, 32 * config.tiles), 20, elem_size, config, true,
+                        ++seed) == 2);
+      // Several groups: each outcome is checked (a CPU device may not run them at once).
+      config.groups = 3;
+      const std::uint64_t rows = std::min<std::uint64_t>(100, 32 * 3 * config.tiles - 7);
+      run_attempt(rows, 29, elem_size, config, false, ++seed);
+      CHECK(run_attempt(rows, 29, elem_size, config, true, ++seed) == 2);
+    }
+}
+
+namespace {
+
+void transpose_and_check(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                         std::uint64_t seed) {
+  // Shrink the shape until the forced on-chip plan fits this profile.
+  ipt_plan_info info{};
+  while (ipt_plan(session().device(), rows, cols, elem_size, nullptr, &info) == IPT_INVALID_VALUE) {
+    INFO(ipt_last_error_message());
+    REQUIRE(rows * cols > 1);
+    rows = (rows + 1) / 2;
+    cols = (cols + 1) / 2;
+  }
+  const std::size_t offset = seed % 7;
+  GuardedMatrix m(rows, cols, elem_size, offset, elem_size + 5, seed);
+  cl_event done = nullptr;
+  const ipt_status status = ipt_transpose(session().queue(), m.buffer(), offset, rows, cols, 0,
+                                          nullptr, &done, elem_size);
+  INFO(rows << " x " << cols << ", elem_size " << elem_size << ": " << ipt_last_error_message());
+  REQUIRE(status == IPT_SUCCESS);
+  REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
+  clReleaseEvent(done);
+  CHECK(m.check_transposed() == "");
+}
+
+}  // namespace
+
+TEST_CASE("calls with the on-chip attempt give the transpose, attempt or fallback", "[onchip]") {
+  std::mt19937_64 random(2026);
+  std::uniform_int_distribution<std::size_t> side(1, 160);
+  for (const char* overrides :
+       {"onchip=on,compute_units=1", "onchip=on,compute_units=2",
+        "onchip=on,compute_units=4,max_wg=256", "onchip=on,onchip.abort=1",
+        "onchip=on,onchip.abort=1,local_mem=32768,max_wg=256,simd=64,compute_units=8",
+        "onchip=on,onchip.abort=1,sequence=1", "resident_groups=1,local_mem=49152"}) {
+    ScopedEnv env("IPT_OVERRIDES", overrides);
+    INFO(overrides);
+    std::uint64_t seed = 400;
+    for (int i = 0; i < 6; ++i) {
+      std::size_t rows = side(random), cols = side(random);
+      transpose_and_check(rows, cols, std::size_t{1} << (i % 5), ++seed);
+    }
+    transpose_and_check(1, 150, 4, ++seed);
+    transpose_and_check(150, 1, 8, ++seed);
+  }
+  // Fallbacks of every 2- and 3-stage sequence, on shapes with factors for them.
+  for (const char* sequence : {"sequence=2.1", "sequence=2.2", "sequence=3.1", "sequence=3.2"})
+    for (const char* attempt : {"onchip=on,compute_units=3", "onchip=on,onchip.abort=1"}) {
+      const std::string text = std::string(attempt) + "," + sequence;
+      ScopedEnv env("IPT_OVERRIDES", text.c_str());
+      INFO(attempt << "," << sequence);
+      std::uint64_t seed = 500;
+      for (std::size_t elem_size : {1, 4, 16})
+        for (auto [rows, cols] :
+             {std::pair<std::size_t, std::size_t>{60, 84}, {96, 40}, {120, 126}})
+          transpose_and_check(rows, cols, elem_size, ++seed);
+    }
+}
+
+TEST_CASE("ipt_plan reports and refuses the on-chip attempt", "[onchip][plan_api]") {
+  ipt_plan_options options{};
+  options.sequence = IPT_SEQUENCE_ON_CHIP;
+  ipt_plan_info info{};
+  REQUIRE(ipt_plan(session().device(), 100, 37, 4, &options, &info) == IPT_SUCCESS);
+  CHECK(info.sequence == IPT_SEQUENCE_ON_CHIP);
+  CHECK(info.padded_rows == 100);
+  CHECK(info.padded_cols == 37);
+  CHECK(std::string(info.description).find("on chip") != std::string::npos);
+  CHECK(info.scratch_bytes > 0);
+  // Far too large for any device's registers.
+  CHECK(ipt_plan(session().device(), 100000, 99999, 4, &options, &info) == IPT_INVALID_VALUE);
+  GuardedMatrix m(60, 50, 4, 0, 8, 5);
+  CHECK(ipt_transpose_with_options(session().queue(), m.buffer(), 0, 60, 50, 4, &options, 0,
+                                   nullptr, nullptr) == IPT_SUCCESS);
+  CHECK(clFinish(session().queue()) == CL_SUCCESS);
+  CHECK(m.check_transposed() == "");
+  GuardedMatrix big(100000, 99999 / 1000, 4, 0, 8, 6);
+  options.padding = IPT_PADDING_AUTO;
+  ipt_plan_info fits{};
+  if (ipt_plan(session().device(), 100000, 99, 4, &options, &fits) != IPT_SUCCESS) {
+    CHECK(ipt_transpose_with_options(session().queue(), big.buffer(), 0, 100000, 99, 4, &options, 0,
+                                     nullptr, nullptr) == IPT_INVALID_VALUE);
+    CHECK(big.check_unchanged() == "");
+  }
+}
