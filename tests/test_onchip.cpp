@@ -103,6 +103,10 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
       CHECK(plan.stages.size() == regular.stages.size());
       CHECK(ipt::planner::describe(plan).find("on chip") != std::string::npos);
     }
+    // A prime side without room to pad: the regular plan is one kernel, but a slow one.
+    const auto prime = ipt::planner::plan_transpose(gpu, 3001, 1777, 4);
+    CHECK(prime.onchip);
+    CHECK(prime.sequence == ipt::planner::Sequence::kOneStage);
   }
   SECTION("not chosen") {
     // Square shapes (one kernel already), too large, not a GPU, switched off, explicit

@@ -312,12 +312,19 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
   return best;
 }
 
-// Kernels a regular plan enqueues (fills and copies aside).
-std::size_t kernel_count(const TransposePlan& plan) {
-  if (plan.sequence == Sequence::kSquare) return 1;
+// Whether a regular plan is one kernel that already runs near copy speed: the square
+// swap, or a matrix that is a single BS tile. (The one-stage cycle following is one
+// kernel too, but a slow one.)
+bool one_fast_kernel(const TransposePlan& plan) {
+  if (plan.sequence == Sequence::kSquare) return true;
   std::size_t kernels = (plan.padded_cols != plan.cols) + (plan.padded_rows != plan.rows);
-  for (const Stage& stage : plan.stages) kernels += !stage.identity();
-  return kernels;
+  bool only_bs = true;
+  for (const Stage& stage : plan.stages) {
+    if (stage.identity()) continue;
+    ++kernels;
+    only_bs = only_bs && stage.kind == Stage::Kind::k010;
+  }
+  return kernels == 0 || (kernels == 1 && only_bs);
 }
 
 // The fallback of an on-chip attempt: the plan for exactly rows x cols (the attempt
@@ -362,7 +369,7 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
   const bool automatic = request.onchip == OnChip::kAuto && request.auto_sequence &&
                          request.padded_rows == 0 && request.padded_cols == 0;
   if (automatic && device.resident_groups && rows != cols && onchip_fits(onchip, rows, cols) &&
-      kernel_count(plan) >= 2)
+      !one_fast_kernel(plan))
     return onchip_fallback(device, rows, cols, elem_size, request, limits);
   return plan;
 }

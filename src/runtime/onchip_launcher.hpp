@@ -28,8 +28,9 @@ struct OnChipLaunch {
 // pass, after `wait`; the matrix must fit (planner::onchip_fits). `sync` is zeroed
 // scratch of kOnChipSyncBytes. When the device does not run every group at once, the
 // kernel leaves the matrix untouched and the decision word says so. Throws ipt::Error
-// (IPT_OUT_OF_RESOURCES, nothing enqueued, when the compiled kernel cannot run the
-// configured work-group).
+// (IPT_OUT_OF_RESOURCES, nothing of the call enqueued, when the compiled kernel cannot run
+// the configured work-group). A dry run may launch the kernel once on scratch of its own
+// (see try_launch).
 cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                          std::uint64_t offset, std::uint64_t rows, std::uint64_t cols,
                          std::size_t elem_size, const planner::OnChipConfig& config,
