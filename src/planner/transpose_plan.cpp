@@ -312,19 +312,17 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
   return best;
 }
 
-// Whether a regular plan is one kernel that already runs near copy speed: the square
-// swap, or a matrix that is a single BS tile. (The one-stage cycle following is one
-// kernel too, but a slow one.)
-bool one_fast_kernel(const TransposePlan& plan) {
-  if (plan.sequence == Sequence::kSquare) return true;
+// Whether the on-chip attempt beats a regular plan. A call with the attempt enqueues it
+// and then every kernel of the unpadded plan, each returning at once after a successful
+// attempt; on an H200 (driver 580) such a call took 43-65 us for 1-5 million elements,
+// which beat 3-stage plans (1.1-2.2x) and the one-stage cycle following (a prime side:
+// 2x), but not 2-stage plans of skinny matrices, already at 40-60 us (0.8-1.1x).
+bool onchip_pays(const TransposePlan& plan) {
+  if (plan.sequence == Sequence::kSquare) return false;
+  if (plan.sequence == Sequence::kOneStage) return true;
   std::size_t kernels = (plan.padded_cols != plan.cols) + (plan.padded_rows != plan.rows);
-  bool only_bs = true;
-  for (const Stage& stage : plan.stages) {
-    if (stage.identity()) continue;
-    ++kernels;
-    only_bs = only_bs && stage.kind == Stage::Kind::k010;
-  }
-  return kernels == 0 || (kernels == 1 && only_bs);
+  for (const Stage& stage : plan.stages) kernels += !stage.identity();
+  return kernels >= 3;
 }
 
 // The fallback of an on-chip attempt: the plan for exactly rows x cols (the attempt
@@ -364,12 +362,10 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
     return onchip_fallback(device, rows, cols, elem_size, request, limits);
   }
   TransposePlan plan = plan_regular(device, rows, cols, elem_size, request, limits, capacity);
-  // One read and one write of the matrix beat a plan of several kernels on every shape
-  // measured that fits (H200: 3.3-3.6x for 1.7-4.8 million elements, kernel alone).
   const bool automatic = request.onchip == OnChip::kAuto && request.auto_sequence &&
                          request.padded_rows == 0 && request.padded_cols == 0;
   if (automatic && device.resident_groups && rows != cols && onchip_fits(onchip, rows, cols) &&
-      !one_fast_kernel(plan))
+      onchip_pays(plan))
     return onchip_fallback(device, rows, cols, elem_size, request, limits);
   return plan;
 }

@@ -108,9 +108,10 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
 // padded shape whose estimated time (cost_model.hpp), padding and unpadding included, is
 // lowest, when that beats the unpadded plan clearly. `capacity` is how many elements the
 // buffer holds from the matrix's start; padding never plans beyond it (0: exactly
-// rows * cols, no room to pad). With OnChip::kAuto, on a GPU, a matrix that fits on chip
-// and whose plan needs several kernels gets the on-chip attempt, with the unpadded plan
-// as its fallback; OnChip::kForce asks for it (std::invalid_argument if it cannot fit).
+// rows * cols, no room to pad). With OnChip::kAuto, on a device with resident_groups, a
+// non-square matrix that fits on chip and whose plan has three kernels or more (or is
+// the one-stage cycle following) gets the on-chip attempt, with the unpadded plan as its
+// fallback; OnChip::kForce asks for it (std::invalid_argument if it cannot fit).
 TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                              std::size_t elem_size, const PlanRequest& request = {},
                              const FactorLimits& limits = {}, std::uint64_t capacity = 0);
