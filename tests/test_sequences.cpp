@@ -16,16 +16,9 @@ namespace {
 
 void transpose_and_check(std::size_t rows, std::size_t cols, std::size_t elem_size,
                          std::uint64_t seed) {
-  const std::size_t offset = seed % 7;
-  GuardedMatrix m(rows, cols, elem_size, offset, elem_size + 5, seed);
-  cl_event done = nullptr;
-  const ipt_status status = ipt_transpose(session().queue(), m.buffer(), offset, rows, cols, 0,
-                                          nullptr, &done, elem_size);
-  INFO(rows << " x " << cols << ", elem_size " << elem_size << ": " << ipt_last_error_message());
-  REQUIRE(status == IPT_SUCCESS);
-  REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
-  clReleaseEvent(done);
-  CHECK(m.check_transposed() == "");
+  INFO(rows << " x " << cols << ", elem_size " << elem_size);
+  CHECK(ipt::test::transpose_through_api(rows, cols, elem_size, seed % 7, elem_size + 5, seed) ==
+        "");
 }
 
 }  // namespace

@@ -105,6 +105,20 @@ std::string compare(const std::vector<unsigned char>& expected,
 
 }  // namespace
 
+std::string transpose_through_api(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                                  std::size_t offset, std::size_t after_bytes, std::uint64_t seed) {
+  GuardedMatrix m(rows, cols, elem_size, offset, after_bytes, seed);
+  cl_event done = nullptr;
+  const ipt_status status = ipt_transpose(session().queue(), m.buffer(), offset, rows, cols, 0,
+                                          nullptr, &done, elem_size);
+  if (status != IPT_SUCCESS)
+    return std::string(ipt_status_string(status)) + ": " + ipt_last_error_message();
+  const cl_int waited = clWaitForEvents(1, &done);
+  clReleaseEvent(done);
+  if (waited != CL_SUCCESS) return "clWaitForEvents: " + std::to_string(waited);
+  return m.check_transposed();
+}
+
 std::string GuardedMatrix::check_transposed() const { return check_transposed(read_all()); }
 
 std::string GuardedMatrix::check_transposed(const std::vector<unsigned char>& now) const {

@@ -61,6 +61,13 @@ class GuardedMatrix {
   cl_mem buffer_ = nullptr;
 };
 
+// Transposes a random rows x cols matrix (`offset` elements into its buffer, `after_bytes`
+// guard bytes after it) with ipt_transpose on the session's queue and waits. Empty when
+// the buffer holds the transpose and every guard byte is unchanged; else what went wrong
+// (a failed call's status and message included).
+std::string transpose_through_api(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                                  std::size_t offset, std::size_t after_bytes, std::uint64_t seed);
+
 // Sets an environment variable for the lifetime of the object.
 class ScopedEnv {
  public:
