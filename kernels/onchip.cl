@@ -39,9 +39,9 @@
 #define DECISION_ABORT 2u
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols,
-                volatile __global uint *scratch_base, ulong scratch_word, uint groups,
-                uint patience) {
+void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uint instances,
+                uint per_round, volatile __global uint *scratch_base, ulong scratch_word,
+                uint groups, uint patience) {
   volatile __global uint *sync = scratch_base + scratch_word;  // zeroed by the host
   __local elem_t stage[STAGE][TS][TS + 1];  // +1: column reads hit 32 different banks
   __local volatile uint sink[WG];
@@ -72,65 +72,98 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols,
   barrier(CLK_LOCAL_MEM_FENCE);
   if (decision != DECISION_GO) return;
 
-  const uint tile_cols = (cols + TS - 1) / TS;
-  const uint total = ((rows + TS - 1) / TS) * tile_cols;
-  const uint per_group = (total + groups - 1) / groups;  // <= TILES (checked by the host)
-  const uint first = get_group_id(0) * per_group;
-  const uint mine = first >= total ? 0 : min(per_group, total - first);
-
+  const uint tile_rows = (rows + TS - 1) / TS, tile_cols = (cols + TS - 1) / TS;
+  const uint instance_tiles = tile_rows * tile_cols;
+  const idx_t instance_elements = (idx_t)rows * cols;
   elem_t reg[REGS];
-  uint consumed = 0;
 #pragma unroll
-  for (int j = 0; j < TILES; ++j) {
-    if ((uint)j < mine) {
-      const uint t = first + (uint)j, ti = t / tile_cols, tj = t - ti * tile_cols;
-#pragma unroll
-      for (int p = 0; p < PASSES; ++p) {
-        const uint row = ti * TS + (uint)p * ROWS_PER_PASS + r0, col = tj * TS + c;
-        if (row < rows && col < cols) {
-          reg[j * PASSES + p] = data[row * cols + col];
-          consumed ^= ELEM_WORD(reg[j * PASSES + p]);
-        }
-      }
-    }
-  }
-  sink[lid] = consumed;  // waits for every load (see above)
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (lid == 0) {
-    atomic_inc(&sync[2]);
-    while (sync[2] < groups) {  // every group is running (GO)
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  for (int r = 0; r < REGS; ++r) reg[r] = (elem_t)(0);  // no unset value reaches the sink
+  // Round k moves instances [k * per_round, ...): whole instances, so that a round's
+  // stores land only where that round's loads came from.
+  for (uint k = 0, i0 = 0; i0 < instances; ++k, i0 += per_round) {
+    const uint total = min(per_round, instances - i0) * instance_tiles;
+    const uint per_group = (total + groups - 1) / groups;  // <= TILES (checked by the host)
+    const uint first = get_group_id(0) * per_group;
+    const uint mine = first >= total ? 0 : min(per_group, total - first);
+    // A group's tiles are consecutive: the walk from its first tile (instance i, tile
+    // row ti, tile column tj) steps without divisions, which cost more than the moves.
+    const uint i_first = first / instance_tiles, u_first = first - i_first * instance_tiles;
+    const uint ti_first = u_first / tile_cols, tj_first = u_first - ti_first * tile_cols;
 
-  // Output element (orow, ocol) of the cols x rows result is input (ocol, orow): tile
-  // (ti, tj) of the input is tile (tj, ti) of the output, transposed in local memory.
+    uint consumed = 0;
+    {
+      __global const elem_t *src = data + (idx_t)(i0 + i_first) * instance_elements;
+      uint ti = ti_first, tj = tj_first;
 #pragma unroll
-  for (int base = 0; base < TILES; base += STAGE) {
-    if ((uint)base < mine) {
-#pragma unroll
-      for (int jj = 0; jj < STAGE; ++jj) {
-        if (base + jj < TILES && (uint)(base + jj) < mine) {
-#pragma unroll
-          for (int p = 0; p < PASSES; ++p)
-            stage[jj][p * ROWS_PER_PASS + r0][c] = reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];
-        }
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-      for (int jj = 0; jj < STAGE; ++jj) {
-        if (base + jj < TILES && (uint)(base + jj) < mine) {
-          const uint t = first + (uint)(base + jj), ti = t / tile_cols, tj = t - ti * tile_cols;
+      for (int j = 0; j < TILES; ++j) {
+        if ((uint)j < mine) {
 #pragma unroll
           for (int p = 0; p < PASSES; ++p) {
-            const uint orow = tj * TS + (uint)p * ROWS_PER_PASS + r0, ocol = ti * TS + c;
-            if (orow < cols && ocol < rows)
-              data[orow * rows + ocol] = stage[jj][c][p * ROWS_PER_PASS + r0];
+            const uint row = ti * TS + (uint)p * ROWS_PER_PASS + r0, col = tj * TS + c;
+            if (row < rows && col < cols) reg[j * PASSES + p] = src[row * cols + col];
+          }
+          if (++tj == tile_cols) {
+            tj = 0;
+            if (++ti == tile_rows) {
+              ti = 0;
+              src += instance_elements;
+            }
           }
         }
       }
-      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    // Only now, with every load issued: a use right after each load would make the
+    // work-item wait for one load before issuing the next.
+#pragma unroll
+    for (int r = 0; r < REGS; ++r) consumed ^= ELEM_WORD(reg[r]);
+    sink[lid] = consumed;  // waits for every load (see above)
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (lid == 0) {
+      atomic_inc(&sync[2]);
+      while (sync[2] < groups * (k + 1)) {  // every group is running (GO)
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+
+    // Output element (orow, ocol) of an instance's cols x rows result is its input
+    // (ocol, orow): tile (ti, tj) of the input is tile (tj, ti) of the output,
+    // transposed in local memory.
+    __global elem_t *dst = data + (idx_t)(i0 + i_first) * instance_elements;
+    uint ti = ti_first, tj = tj_first;
+#pragma unroll
+    for (int base = 0; base < TILES; base += STAGE) {
+      if ((uint)base < mine) {
+#pragma unroll
+        for (int jj = 0; jj < STAGE; ++jj) {
+          if (base + jj < TILES && (uint)(base + jj) < mine) {
+#pragma unroll
+            for (int p = 0; p < PASSES; ++p)
+              stage[jj][p * ROWS_PER_PASS + r0][c] =
+                  reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];
+          }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int jj = 0; jj < STAGE; ++jj) {
+          if (base + jj < TILES && (uint)(base + jj) < mine) {
+#pragma unroll
+            for (int p = 0; p < PASSES; ++p) {
+              const uint orow = tj * TS + (uint)p * ROWS_PER_PASS + r0, ocol = ti * TS + c;
+              if (orow < cols && ocol < rows)
+                dst[orow * rows + ocol] = stage[jj][c][p * ROWS_PER_PASS + r0];
+            }
+            if (++tj == tile_cols) {
+              tj = 0;
+              if (++ti == tile_rows) {
+                ti = 0;
+                dst += instance_elements;
+              }
+            }
+          }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
     }
   }
 }

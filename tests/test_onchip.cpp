@@ -164,7 +164,7 @@ cl_uint run_attempt(std::size_t rows, std::size_t cols, std::size_t elem_size,
   queue.enqueueFillBuffer(sync.buffer, cl_uint{0}, 0, 64);
   ipt::runtime::OnChipLaunch launch;
   launch.give_up = give_up;
-  ipt::runtime::enqueue_onchip(queue, buffer, offset, rows, cols, elem_size, config, {}, &sync,
+  ipt::runtime::enqueue_onchip(queue, buffer, offset, 1, rows, cols, elem_size, config, {}, &sync,
                                launch)
       .wait();
   cl_uint words[16] = {};

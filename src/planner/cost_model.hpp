@@ -26,6 +26,10 @@ bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes
 // soa_efficiency on `device`: whole lines when its line size divides the super-element.
 double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_bytes);
 
+// Fraction of the copy bandwidth that the on-chip kernel reaches moving instances of
+// rows x cols elements (onchip.cl): what it loses is the tiles' unused rows and columns.
+double onchip_efficiency(std::uint64_t rows, std::uint64_t cols, std::size_t elem_size);
+
 // Fraction of the copy bandwidth that re-striding rows of `row_bytes` reaches.
 double restride_efficiency(std::uint64_t row_bytes);
 

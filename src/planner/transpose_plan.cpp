@@ -112,6 +112,50 @@ Pair best_pair(const DeviceProfile& device, std::uint64_t M, std::uint64_t N, st
   return best;
 }
 
+// 010! stages whose tiles a work-group's local memory cannot hold, but the device's
+// registers can, run on chip (Stage::onchip) unless the request rules it out.
+void mark_onchip_stages(const DeviceProfile& device, TransposePlan& plan, std::size_t elem_size,
+                        const PlanRequest& request) {
+  const OnChipConfig config = choose_onchip(device, elem_size);
+  for (Stage& s : plan.stages)
+    s.onchip = request.onchip != OnChip::kOff && s.kind == Kind::k010 && !s.identity() &&
+               !bs_fits(device, s.B, s.C, elem_size) && onchip_fits(config, s.B, s.C);
+}
+
+// The 2.1 (or 2.2) plan whose 010! stage runs on chip, with the m (or n) the cost model
+// expects fastest: m x N tiles too large for a work-group, so m can be the factor whose
+// 100! super-elements run best (whole cache lines, a few hundred bytes and more), which a
+// BS tile rarely allows. Two passes over the matrix instead of three. No stages: none.
+TransposePlan best_onchip_two_stage(const DeviceProfile& device, std::uint64_t M, std::uint64_t N,
+                                    std::size_t elem_size, const FactorLimits& limits) {
+  const OnChipConfig config = choose_onchip(device, elem_size);
+  TransposePlan best;
+  double best_cost = 0;
+  const auto consider = [&](Sequence sequence, std::uint64_t f) {
+    TransposePlan plan;
+    plan.rows = plan.padded_rows = M;
+    plan.cols = plan.padded_cols = N;
+    plan.sequence = sequence;
+    (sequence == Sequence::k21 ? plan.m : plan.n) = f;
+    fill_stages(plan);
+    mark_onchip_stages(device, plan, elem_size, {});
+    if (std::none_of(plan.stages.begin(), plan.stages.end(),
+                     [](const Stage& s) { return s.onchip; }))
+      return;
+    const double cost = estimated_cost(device, plan, elem_size);
+    if (best.stages.empty() || cost < best_cost) {
+      best = plan;
+      best_cost = cost;
+    }
+  };
+  if (config.work_group == 0) return best;
+  for (std::uint64_t m : divisors(M))
+    if (m >= limits.min_factor && m != M && onchip_fits(config, m, N)) consider(Sequence::k21, m);
+  for (std::uint64_t n : divisors(N))
+    if (n >= limits.min_factor && n != N && onchip_fits(config, M, n)) consider(Sequence::k22, n);
+  return best;
+}
+
 void check_factor(std::uint64_t side, std::uint64_t f, const char* name) {
   if (f == 0 || side % f != 0)
     refuse(std::string(name) + " = " + std::to_string(f) + " does not divide " +
@@ -168,6 +212,11 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
   const std::uint64_t M = rows, N = cols;
   const auto fits_row_block = [&](std::uint64_t m) { return tile_fits(device, m, N, elem_size); };
   const auto fits_col_block = [&](std::uint64_t n) { return tile_fits(device, M, n, elem_size); };
+  // A forced 2.x may take tiles that only the on-chip kernel can move (any device: the
+  // regular kernel after it does the work where the attempt gives up).
+  const auto fits_on_chip = [&](std::uint64_t b, std::uint64_t c) {
+    return request.onchip != OnChip::kOff && onchip_fits(choose_onchip(device, elem_size), b, c);
+  };
 
   if (request.auto_sequence) {
     if (M == N) {
@@ -196,6 +245,13 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
       }
     }
     fill_stages(plan);
+    if (M != N && request.onchip != OnChip::kOff && device.resident_groups &&
+        !(plan.sequence == Sequence::k21 && plan.m == M)) {
+      TransposePlan onchip = best_onchip_two_stage(device, M, N, elem_size, limits);
+      if (!onchip.stages.empty() &&
+          estimated_cost(device, onchip, elem_size) < estimated_cost(device, plan, elem_size))
+        return onchip;
+    }
     return plan;
   }
 
@@ -209,14 +265,14 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
     case Sequence::k21:
       plan.m = request.m != 0 ? request.m : largest_factor(M, 1, fits_row_block);
       check_factor(M, plan.m, "m");
-      if (!fits_row_block(plan.m))
-        refuse("sequence 2.1: an m x cols tile does not fit local memory");
+      if (!fits_row_block(plan.m) && !fits_on_chip(plan.m, N))
+        refuse("sequence 2.1: an m x cols tile fits neither local memory nor the device");
       break;
     case Sequence::k22:
       plan.n = request.n != 0 ? request.n : largest_factor(N, 1, fits_col_block);
       check_factor(N, plan.n, "n");
-      if (!fits_col_block(plan.n))
-        refuse("sequence 2.2: a rows x n tile does not fit local memory");
+      if (!fits_col_block(plan.n) && !fits_on_chip(M, plan.n))
+        refuse("sequence 2.2: a rows x n tile fits neither local memory nor the device");
       break;
     case Sequence::k31:
     case Sequence::k32:
@@ -241,6 +297,7 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
     }
   }
   fill_stages(plan);
+  mark_onchip_stages(device, plan, elem_size, request);
   return plan;
 }
 
@@ -316,13 +373,15 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
 // and then every kernel of the unpadded plan, each returning at once after a successful
 // attempt; on an H200 (driver 580) such a call took 43-65 us for 1-5 million elements,
 // which beat 3-stage plans (1.1-2.2x) and the one-stage cycle following (a prime side:
-// 2x), but not 2-stage plans of skinny matrices, already at 40-60 us (0.8-1.1x).
-bool onchip_pays(const TransposePlan& plan) {
+// 2x), but not 2-stage plans of skinny matrices, already at 40-60 us (0.8-1.1x). A plan
+// that the model expects below a sixth of the copy bandwidth (100! on super-elements of
+// a few elements: 1613 x 2416 floats, 2.2 with n = 4, took 112 us) loses to it too.
+bool onchip_pays(const DeviceProfile& device, const TransposePlan& plan, std::size_t elem_size) {
   if (plan.sequence == Sequence::kSquare) return false;
   if (plan.sequence == Sequence::kOneStage) return true;
   std::size_t kernels = (plan.padded_cols != plan.cols) + (plan.padded_rows != plan.rows);
-  for (const Stage& stage : plan.stages) kernels += !stage.identity();
-  return kernels >= 3;
+  for (const Stage& stage : plan.stages) kernels += !stage.identity() + stage.onchip;
+  return kernels >= 3 || estimated_cost(device, plan, elem_size) >= 6.0;
 }
 
 // The fallback of an on-chip attempt: the plan for exactly rows x cols (the attempt
@@ -364,8 +423,16 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
   TransposePlan plan = plan_regular(device, rows, cols, elem_size, request, limits, capacity);
   const bool automatic = request.onchip == OnChip::kAuto && request.auto_sequence &&
                          request.padded_rows == 0 && request.padded_cols == 0;
-  if (automatic && device.resident_groups && rows != cols && onchip_fits(onchip, rows, cols) &&
-      onchip_pays(plan))
+  if (!automatic || !device.resident_groups || rows == cols || !onchip_fits(onchip, rows, cols))
+    return plan;
+  // Against the plan of this buffer, and of a buffer with room to pad: the attempt pads
+  // nothing, so ipt_padded_size (the room a call's best plan needs) says "the matrix"
+  // when it pays against the padded plan, and a buffer of just the matrix must then get
+  // the attempt too, not a slower unpadded plan.
+  if (onchip_pays(device, plan, elem_size) ||
+      onchip_pays(device,
+                  plan_regular(device, rows, cols, elem_size, request, limits, ~std::uint64_t{0}),
+                  elem_size))
     return onchip_fallback(device, rows, cols, elem_size, request, limits);
   return plan;
 }
@@ -392,7 +459,12 @@ std::string describe(const TransposePlan& plan) {
     out << "\n  " << plan.padded_rows - plan.rows << " extra row(s) after the matrix";
   for (const Stage& s : plan.stages) {
     out << "\n  ";
-    if (s.kind == Stage::Kind::k010)
+    if (s.kind == Stage::Kind::k010 && s.onchip)
+      out << "010! on (" << s.A * s.I << ", " << s.B << ", " << s.C
+          << "): on chip, rounds of whole " << s.B << " x " << s.C
+          << " instances (the regular 010! kernel if the device cannot run every work-group "
+             "at once)";
+    else if (s.kind == Stage::Kind::k010)
       out << "010! on (" << s.A * s.I << ", " << s.B << ", " << s.C << "): BS tiles of " << s.B
           << " x " << s.C;
     else

@@ -33,6 +33,10 @@ const char* sequence_name(Sequence sequence);  // "square", "1", "2.1", ...
 struct Stage {
   enum class Kind { k010, k0100 } kind;
   std::uint64_t I = 1, A = 1, B = 1, C = 1;
+  // k010 only: the tiles are too large for one work-group's local memory but the whole
+  // device holds them (onchip_plan.hpp): the on-chip kernel moves the I*A instances of
+  // B x C in rounds, and the regular 010! kernel after it does nothing if it succeeded.
+  bool onchip = false;
 
   // A factor of 1 in the transposed pair: the stage moves nothing.
   bool identity() const { return kind == Kind::k010 ? (B == 1 || C == 1) : (A == 1 || B == 1); }
@@ -55,14 +59,21 @@ struct TransposePlan {
   bool onchip = false;
 
   bool padded() const { return padded_rows != rows || padded_cols != cols; }
+  // The on-chip kernel runs in the call: on the whole matrix or in a stage.
+  bool uses_onchip() const {
+    for (const Stage& s : stages)
+      if (s.onchip) return true;
+    return onchip;
+  }
   std::uint64_t padded_elements() const { return padded_rows * padded_cols; }
 };
 
 // The one-pass on-chip attempt (onchip_plan.hpp) before a plan's stages.
 enum class OnChip {
-  kAuto,   // on GPUs, when the matrix fits and the regular plan has several kernels
-  kOff,    // never
-  kForce,  // always (the matrix must fit): tests, tuning
+  kAuto,   // on GPUs: the whole matrix when it fits and the regular plan is slow, and
+           // 010! stages whose tiles fit the device but not a work-group
+  kOff,    // never (neither the whole matrix nor a stage)
+  kForce,  // the whole matrix (it must fit): tests, tuning
 };
 
 enum class Padding {

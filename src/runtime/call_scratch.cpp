@@ -33,7 +33,9 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
     layout.pad = take(planner::restride_scratch_bytes(restride, plan.rows * plan.cols));
   for (const planner::Stage& stage : plan.stages) {
     std::uint64_t bytes = 0;
-    if (stage.kind == planner::Stage::Kind::k0100 && !stage.identity()) {
+    if (stage.onchip) {
+      bytes = kOnChipSyncBytes;
+    } else if (stage.kind == planner::Stage::Kind::k0100 && !stage.identity()) {
       const auto config = planner::choose_soa(profile, stage.C, elem_size);
       bytes = planner::soa_launch_flag_bytes(config, profile.local_mem_bytes, elem_size, stage.I,
                                              stage.A, stage.B, stage.C);

@@ -25,10 +25,12 @@ struct CallScratchLayout {
   struct Region {
     std::uint64_t offset = 0, bytes = 0;
   };
-  Region tail;                // the bytes beyond the caller's matrix that padding borrows
-  Region pad, unpad;          // restride counters and flags
-  Region onchip;              // an on-chip attempt's tickets, decision and barrier count
-  std::vector<Region> stage;  // one per plan stage (flags of 0100! stages, else empty)
+  Region tail;        // the bytes beyond the caller's matrix that padding borrows
+  Region pad, unpad;  // restride counters and flags
+  Region onchip;      // an on-chip attempt's tickets, decision and barrier count
+  // One per plan stage: the flags of a 0100! stage, the attempt's words of an on-chip
+  // 010! stage, else empty.
+  std::vector<Region> stage;
   std::uint64_t total = 0;
   std::uint64_t flags_start = 0;  // where the regions after `tail` begin
   // Everything after the borrowed bytes: the flags and counters, which must start zeroed.

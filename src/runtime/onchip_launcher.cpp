@@ -1,5 +1,6 @@
 #include "runtime/onchip_launcher.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "runtime/deferred_release.hpp"
@@ -23,6 +24,8 @@ void try_launch(const cl::CommandQueue& queue, cl::Kernel& kernel,
   cl_uint arg = 0;
   kernel.setArg(arg++, one);
   kernel.setArg(arg++, cl_uint{0});
+  kernel.setArg(arg++, cl_uint{1});
+  kernel.setArg(arg++, cl_uint{1});
   kernel.setArg(arg++, cl_uint{1});
   kernel.setArg(arg++, cl_uint{1});
   kernel.setArg(arg++, sync);
@@ -52,16 +55,18 @@ ScratchRegion onchip_decision(const ScratchRegion& sync) {
 }
 
 cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                         std::uint64_t offset, std::uint64_t rows, std::uint64_t cols,
-                         std::size_t elem_size, const planner::OnChipConfig& config,
-                         const std::vector<cl::Event>& wait, const ScratchRegion* sync,
-                         const OnChipLaunch& launch) {
+                         std::uint64_t offset, std::uint64_t instances, std::uint64_t rows,
+                         std::uint64_t cols, std::size_t elem_size,
+                         const planner::OnChipConfig& config, const std::vector<cl::Event>& wait,
+                         const ScratchRegion* sync, const OnChipLaunch& launch) {
   check_elem_size(elem_size);
-  if (!planner::onchip_fits(config, rows, cols))
+  if (!planner::onchip_fits(config, rows, cols) || instances == 0 || instances > UINT32_MAX)
     fail(IPT_INTERNAL_ERROR, "on-chip attempt for a matrix that does not fit");
+  const std::uint64_t per_round =
+      std::min(instances, config.groups * config.tiles / planner::onchip_tiles(rows, cols));
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
-  const bool index64 = needs_index64(offset, rows * cols, false);
+  const bool index64 = needs_index64(offset, instances * rows * cols, false);
   const std::string options =
       element_options(elem_size, index64) + " -DWG=" + std::to_string(config.work_group) +
       " -DTILES=" + std::to_string(config.tiles) + " -DSTAGE=" + std::to_string(config.stage);
@@ -85,6 +90,8 @@ cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer
   set_index_arg(kernel, arg++, index64, offset);
   kernel.setArg(arg++, static_cast<cl_uint>(rows));
   kernel.setArg(arg++, static_cast<cl_uint>(cols));
+  kernel.setArg(arg++, static_cast<cl_uint>(instances));
+  kernel.setArg(arg++, static_cast<cl_uint>(per_round));
   kernel.setArg(arg++, sync->buffer);
   kernel.setArg(arg++, cl_ulong{sync->offset / 4});
   kernel.setArg(arg++, static_cast<cl_uint>(config.groups + (launch.give_up ? 1 : 0)));

@@ -24,17 +24,19 @@ struct OnChipLaunch {
   bool give_up = false;  // wait for one group more than launched: the attempt always gives up
 };
 
-// Tries to transpose the rows x cols matrix `offset` elements into `buffer` in one
-// pass, after `wait`; the matrix must fit (planner::onchip_fits). `sync` is zeroed
-// scratch of kOnChipSyncBytes. When the device does not run every group at once, the
-// kernel leaves the matrix untouched and the decision word says so. Throws ipt::Error
+// Tries to transpose, after `wait`, the `instances` consecutive rows x cols matrices that
+// start `offset` elements into `buffer` (010! on (instances, rows, cols)), each in one
+// pass, in rounds of as many whole instances as the device holds; one instance must fit
+// (planner::onchip_fits). `sync` is zeroed scratch of kOnChipSyncBytes. When the device
+// does not run every group at once, the kernel leaves the matrices untouched and the
+// decision word says so. Throws ipt::Error
 // (IPT_OUT_OF_RESOURCES, nothing of the call enqueued, when the compiled kernel cannot run
 // the configured work-group). A dry run may launch the kernel once on scratch of its own
 // (see try_launch).
 cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                         std::uint64_t offset, std::uint64_t rows, std::uint64_t cols,
-                         std::size_t elem_size, const planner::OnChipConfig& config,
-                         const std::vector<cl::Event>& wait, const ScratchRegion* sync,
-                         const OnChipLaunch& launch);
+                         std::uint64_t offset, std::uint64_t instances, std::uint64_t rows,
+                         std::uint64_t cols, std::size_t elem_size,
+                         const planner::OnChipConfig& config, const std::vector<cl::Event>& wait,
+                         const ScratchRegion* sync, const OnChipLaunch& launch);
 
 }  // namespace ipt::runtime

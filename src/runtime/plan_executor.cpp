@@ -4,6 +4,7 @@
 #include "runtime/bs_launcher.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
+#include "runtime/onchip_launcher.hpp"
 #include "runtime/pttwac_launcher.hpp"
 #include "runtime/soa_asta_launcher.hpp"
 
@@ -12,13 +13,41 @@ namespace {
 
 using planner::Stage;
 
+cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                       std::uint64_t offset, std::size_t elem_size, const Stage& stage,
+                       const planner::DeviceProfile& profile, bool index64, bool dry_run,
+                       bool event, const std::vector<cl::Event>& wait,
+                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip,
+                       bool onchip_give_up);
+
 // One stage with its launch configuration; every stage of a plan uses the index width
 // the whole matrix needs.
 cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size, const Stage& stage,
                        const planner::DeviceProfile& profile, bool index64, bool dry_run,
                        bool event, const std::vector<cl::Event>& wait,
-                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip) {
+                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip,
+                       bool onchip_give_up) {
+  if (stage.onchip) {
+    // The on-chip attempt, then the regular 010! kernel gated by its decision. The attempt
+    // and an attempt on the whole matrix never meet: such a plan's fallback has none.
+    if (skip != nullptr) fail(IPT_INTERNAL_ERROR, "an on-chip stage in an on-chip fallback");
+    if (!dry_run && (zeroed_flags == nullptr || zeroed_flags->empty()))
+      fail(IPT_INTERNAL_ERROR, "an on-chip stage without its zeroed scratch");
+    OnChipLaunch launch;
+    launch.dry_run = dry_run;
+    launch.event = !in_order(queue);
+    launch.give_up = onchip_give_up;
+    const cl::Event attempted =
+        enqueue_onchip(queue, buffer, offset, stage.I * stage.A, stage.B, stage.C, elem_size,
+                       planner::choose_onchip(profile, elem_size), wait, zeroed_flags, launch);
+    Stage regular = stage;
+    regular.onchip = false;
+    const ScratchRegion decision = dry_run ? ScratchRegion{} : onchip_decision(*zeroed_flags);
+    return launch_stage(queue, buffer, offset, elem_size, regular, profile, index64, dry_run, event,
+                        dry_run ? wait : then(queue, attempted), nullptr,
+                        dry_run ? nullptr : &decision, false);
+  }
   if (stage.kind == Stage::Kind::k010) {
     const std::uint64_t tiles = stage.I * stage.A;
     if (planner::bs_fits(profile, stage.B, stage.C, elem_size)) {
@@ -55,7 +84,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   if (!run.checked || run.dry_run)
     for (const Stage& stage : plan.stages)  // build and check everything first
       launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, true, {},
-                   nullptr, nullptr);
+                   nullptr, nullptr, false);
   if (run.dry_run) return cl::Event();
   // Identity stages (a factor of 1) enqueue nothing: their launchers would return a
   // marker, whose profiling times some drivers (NVIDIA 580) take when it is enqueued,
@@ -77,7 +106,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       flags = (*run.stage_flags)[i].or_null();
     const bool event = every_event || (run.last_event && i == last_stage);
     last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
-                        after, flags, run.skip);
+                        after, flags, run.skip, run.onchip_give_up);
     after = then(queue, last);
     if (run.stage_events != nullptr) run.stage_events->push_back(last);
   }

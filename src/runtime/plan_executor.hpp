@@ -1,5 +1,6 @@
 // Runs the stages of a TransposePlan (2.1, 2.2, 3.1, 3.2 or one-stage) on the caller's
-// queue, each stage waiting for the one before; the square plan has its own launcher.
+// queue, each stage waiting for the one before (an on-chip 010! stage: its attempt, then
+// the regular kernel gated by it); the square plan has its own launcher.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,9 @@ struct PlanRun {
   // The decision word of an on-chip attempt enqueued before the plan (onchip_launcher.hpp):
   // every stage's kernel does nothing if the attempt succeeded.
   const ScratchRegion* skip = nullptr;
+  // Every on-chip 010! stage's attempt gives up (IPT_OVERRIDES onchip.abort=1: tests of
+  // the regular kernel after it).
+  bool onchip_give_up = false;
 };
 
 // Builds and checks every stage's kernel first (unless run.checked), so that a failure

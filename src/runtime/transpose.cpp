@@ -84,8 +84,6 @@ planner::TransposePlan plan_for_call(const planner::DeviceProfile& profile, std:
   }
 }
 
-namespace {}  // namespace
-
 std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
                                  const planner::TransposePlan& plan, std::size_t elem_size) {
   return call_scratch_layout(profile, plan, elem_size).total;
@@ -138,15 +136,16 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   for (const auto& r : layout.stage) stage_flags.push_back(region(r));
   // An on-chip attempt first (such plans never pad); the plan's stages follow it and do
   // nothing when it succeeded.
+  const bool give_up = plan.uses_onchip() && current_overrides().plan.onchip_abort;
   ScratchRegion decision;
   if (plan.onchip) {
     const ScratchRegion sync = region(layout.onchip);
     OnChipLaunch launch;
     launch.dry_run = dry_run;
     launch.event = !ordered;
-    launch.give_up = current_overrides().plan.onchip_abort;
+    launch.give_up = give_up;
     const cl::Event attempted =
-        enqueue_onchip(queue, buffer, offset, M, N, elem_size,
+        enqueue_onchip(queue, buffer, offset, 1, M, N, elem_size,
                        planner::choose_onchip(profile, elem_size), after, sync.or_null(), launch);
     if (!dry_run) after = then(queue, attempted);
     decision = onchip_decision(sync);
@@ -178,6 +177,7 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     run.last_event = transpose_last;
     run.stage_flags = &stage_flags;
     run.skip = decision.or_null();
+    run.onchip_give_up = give_up;
     done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, run);
   }
   if (!dry_run) after = then(queue, done);
@@ -240,11 +240,12 @@ void execute_transpose(const TransposeRequest& request) {
                    /*dry_run=*/true);
     } catch (const Error& e) {
       // A device whose compiler cannot fit the on-chip kernel's work-group (registers)
-      // gets the regular plan, unless the caller asked for the on-chip one.
+      // gets a plan without it (neither on the whole matrix nor in a stage), unless the
+      // caller asked for the on-chip one.
       const bool forced_onchip =
           (request.forced_plan ? request.plan_request : current_overrides().plan.request).onchip ==
           planner::OnChip::kForce;
-      if (!plan->onchip || forced_onchip || e.status() != IPT_OUT_OF_RESOURCES) throw;
+      if (!plan->uses_onchip() || forced_onchip || e.status() != IPT_OUT_OF_RESOURCES) throw;
       planner::PlanRequest regular =
           request.forced_plan ? request.plan_request : current_overrides().plan.request;
       regular.onchip = planner::OnChip::kOff;

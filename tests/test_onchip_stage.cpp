@@ -1,0 +1,297 @@
+// The on-chip 010! stage: 2.1 and 2.2 plans whose m x N (M x n) tiles are too large for
+// one work-group's local memory but fit the device's registers, moved by the on-chip
+// kernel in rounds of whole instances, with the regular 010! kernel gated after it.
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "planner/cost_model.hpp"
+#include "planner/elementary_configs.hpp"
+#include "planner/onchip_plan.hpp"
+#include "planner/transpose_plan.hpp"
+#include "runtime/onchip_launcher.hpp"
+#include "runtime/opencl.hpp"
+#include "test_support.hpp"
+
+using ipt::planner::DeviceProfile;
+using ipt::planner::OnChip;
+using ipt::planner::PlanRequest;
+using ipt::planner::Sequence;
+using ipt::planner::Stage;
+using ipt::test::GuardedMatrix;
+using ipt::test::ScopedEnv;
+using ipt::test::session;
+
+namespace {
+
+DeviceProfile h200_like() {
+  DeviceProfile p;
+  p.local_mem_bytes = 48 * 1024;
+  p.max_work_group_size = 1024;
+  p.compute_units = 132;
+  p.line_bytes = 128;
+  p.vendor = "NVIDIA Corporation";
+  p.resident_groups = true;
+  return p;
+}
+
+std::size_t onchip_stages(const ipt::planner::TransposePlan& plan) {
+  return static_cast<std::size_t>(std::count_if(plan.stages.begin(), plan.stages.end(),
+                                                [](const Stage& s) { return s.onchip; }));
+}
+
+}  // namespace
+
+TEST_CASE("2-stage plans take an on-chip 010! stage where it beats three passes",
+          "[onchip_stage][planner]") {
+  const DeviceProfile gpu = h200_like();
+  for (std::size_t elem_size : {4, 8}) {
+    INFO("elem_size " << elem_size);
+    const auto config = ipt::planner::choose_onchip(gpu, elem_size);
+    for (auto [rows, cols] : {std::pair<std::uint64_t, std::uint64_t>{10000, 9000},
+                              {12800, 10000},
+                              {6762, 13709},
+                              {3001, 17777}}) {
+      INFO(rows << " x " << cols);
+      PlanRequest exact;
+      exact.padding = ipt::planner::Padding::kOff;
+      const auto plan = ipt::planner::plan_transpose(gpu, rows, cols, elem_size, exact);
+      REQUIRE(onchip_stages(plan) == 1);
+      CHECK((plan.sequence == Sequence::k21 || plan.sequence == Sequence::k22));
+      for (const Stage& s : plan.stages) {
+        if (!s.onchip) continue;
+        CHECK(s.kind == Stage::Kind::k010);
+        CHECK_FALSE(ipt::planner::bs_fits(gpu, s.B, s.C, elem_size));
+        CHECK(ipt::planner::onchip_fits(config, s.B, s.C));
+        CHECK(s.I * s.A * s.B * s.C == rows * cols);
+      }
+      // Chosen because the model expects it to beat the plan without it.
+      PlanRequest off = exact;
+      off.onchip = OnChip::kOff;
+      const auto regular = ipt::planner::plan_transpose(gpu, rows, cols, elem_size, off);
+      CHECK(onchip_stages(regular) == 0);
+      CHECK(ipt::planner::estimated_cost(gpu, plan, elem_size) <
+            ipt::planner::estimated_cost(gpu, regular, elem_size));
+      CHECK(ipt::planner::describe(plan).find("on chip, rounds") != std::string::npos);
+      // Not on devices that may not run every group at once, unless forced per sequence.
+      DeviceProfile cpu = gpu;
+      cpu.resident_groups = false;
+      CHECK(onchip_stages(ipt::planner::plan_transpose(cpu, rows, cols, elem_size, exact)) == 0);
+    }
+  }
+}
+
+TEST_CASE("forced 2.1 and 2.2 take tiles that fit the device but not a work-group",
+          "[onchip_stage][planner]") {
+  DeviceProfile cpu = h200_like();
+  cpu.resident_groups = false;
+  PlanRequest r;
+  r.auto_sequence = false;
+  r.sequence = Sequence::k21;
+  r.m = 200;  // 200 x 9000 floats: 7 MB, far beyond 48 KiB
+  auto plan = ipt::planner::plan_transpose(cpu, 10000, 9000, 4, r);
+  REQUIRE(plan.stages.size() == 2);
+  CHECK(plan.stages[0].onchip);
+  CHECK(plan.stages[0].B == 200);
+  CHECK(plan.stages[0].C == 9000);
+  CHECK_FALSE(plan.stages[1].onchip);
+  r.m = 8;  // 8 x 1000 fits a work-group: the regular BS stage
+  CHECK(onchip_stages(ipt::planner::plan_transpose(cpu, 10000, 1000, 4, r)) == 0);
+  r.sequence = Sequence::k22;
+  r.m = 0;
+  r.n = 100;  // 10000 x 100
+  plan = ipt::planner::plan_transpose(cpu, 10000, 9000, 4, r);
+  REQUIRE(plan.stages.size() == 2);
+  CHECK(plan.stages[1].onchip);
+  // Too large for the device too, or on-chip ruled out: refused.
+  r.n = 4500;
+  CHECK_THROWS_AS(ipt::planner::plan_transpose(cpu, 10000, 9000, 4, r), std::invalid_argument);
+  r.n = 100;
+  r.onchip = OnChip::kOff;
+  CHECK_THROWS_AS(ipt::planner::plan_transpose(cpu, 10000, 9000, 4, r), std::invalid_argument);
+}
+
+TEST_CASE("on-chip stages keep the plan invariants over random shapes", "[onchip_stage][planner]") {
+  const DeviceProfile gpu = h200_like();
+  std::mt19937_64 random(77);
+  std::uniform_int_distribution<std::uint64_t> side(1000, 20000);
+  std::size_t with_stage = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const std::uint64_t rows = side(random), cols = side(random);
+    const std::size_t elem_size = i % 2 ? 8 : 4;
+    const auto config = ipt::planner::choose_onchip(gpu, elem_size);
+    const auto plan =
+        ipt::planner::plan_transpose(gpu, rows, cols, elem_size, {}, {}, rows * cols * 11 / 10);
+    INFO(rows << " x " << cols << " (" << elem_size << "): " << ipt::planner::describe(plan));
+    with_stage += onchip_stages(plan) > 0;
+    for (const Stage& s : plan.stages) {
+      CHECK(s.I * s.A * s.B * s.C == plan.padded_elements());
+      if (s.kind == Stage::Kind::k010)
+        CHECK((s.onchip ? ipt::planner::onchip_fits(config, s.B, s.C)
+                        : ipt::planner::bs_fits(gpu, s.B, s.C, elem_size)));
+      else
+        CHECK_FALSE(s.onchip);
+    }
+  }
+  // Most shapes of this range have a factor for it (the planner still chooses by cost).
+  CHECK(with_stage > 1500);
+}
+
+TEST_CASE("a buffer of just the matrix gets the on-chip attempt when ipt_padded_size says so",
+          "[onchip_stage][planner]") {
+  const DeviceProfile gpu = h200_like();
+  std::mt19937_64 random(31);
+  std::uniform_int_distribution<std::uint64_t> side(1, 4000);
+  for (int i = 0; i < 2000; ++i) {
+    const std::uint64_t rows = side(random), cols = side(random);
+    const auto roomy = ipt::planner::plan_transpose(gpu, rows, cols, 4, {}, {}, ~std::uint64_t{0});
+    const auto exact = ipt::planner::plan_transpose(gpu, rows, cols, 4, {}, {}, rows * cols);
+    INFO(rows << " x " << cols);
+    if (roomy.onchip) CHECK(exact.onchip);
+  }
+  // 1613 x 2416: the unpadded plan (2.2, n = 4: super-elements of 16 bytes) took 112 us
+  // on an H200 where the attempt takes about 60.
+  CHECK(ipt::planner::plan_transpose(gpu, 1613, 2416, 4, {}, {}, 1613 * 2416).onchip);
+}
+
+namespace {
+
+// Runs the kernel alone on `instances` random rows x cols matrices in a row; returns its
+// decision word. Checks every instance (transposed or untouched) and the guard bytes.
+cl_uint run_instances(std::size_t instances, std::size_t rows, std::size_t cols,
+                      std::size_t elem_size, const ipt::planner::OnChipConfig& config, bool give_up,
+                      std::uint64_t seed) {
+  const std::size_t offset = seed % 5;
+  GuardedMatrix m(instances * rows, cols, elem_size, offset, 3 * elem_size + 1, seed);
+  const cl::CommandQueue queue(session().queue(), true);
+  const cl::Buffer buffer(m.buffer(), true);
+  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  ipt::runtime::ScratchRegion sync{cl::Buffer(context, CL_MEM_READ_WRITE, 64), 32,
+                                   ipt::runtime::kOnChipSyncBytes};
+  queue.enqueueFillBuffer(sync.buffer, cl_uint{0}, 0, 64);
+  ipt::runtime::OnChipLaunch launch;
+  launch.give_up = give_up;
+  ipt::runtime::enqueue_onchip(queue, buffer, offset, instances, rows, cols, elem_size, config, {},
+                               &sync, launch)
+      .wait();
+  cl_uint words[16] = {};
+  queue.enqueueReadBuffer(sync.buffer, CL_TRUE, 0, 64, words);
+  const cl_uint decision = words[8 + 1];
+  INFO(instances << " x (" << rows << " x " << cols << "), elem_size " << elem_size << ", "
+                 << config.groups << " groups of " << config.work_group << ", decision "
+                 << decision);
+  REQUIRE((decision == 1 || decision == 2));
+  if (decision == 2) {
+    CHECK(m.check_unchanged() == "");
+    return decision;
+  }
+  const auto before = m.initial();
+  const auto now = m.read_all();
+  REQUIRE(before.size() == now.size());
+  const std::size_t start = offset * elem_size, end = start + instances * rows * cols * elem_size;
+  CHECK(std::memcmp(before.data(), now.data(), start) == 0);
+  CHECK(std::memcmp(before.data() + end, now.data() + end, before.size() - end) == 0);
+  std::size_t wrong = 0;
+  std::ostringstream first;
+  for (std::size_t i = 0; i < instances; ++i)
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < cols; ++c) {
+        const std::size_t base = start + i * rows * cols * elem_size;
+        const std::size_t from = base + (r * cols + c) * elem_size;
+        const std::size_t to = base + (c * rows + r) * elem_size;
+        if (std::memcmp(before.data() + from, now.data() + to, elem_size) != 0 && wrong++ == 0)
+          first << "instance " << i << " element (" << r << ", " << c << ")";
+      }
+  INFO("first wrong: " << first.str());
+  CHECK(wrong == 0);
+  return decision;
+}
+
+}  // namespace
+
+TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]") {
+  std::mt19937_64 random(4242);
+  std::uint64_t seed = 10;
+  for (std::size_t max_wg : {1024, 256})
+    for (std::size_t elem_size : {1, 4, 8, 16}) {
+      DeviceProfile profile;
+      profile.max_work_group_size = max_wg;
+      profile.local_mem_bytes = 48 * 1024;
+      profile.compute_units = 1;
+      auto config = ipt::planner::choose_onchip(profile, elem_size);
+      INFO("max_wg " << max_wg << ", elem_size " << elem_size);
+      REQUIRE(config.work_group == max_wg);
+      std::uniform_int_distribution<std::uint64_t> any(1, 80);
+      for (int i = 0; i < 3; ++i) {
+        std::uint64_t rows = any(random), cols = any(random);
+        while (!ipt::planner::onchip_fits(config, rows, cols)) {
+          rows = (rows + 1) / 2;
+          cols = (cols + 1) / 2;
+        }
+        // Enough instances for several rounds, and a last round that is not full.
+        const std::uint64_t per_round =
+            config.groups * config.tiles / ipt::planner::onchip_tiles(rows, cols);
+        const std::uint64_t instances = std::min<std::uint64_t>(2 * per_round + 1 + i, 40);
+        CHECK(run_instances(instances, rows, cols, elem_size, config, false, ++seed) == 1);
+      }
+      // Instances of exactly what one round holds, twice over.
+      CHECK(run_instances(2, 32, 32 * config.tiles, elem_size, config, false, ++seed) == 1);
+      CHECK(run_instances(5, 7, 3, elem_size, config, true, ++seed) == 2);
+      config.groups = 3;
+      run_instances(9, 50, 33, elem_size, config, false, ++seed);
+      CHECK(run_instances(9, 50, 33, elem_size, config, true, ++seed) == 2);
+    }
+}
+
+namespace {
+
+void transpose_and_check(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                         std::uint64_t seed, bool expect_stage) {
+  ipt_plan_info info{};
+  REQUIRE(ipt_plan(session().device(), rows, cols, elem_size, nullptr, &info) == IPT_SUCCESS);
+  INFO(rows << " x " << cols << ", elem_size " << elem_size << ": " << info.description);
+  if (expect_stage)
+    CHECK(std::string(info.description).find("on chip, rounds") != std::string::npos);
+  CHECK(ipt::test::transpose_through_api(rows, cols, elem_size, seed % 7, elem_size + 5, seed) ==
+        "");
+}
+
+}  // namespace
+
+TEST_CASE("calls with an on-chip 010! stage give the transpose, attempt or fallback",
+          "[onchip_stage]") {
+  // A GPU-sized local memory makes the larger tiles too large for a work-group; one or
+  // three compute units (three: whichever way each attempt goes), or every attempt giving
+  // up (the regular kernel, PTTWAC for such tiles, does the stage).
+  for (const char* overrides :
+       {"resident_groups=1,local_mem=49152,compute_units=1",
+        "resident_groups=1,local_mem=49152,compute_units=3",
+        "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1"}) {
+    ScopedEnv env("IPT_OVERRIDES", overrides);
+    INFO(overrides);
+    std::uint64_t seed = 700;
+    // 2.1 with m = 32 (32 x 1000 floats: 32 tiles, within the 40 of one group, but not
+    // within one work-group's local memory), 2.2 with n = 32, and shapes the planner
+    // chooses for itself.
+    {
+      const std::string forced = std::string(overrides) + ",sequence=2.1,m=32";
+      ScopedEnv env21("IPT_OVERRIDES", forced.c_str());
+      transpose_and_check(384, 1000, 4, ++seed, true);
+    }
+    {
+      const std::string forced = std::string(overrides) + ",sequence=2.2,n=32";
+      ScopedEnv env22("IPT_OVERRIDES", forced.c_str());
+      transpose_and_check(1000, 384, 4, ++seed, true);
+      transpose_and_check(500, 64, 8, ++seed, true);
+    }
+    std::mt19937_64 random(seed);
+    std::uniform_int_distribution<std::size_t> side(100, 1500);
+    for (int i = 0; i < 6; ++i)
+      transpose_and_check(side(random), side(random), i % 2 ? 8 : 4, ++seed, false);
+  }
+}
