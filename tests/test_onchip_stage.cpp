@@ -295,3 +295,34 @@ TEST_CASE("calls with an on-chip 010! stage give the transpose, attempt or fallb
       transpose_and_check(side(random), side(random), i % 2 ? 8 : 4, ++seed, false);
   }
 }
+
+TEST_CASE("padded plans with an on-chip 010! stage", "[onchip_stage]") {
+  // Shapes whose plan on this profile pads and runs its 010! stage on chip, each in a
+  // buffer of ipt_padded_size bytes (and guard bytes after it).
+  for (const char* overrides : {"resident_groups=1,local_mem=49152,compute_units=1",
+                                "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1"}) {
+    ScopedEnv env("IPT_OVERRIDES", overrides);
+    INFO(overrides);
+    std::mt19937_64 random(55);
+    std::uniform_int_distribution<std::size_t> side(100, 3000);
+    std::uint64_t seed = 900;
+    int found = 0;
+    for (int tries = 0; tries < 3000 && found < 4; ++tries) {
+      const std::size_t rows = side(random), cols = side(random), elem_size = tries % 2 ? 8 : 4;
+      ipt_plan_info info{};
+      REQUIRE(ipt_plan(session().device(), rows, cols, elem_size, nullptr, &info) == IPT_SUCCESS);
+      const std::string words = info.description;
+      if (words.find("padded to") == std::string::npos ||
+          words.find("on chip, rounds") == std::string::npos)
+        continue;
+      ++found;
+      std::size_t bytes = 0;
+      REQUIRE(ipt_padded_size(session().device(), rows, cols, elem_size, &bytes) == IPT_SUCCESS);
+      INFO(words);
+      CHECK(ipt::test::transpose_through_api(rows, cols, elem_size, seed % 5,
+                                             bytes - rows * cols * elem_size + 7, seed) == "");
+      ++seed;
+    }
+    CHECK(found == 4);
+  }
+}

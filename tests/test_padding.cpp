@@ -94,16 +94,16 @@ void random_shapes(const char* profile, std::uint64_t seed, int count) {
 }  // namespace
 
 TEST_CASE("padding: random shapes, NVIDIA-like profile, part 1", "[padding][large]") {
-  random_shapes("local_mem=49152", 1, 100);
+  random_shapes("local_mem=49152,onchip=off", 1, 100);
 }
 TEST_CASE("padding: random shapes, NVIDIA-like profile, part 2", "[padding][large]") {
-  random_shapes("local_mem=49152", 2, 100);
+  random_shapes("local_mem=49152,onchip=off", 2, 100);
 }
 TEST_CASE("padding: random shapes, NVIDIA-like profile, part 3", "[padding][large]") {
-  random_shapes("local_mem=49152", 3, 100);
+  random_shapes("local_mem=49152,onchip=off", 3, 100);
 }
 TEST_CASE("padding: random shapes, NVIDIA-like profile, part 4", "[padding][large]") {
-  random_shapes("local_mem=49152", 4, 100);
+  random_shapes("local_mem=49152,onchip=off", 4, 100);
 }
 TEST_CASE("padding: random shapes, AMD-like profile, part 1", "[padding][large]") {
   random_shapes("local_mem=32768,max_wg=256,simd=64", 5, 100);

@@ -23,7 +23,9 @@ ipt_plan_options opts(int sequence, std::size_t m, std::size_t n) {
 }  // namespace
 
 TEST_CASE("ipt_plan describes the plan a call runs", "[plan_api]") {
-  ScopedEnv gpu("IPT_OVERRIDES", "local_mem=49152");  // plan as a 48 KiB GPU would
+  // Plan as a 48 KiB GPU would, with the paper's kernels only (no on-chip kernel: see
+  // test_onchip_stage.cpp for the plans it makes).
+  ScopedEnv gpu("IPT_OVERRIDES", "local_mem=49152,onchip=off");
   ipt_plan_info info;
   REQUIRE(ipt_plan(session().device(), 1000, 1000, 4, nullptr, &info) == IPT_SUCCESS);
   CHECK(info.sequence == IPT_SEQUENCE_SQUARE);

@@ -350,7 +350,9 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
   const auto consider = [&](std::uint64_t M2, std::uint64_t N2) {
     if ((M2 == rows && N2 == cols) || !padding_allowed(rows, cols, M2, N2, capacity, padding))
       return;
-    TransposePlan plan = plan_sequence(device, M2, N2, elem_size, {}, limits);
+    PlanRequest automatic;
+    automatic.onchip = request.onchip == OnChip::kOff ? OnChip::kOff : OnChip::kAuto;
+    TransposePlan plan = plan_sequence(device, M2, N2, elem_size, automatic, limits);
     plan.rows = rows;
     plan.cols = cols;
     const double cost = estimated_cost(device, plan, elem_size);

@@ -2,6 +2,7 @@
 
 #include "planner/elementary_configs.hpp"
 #include "runtime/bs_launcher.hpp"
+#include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
 #include "runtime/onchip_launcher.hpp"
@@ -13,40 +14,60 @@ namespace {
 
 using planner::Stage;
 
-cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                       std::uint64_t offset, std::size_t elem_size, const Stage& stage,
-                       const planner::DeviceProfile& profile, bool index64, bool dry_run,
-                       bool event, const std::vector<cl::Event>& wait,
-                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip,
-                       bool onchip_give_up);
-
 // One stage with its launch configuration; every stage of a plan uses the index width
 // the whole matrix needs.
 cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size, const Stage& stage,
                        const planner::DeviceProfile& profile, bool index64, bool dry_run,
                        bool event, const std::vector<cl::Event>& wait,
-                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip,
-                       bool onchip_give_up) {
+                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip);
+
+// An on-chip 010! stage: the attempt, then the regular 010! kernel gated by its decision
+// (returned; `attempt`, when given, gets the attempt's event). The attempt and one on the
+// whole matrix never meet: such a plan's fallback has no on-chip stage.
+cl::Event launch_onchip_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                              std::uint64_t offset, std::size_t elem_size, const Stage& stage,
+                              const planner::DeviceProfile& profile, bool index64, bool dry_run,
+                              bool event, const std::vector<cl::Event>& wait,
+                              const ScratchRegion* zeroed_sync, bool give_up, cl::Event* attempt) {
+  ScratchRegion own;
+  if (!dry_run && (zeroed_sync == nullptr || zeroed_sync->empty())) {
+    // Run outside a call's scratch (benchmarks of single stages): words of its own.
+    const cl_uint zeros[kOnChipSyncBytes / 4] = {};
+    own = {cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                      sizeof zeros, const_cast<cl_uint*>(zeros)),
+           0, kOnChipSyncBytes};
+    zeroed_sync = &own;
+  }
+  OnChipLaunch launch;
+  launch.dry_run = dry_run;
+  launch.event = !in_order(queue) || attempt != nullptr;
+  launch.give_up = give_up;
+  const cl::Event attempted =
+      enqueue_onchip(queue, buffer, offset, stage.I * stage.A, stage.B, stage.C, elem_size,
+                     planner::choose_onchip(profile, elem_size), wait, zeroed_sync, launch);
+  if (attempt != nullptr) *attempt = attempted;
+  Stage regular = stage;
+  regular.onchip = false;
+  if (dry_run)
+    return launch_stage(queue, buffer, offset, elem_size, regular, profile, index64, true, event,
+                        wait, nullptr, nullptr);
+  const ScratchRegion decision = onchip_decision(*zeroed_sync);
+  cl::Event done = launch_stage(queue, buffer, offset, elem_size, regular, profile, index64, false,
+                                event || !own.empty(), then(queue, attempted), nullptr, &decision);
+  if (!own.empty()) release_when_complete(done, own.buffer);
+  return done;
+}
+
+cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                       std::uint64_t offset, std::size_t elem_size, const Stage& stage,
+                       const planner::DeviceProfile& profile, bool index64, bool dry_run,
+                       bool event, const std::vector<cl::Event>& wait,
+                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip) {
   if (stage.onchip) {
-    // The on-chip attempt, then the regular 010! kernel gated by its decision. The attempt
-    // and an attempt on the whole matrix never meet: such a plan's fallback has none.
     if (skip != nullptr) fail(IPT_INTERNAL_ERROR, "an on-chip stage in an on-chip fallback");
-    if (!dry_run && (zeroed_flags == nullptr || zeroed_flags->empty()))
-      fail(IPT_INTERNAL_ERROR, "an on-chip stage without its zeroed scratch");
-    OnChipLaunch launch;
-    launch.dry_run = dry_run;
-    launch.event = !in_order(queue);
-    launch.give_up = onchip_give_up;
-    const cl::Event attempted =
-        enqueue_onchip(queue, buffer, offset, stage.I * stage.A, stage.B, stage.C, elem_size,
-                       planner::choose_onchip(profile, elem_size), wait, zeroed_flags, launch);
-    Stage regular = stage;
-    regular.onchip = false;
-    const ScratchRegion decision = dry_run ? ScratchRegion{} : onchip_decision(*zeroed_flags);
-    return launch_stage(queue, buffer, offset, elem_size, regular, profile, index64, dry_run, event,
-                        dry_run ? wait : then(queue, attempted), nullptr,
-                        dry_run ? nullptr : &decision, false);
+    return launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, index64, dry_run,
+                               event, wait, zeroed_flags, false, nullptr);
   }
   if (stage.kind == Stage::Kind::k010) {
     const std::uint64_t tiles = stage.I * stage.A;
@@ -84,7 +105,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   if (!run.checked || run.dry_run)
     for (const Stage& stage : plan.stages)  // build and check everything first
       launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, true, {},
-                   nullptr, nullptr, false);
+                   nullptr, nullptr);
   if (run.dry_run) return cl::Event();
   // Identity stages (a factor of 1) enqueue nothing: their launchers would return a
   // marker, whose profiling times some drivers (NVIDIA 580) take when it is enqueued,
@@ -105,9 +126,18 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     if (run.stage_flags != nullptr && i < run.stage_flags->size())
       flags = (*run.stage_flags)[i].or_null();
     const bool event = every_event || (run.last_event && i == last_stage);
-    last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
-                        after, flags, run.skip, run.onchip_give_up);
+    cl::Event attempt;
+    if (stage.onchip) {
+      if (run.skip != nullptr) fail(IPT_INTERNAL_ERROR, "an on-chip stage in an on-chip fallback");
+      last = launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, index64, false,
+                                 event, after, flags, run.onchip_give_up,
+                                 run.stage_events != nullptr ? &attempt : nullptr);
+    } else {
+      last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
+                          after, flags, run.skip);
+    }
     after = then(queue, last);
+    if (run.stage_events != nullptr && stage.onchip) run.stage_events->push_back(attempt);
     if (run.stage_events != nullptr) run.stage_events->push_back(last);
   }
   return last;

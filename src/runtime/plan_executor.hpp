@@ -23,7 +23,9 @@ struct PlanRun {
   // stage gets no event either: only what an out-of-order queue needs to order the stages
   // gets one (see event_slot).
   bool last_event = true;
-  std::vector<cl::Event>* stage_events = nullptr;  // (benchmarks) every stage's event
+  // (benchmarks) every stage's event; an on-chip 010! stage gives two, its attempt's and
+  // then the gated regular kernel's.
+  std::vector<cl::Event>* stage_events = nullptr;
   // For each stage, the zeroed flags of its cycle following (an empty region: the stage
   // allocates and zeroes its own; see CallScratch).
   const std::vector<ScratchRegion>* stage_flags = nullptr;

@@ -51,7 +51,10 @@ int run_stage_profile(const support::Session& session,
     std::vector<std::string> names;
     if (plan.padded_cols != cols)
       names.push_back("pad " + std::to_string(cols) + "->" + std::to_string(plan.padded_cols));
-    for (const auto& stage : plan.stages) names.push_back(stage_name(stage));
+    for (const auto& stage : plan.stages) {
+      if (stage.onchip) names.push_back(stage_name(stage) + " on chip");
+      names.push_back(stage_name(stage) + (stage.onchip ? " gated" : ""));
+    }
     if (plan.padded_rows != rows)
       names.push_back("unpad " + std::to_string(plan.padded_rows) + "->" + std::to_string(rows));
     const auto run = [&](std::vector<cl::Event>* events) {
