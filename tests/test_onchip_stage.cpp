@@ -289,6 +289,16 @@ TEST_CASE("calls with an on-chip 010! stage give the transpose, attempt or fallb
       transpose_and_check(1000, 384, 4, ++seed, true);
       transpose_and_check(500, 64, 8, ++seed, true);
     }
+    {
+      // Tiles of 400 x 1000: beyond local flags too, so the regular kernel after the
+      // attempt is PTTWAC with a flag bit per element, in the call's scratch.
+      const std::string forced = std::string(overrides) + ",compute_units=16,sequence=2.1,m=400";
+      ScopedEnv big("IPT_OVERRIDES", forced.c_str());
+      ipt_plan_info info{};
+      REQUIRE(ipt_plan(session().device(), 800, 1000, 4, nullptr, &info) == IPT_SUCCESS);
+      CHECK(info.scratch_bytes >= 800 * 1000 / 8);
+      transpose_and_check(800, 1000, 4, ++seed, true);
+    }
     std::mt19937_64 random(seed);
     std::uniform_int_distribution<std::size_t> side(100, 1500);
     for (int i = 0; i < 6; ++i)
@@ -299,8 +309,9 @@ TEST_CASE("calls with an on-chip 010! stage give the transpose, attempt or fallb
 TEST_CASE("padded plans with an on-chip 010! stage", "[onchip_stage]") {
   // Shapes whose plan on this profile pads and runs its 010! stage on chip, each in a
   // buffer of ipt_padded_size bytes (and guard bytes after it).
-  for (const char* overrides : {"resident_groups=1,local_mem=49152,compute_units=1",
-                                "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1"}) {
+  for (const char* overrides :
+       {"resident_groups=1,local_mem=49152,compute_units=1",
+        "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1"}) {
     ScopedEnv env("IPT_OVERRIDES", overrides);
     INFO(overrides);
     std::mt19937_64 random(55);

@@ -164,4 +164,24 @@ RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_siz
   return config;
 }
 
+SoaConfig pttwac_global_soa(const PttwacConfig& config) {
+  SoaConfig soa;
+  soa.vw = 1;
+  soa.units = config.work_group;
+  soa.regs = 1;
+  soa.chunk = 1;
+  soa.max_groups = config.max_groups;
+  soa.force_index64 = config.force_index64;
+  soa.dry_run = config.dry_run;
+  soa.event = config.event;
+  return soa;
+}
+
+std::uint64_t pttwac_launch_flag_bytes(const PttwacConfig& config, std::size_t local_mem_bytes,
+                                       std::size_t elem_size, std::uint64_t A, std::uint64_t B,
+                                       std::uint64_t C) {
+  if (!config.global_flags || A == 0 || B <= 1 || C <= 1) return 0;
+  return soa_launch_flag_bytes(pttwac_global_soa(config), local_mem_bytes, elem_size, A, B, C, 1);
+}
+
 }  // namespace ipt::planner

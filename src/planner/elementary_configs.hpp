@@ -98,6 +98,13 @@ std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_m
                                     std::size_t elem_size, std::uint64_t I, std::uint64_t A,
                                     std::uint64_t B, std::uint64_t C);
 
+// The 0100! launch that PTTWAC with global flags runs (010! on (A, B, C) as 0100! on
+// (A, B, C, 1)), and the zeroed flag bytes it needs for A tiles of B x C (0: local flags).
+SoaConfig pttwac_global_soa(const PttwacConfig& config);
+std::uint64_t pttwac_launch_flag_bytes(const PttwacConfig& config, std::size_t local_mem_bytes,
+                                       std::size_t elem_size, std::uint64_t A, std::uint64_t B,
+                                       std::uint64_t C);
+
 // Scratch of a restride launch over `elements` elements: its id counter and one 32-bit
 // "read" flag per chunk of work_group * per_item elements.
 std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements);

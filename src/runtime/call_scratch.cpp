@@ -13,6 +13,14 @@ using Region = CallScratchLayout::Region;
 
 }  // namespace
 
+std::uint64_t onchip_fallback_flag_bytes(const planner::DeviceProfile& profile,
+                                         const planner::Stage& stage, std::size_t elem_size) {
+  if (planner::bs_fits(profile, stage.B, stage.C, elem_size)) return 0;
+  return planner::pttwac_launch_flag_bytes(planner::choose_pttwac(profile, stage.B, stage.C),
+                                           profile.local_mem_bytes, elem_size, stage.I * stage.A,
+                                           stage.B, stage.C);
+}
+
 CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
                                       const planner::TransposePlan& plan, std::size_t elem_size) {
   CallScratchLayout layout;
@@ -34,7 +42,10 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
   for (const planner::Stage& stage : plan.stages) {
     std::uint64_t bytes = 0;
     if (stage.onchip) {
-      bytes = kOnChipSyncBytes;
+      // The attempt's words, then the flags of the regular kernel after it: in the call's
+      // one fill, not in a buffer and a fill of the kernel's own (which cost an H200 call
+      // 100-250 us between its kernels).
+      bytes = CallScratchLayout::kAlign + onchip_fallback_flag_bytes(profile, stage, elem_size);
     } else if (stage.kind == planner::Stage::Kind::k0100 && !stage.identity()) {
       const auto config = planner::choose_soa(profile, stage.C, elem_size);
       bytes = planner::soa_launch_flag_bytes(config, profile.local_mem_bytes, elem_size, stage.I,

@@ -37,6 +37,12 @@ struct CallScratchLayout {
   Region flags() const;
 };
 
+// Zeroed flag bytes that the regular 010! kernel after an on-chip stage's attempt needs
+// (PTTWAC with global flags for tiles too large for local memory; else 0). In the stage's
+// region, they follow the attempt's words at CallScratchLayout::kAlign.
+std::uint64_t onchip_fallback_flag_bytes(const planner::DeviceProfile& profile,
+                                         const planner::Stage& stage, std::size_t elem_size);
+
 CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
                                       const planner::TransposePlan& plan, std::size_t elem_size);
 

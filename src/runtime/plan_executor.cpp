@@ -2,6 +2,7 @@
 
 #include "planner/elementary_configs.hpp"
 #include "runtime/bs_launcher.hpp"
+#include "runtime/call_scratch.hpp"
 #include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
@@ -53,8 +54,14 @@ cl::Event launch_onchip_stage(const cl::CommandQueue& queue, const cl::Buffer& b
     return launch_stage(queue, buffer, offset, elem_size, regular, profile, index64, true, event,
                         wait, nullptr, nullptr);
   const ScratchRegion decision = onchip_decision(*zeroed_sync);
-  cl::Event done = launch_stage(queue, buffer, offset, elem_size, regular, profile, index64, false,
-                                event || !own.empty(), then(queue, attempted), nullptr, &decision);
+  // The regular kernel's flags follow the attempt's words in a call's region.
+  ScratchRegion flags;
+  if (own.empty() && onchip_fallback_flag_bytes(profile, stage, elem_size) > 0)
+    flags = {zeroed_sync->buffer, zeroed_sync->offset + CallScratchLayout::kAlign,
+             zeroed_sync->bytes - CallScratchLayout::kAlign};
+  cl::Event done =
+      launch_stage(queue, buffer, offset, elem_size, regular, profile, index64, false,
+                   event || !own.empty(), then(queue, attempted), flags.or_null(), &decision);
   if (!own.empty()) release_when_complete(done, own.buffer);
   return done;
 }
@@ -84,7 +91,7 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     config.dry_run = dry_run;
     config.event = event;
     return enqueue_pttwac_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
-                              wait, skip);
+                              wait, skip, zeroed_flags);
   }
   planner::SoaConfig config = planner::choose_soa(profile, stage.C, elem_size);
   config.force_index64 = index64;

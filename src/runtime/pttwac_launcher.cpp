@@ -25,7 +25,8 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
                              std::uint64_t offset, std::uint64_t A, std::uint64_t B,
                              std::uint64_t C, std::size_t elem_size,
                              const planner::PttwacConfig& config,
-                             const std::vector<cl::Event>& wait, const ScratchRegion* skip) {
+                             const std::vector<cl::Event>& wait, const ScratchRegion* skip,
+                             const ScratchRegion* zeroed_flags) {
   check_elem_size(elem_size);
   const int log2_spreading = log2_of_spreading(config.spreading);
   if (config.work_group == 0) fail(IPT_INVALID_VALUE, "PTTWAC: work_group must be positive");
@@ -35,16 +36,8 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
   if (config.global_flags) {
     // 010! on (A, B, C) is 0100! on (A, B, C, 1): super-elements of one element, one unit
     // per work-item, flags in global memory.
-    planner::SoaConfig soa;
-    soa.vw = 1;
-    soa.units = config.work_group;
-    soa.regs = 1;
-    soa.chunk = 1;
-    soa.max_groups = config.max_groups;
-    soa.force_index64 = config.force_index64;
-    soa.dry_run = config.dry_run;
-    soa.event = config.event;
-    return enqueue_soa_0100(queue, buffer, offset, A, B, C, 1, elem_size, soa, wait, nullptr, skip);
+    return enqueue_soa_0100(queue, buffer, offset, A, B, C, 1, elem_size,
+                            planner::pttwac_global_soa(config), wait, zeroed_flags, skip);
   }
 
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
