@@ -51,12 +51,13 @@ double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_b
 }
 
 double onchip_efficiency(std::uint64_t rows, std::uint64_t cols, std::size_t elem_size) {
-  // H200 (probe at the kernel of this commit): instances of 64 x 15000, 128 x 10000 and
-  // 160 x 20000 floats, whose tiles are full, ran at 70-73% of copy; 100 x 10000, whose
-  // last tile row is an eighth full, at 61%; doubles at 75-76% either way.
+  // H200 (probe, kernel of 65c0f34): instances of 64 x 15000, 128 x 10000 and 160 x 20000
+  // floats, whose tiles are full, ran at 70-73% of copy, and 100 x 10000, whose last tile
+  // row is an eighth full, at 61%; doubles at 75-76%. What a tile holds beyond the
+  // instance costs time: a skinny instance (a few columns in 32-wide tiles) is slow.
   const double used = static_cast<double>(rows * cols) /
                       static_cast<double>(onchip_tiles(rows, cols) * kOnChipTile * kOnChipTile);
-  return elem_size >= 8 ? 0.75 : 0.72 * std::sqrt(used);
+  return (elem_size >= 8 ? 0.8 : 0.72) * std::sqrt(used);
 }
 
 double restride_efficiency(std::uint64_t row_bytes) {
