@@ -16,6 +16,7 @@
 #include "planner/transpose_plan.hpp"
 #include "runtime/onchip_launcher.hpp"
 #include "runtime/opencl.hpp"
+#include "test_profiles.hpp"
 #include "test_support.hpp"
 
 using ipt::planner::DeviceProfile;
@@ -24,21 +25,11 @@ using ipt::planner::PlanRequest;
 using ipt::planner::Sequence;
 using ipt::planner::Stage;
 using ipt::test::GuardedMatrix;
+using ipt::test::h200_like;
 using ipt::test::ScopedEnv;
 using ipt::test::session;
 
 namespace {
-
-DeviceProfile h200_like() {
-  DeviceProfile p;
-  p.local_mem_bytes = 48 * 1024;
-  p.max_work_group_size = 1024;
-  p.compute_units = 132;
-  p.line_bytes = 128;
-  p.vendor = "NVIDIA Corporation";
-  p.resident_groups = true;
-  return p;
-}
 
 std::size_t onchip_stages(const ipt::planner::TransposePlan& plan) {
   return static_cast<std::size_t>(std::count_if(plan.stages.begin(), plan.stages.end(),

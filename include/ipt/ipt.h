@@ -134,7 +134,11 @@ IPT_API const char* ipt_version_string(void);
  * (IPT_SEQUENCE_ON_CHIP). That needs every work-group running at once; the kernel checks
  * that they are before it writes anything, and when they are not (the GPU busy with
  * other work) it leaves the matrix alone and the regular plan, enqueued after it, runs
- * instead. Either way the event completes with the matrix transposed.
+ * instead. Either way the event completes with the matrix transposed. The same kernel
+ * also runs the 010! stage of most large matrices' plans (instances of m x N rows at a
+ * time, then the regular kernel gated by it), which turns three passes into two; its
+ * fallback's flags can take up to 1/32 of the matrix's bytes of scratch (ipt_plan_info's
+ * scratch_bytes), held until the call completes (then kept for reuse by later calls).
  *
  * Padding. A side without good factors (a prime, say) would leave only slow plans. When
  * the buffer holds more than the matrix (CL_MEM_SIZE beyond offset + rows * cols

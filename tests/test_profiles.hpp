@@ -1,0 +1,21 @@
+// Device profiles of the GPUs the planner tests plan for, without the devices.
+#pragma once
+
+#include "planner/device_profile.hpp"
+
+namespace ipt::test {
+
+// An NVIDIA H200 as OpenCL shows it: 48 KiB of local memory, 132 compute units, 128-byte
+// cache lines, one work-group per compute unit resident at once.
+inline planner::DeviceProfile h200_like() {
+  planner::DeviceProfile p;
+  p.local_mem_bytes = 48 * 1024;
+  p.max_work_group_size = 1024;
+  p.compute_units = 132;
+  p.line_bytes = 128;
+  p.vendor = "NVIDIA Corporation";
+  p.resident_groups = true;
+  return p;
+}
+
+}  // namespace ipt::test
