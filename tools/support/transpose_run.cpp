@@ -56,8 +56,12 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
   ipt_plan_options plan_options =
       options.options != nullptr ? *options.options : ipt_plan_options{};
   if (plan_options.max_bytes == 0) plan_options.max_bytes = buffer_bytes;
+  // An automatic call in a buffer of ipt_padded_size bytes runs the plan ipt_plan gives
+  // without options, the one that honours IPT_OVERRIDES (with options, ipt_plan plans
+  // what they say and the label would ignore, say, onchip=off).
+  const bool as_call = options.options == nullptr && options.padding_room;
   result.status = ipt_plan(session.device(), options.rows, options.cols, options.elem_size,
-                           &plan_options, &result.plan);
+                           as_call ? nullptr : &plan_options, &result.plan);
   if (result.status != IPT_SUCCESS) {
     result.error = std::string(ipt_status_string(result.status)) + ": " + ipt_last_error_message();
     return result;
