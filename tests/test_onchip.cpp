@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "onchip_kernel_run.hpp"
 #include "planner/onchip_plan.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/onchip_launcher.hpp"
@@ -140,41 +141,6 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
   }
 }
 
-namespace {
-
-// Runs the kernel alone on a random rows x cols matrix; returns its decision word.
-cl_uint run_attempt(std::size_t rows, std::size_t cols, std::size_t elem_size,
-                    const ipt::planner::OnChipConfig& config, bool give_up, std::uint64_t seed) {
-  const std::size_t offset = seed % 5;
-  GuardedMatrix m(rows, cols, elem_size, offset, 2 * elem_size + 3, seed);
-  const cl::CommandQueue queue(session().queue(), true);
-  const cl::Buffer buffer(m.buffer(), true);
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  ipt::runtime::ScratchRegion sync{cl::Buffer(context, CL_MEM_READ_WRITE, 64), 16,
-                                   ipt::runtime::kOnChipSyncBytes};
-  queue.enqueueFillBuffer(sync.buffer, cl_uint{0}, 0, 64);
-  ipt::runtime::OnChipLaunch launch;
-  launch.give_up = give_up;
-  ipt::runtime::enqueue_onchip(queue, buffer, offset, 1, rows, cols, elem_size, config, {}, &sync,
-                               launch)
-      .wait();
-  cl_uint words[16] = {};
-  queue.enqueueReadBuffer(sync.buffer, CL_TRUE, 0, 64, words);
-  const cl_uint decision = words[4 + 1];
-  INFO(rows << " x " << cols << ", elem_size " << elem_size << ", " << config.groups
-            << " groups of " << config.work_group << ", decision " << decision);
-  REQUIRE((decision == 1 || decision == 2));
-  if (decision == 1)
-    CHECK(m.check_transposed() == "");
-  else
-    CHECK(m.check_unchanged() == "");
-  // Every group took a ticket (the count, under the CLOSED bit), or left after the close.
-  CHECK((words[4] & 0x80000000u) != 0);
-  return decision;
-}
-
-}  // namespace
-
 TEST_CASE("the on-chip kernel transposes when it goes ahead and touches nothing when it gives up",
           "[onchip]") {
   std::mt19937_64 random(909);
@@ -200,18 +166,20 @@ TEST_CASE("the on-chip kernel transposes when it goes ahead and touches nothing 
           rows = (rows + 1) / 2;
           cols = (cols + 1) / 2;
         }
-        CHECK(run_attempt(rows, cols, elem_size, config, false, ++seed) == 1);
+        CHECK(ipt::test::run_onchip_kernel(1, rows, cols, elem_size, config, false, ++seed) == 1);
       }
-      CHECK(run_attempt(1, 32 * config.tiles, elem_size, config, false, ++seed) == 1);
-      CHECK(run_attempt(32 * config.tiles - 5, 3, elem_size, config, false, ++seed) == 1);
+      CHECK(ipt::test::run_onchip_kernel(1, 1, 32 * config.tiles, elem_size, config, false,
+                                         ++seed) == 1);
+      CHECK(ipt::test::run_onchip_kernel(1, 32 * config.tiles - 5, 3, elem_size, config, false,
+                                         ++seed) == 1);
       // Giving up: the matrix stays as it was.
-      CHECK(run_attempt(std::min<std::uint64_t>(45, 32 * config.tiles), 20, elem_size, config, true,
-                        ++seed) == 2);
+      CHECK(ipt::test::run_onchip_kernel(1, std::min<std::uint64_t>(45, 32 * config.tiles), 20,
+                                         elem_size, config, true, ++seed) == 2);
       // Several groups: each outcome is checked (a CPU device may not run them at once).
       config.groups = 3;
       const std::uint64_t rows = std::min<std::uint64_t>(100, 32 * 3 * config.tiles - 7);
-      run_attempt(rows, 29, elem_size, config, false, ++seed);
-      CHECK(run_attempt(rows, 29, elem_size, config, true, ++seed) == 2);
+      ipt::test::run_onchip_kernel(1, rows, 29, elem_size, config, false, ++seed);
+      CHECK(ipt::test::run_onchip_kernel(1, rows, 29, elem_size, config, true, ++seed) == 2);
     }
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "onchip_kernel_run.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/elementary_configs.hpp"
 #include "planner/onchip_plan.hpp"
@@ -150,61 +151,6 @@ TEST_CASE("a buffer of just the matrix gets the on-chip attempt when ipt_padded_
   CHECK(ipt::planner::plan_transpose(gpu, 1613, 2416, 4, {}, {}, 1613 * 2416).onchip);
 }
 
-namespace {
-
-// Runs the kernel alone on `instances` random rows x cols matrices in a row; returns its
-// decision word. Checks every instance (transposed or untouched) and the guard bytes.
-cl_uint run_instances(std::size_t instances, std::size_t rows, std::size_t cols,
-                      std::size_t elem_size, const ipt::planner::OnChipConfig& config, bool give_up,
-                      std::uint64_t seed) {
-  const std::size_t offset = seed % 5;
-  GuardedMatrix m(instances * rows, cols, elem_size, offset, 3 * elem_size + 1, seed);
-  const cl::CommandQueue queue(session().queue(), true);
-  const cl::Buffer buffer(m.buffer(), true);
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  ipt::runtime::ScratchRegion sync{cl::Buffer(context, CL_MEM_READ_WRITE, 64), 32,
-                                   ipt::runtime::kOnChipSyncBytes};
-  queue.enqueueFillBuffer(sync.buffer, cl_uint{0}, 0, 64);
-  ipt::runtime::OnChipLaunch launch;
-  launch.give_up = give_up;
-  ipt::runtime::enqueue_onchip(queue, buffer, offset, instances, rows, cols, elem_size, config, {},
-                               &sync, launch)
-      .wait();
-  cl_uint words[16] = {};
-  queue.enqueueReadBuffer(sync.buffer, CL_TRUE, 0, 64, words);
-  const cl_uint decision = words[8 + 1];
-  INFO(instances << " x (" << rows << " x " << cols << "), elem_size " << elem_size << ", "
-                 << config.groups << " groups of " << config.work_group << ", decision "
-                 << decision);
-  REQUIRE((decision == 1 || decision == 2));
-  if (decision == 2) {
-    CHECK(m.check_unchanged() == "");
-    return decision;
-  }
-  const auto before = m.initial();
-  const auto now = m.read_all();
-  REQUIRE(before.size() == now.size());
-  const std::size_t start = offset * elem_size, end = start + instances * rows * cols * elem_size;
-  CHECK(std::memcmp(before.data(), now.data(), start) == 0);
-  CHECK(std::memcmp(before.data() + end, now.data() + end, before.size() - end) == 0);
-  std::size_t wrong = 0;
-  std::ostringstream first;
-  for (std::size_t i = 0; i < instances; ++i)
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t c = 0; c < cols; ++c) {
-        const std::size_t base = start + i * rows * cols * elem_size;
-        const std::size_t from = base + (r * cols + c) * elem_size;
-        const std::size_t to = base + (c * rows + r) * elem_size;
-        if (std::memcmp(before.data() + from, now.data() + to, elem_size) != 0 && wrong++ == 0)
-          first << "instance " << i << " element (" << r << ", " << c << ")";
-      }
-  INFO("first wrong: " << first.str());
-  CHECK(wrong == 0);
-  return decision;
-}
-
-}  // namespace
-
 TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]") {
   std::mt19937_64 random(4242);
   std::uint64_t seed = 10;
@@ -228,14 +174,16 @@ TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]")
         const std::uint64_t per_round =
             config.groups * config.tiles / ipt::planner::onchip_tiles(rows, cols);
         const std::uint64_t instances = std::min<std::uint64_t>(2 * per_round + 1 + i, 40);
-        CHECK(run_instances(instances, rows, cols, elem_size, config, false, ++seed) == 1);
+        CHECK(ipt::test::run_onchip_kernel(instances, rows, cols, elem_size, config, false,
+                                           ++seed) == 1);
       }
       // Instances of exactly what one round holds, twice over.
-      CHECK(run_instances(2, 32, 32 * config.tiles, elem_size, config, false, ++seed) == 1);
-      CHECK(run_instances(5, 7, 3, elem_size, config, true, ++seed) == 2);
+      CHECK(ipt::test::run_onchip_kernel(2, 32, 32 * config.tiles, elem_size, config, false,
+                                         ++seed) == 1);
+      CHECK(ipt::test::run_onchip_kernel(5, 7, 3, elem_size, config, true, ++seed) == 2);
       config.groups = 3;
-      run_instances(9, 50, 33, elem_size, config, false, ++seed);
-      CHECK(run_instances(9, 50, 33, elem_size, config, true, ++seed) == 2);
+      ipt::test::run_onchip_kernel(9, 50, 33, elem_size, config, false, ++seed);
+      CHECK(ipt::test::run_onchip_kernel(9, 50, 33, elem_size, config, true, ++seed) == 2);
     }
 }
 
