@@ -26,9 +26,7 @@
 #define LOADS 4
 
 __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
-                         idx_t tiles_per_group, __local elem_t *lds,
-                         __global const uint *skip, ulong skip_word) {
-  IPT_RETURN_IF_DONE(skip, skip_word);
+                         idx_t tiles_per_group, __local elem_t *lds) {
   __global elem_t *data = buffer + offset;
   const idx_t n = B * C;
   const idx_t lid = get_local_id(0);

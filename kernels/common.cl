@@ -30,12 +30,6 @@ typedef uint idx_t;
 // function has no external definition, and NVIDIA's compiler then fails at
 // -cl-opt-disable with "Unresolved extern function".
 
-// The kernels of a plan enqueued after an on-chip attempt (onchip.cl) take the attempt's
-// decision word and return at once when it says the matrix is already transposed (1);
-// `skip` is NULL when no attempt precedes them.
-#define IPT_RETURN_IF_DONE(skip, word) \
-  if ((skip) != 0 && (skip)[(word)] == 1u) return
-
 // A 32-bit word that depends on every bit-carrying lane of an element (uint4: its x).
 #if IPT_ELEM_BYTES == 16
 #define ELEM_WORD(v) ((v).x)

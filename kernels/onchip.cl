@@ -12,13 +12,13 @@
 // `groups` tickets, then closes the poll (sets CLOSED in sync[0]) and decides:
 //   GO     all groups took a ticket before the close: all are running now, and none
 //          leaves before the barrier, so every one of them reaches it;
-//   ABORT  otherwise: no group touches the matrix; groups arriving after the close see
-//          CLOSED in their ticket and leave at once.
+//   ABORT  otherwise: no group loads a tile; every group, those arriving after the
+//          close included (they see CLOSED in their ticket), transposes the matrices by
+//          cycle following instead (below), which needs no group to wait for another.
 // Every wait is bounded or waits for a group that is running (the ticket-0 group's
-// decision; the barrier after GO), so the kernel always ends. The host enqueues the
-// regular plan after this kernel, each of its kernels skipping itself when sync[1] says
-// GO (see `skip` in bs.cl, pttwac.cl and soa_asta.cl): a device that cannot run every
-// group at once (a CPU, a GPU shared with other work) still gets its transposition.
+// decision; the barrier after GO), so the kernel always ends, with the matrices
+// transposed either way: a device that cannot run every group at once (a CPU, a GPU
+// shared with other work) gets the slow path, not a hang.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
@@ -26,9 +26,20 @@
 // depends on all of its loads to local memory first, then fences. No group writes
 // before all `groups` have announced.
 //
+// One command per call. Every command a call enqueues cost an H200 (NVIDIA 580) 8-10 us
+// of host time while the GPU sat idle, more than this kernel's own run on a few million
+// elements; so the kernel needs no fill and no kernel after it:
+//   - its scratch is zero when it starts and zero again when it ends: the last group to
+//     leave (sync[3] counts the groups that left) clears the words and, after ABORT,
+//     the cycle-following flags; the host keeps such buffers only for such kernels
+//     (runtime/scratch_cache.hpp) and hands one back only after a run that completed;
+//   - `zero` words of another buffer (the flags of the call's next kernel) are cleared
+//     by all groups on the way, so that the next kernel needs no fill either.
+//
 // Host-defined: WG (work-items per group, a divisor of 1024 and a multiple of 32),
 // TILES (tiles each group can hold: TILES * 1024 / WG registers of elements per
-// work-item) and STAGE (tiles staged in local memory per round of stores).
+// work-item), STAGE (tiles staged in local memory per round of stores) and FLAGS_AT
+// (the scratch word where the flags start: a cache line away from the polled words).
 
 #define TS 32
 #define PASSES (TS * TS / WG)  // rows of a tile each work-item covers
@@ -37,19 +48,78 @@
 #define CLOSED 0x80000000u
 #define DECISION_GO 1u
 #define DECISION_ABORT 2u
+#define SYNC_WORDS 4  // tickets, decision, loaded, left
+
+// Element q = i * rows * cols + r * cols + c (instance i, row r, column c) goes to
+// i * rows * cols + c * rows + r.
+idx_t onchip_successor(idx_t q, uint rows, uint cols) {
+  const idx_t n = (idx_t)rows * cols;
+  const idx_t i = q / n, p = q - i * n, r = p / cols;
+  return i * n + (p - r * cols) * rows + r;
+}
+
+// The ABORT path: PTTWAC's cycle following (pttwac.cl, whose claim protocol (i)-(iii)
+// this follows) over all the instances at once, with a flag bit per element in global
+// memory and every work-item of the grid trying every start s = its global id, + the
+// grid size, ... A work-item never waits for another, so the groups may run in any
+// order, one at a time if need be. Bit q set = element q claimed: only its claimant
+// writes it, after the claim. Global fences, as the claims of different groups meet.
+void follow_cycles(__global elem_t *data, uint rows, uint cols, idx_t total,
+                   volatile __global uint *flags) {
+  for (idx_t s = get_global_id(0); s < total; s += get_global_size(0)) {
+    idx_t nxt = onchip_successor(s, rows, cols);
+    if (nxt == s) continue;  // fixed point
+    elem_t carry = data[s];
+    mem_fence(CLK_GLOBAL_MEM_FENCE);  // (i) read, then test
+    if (atomic_or(&flags[s >> 5], 0u) & (1u << (uint)(s & 31))) continue;
+    for (;;) {
+      const elem_t next_value = data[nxt];
+      mem_fence(CLK_GLOBAL_MEM_FENCE);  // (ii) read, then claim
+      const uint bit = 1u << (uint)(nxt & 31);
+      if (atomic_or(&flags[nxt >> 5], bit) & bit) break;  // claimed by another chain
+      mem_fence(CLK_GLOBAL_MEM_FENCE);  // (iii) claim, then store
+      data[nxt] = carry;
+      carry = next_value;
+      nxt = onchip_successor(nxt, rows, cols);
+    }
+  }
+}
+
+// Every group's last step: the last one out (all others have made their last access to
+// the scratch) zeroes it, so that the next kernel given this buffer finds it as this one
+// did. Its flags were only touched after ABORT. Sets *last_out for the whole group.
+void leave(volatile __global uint *sync, volatile __global uint *flags, idx_t total,
+           uint decision, __local uint *last_out) {
+  const uint lid = get_local_id(0);
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // every work-item of the group done
+  if (lid == 0) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    *last_out = atomic_inc(&sync[3]) == get_num_groups(0) - 1;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (*last_out == 0) return;
+  if (decision != DECISION_GO)
+    for (idx_t w = lid; w < (total + 31) / 32; w += get_local_size(0)) flags[w] = 0;
+  if (lid < SYNC_WORDS) sync[lid] = 0;
+}
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uint instances,
                 uint per_round, volatile __global uint *scratch_base, ulong scratch_word,
-                uint groups, uint patience) {
-  volatile __global uint *sync = scratch_base + scratch_word;  // zeroed by the host
+                uint groups, uint patience, __global uint *zero_base, ulong zero_word,
+                ulong zero_words, __global uint *report) {
+  volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
+  // The fallback's flags follow the words, a bit per element, zero as well.
+  volatile __global uint *flags = scratch_base + scratch_word + FLAGS_AT;
   __local elem_t stage[STAGE][TS][TS + 1];  // +1: column reads hit 32 different banks
   __local volatile uint sink[WG];
-  __local uint decision;
+  __local uint decision, last_out;
   __global elem_t *data = buffer + offset;
   const uint lid = get_local_id(0);
   const uint r0 = lid / TS, c = lid - r0 * TS;
 
+  for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
+    zero_base[zero_word + w] = 0;
   if (lid == 0) {
     const uint ticket = atomic_inc(&sync[0]);
     uint d = DECISION_ABORT;
@@ -70,100 +140,105 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
     decision = d;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (decision != DECISION_GO) return;
+  const idx_t total = (idx_t)instances * rows * cols;
+  if (decision != DECISION_GO) {
+    follow_cycles(data, rows, cols, total, flags);
+  } else {
+    const uint tile_rows = (rows + TS - 1) / TS, tile_cols = (cols + TS - 1) / TS;
+    const uint instance_tiles = tile_rows * tile_cols;
+    const idx_t instance_elements = (idx_t)rows * cols;
+    elem_t reg[REGS];
+#pragma unroll
+    for (int r = 0; r < REGS; ++r) reg[r] = (elem_t)(0);  // no unset value reaches the sink
+    // Round k moves instances [k * per_round, ...): whole instances, so that a round's
+    // stores land only where that round's loads came from.
+    for (uint k = 0, i0 = 0; i0 < instances; ++k, i0 += per_round) {
+      const uint round_tiles = min(per_round, instances - i0) * instance_tiles;
+      const uint per_group = (round_tiles + groups - 1) / groups;  // <= TILES (host-checked)
+      const uint first = get_group_id(0) * per_group;
+      const uint mine = first >= round_tiles ? 0 : min(per_group, round_tiles - first);
+      // A group's tiles are consecutive: the walk from its first tile (instance i, tile
+      // row ti, tile column tj) steps without divisions, which cost more than the moves.
+      const uint i_first = first / instance_tiles, u_first = first - i_first * instance_tiles;
+      const uint ti_first = u_first / tile_cols, tj_first = u_first - ti_first * tile_cols;
 
-  const uint tile_rows = (rows + TS - 1) / TS, tile_cols = (cols + TS - 1) / TS;
-  const uint instance_tiles = tile_rows * tile_cols;
-  const idx_t instance_elements = (idx_t)rows * cols;
-  elem_t reg[REGS];
+      uint consumed = 0;
+      {
+        __global const elem_t *src = data + (idx_t)(i0 + i_first) * instance_elements;
+        uint ti = ti_first, tj = tj_first;
 #pragma unroll
-  for (int r = 0; r < REGS; ++r) reg[r] = (elem_t)(0);  // no unset value reaches the sink
-  // Round k moves instances [k * per_round, ...): whole instances, so that a round's
-  // stores land only where that round's loads came from.
-  for (uint k = 0, i0 = 0; i0 < instances; ++k, i0 += per_round) {
-    const uint total = min(per_round, instances - i0) * instance_tiles;
-    const uint per_group = (total + groups - 1) / groups;  // <= TILES (checked by the host)
-    const uint first = get_group_id(0) * per_group;
-    const uint mine = first >= total ? 0 : min(per_group, total - first);
-    // A group's tiles are consecutive: the walk from its first tile (instance i, tile
-    // row ti, tile column tj) steps without divisions, which cost more than the moves.
-    const uint i_first = first / instance_tiles, u_first = first - i_first * instance_tiles;
-    const uint ti_first = u_first / tile_cols, tj_first = u_first - ti_first * tile_cols;
-
-    uint consumed = 0;
-    {
-      __global const elem_t *src = data + (idx_t)(i0 + i_first) * instance_elements;
-      uint ti = ti_first, tj = tj_first;
-#pragma unroll
-      for (int j = 0; j < TILES; ++j) {
-        if ((uint)j < mine) {
-#pragma unroll
-          for (int p = 0; p < PASSES; ++p) {
-            const uint row = ti * TS + (uint)p * ROWS_PER_PASS + r0, col = tj * TS + c;
-            if (row < rows && col < cols) reg[j * PASSES + p] = src[row * cols + col];
-          }
-          if (++tj == tile_cols) {
-            tj = 0;
-            if (++ti == tile_rows) {
-              ti = 0;
-              src += instance_elements;
-            }
-          }
-        }
-      }
-    }
-    // Only now, with every load issued: a use right after each load would make the
-    // work-item wait for one load before issuing the next.
-#pragma unroll
-    for (int r = 0; r < REGS; ++r) consumed ^= ELEM_WORD(reg[r]);
-    sink[lid] = consumed;  // waits for every load (see above)
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    if (lid == 0) {
-      atomic_inc(&sync[2]);
-      while (sync[2] < groups * (k + 1)) {  // every group is running (GO)
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-
-    // Output element (orow, ocol) of an instance's cols x rows result is its input
-    // (ocol, orow): tile (ti, tj) of the input is tile (tj, ti) of the output,
-    // transposed in local memory.
-    __global elem_t *dst = data + (idx_t)(i0 + i_first) * instance_elements;
-    uint ti = ti_first, tj = tj_first;
-#pragma unroll
-    for (int base = 0; base < TILES; base += STAGE) {
-      if ((uint)base < mine) {
-#pragma unroll
-        for (int jj = 0; jj < STAGE; ++jj) {
-          if (base + jj < TILES && (uint)(base + jj) < mine) {
-#pragma unroll
-            for (int p = 0; p < PASSES; ++p)
-              stage[jj][p * ROWS_PER_PASS + r0][c] =
-                  reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];
-          }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-        for (int jj = 0; jj < STAGE; ++jj) {
-          if (base + jj < TILES && (uint)(base + jj) < mine) {
+        for (int j = 0; j < TILES; ++j) {
+          if ((uint)j < mine) {
 #pragma unroll
             for (int p = 0; p < PASSES; ++p) {
-              const uint orow = tj * TS + (uint)p * ROWS_PER_PASS + r0, ocol = ti * TS + c;
-              if (orow < cols && ocol < rows)
-                dst[orow * rows + ocol] = stage[jj][c][p * ROWS_PER_PASS + r0];
+              const uint row = ti * TS + (uint)p * ROWS_PER_PASS + r0, col = tj * TS + c;
+              if (row < rows && col < cols) reg[j * PASSES + p] = src[row * cols + col];
             }
             if (++tj == tile_cols) {
               tj = 0;
               if (++ti == tile_rows) {
                 ti = 0;
-                dst += instance_elements;
+                src += instance_elements;
               }
             }
           }
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      // Only now, with every load issued: a use right after each load would make the
+      // work-item wait for one load before issuing the next.
+#pragma unroll
+      for (int r = 0; r < REGS; ++r) consumed ^= ELEM_WORD(reg[r]);
+      sink[lid] = consumed;  // waits for every load (see above)
+      mem_fence(CLK_GLOBAL_MEM_FENCE);
+      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+      if (lid == 0) {
+        atomic_inc(&sync[2]);
+        while (sync[2] < groups * (k + 1)) {  // every group is running (GO)
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+
+      // Output element (orow, ocol) of an instance's cols x rows result is its input
+      // (ocol, orow): tile (ti, tj) of the input is tile (tj, ti) of the output,
+      // transposed in local memory.
+      __global elem_t *dst = data + (idx_t)(i0 + i_first) * instance_elements;
+      uint ti = ti_first, tj = tj_first;
+#pragma unroll
+      for (int base = 0; base < TILES; base += STAGE) {
+        if ((uint)base < mine) {
+#pragma unroll
+          for (int jj = 0; jj < STAGE; ++jj) {
+            if (base + jj < TILES && (uint)(base + jj) < mine) {
+#pragma unroll
+              for (int p = 0; p < PASSES; ++p)
+                stage[jj][p * ROWS_PER_PASS + r0][c] =
+                    reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];
+            }
+          }
+          barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+          for (int jj = 0; jj < STAGE; ++jj) {
+            if (base + jj < TILES && (uint)(base + jj) < mine) {
+#pragma unroll
+              for (int p = 0; p < PASSES; ++p) {
+                const uint orow = tj * TS + (uint)p * ROWS_PER_PASS + r0, ocol = ti * TS + c;
+                if (orow < cols && ocol < rows)
+                  dst[orow * rows + ocol] = stage[jj][c][p * ROWS_PER_PASS + r0];
+              }
+              if (++tj == tile_cols) {
+                tj = 0;
+                if (++ti == tile_rows) {
+                  ti = 0;
+                  dst += instance_elements;
+                }
+              }
+            }
+          }
+          barrier(CLK_LOCAL_MEM_FENCE);
+        }
       }
     }
   }
+  leave(sync, flags, total, decision, &last_out);
+  if (last_out != 0 && report != 0 && lid == 0) *report = decision;  // tests, benchmarks
 }

@@ -56,9 +56,7 @@ idx_t tile_successor(idx_t p, idx_t B, idx_t C) {
 }
 
 __kernel void ipt_pttwac_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B,
-                             idx_t C, idx_t flag_words, __local uint *flags,
-                             __global const uint *skip, ulong skip_word) {
-  IPT_RETURN_IF_DONE(skip, skip_word);
+                             idx_t C, idx_t flag_words, __local uint *flags) {
   __global elem_t *data = buffer + offset;
   const idx_t n = B * C;
   const idx_t lid = get_local_id(0);

@@ -75,8 +75,7 @@
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                  idx_t L, idx_t K, idx_t total_items, __global uint *scratch,
-                 ulong flags_word, __local elem_t *tiles, uint slice_shift,
-                 __global const uint *skip, ulong skip_word) {
+                 ulong flags_word, __local elem_t *tiles, uint slice_shift) {
   // Published by a unit's lane 0 in step t (buffer t & 1), read by its lanes after the
   // barrier of step t: the store decision for step t, and the mode, chunk length and
   // first element (index in `data`) of the item the unit reads in step t + 1.
@@ -86,7 +85,6 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
 #if REGS > 0
   __local volatile uint start_sink[WG];  // see (i)
 #endif
-  IPT_RETURN_IF_DONE(skip, skip_word);
   __global elem_t *data = buffer + offset;
   __global uint *flags = scratch + flags_word;  // this launch's region of the scratch
   const uint lid = get_local_id(0);

@@ -11,9 +11,10 @@
 namespace ipt::test {
 
 // Runs the kernel on `instances` random rows x cols matrices in a row (one: a plain
-// transposition) on the session's queue; returns its decision word (1: went ahead, 2:
-// gave up; `give_up` makes it). Checks, with Catch, every instance transposed or the
-// whole buffer untouched, and the guard bytes around the matrices.
+// transposition) on the session's queue; returns the way it reported (1: in one pass, 2:
+// by cycle following, which `give_up` forces). Checks, with Catch, every instance
+// transposed and the guard bytes around the matrices unchanged, its scratch zero again,
+// and the words it was given to zero zeroed (and nothing around them).
 cl_uint run_onchip_kernel(std::size_t instances, std::size_t rows, std::size_t cols,
                           std::size_t elem_size, const planner::OnChipConfig& config, bool give_up,
                           std::uint64_t seed);

@@ -1,9 +1,9 @@
 // The one-pass on-chip transposition (kernels/onchip.cl): its sizing and when the planner
-// picks it (no device), the kernel alone through its launcher (an attempt that goes ahead
-// transposes, one that gives up leaves every byte as it was, and its decision word says
-// which), and whole calls through the public API, where the regular plan enqueued after
-// the attempt must give the transpose whichever way the attempt went. Random data, every
-// element size, guard bytes around the matrix.
+// picks it (no device), the kernel alone through its launcher (in one pass, or by cycle
+// following when it gives up, with the way it went reported, its scratch zero again and
+// the words it is given zeroed), and whole calls through the public API, one kernel that
+// must give the transpose whichever way it went. Random data, every element size, guard
+// bytes around the matrix.
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
@@ -81,22 +81,15 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
       const auto plan = ipt::planner::plan_transpose(gpu, rows, cols, 4, {}, {}, 2 * rows * cols);
       CHECK(plan.onchip);
       CHECK_FALSE(plan.padded());
-      CHECK(plan.sequence != ipt::planner::Sequence::kSquare);
-      // The fallback is the regular unpadded plan.
-      PlanRequest off;
-      off.onchip = OnChip::kOff;
-      off.padding = ipt::planner::Padding::kOff;
-      const auto regular = ipt::planner::plan_transpose(gpu, rows, cols, 4, off, {}, 0);
-      CHECK(plan.sequence == regular.sequence);
-      CHECK(plan.m == regular.m);
-      CHECK(plan.n == regular.n);
-      CHECK(plan.stages.size() == regular.stages.size());
-      CHECK(ipt::planner::describe(plan).find("on chip") != std::string::npos);
+      // One kernel, its fallback inside: no stages.
+      CHECK(plan.stages.empty());
+      CHECK(plan.m == 1);
+      CHECK(plan.n == 1);
+      CHECK(ipt::planner::describe(plan).find("on chip, in one kernel") != std::string::npos);
     }
     // A prime side without room to pad: the regular plan is one kernel, but a slow one.
     const auto prime = ipt::planner::plan_transpose(gpu, 3001, 1777, 4);
     CHECK(prime.onchip);
-    CHECK(prime.sequence == ipt::planner::Sequence::kOneStage);
   }
   SECTION("not chosen") {
     // Square shapes (one kernel already), too large, not a GPU, switched off, explicit
@@ -117,11 +110,16 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
     PlanRequest padded;
     padded.padded_rows = 1296;
     CHECK_FALSE(ipt::planner::plan_transpose(gpu, 1294, 1339, 4, padded, {}, 1 << 22).onchip);
-    // A matrix that is one BS tile already is one kernel; skinny 2-stage plans are two.
+    // A matrix that is one BS tile already is one kernel.
     CHECK_FALSE(ipt::planner::plan_transpose(gpu, 30, 50, 4).onchip);
-    const auto skinny = ipt::planner::plan_transpose(gpu, 20000, 17, 4);
-    CHECK(skinny.sequence == ipt::planner::Sequence::k21);
-    CHECK_FALSE(skinny.onchip);
+  }
+  SECTION("rather than two kernels") {
+    // A skinny matrix's 2-stage plan is two commands (and a fill for its 100!'s flags).
+    PlanRequest off;
+    off.onchip = OnChip::kOff;
+    CHECK(ipt::planner::plan_transpose(gpu, 20000, 17, 4, off).sequence ==
+          ipt::planner::Sequence::k21);
+    CHECK(ipt::planner::plan_transpose(gpu, 20000, 17, 4).onchip);
   }
   SECTION("forced") {
     PlanRequest on;
@@ -130,18 +128,19 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
     cpu.resident_groups = false;
     const auto plan = ipt::planner::plan_transpose(cpu, 30, 50, 4, on);
     CHECK(plan.onchip);
-    // A square shape falls back to the one-stage cycle following (the square kernel
-    // does not read the attempt's decision).
+    // One kernel: no stages, nothing padded, whatever the shape.
+    CHECK(plan.stages.empty());
     const auto square = ipt::planner::plan_transpose(gpu, 640, 640, 4, on);
     CHECK(square.onchip);
-    CHECK(square.sequence == ipt::planner::Sequence::kOneStage);
+    CHECK(square.stages.empty());
+    CHECK_FALSE(square.padded());
     CHECK_THROWS_AS(ipt::planner::plan_transpose(gpu, 3000, 2000, 4, on), std::invalid_argument);
     on.padded_rows = 40;
     CHECK_THROWS_AS(ipt::planner::plan_transpose(gpu, 30, 50, 4, on), std::invalid_argument);
   }
 }
 
-TEST_CASE("the on-chip kernel transposes when it goes ahead and touches nothing when it gives up",
+TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scratch left zero",
           "[onchip]") {
   std::mt19937_64 random(909);
   std::uint64_t seed = 1;
@@ -172,7 +171,7 @@ TEST_CASE("the on-chip kernel transposes when it goes ahead and touches nothing 
                                          ++seed) == 1);
       CHECK(ipt::test::run_onchip_kernel(1, 32 * config.tiles - 5, 3, elem_size, config, false,
                                          ++seed) == 1);
-      // Giving up: the matrix stays as it was.
+      // Giving up: the cycle following transposes instead.
       CHECK(ipt::test::run_onchip_kernel(1, std::min<std::uint64_t>(45, 32 * config.tiles), 20,
                                          elem_size, config, true, ++seed) == 2);
       // Several groups: each outcome is checked (a CPU device may not run them at once).

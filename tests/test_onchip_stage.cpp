@@ -1,6 +1,7 @@
 // The on-chip 010! stage: 2.1 and 2.2 plans whose m x N (M x n) tiles are too large for
 // one work-group's local memory but fit the device's registers, moved by the on-chip
-// kernel in rounds of whole instances, with the regular 010! kernel gated after it.
+// kernel in rounds of whole instances (or by its own cycle following when the device
+// cannot run every group at once).
 #include <CL/cl.h>
 
 #include <algorithm>
@@ -229,8 +230,8 @@ TEST_CASE("calls with an on-chip 010! stage give the transpose, attempt or fallb
       transpose_and_check(500, 64, 8, ++seed, true);
     }
     {
-      // Tiles of 400 x 1000: beyond local flags too, so the regular kernel after the
-      // attempt is PTTWAC with a flag bit per element, in the call's scratch.
+      // Tiles of 400 x 1000 (beyond local flags too): the kernel's fallback has a flag bit
+      // per element, in the call's zero scratch.
       const std::string forced = std::string(overrides) + ",compute_units=16,sequence=2.1,m=400";
       ScopedEnv big("IPT_OVERRIDES", forced.c_str());
       ipt_plan_info info{};

@@ -371,40 +371,36 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
   return best;
 }
 
-// Whether the on-chip attempt beats a regular plan. A call with the attempt enqueues it
-// and then every kernel of the unpadded plan, each returning at once after a successful
-// attempt; on an H200 (driver 580) such a call took 43-65 us for 1-5 million elements,
-// which beat 3-stage plans (1.1-2.2x) and the one-stage cycle following (a prime side:
-// 2x), but not 2-stage plans of skinny matrices, already at 40-60 us (0.8-1.1x). A plan
-// that the model expects below a sixth of the copy bandwidth (100! on super-elements of
-// a few elements: 1613 x 2416 floats, 2.2 with n = 4, took 112 us) loses to it too.
-// Padding and unpadding kernels are not counted: the skinny 2-stage plans that pad ran
-// as fast as the attempt or faster (H200, 8eb96ea: 2.2 plans of doubles replaced by it ran
-// at a median 0.86x).
+// Whether the whole-matrix on-chip kernel beats a regular plan: whenever that plan is
+// more than one scratch-free kernel. The on-chip call is one command, and on an H200
+// (driver 580) every command a call enqueues cost 8-10 us of host time with the GPU idle,
+// more than the kernels of a matrix this small take: forced on-chip calls of 24 skinny
+// protocol shapes took 30-42 us against 50-107 us for their automatic 2-stage plans (the
+// one shape slower, 23 x 16460, took 38 against 35 us), and 1294 x 1339 floats 34-44 us
+// against 79-81 us for its 3-stage plan. A single BS kernel (one tile already) or the
+// square kernel is one command too, and moves data as well.
 bool onchip_pays(const DeviceProfile& device, const TransposePlan& plan, std::size_t elem_size) {
   if (plan.sequence == Sequence::kSquare) return false;
-  if (plan.sequence == Sequence::kOneStage) return true;
-  std::size_t kernels = 0;
-  for (const Stage& stage : plan.stages) kernels += !stage.identity() + stage.onchip;
-  return kernels >= 3 || estimated_cost(device, plan, elem_size) >= 6.0;
+  std::size_t kernels = plan.padded() ? 2 : 0;
+  const Stage* only = nullptr;
+  for (const Stage& stage : plan.stages)
+    if (!stage.identity()) {
+      ++kernels;
+      only = &stage;
+    }
+  if (kernels == 0) return false;
+  return kernels > 1 || only->kind != Stage::Kind::k010 || only->onchip ||
+         !bs_fits(device, only->B, only->C, elem_size);
 }
 
-// The fallback of an on-chip attempt: the plan for exactly rows x cols (the attempt
-// works on the caller's matrix, and a fallback that padded would need the borrowed bytes
-// saved before the attempt). A square shape, whose own plan is one kernel that does not
-// read the attempt's decision, falls back to the one-stage cycle following.
-TransposePlan onchip_fallback(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
-                              std::size_t elem_size, PlanRequest request,
-                              const FactorLimits& limits) {
-  request.onchip = OnChip::kOff;
-  request.padding = Padding::kOff;
-  request.padded_rows = request.padded_cols = 0;
-  TransposePlan plan = plan_regular(device, rows, cols, elem_size, request, limits, 0);
-  if (plan.sequence == Sequence::kSquare) {
-    request.auto_sequence = false;
-    request.sequence = Sequence::kOneStage;
-    plan = plan_regular(device, rows, cols, elem_size, request, limits, 0);
-  }
+// The whole matrix on chip: one kernel, no stages, nothing padded (its own fallback, the
+// cycle following, is in the kernel).
+TransposePlan whole_onchip_plan(std::uint64_t rows, std::uint64_t cols) {
+  TransposePlan plan;
+  plan.rows = plan.padded_rows = rows;
+  plan.cols = plan.padded_cols = cols;
+  plan.sequence = Sequence::kOneStage;
+  plan.m = plan.n = 1;
   plan.onchip = true;
   return plan;
 }
@@ -423,7 +419,7 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
              " matrix does not fit on chip (" + std::to_string(onchip_tiles(rows, cols)) +
              " tiles of 32 x 32, at most " + std::to_string(onchip.groups * onchip.tiles) +
              " on this device)");
-    return onchip_fallback(device, rows, cols, elem_size, request, limits);
+    return whole_onchip_plan(rows, cols);
   }
   TransposePlan plan = plan_regular(device, rows, cols, elem_size, request, limits, capacity);
   const bool automatic = request.onchip == OnChip::kAuto && request.auto_sequence &&
@@ -438,7 +434,7 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
       onchip_pays(device,
                   plan_regular(device, rows, cols, elem_size, request, limits, ~std::uint64_t{0}),
                   elem_size))
-    return onchip_fallback(device, rows, cols, elem_size, request, limits);
+    return whole_onchip_plan(rows, cols);
   return plan;
 }
 
@@ -451,10 +447,11 @@ std::string describe(const TransposePlan& plan) {
   out << plan.rows << " x " << plan.cols;
   if (plan.padded()) out << " padded to " << plan.padded_rows << " x " << plan.padded_cols;
   if (plan.onchip)
-    out << ": on chip (one pass: every element read, a grid barrier, every element "
-           "written), falling back, when the device cannot run every work-group at once, "
-           "to";
-  out << (plan.onchip ? " sequence " : ": sequence ") << sequence_name(plan.sequence);
+    return out.str() +
+           ": on chip, in one kernel (one pass: every element read, a grid barrier, every "
+           "element written; when the device cannot run every work-group at once, the same "
+           "kernel follows the permutation's cycles instead)";
+  out << ": sequence " << sequence_name(plan.sequence);
   if (uses_m) out << ", m = " << plan.m;
   if (uses_n) out << ", n = " << plan.n;
   if (plan.sequence == Sequence::kSquare) out << " (tiled swap across the diagonal)";
@@ -467,8 +464,8 @@ std::string describe(const TransposePlan& plan) {
     if (s.kind == Stage::Kind::k010 && s.onchip)
       out << "010! on (" << s.A * s.I << ", " << s.B << ", " << s.C
           << "): on chip, rounds of whole " << s.B << " x " << s.C
-          << " instances (the regular 010! kernel if the device cannot run every work-group "
-             "at once)";
+          << " instances (cycle following in the same kernel if the device cannot run every "
+             "work-group at once)";
     else if (s.kind == Stage::Kind::k010)
       out << "010! on (" << s.A * s.I << ", " << s.B << ", " << s.C << "): BS tiles of " << s.B
           << " x " << s.C;

@@ -35,7 +35,8 @@ struct Stage {
   std::uint64_t I = 1, A = 1, B = 1, C = 1;
   // k010 only: the tiles are too large for one work-group's local memory but the whole
   // device holds them (onchip_plan.hpp): the on-chip kernel moves the I*A instances of
-  // B x C in rounds, and the regular 010! kernel after it does nothing if it succeeded.
+  // B x C in rounds (or, when the device cannot run all its groups at once, by cycle
+  // following, in the same kernel).
   bool onchip = false;
 
   // A factor of 1 in the transposed pair: the stage moves nothing.
@@ -54,8 +55,8 @@ struct TransposePlan {
   Sequence sequence = Sequence::kOneStage;
   std::uint64_t m = 1, n = 1;  // tile factors (m | padded rows, n | padded cols)
   std::vector<Stage> stages;   // empty for kSquare (its own kernel)
-  // A one-pass on-chip attempt (kernels/onchip.cl) comes first; the sequence above, never
-  // padded, is its fallback: its kernels run, and do nothing, after a successful attempt.
+  // The whole matrix in one on-chip kernel (kernels/onchip.cl): no stages, no padding,
+  // m = n = 1 (the sequence field says kOneStage and means nothing).
   bool onchip = false;
 
   bool padded() const { return padded_rows != rows || padded_cols != cols; }

@@ -13,7 +13,7 @@ namespace ipt::runtime {
 cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                          std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
                          std::size_t elem_size, const planner::BsConfig& config,
-                         const std::vector<cl::Event>& wait, const ScratchRegion* skip) {
+                         const std::vector<cl::Event>& wait) {
   check_elem_size(elem_size);
   if (config.work_group == 0 || config.tiles_per_group == 0)
     fail(IPT_INVALID_VALUE, "BS: work_group and tiles_per_group must be positive");
@@ -43,7 +43,6 @@ cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer
   set_index_arg(kernel, arg++, index64, C);
   set_index_arg(kernel, arg++, index64, tiles);
   kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
-  set_skip_args(kernel, arg, skip);
   cl::Event event;
   queue.enqueueNDRangeKernel(
       kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * config.work_group),

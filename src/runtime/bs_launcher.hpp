@@ -14,10 +14,9 @@ namespace ipt::runtime {
 // elements into `buffer`, after `wait`; returns the kernel's event. Every tile (times
 // tiles_per_group) must fit the device's local memory. Throws ipt::Error
 // (IPT_OUT_OF_RESOURCES with nothing enqueued when the launch cannot fit the device).
-// With `skip`, the kernel does nothing if that word says an on-chip attempt succeeded.
 cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                          std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
                          std::size_t elem_size, const planner::BsConfig& config,
-                         const std::vector<cl::Event>& wait, const ScratchRegion* skip = nullptr);
+                         const std::vector<cl::Event>& wait);
 
 }  // namespace ipt::runtime

@@ -20,49 +20,50 @@ namespace ipt::runtime {
 // the buffer and a region's offset, never a sub-buffer (see scratch_region.hpp); regions
 // start at multiples of kAlign, a multiple of every element size and of the flag words,
 // and a cache line so that no two regions share one.
+//
+// The on-chip kernel's scratch lives in a second buffer, of zero scratch
+// (scratch_cache.hpp): that kernel finds it zero and leaves it zero, so that a call whose
+// first command is that kernel needs no fill (it zeroes the first buffer's flags itself).
 struct CallScratchLayout {
   static constexpr std::uint64_t kAlign = 128;
   struct Region {
     std::uint64_t offset = 0, bytes = 0;
+    bool zero = false;  // in the zero-scratch buffer
   };
   Region tail;        // the bytes beyond the caller's matrix that padding borrows
   Region pad, unpad;  // restride counters and flags
-  Region onchip;      // an on-chip attempt's tickets, decision and barrier count
-  // One per plan stage: the flags of a 0100! stage, the attempt's words of an on-chip
-  // 010! stage, else empty.
+  Region onchip;      // the whole-matrix on-chip kernel's words and flags (zero scratch)
+  // One per plan stage: the flags of a 0100! stage, the on-chip kernel's scratch of an
+  // on-chip 010! stage (zero scratch), else empty.
   std::vector<Region> stage;
-  std::uint64_t total = 0;
-  std::uint64_t flags_start = 0;  // where the regions after `tail` begin
-  // Everything after the borrowed bytes: the flags and counters, which must start zeroed.
+  std::uint64_t total = 0;        // bytes of the first buffer
+  std::uint64_t zero_total = 0;   // bytes of the zero-scratch buffer
+  std::uint64_t flags_start = 0;  // where the first buffer's regions after `tail` begin
+  // The first buffer after the borrowed bytes: flags and counters, which must start zeroed.
   Region flags() const;
 };
-
-// Zeroed flag bytes that the regular 010! kernel after an on-chip stage's attempt needs
-// (PTTWAC with global flags for tiles too large for local memory; else 0). In the stage's
-// region, they follow the attempt's words at CallScratchLayout::kAlign.
-std::uint64_t onchip_fallback_flag_bytes(const planner::DeviceProfile& profile,
-                                         const planner::Stage& stage, std::size_t elem_size);
 
 CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
                                       const planner::TransposePlan& plan, std::size_t elem_size);
 
-// The scratch buffer of a call and its regions (empty where the call needs none). With
-// `fill`, its flags are zeroed by a fill enqueued after `wait`, which has an event
-// (zeroed()) only when `fill_event` asks for one (see event_slot); without, the caller
-// zeroes layout.flags() itself, before any kernel uses them (a padded call does it in
-// the command that saves the borrowed bytes).
+// The scratch buffers of a call and their regions (empty where the call needs none).
+// With `fill`, the first buffer's flags are zeroed by a fill enqueued after `wait`, which
+// has an event (zeroed()) only when `fill_event` asks for one (see event_slot); without,
+// the caller zeroes layout.flags() itself, before any kernel uses them (a padded call
+// does it in the command that saves the borrowed bytes; a call that starts with the
+// on-chip kernel, in that kernel).
 class CallScratch {
  public:
   CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
               const std::vector<cl::Event>& wait, bool fill, bool fill_event);
   const cl::Event& zeroed() const { return zeroed_; }
   ScratchRegion region(const CallScratchLayout::Region& region) const;
-  // Hands the buffer back to the scratch cache once `last` (the call's last command)
+  // Hands the buffers back to the scratch cache once `last` (the call's last command)
   // completes: see scratch_cache.hpp.
   void release_after(const cl::Event& last);
 
  private:
-  cl::Buffer buffer_;
+  cl::Buffer buffer_, zero_buffer_;
   cl::Event zeroed_;
 };
 

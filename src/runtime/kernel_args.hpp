@@ -24,11 +24,4 @@ inline void set_index_arg(cl::Kernel& kernel, cl_uint index, bool index64, std::
     kernel.setArg(index, static_cast<cl_uint>(value));
 }
 
-// Sets the (skip, skip_word) pair of a kernel that may follow an on-chip attempt
-// (IPT_RETURN_IF_DONE in kernels/common.cl): the attempt's decision word, or NULL.
-inline void set_skip_args(cl::Kernel& kernel, cl_uint index, const ScratchRegion* skip) {
-  kernel.setArg(index, skip != nullptr ? skip->buffer : cl::Buffer());
-  kernel.setArg(index + 1, cl_ulong{skip != nullptr ? skip->offset / 4 : 0});
-}
-
 }  // namespace ipt::runtime

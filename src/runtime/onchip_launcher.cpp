@@ -12,13 +12,13 @@
 namespace ipt::runtime {
 namespace {
 
-// Launches the kernel once on nothing (every group finds the poll closed and leaves), so
-// that a device that refuses its work-group says so now, while nothing of the call has
-// been enqueued. Throws IPT_OUT_OF_RESOURCES.
+// Launches the kernel once on a 1 x 1 matrix (every group finds the poll closed and takes
+// the fallback, which has nothing to move), so that a device that refuses its work-group
+// says so now, while nothing of the call has been enqueued. Throws IPT_OUT_OF_RESOURCES.
 void try_launch(const cl::CommandQueue& queue, cl::Kernel& kernel,
                 const planner::OnChipConfig& config) {
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  cl_uint closed[4] = {0x80000000u, 2, 0, 0};
+  cl_uint closed[onchip_scratch_bytes(1) / 4] = {0x80000000u, 2};
   const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof closed, closed);
   const cl::Buffer one(context, CL_MEM_READ_WRITE, 16);
   cl_uint arg = 0;
@@ -32,6 +32,10 @@ void try_launch(const cl::CommandQueue& queue, cl::Kernel& kernel,
   kernel.setArg(arg++, cl_ulong{0});
   kernel.setArg(arg++, static_cast<cl_uint>(config.groups));
   kernel.setArg(arg++, cl_uint{0});
+  kernel.setArg(arg++, sync);
+  kernel.setArg(arg++, cl_ulong{0});
+  kernel.setArg(arg++, cl_ulong{0});
+  kernel.setArg(arg++, cl::Buffer());
   cl::Event done;
   try {
     queue.enqueueNDRangeKernel(
@@ -49,16 +53,11 @@ void try_launch(const cl::CommandQueue& queue, cl::Kernel& kernel,
 
 }  // namespace
 
-ScratchRegion onchip_decision(const ScratchRegion& sync) {
-  if (sync.empty()) return {};
-  return {sync.buffer, sync.offset + 4, 4};
-}
-
 cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                          std::uint64_t offset, std::uint64_t instances, std::uint64_t rows,
                          std::uint64_t cols, std::size_t elem_size,
                          const planner::OnChipConfig& config, const std::vector<cl::Event>& wait,
-                         const ScratchRegion* sync, const OnChipLaunch& launch) {
+                         const ScratchRegion* scratch, const OnChipLaunch& launch) {
   check_elem_size(elem_size);
   if (!planner::onchip_fits(config, rows, cols) || instances == 0 || instances > UINT32_MAX)
     fail(IPT_INTERNAL_ERROR, "on-chip attempt for a matrix that does not fit");
@@ -69,7 +68,8 @@ cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer
   const bool index64 = needs_index64(offset, instances * rows * cols, false);
   const std::string options =
       element_options(elem_size, index64) + " -DWG=" + std::to_string(config.work_group) +
-      " -DTILES=" + std::to_string(config.tiles) + " -DSTAGE=" + std::to_string(config.stage);
+      " -DTILES=" + std::to_string(config.tiles) + " -DSTAGE=" + std::to_string(config.stage) +
+      " -DFLAGS_AT=" + std::to_string(kOnChipFlagsAt / 4);
   PooledKernel pooled(get_program(context, device, "onchip", options), "ipt_onchip", device);
   cl::Kernel& kernel = *pooled;
   // NVIDIA's driver (580, H200) reports 256 as this kernel's work-group limit although it
@@ -82,8 +82,12 @@ cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer
     if (trusted) try_launch(queue, kernel, config);
     return cl::Event();
   }
-  if (sync == nullptr || sync->bytes < kOnChipSyncBytes || sync->offset % 16 != 0)
-    fail(IPT_INTERNAL_ERROR, "on-chip attempt without its zeroed scratch");
+  if (scratch == nullptr || scratch->bytes < onchip_scratch_bytes(instances * rows * cols) ||
+      scratch->offset % 16 != 0)
+    fail(IPT_INTERNAL_ERROR, "on-chip transposition without its zero scratch");
+  const ScratchRegion* zero = launch.zero;
+  if (zero != nullptr && (zero->offset % 4 != 0 || zero->bytes % 4 != 0))
+    fail(IPT_INTERNAL_ERROR, "on-chip transposition: words to zero not aligned");
 
   cl_uint arg = 0;
   kernel.setArg(arg++, buffer);
@@ -92,10 +96,16 @@ cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer
   kernel.setArg(arg++, static_cast<cl_uint>(cols));
   kernel.setArg(arg++, static_cast<cl_uint>(instances));
   kernel.setArg(arg++, static_cast<cl_uint>(per_round));
-  kernel.setArg(arg++, sync->buffer);
-  kernel.setArg(arg++, cl_ulong{sync->offset / 4});
+  kernel.setArg(arg++, scratch->buffer);
+  kernel.setArg(arg++, cl_ulong{scratch->offset / 4});
   kernel.setArg(arg++, static_cast<cl_uint>(config.groups + (launch.give_up ? 1 : 0)));
   kernel.setArg(arg++, cl_uint{launch.give_up ? 16u : config.patience});
+  kernel.setArg(arg++, zero != nullptr ? zero->buffer : scratch->buffer);
+  kernel.setArg(arg++, cl_ulong{zero != nullptr ? zero->offset / 4 : 0});
+  kernel.setArg(arg++, cl_ulong{zero != nullptr ? zero->bytes / 4 : 0});
+  if (launch.report != nullptr && launch.report->offset != 0)
+    fail(IPT_INTERNAL_ERROR, "on-chip transposition: a report word not at its buffer's start");
+  kernel.setArg(arg++, launch.report != nullptr ? launch.report->buffer : cl::Buffer());
   cl::Event event;
   queue.enqueueNDRangeKernel(
       kernel, cl::NullRange,

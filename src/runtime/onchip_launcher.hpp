@@ -10,33 +10,40 @@
 
 namespace ipt::runtime {
 
-// Words of the attempt's zeroed scratch: tickets, the decision (1: done, which the
-// fallback's kernels read as `skip`), the barrier count.
-inline constexpr std::uint64_t kOnChipSyncBytes = 16;
-
-// The decision word of an attempt whose scratch is `sync`: what the fallback's kernels
-// take as their `skip` argument.
-ScratchRegion onchip_decision(const ScratchRegion& sync);
+// The kernel's scratch for `elements` elements: its words (tickets, decision, loads
+// announced, groups gone), then, a cache line on, a flag bit per element for the cycle
+// following it falls back to. Zero scratch (take_zero_scratch): the kernel finds it all
+// zero and leaves it so.
+inline constexpr std::uint64_t kOnChipFlagsAt = 128;
+constexpr std::uint64_t onchip_scratch_bytes(std::uint64_t elements) {
+  return kOnChipFlagsAt + (elements + 31) / 32 * 4;
+}
 
 struct OnChipLaunch {
   bool dry_run = false;  // only build and check the kernel
   bool event = true;     // return the kernel's event (see event_slot)
-  bool give_up = false;  // wait for one group more than launched: the attempt always gives up
+  bool give_up = false;  // wait for one group more than launched: always the fallback
+  // Words (offset and bytes multiples of 4) of another buffer that the kernel zeroes on
+  // the way: the flags of the call's next kernel, which then needs no fill.
+  const ScratchRegion* zero = nullptr;
+  // (tests, benchmarks) a word in which the kernel writes which way it went: 1 in one
+  // pass, 2 by cycle following.
+  const ScratchRegion* report = nullptr;
 };
 
-// Tries to transpose, after `wait`, the `instances` consecutive rows x cols matrices that
-// start `offset` elements into `buffer` (010! on (instances, rows, cols)), each in one
-// pass, in rounds of as many whole instances as the device holds; one instance must fit
-// (planner::onchip_fits). `sync` is zeroed scratch of kOnChipSyncBytes. When the device
-// does not run every group at once, the kernel leaves the matrices untouched and the
-// decision word says so. Throws ipt::Error
-// (IPT_OUT_OF_RESOURCES, nothing of the call enqueued, when the compiled kernel cannot run
-// the configured work-group). A dry run may launch the kernel once on scratch of its own
-// (see try_launch).
+// Transposes, after `wait`, the `instances` consecutive rows x cols matrices that start
+// `offset` elements into `buffer` (010! on (instances, rows, cols)) in ONE command: in
+// one pass each, in rounds of as many whole instances as the device holds, when every
+// work-group runs at once; else by cycle following (slower, but without waiting for any
+// group). One instance must fit (planner::onchip_fits). `scratch` is zero scratch of
+// onchip_scratch_bytes(instances * rows * cols), used by no other command until this one
+// completes. Throws ipt::Error (IPT_OUT_OF_RESOURCES, nothing of the call enqueued, when
+// the compiled kernel cannot run the configured work-group). A dry run may launch the
+// kernel once on buffers of its own (see try_launch).
 cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                          std::uint64_t offset, std::uint64_t instances, std::uint64_t rows,
                          std::uint64_t cols, std::size_t elem_size,
                          const planner::OnChipConfig& config, const std::vector<cl::Event>& wait,
-                         const ScratchRegion* sync, const OnChipLaunch& launch);
+                         const ScratchRegion* scratch, const OnChipLaunch& launch);
 
 }  // namespace ipt::runtime

@@ -8,6 +8,7 @@
 #include "runtime/launch_checks.hpp"
 #include "runtime/onchip_launcher.hpp"
 #include "runtime/pttwac_launcher.hpp"
+#include "runtime/scratch_cache.hpp"
 #include "runtime/soa_asta_launcher.hpp"
 
 namespace ipt::runtime {
@@ -15,54 +16,30 @@ namespace {
 
 using planner::Stage;
 
-// One stage with its launch configuration; every stage of a plan uses the index width
-// the whole matrix needs.
-cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
-                       std::uint64_t offset, std::size_t elem_size, const Stage& stage,
-                       const planner::DeviceProfile& profile, bool index64, bool dry_run,
-                       bool event, const std::vector<cl::Event>& wait,
-                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip);
-
-// An on-chip 010! stage: the attempt, then the regular 010! kernel gated by its decision
-// (returned; `attempt`, when given, gets the attempt's event). The attempt and one on the
-// whole matrix never meet: such a plan's fallback has no on-chip stage.
+// An on-chip 010! stage: one kernel, which falls back to cycle following by itself when
+// the device cannot run every group at once (onchip_launcher.hpp). `scratch`: its zero
+// scratch; without one (benchmarks of single stages) it takes its own.
 cl::Event launch_onchip_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                               std::uint64_t offset, std::size_t elem_size, const Stage& stage,
-                              const planner::DeviceProfile& profile, bool index64, bool dry_run,
-                              bool event, const std::vector<cl::Event>& wait,
-                              const ScratchRegion* zeroed_sync, bool give_up, cl::Event* attempt) {
+                              const planner::DeviceProfile& profile, bool dry_run, bool event,
+                              const std::vector<cl::Event>& wait, const ScratchRegion* scratch,
+                              const ScratchRegion* zero, bool give_up) {
+  const std::uint64_t instances = stage.I * stage.A;
   ScratchRegion own;
-  if (!dry_run && (zeroed_sync == nullptr || zeroed_sync->empty())) {
-    // Run outside a call's scratch (benchmarks of single stages): words of its own.
-    const cl_uint zeros[kOnChipSyncBytes / 4] = {};
-    own = {cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                      sizeof zeros, const_cast<cl_uint*>(zeros)),
-           0, kOnChipSyncBytes};
-    zeroed_sync = &own;
+  if (!dry_run && (scratch == nullptr || scratch->empty())) {
+    const std::uint64_t bytes = onchip_scratch_bytes(instances * stage.B * stage.C);
+    own = {take_zero_scratch(queue.getInfo<CL_QUEUE_CONTEXT>(), bytes), 0, bytes};
+    scratch = &own;
   }
   OnChipLaunch launch;
   launch.dry_run = dry_run;
-  launch.event = !in_order(queue) || attempt != nullptr;
+  launch.event = event || !own.empty();
   launch.give_up = give_up;
-  const cl::Event attempted =
-      enqueue_onchip(queue, buffer, offset, stage.I * stage.A, stage.B, stage.C, elem_size,
-                     planner::choose_onchip(profile, elem_size), wait, zeroed_sync, launch);
-  if (attempt != nullptr) *attempt = attempted;
-  Stage regular = stage;
-  regular.onchip = false;
-  if (dry_run)
-    return launch_stage(queue, buffer, offset, elem_size, regular, profile, index64, true, event,
-                        wait, nullptr, nullptr);
-  const ScratchRegion decision = onchip_decision(*zeroed_sync);
-  // The regular kernel's flags follow the attempt's words in a call's region.
-  ScratchRegion flags;
-  if (own.empty() && onchip_fallback_flag_bytes(profile, stage, elem_size) > 0)
-    flags = {zeroed_sync->buffer, zeroed_sync->offset + CallScratchLayout::kAlign,
-             zeroed_sync->bytes - CallScratchLayout::kAlign};
+  launch.zero = zero;
   cl::Event done =
-      launch_stage(queue, buffer, offset, elem_size, regular, profile, index64, false,
-                   event || !own.empty(), then(queue, attempted), flags.or_null(), &decision);
-  if (!own.empty()) release_when_complete(done, own.buffer);
+      enqueue_onchip(queue, buffer, offset, instances, stage.B, stage.C, elem_size,
+                     planner::choose_onchip(profile, elem_size), wait, scratch, launch);
+  if (!own.empty()) give_back_zero_scratch_when_complete(done, own.buffer);
   return done;
 }
 
@@ -70,12 +47,10 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size, const Stage& stage,
                        const planner::DeviceProfile& profile, bool index64, bool dry_run,
                        bool event, const std::vector<cl::Event>& wait,
-                       const ScratchRegion* zeroed_flags, const ScratchRegion* skip) {
-  if (stage.onchip) {
-    if (skip != nullptr) fail(IPT_INTERNAL_ERROR, "an on-chip stage in an on-chip fallback");
-    return launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, index64, dry_run,
-                               event, wait, zeroed_flags, false, nullptr);
-  }
+                       const ScratchRegion* zeroed_flags) {
+  if (stage.onchip)
+    return launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, dry_run, event,
+                               wait, zeroed_flags, nullptr, false);
   if (stage.kind == Stage::Kind::k010) {
     const std::uint64_t tiles = stage.I * stage.A;
     if (planner::bs_fits(profile, stage.B, stage.C, elem_size)) {
@@ -83,22 +58,22 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       config.force_index64 = index64;
       config.dry_run = dry_run;
       config.event = event;
-      return enqueue_bs_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config, wait,
-                            skip);
+      return enqueue_bs_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
+                            wait);
     }
     planner::PttwacConfig config = planner::choose_pttwac(profile, stage.B, stage.C);
     config.force_index64 = index64;
     config.dry_run = dry_run;
     config.event = event;
     return enqueue_pttwac_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
-                              wait, skip, zeroed_flags);
+                              wait, zeroed_flags);
   }
   planner::SoaConfig config = planner::choose_soa(profile, stage.C, elem_size);
   config.force_index64 = index64;
   config.dry_run = dry_run;
   config.event = event;
   return enqueue_soa_0100(queue, buffer, offset, stage.I, stage.A, stage.B, stage.C, elem_size,
-                          config, wait, zeroed_flags, skip);
+                          config, wait, zeroed_flags);
 }
 
 }  // namespace
@@ -112,7 +87,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   if (!run.checked || run.dry_run)
     for (const Stage& stage : plan.stages)  // build and check everything first
       launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, true, true, {},
-                   nullptr, nullptr);
+                   nullptr);
   if (run.dry_run) return cl::Event();
   // Identity stages (a factor of 1) enqueue nothing: their launchers would return a
   // marker, whose profiling times some drivers (NVIDIA 580) take when it is enqueued,
@@ -126,6 +101,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   const bool every_event = !in_order(queue) || run.stage_events != nullptr;
   std::vector<cl::Event> after = wait;
   cl::Event last;
+  bool first = true;
   for (std::size_t i = 0; i <= last_stage; ++i) {
     const Stage& stage = plan.stages[i];
     if (stage.identity()) continue;
@@ -133,18 +109,18 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     if (run.stage_flags != nullptr && i < run.stage_flags->size())
       flags = (*run.stage_flags)[i].or_null();
     const bool event = every_event || (run.last_event && i == last_stage);
-    cl::Event attempt;
     if (stage.onchip) {
-      if (run.skip != nullptr) fail(IPT_INTERNAL_ERROR, "an on-chip stage in an on-chip fallback");
-      last = launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, index64, false,
-                                 event, after, flags, run.onchip_give_up,
-                                 run.stage_events != nullptr ? &attempt : nullptr);
+      last =
+          launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, false, event, after,
+                              flags, first ? run.zero_first : nullptr, run.onchip_give_up);
     } else {
+      if (first && run.zero_first != nullptr)
+        fail(IPT_INTERNAL_ERROR, "scratch to zero, but the plan starts with no on-chip stage");
       last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
-                          after, flags, run.skip);
+                          after, flags);
     }
+    first = false;
     after = then(queue, last);
-    if (run.stage_events != nullptr && stage.onchip) run.stage_events->push_back(attempt);
     if (run.stage_events != nullptr) run.stage_events->push_back(last);
   }
   return last;

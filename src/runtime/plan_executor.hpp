@@ -1,6 +1,5 @@
 // Runs the stages of a TransposePlan (2.1, 2.2, 3.1, 3.2 or one-stage) on the caller's
-// queue, each stage waiting for the one before (an on-chip 010! stage: its attempt, then
-// the regular kernel gated by it); the square plan has its own launcher.
+// queue, each stage waiting for the one before; the square plan has its own launcher.
 #pragma once
 
 #include <cstdint>
@@ -23,17 +22,16 @@ struct PlanRun {
   // stage gets no event either: only what an out-of-order queue needs to order the stages
   // gets one (see event_slot).
   bool last_event = true;
-  // (benchmarks) every stage's event; an on-chip 010! stage gives two, its attempt's and
-  // then the gated regular kernel's.
+  // (benchmarks) every stage's event.
   std::vector<cl::Event>* stage_events = nullptr;
-  // For each stage, the zeroed flags of its cycle following (an empty region: the stage
-  // allocates and zeroes its own; see CallScratch).
+  // For each stage, the zeroed flags of its cycle following, or the zero scratch of an
+  // on-chip 010! stage (an empty region: the stage allocates its own; see CallScratch).
   const std::vector<ScratchRegion>* stage_flags = nullptr;
-  // The decision word of an on-chip attempt enqueued before the plan (onchip_launcher.hpp):
-  // every stage's kernel does nothing if the attempt succeeded.
-  const ScratchRegion* skip = nullptr;
-  // Every on-chip 010! stage's attempt gives up (IPT_OVERRIDES onchip.abort=1: tests of
-  // the regular kernel after it).
+  // Words that the plan's first kernel zeroes when it is an on-chip 010! stage (the
+  // call's scratch, which then needs no fill); none otherwise.
+  const ScratchRegion* zero_first = nullptr;
+  // Every on-chip 010! stage takes its fallback (IPT_OVERRIDES onchip.abort=1: tests of
+  // the path a device that cannot run every group at once takes).
   bool onchip_give_up = false;
 };
 

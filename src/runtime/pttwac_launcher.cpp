@@ -25,7 +25,7 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
                              std::uint64_t offset, std::uint64_t A, std::uint64_t B,
                              std::uint64_t C, std::size_t elem_size,
                              const planner::PttwacConfig& config,
-                             const std::vector<cl::Event>& wait, const ScratchRegion* skip,
+                             const std::vector<cl::Event>& wait,
                              const ScratchRegion* zeroed_flags) {
   check_elem_size(elem_size);
   const int log2_spreading = log2_of_spreading(config.spreading);
@@ -37,7 +37,7 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
     // 010! on (A, B, C) is 0100! on (A, B, C, 1): super-elements of one element, one unit
     // per work-item, flags in global memory.
     return enqueue_soa_0100(queue, buffer, offset, A, B, C, 1, elem_size,
-                            planner::pttwac_global_soa(config), wait, zeroed_flags, skip);
+                            planner::pttwac_global_soa(config), wait, zeroed_flags);
   }
 
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
@@ -63,7 +63,6 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
   set_index_arg(kernel, arg++, index64, C);
   set_index_arg(kernel, arg++, index64, words);
   kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(words * 4)));
-  set_skip_args(kernel, arg, skip);
   cl::Event event;
   queue.enqueueNDRangeKernel(
       kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * config.work_group),

@@ -23,6 +23,7 @@ struct Kept {
   cl_context context;
   cl_mem buffer;
   std::size_t bytes;
+  bool zero;  // zero scratch (take_zero_scratch), never handed out as the other kind
 };
 
 std::mutex& cache_mutex() {
@@ -36,7 +37,7 @@ std::vector<Kept>& kept() {
 }
 
 // Keeps `mem` (a reference the caller owns) or releases it, outside the lock.
-void keep_or_release(cl_mem mem) {
+void keep_or_release(cl_mem mem, bool zero) {
   cl_context context = nullptr;
   std::size_t bytes = 0;
   if (clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(context), &context, nullptr) != CL_SUCCESS ||
@@ -49,20 +50,20 @@ void keep_or_release(cl_mem mem) {
   {
     std::lock_guard<std::mutex> lock(cache_mutex());
     auto& buffers = kept();
-    const auto same = static_cast<std::size_t>(std::count_if(
-        buffers.begin(), buffers.end(), [&](const Kept& k) { return k.context == context; }));
+    const auto alike = [&](const Kept& k) { return k.context == context && k.zero == zero; };
+    const auto same =
+        static_cast<std::size_t>(std::count_if(buffers.begin(), buffers.end(), alike));
     if (same < kPerContext && buffers.size() < kTotal) {
-      buffers.push_back({context, mem, bytes});
+      buffers.push_back({context, mem, bytes, zero});
       evicted = nullptr;
     } else {
-      // Full: keep the larger of this buffer and the smallest kept one of its context.
+      // Full: keep the larger of this buffer and the smallest kept one of its kind.
       auto smallest = buffers.end();
       for (auto it = buffers.begin(); it != buffers.end(); ++it)
-        if (it->context == context && (smallest == buffers.end() || it->bytes < smallest->bytes))
-          smallest = it;
+        if (alike(*it) && (smallest == buffers.end() || it->bytes < smallest->bytes)) smallest = it;
       if (smallest != buffers.end() && smallest->bytes < bytes) {
         evicted = smallest->buffer;
-        *smallest = {context, mem, bytes};
+        *smallest = {context, mem, bytes, zero};
       }
     }
   }
@@ -70,32 +71,52 @@ void keep_or_release(cl_mem mem) {
 }
 
 void CL_CALLBACK give_back(cl_event, cl_int, void* buffer) {
-  keep_or_release(static_cast<cl_mem>(buffer));
+  keep_or_release(static_cast<cl_mem>(buffer), false);
+}
+
+void CL_CALLBACK give_back_zero(cl_event, cl_int status, void* buffer) {
+  if (status == CL_COMPLETE)
+    keep_or_release(static_cast<cl_mem>(buffer), true);
+  else
+    clReleaseMemObject(static_cast<cl_mem>(buffer));
+}
+
+// The smallest kept buffer of the kind that is large enough, or none.
+cl::Buffer take_kept(const cl::Context& context, std::uint64_t bytes, bool zero) {
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  auto& buffers = kept();
+  auto best = buffers.end();
+  for (auto it = buffers.begin(); it != buffers.end(); ++it)
+    if (it->context == context() && it->zero == zero && it->bytes >= bytes &&
+        (best == buffers.end() || it->bytes < best->bytes))
+      best = it;
+  if (best == buffers.end()) return cl::Buffer();
+  const cl_mem mem = best->buffer;
+  buffers.erase(best);
+  return cl::Buffer(mem);  // takes over the cache's reference
 }
 
 }  // namespace
 
 cl::Buffer take_scratch(const cl::Context& context, std::uint64_t bytes) {
-  {
-    std::lock_guard<std::mutex> lock(cache_mutex());
-    auto& buffers = kept();
-    // The smallest kept buffer that is large enough.
-    auto best = buffers.end();
-    for (auto it = buffers.begin(); it != buffers.end(); ++it)
-      if (it->context == context() && it->bytes >= bytes &&
-          (best == buffers.end() || it->bytes < best->bytes))
-        best = it;
-    if (best != buffers.end()) {
-      const cl_mem mem = best->buffer;
-      buffers.erase(best);
-      return cl::Buffer(mem);  // takes over the cache's reference
-    }
-  }
+  cl::Buffer kept_buffer = take_kept(context, bytes, false);
+  if (kept_buffer() != nullptr) return kept_buffer;
   return cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(bytes));
+}
+
+cl::Buffer take_zero_scratch(const cl::Context& context, std::uint64_t bytes) {
+  cl::Buffer kept_buffer = take_kept(context, bytes, true);
+  if (kept_buffer() != nullptr) return kept_buffer;
+  std::vector<unsigned char> zeros(static_cast<std::size_t>(bytes));
+  return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size(), zeros.data());
 }
 
 void give_back_scratch_when_complete(const cl::Event& done, cl::Buffer buffer) {
   when_complete(done, buffer, give_back);
+}
+
+void give_back_zero_scratch_when_complete(const cl::Event& done, cl::Buffer buffer) {
+  when_complete(done, buffer, give_back_zero);
 }
 
 void clear_scratch_cache() {

@@ -14,8 +14,7 @@ namespace ipt::runtime {
 cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                            std::uint64_t offset, std::uint64_t I, std::uint64_t A, std::uint64_t B,
                            std::uint64_t C, std::size_t elem_size, const planner::SoaConfig& config,
-                           const std::vector<cl::Event>& wait, const ScratchRegion* zeroed_flags,
-                           const ScratchRegion* skip) {
+                           const std::vector<cl::Event>& wait, const ScratchRegion* zeroed_flags) {
   check_elem_size(elem_size);
   if (config.vw == 0 || config.units == 0)
     fail(IPT_INVALID_VALUE, "SoA-ASTA: vw and units must be positive");
@@ -94,7 +93,6 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
   kernel.setArg(arg++, cl_ulong{flags.offset / 4});
   kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
   kernel.setArg(arg++, cl_uint{slice_shift});
-  set_skip_args(kernel, arg, skip);
   cl::Event event;
   queue.enqueueNDRangeKernel(
       kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * work_group),

@@ -18,14 +18,12 @@ namespace ipt::runtime {
 // allocated and zeroed here with clEnqueueFillBuffer and released when the kernel
 // completes; nothing blocks the host.
 // Throws ipt::Error (IPT_OUT_OF_RESOURCES, nothing enqueued, when config.chunk exceeds
-// what a unit can hold or the work-group does not fit the compiled kernel). With `skip`,
-// nothing is done if that word says an on-chip attempt succeeded.
+// what a unit can hold or the work-group does not fit the compiled kernel).
 cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                            std::uint64_t offset, std::uint64_t I, std::uint64_t A, std::uint64_t B,
                            std::uint64_t C, std::size_t elem_size, const planner::SoaConfig& config,
                            const std::vector<cl::Event>& wait,
-                           const ScratchRegion* zeroed_flags = nullptr,
-                           const ScratchRegion* skip = nullptr);
+                           const ScratchRegion* zeroed_flags = nullptr);
 
 // 100!: (A, B, C) -> (B, A, C).
 cl::Event enqueue_soa_100(const cl::CommandQueue& queue, const cl::Buffer& buffer,

@@ -86,7 +86,8 @@ planner::TransposePlan plan_for_call(const planner::DeviceProfile& profile, std:
 
 std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
                                  const planner::TransposePlan& plan, std::size_t elem_size) {
-  return call_scratch_layout(profile, plan, elem_size).total;
+  const CallScratchLayout layout = call_scratch_layout(profile, plan, elem_size);
+  return layout.total + layout.zero_total;
 }
 
 namespace {
@@ -118,37 +119,44 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   const std::uint64_t tail = plan.padded_elements() - M * N, tail_start = offset + M * N;
   const bool restores_tail = tail > 0;
   const bool unpads = plan.padded_rows != M;
-  // All scratch in one buffer (CallScratch). Its flags are zeroed by one fill, or, when
-  // the call saves borrowed bytes first, by that save's kernel (one command fewer); the
-  // commands of the call then follow each other on the queue (`then`).
+  // All scratch in two buffers (CallScratch). The flags of the first are zeroed by one
+  // fill, or by the call's first command when that is the kernel that saves borrowed
+  // bytes or an on-chip kernel (one command fewer); the commands of the call then follow
+  // each other on the queue (`then`).
   const CallScratchLayout layout = call_scratch_layout(profile, plan, elem_size);
+  const planner::Stage* first_stage = nullptr;
+  for (const planner::Stage& stage : plan.stages)
+    if (!stage.identity()) {
+      first_stage = &stage;
+      break;
+    }
+  const bool onchip_first =
+      plan.onchip || (!restores_tail && first_stage != nullptr && first_stage->onchip);
   std::optional<CallScratch> scratch;
-  if (!dry_run && layout.total > 0) {
-    scratch.emplace(queue, layout, after, /*fill=*/!restores_tail, !ordered);
+  if (!dry_run && (layout.total > 0 || layout.zero_total > 0)) {
+    scratch.emplace(queue, layout, after, /*fill=*/!restores_tail && !onchip_first, !ordered);
     if (scratch->zeroed()() != nullptr) after = then(queue, scratch->zeroed());
   }
   auto region = [&](const CallScratchLayout::Region& r) {
     return scratch ? scratch->region(r) : ScratchRegion{};
   };
   const ScratchRegion saved = region(layout.tail), pad_flags = region(layout.pad),
-                      unpad_flags = region(layout.unpad);
+                      unpad_flags = region(layout.unpad), call_flags = region(layout.flags());
   std::vector<ScratchRegion> stage_flags;
   for (const auto& r : layout.stage) stage_flags.push_back(region(r));
-  // An on-chip attempt first (such plans never pad); the plan's stages follow it and do
-  // nothing when it succeeded.
   const bool give_up = plan.uses_onchip() && current_overrides().plan.onchip_abort;
-  ScratchRegion decision;
   if (plan.onchip) {
-    const ScratchRegion sync = region(layout.onchip);
+    // The whole matrix in one command, which falls back by itself (onchip_launcher.hpp);
+    // the plan's stages are what runs where the kernel cannot (the replan below).
     OnChipLaunch launch;
     launch.dry_run = dry_run;
-    launch.event = !ordered;
     launch.give_up = give_up;
-    const cl::Event attempted =
+    const ScratchRegion own = region(layout.onchip);
+    const cl::Event done =
         enqueue_onchip(queue, buffer, offset, 1, M, N, elem_size,
-                       planner::choose_onchip(profile, elem_size), after, sync.or_null(), launch);
-    if (!dry_run) after = then(queue, attempted);
-    decision = onchip_decision(sync);
+                       planner::choose_onchip(profile, elem_size), after, own.or_null(), launch);
+    if (scratch) scratch->release_after(done);
+    return done;
   }
   if (restores_tail) {
     const ScratchRegion flags = region(layout.flags());
@@ -176,7 +184,7 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     run.checked = !dry_run;  // every real run follows a dry run (execute_transpose)
     run.last_event = transpose_last;
     run.stage_flags = &stage_flags;
-    run.skip = decision.or_null();
+    if (onchip_first) run.zero_first = call_flags.or_null();
     run.onchip_give_up = give_up;
     done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, run);
   }

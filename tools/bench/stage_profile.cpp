@@ -36,8 +36,8 @@ int run_stage_profile(const support::Session& session,
     const auto plan =
         runtime::plan_for_call(profile, rows, cols, elem_size, nullptr, runtime::kUnlimited);
     if (plan.stages.empty()) {
-      std::printf("%llu x %llu: square plan, no stages\n", (unsigned long long)rows,
-                  (unsigned long long)cols);
+      std::printf("%llu x %llu: %s plan, no stages\n", (unsigned long long)rows,
+                  (unsigned long long)cols, plan.onchip ? "whole-matrix on-chip" : "square");
       continue;
     }
     const std::uint64_t padded = plan.padded_rows * plan.padded_cols;
@@ -51,10 +51,8 @@ int run_stage_profile(const support::Session& session,
     std::vector<std::string> names;
     if (plan.padded_cols != cols)
       names.push_back("pad " + std::to_string(cols) + "->" + std::to_string(plan.padded_cols));
-    for (const auto& stage : plan.stages) {
-      if (stage.onchip) names.push_back(stage_name(stage) + " on chip");
-      names.push_back(stage_name(stage) + (stage.onchip ? " gated" : ""));
-    }
+    for (const auto& stage : plan.stages)
+      names.push_back(stage_name(stage) + (stage.onchip ? " on chip" : ""));
     if (plan.padded_rows != rows)
       names.push_back("unpad " + std::to_string(plan.padded_rows) + "->" + std::to_string(rows));
     const auto run = [&](std::vector<cl::Event>* events) {
