@@ -100,3 +100,35 @@ TEST_CASE("scratch buffers over 16 MiB are released, not kept", "[scratch-cache]
   CHECK(rt::take_scratch(context, 4096).getInfo<CL_MEM_SIZE>() == 4096);
   rt::clear_scratch_cache();
 }
+
+TEST_CASE("zero scratch is kept only after a run that completed, apart from the other kind",
+          "[scratch-cache]") {
+  rt::clear_scratch_cache();
+  const cl::Context context(session().context(), true);
+  const cl::CommandQueue queue(session().queue(), true);
+  bool fresh = false;
+  cl::Buffer zero = rt::take_zero_scratch(context, 4096, &fresh);
+  CHECK(fresh);  // the pool is empty: a new buffer, which the caller fills
+  cl::Event marker;
+  queue.enqueueMarkerWithWaitList(nullptr, &marker);
+  marker.wait();
+  rt::give_back_zero_scratch_when_complete(marker, zero);
+  zero = cl::Buffer();
+  REQUIRE(cache_reaches(1));
+  // Not handed out as dirty scratch, and handed out as zero scratch without a fill.
+  CHECK(rt::take_scratch(context, 1000).getInfo<CL_MEM_SIZE>() == 1000);
+  CHECK(rt::take_zero_scratch(context, 1000, &fresh).getInfo<CL_MEM_SIZE>() == 4096);
+  CHECK_FALSE(fresh);
+  CHECK(rt::scratch_cache_size() == 0);
+  // A run that ended abnormally may have left its buffer dirty: released, not kept.
+  cl_int code = CL_SUCCESS;
+  cl_event failed = clCreateUserEvent(context(), &code);
+  REQUIRE(code == CL_SUCCESS);
+  rt::give_back_zero_scratch_when_complete(cl::Event(failed, true),
+                                           rt::take_zero_scratch(context, 4096, &fresh));
+  CHECK(clSetUserEventStatus(failed, -1) == CL_SUCCESS);
+  clReleaseEvent(failed);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(rt::scratch_cache_size() == 0);
+  rt::clear_scratch_cache();
+}

@@ -65,13 +65,24 @@ CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout&
                          const std::vector<cl::Event>& wait, bool fill, bool fill_event) {
   if (layout.total == 0 && layout.zero_total == 0) return;
   const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  if (layout.zero_total > 0) zero_buffer_ = take_zero_scratch(context, layout.zero_total);
+  std::vector<cl::Event> after = wait;
+  if (layout.zero_total > 0) {
+    bool fresh = false;
+    zero_buffer_ = take_zero_scratch(context, layout.zero_total, &fresh);
+    if (fresh) {  // zeroed once; its kernels leave it zero for the calls that reuse it
+      check_cl(queue.enqueueFillBuffer(zero_buffer_, cl_uint{0}, 0,
+                                       static_cast<std::size_t>(layout.zero_total), &after,
+                                       event_slot(zeroed_, fill_event)),
+               "clEnqueueFillBuffer");
+      if (zeroed_() != nullptr) after = {zeroed_};
+    }
+  }
   if (layout.total == 0) return;
   buffer_ = take_scratch(context, layout.total);
   const CallScratchLayout::Region flags = layout.flags();
   if (!fill || flags.bytes == 0) return;
   check_cl(queue.enqueueFillBuffer(buffer_, cl_uint{0}, static_cast<std::size_t>(flags.offset),
-                                   static_cast<std::size_t>(flags.bytes), &wait,
+                                   static_cast<std::size_t>(flags.bytes), &after,
                                    event_slot(zeroed_, fill_event)),
            "clEnqueueFillBuffer");
 }

@@ -26,9 +26,18 @@ cl::Event launch_onchip_stage(const cl::CommandQueue& queue, const cl::Buffer& b
                               const ScratchRegion* zero, bool give_up) {
   const std::uint64_t instances = stage.I * stage.A;
   ScratchRegion own;
+  std::vector<cl::Event> after = wait;
   if (!dry_run && (scratch == nullptr || scratch->empty())) {
     const std::uint64_t bytes = onchip_scratch_bytes(instances * stage.B * stage.C);
-    own = {take_zero_scratch(queue.getInfo<CL_QUEUE_CONTEXT>(), bytes), 0, bytes};
+    bool fresh = false;
+    own = {take_zero_scratch(queue.getInfo<CL_QUEUE_CONTEXT>(), bytes, &fresh), 0, bytes};
+    if (fresh) {
+      cl::Event zeroed;
+      check_cl(queue.enqueueFillBuffer(own.buffer, cl_uint{0}, 0, static_cast<std::size_t>(bytes),
+                                       &after, event_slot(zeroed, !in_order(queue))),
+               "clEnqueueFillBuffer");
+      if (zeroed() != nullptr) after = {zeroed};
+    }
     scratch = &own;
   }
   OnChipLaunch launch;
@@ -38,7 +47,7 @@ cl::Event launch_onchip_stage(const cl::CommandQueue& queue, const cl::Buffer& b
   launch.zero = zero;
   cl::Event done =
       enqueue_onchip(queue, buffer, offset, instances, stage.B, stage.C, elem_size,
-                     planner::choose_onchip(profile, elem_size), wait, scratch, launch);
+                     planner::choose_onchip(profile, elem_size), after, scratch, launch);
   if (!own.empty()) give_back_zero_scratch_when_complete(done, own.buffer);
   return done;
 }

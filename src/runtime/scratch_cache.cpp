@@ -104,11 +104,11 @@ cl::Buffer take_scratch(const cl::Context& context, std::uint64_t bytes) {
   return cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(bytes));
 }
 
-cl::Buffer take_zero_scratch(const cl::Context& context, std::uint64_t bytes) {
+cl::Buffer take_zero_scratch(const cl::Context& context, std::uint64_t bytes, bool* fresh) {
   cl::Buffer kept_buffer = take_kept(context, bytes, true);
-  if (kept_buffer() != nullptr) return kept_buffer;
-  std::vector<unsigned char> zeros(static_cast<std::size_t>(bytes));
-  return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size(), zeros.data());
+  *fresh = kept_buffer() == nullptr;
+  if (!*fresh) return kept_buffer;
+  return cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(bytes));
 }
 
 void give_back_scratch_when_complete(const cl::Event& done, cl::Buffer buffer) {

@@ -26,9 +26,11 @@ void give_back_scratch_when_complete(const cl::Event& done, cl::Buffer buffer);
 // Zero scratch: buffers whose bytes are all zero whenever no command uses them, for the
 // kernels that leave their scratch as they found it (kernels/onchip.cl), so that a call
 // of such a kernel needs no fill (one command fewer: 8-10 us of an idle H200). A buffer
-// of at least `bytes` bytes in `context`, all zero: a kept one, else a new one uploaded
-// from zeros (no command on any queue).
-cl::Buffer take_zero_scratch(const cl::Context& context, std::uint64_t bytes);
+// of at least `bytes` bytes in `context`: a kept one, all zero, or a new one, whose
+// contents are undefined and which the caller fills before use (`fresh`). (Uploading
+// zeros from the host instead cost a call of 10^8 elements, whose fallback flags take
+// 12 MB, 4-35 ms.)
+cl::Buffer take_zero_scratch(const cl::Context& context, std::uint64_t bytes, bool* fresh);
 
 // Keeps `buffer` as zero scratch once `done` completes successfully; a command that ended
 // abnormally may have left it dirty, so it is then released. The caller vouches that
