@@ -118,8 +118,6 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   const uint lid = get_local_id(0);
   const uint r0 = lid / TS, c = lid - r0 * TS;
 
-  for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
-    zero_base[zero_word + w] = 0;
   if (lid == 0) {
     const uint ticket = atomic_inc(&sync[0]);
     uint d = DECISION_ABORT;
@@ -140,9 +138,8 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
     decision = d;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  const idx_t total = (idx_t)instances * rows * cols;
   if (decision != DECISION_GO) {
-    follow_cycles(data, rows, cols, total, flags);
+    follow_cycles(data, rows, cols, (idx_t)instances * rows * cols, flags);
   } else {
     const uint tile_rows = (rows + TS - 1) / TS, tile_cols = (cols + TS - 1) / TS;
     const uint instance_tiles = tile_rows * tile_cols;
@@ -239,6 +236,9 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
       }
     }
   }
-  leave(sync, flags, total, decision, &last_out);
+  // After the work, so that it delays no group's arrival at the ticket or the barrier.
+  for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
+    zero_base[zero_word + w] = 0;
+  leave(sync, flags, (idx_t)instances * rows * cols, decision, &last_out);
   if (last_out != 0 && report != 0 && lid == 0) *report = decision;  // tests, benchmarks
 }

@@ -74,8 +74,14 @@ void CL_CALLBACK give_back(cl_event, cl_int, void* buffer) {
   keep_or_release(static_cast<cl_mem>(buffer), false);
 }
 
-void CL_CALLBACK give_back_zero(cl_event, cl_int status, void* buffer) {
-  if (status == CL_COMPLETE)
+void CL_CALLBACK give_back_zero(cl_event event, cl_int status, void* buffer) {
+  // NVIDIA's driver (580) called back with CL_COMPLETE for a user event set to an error;
+  // the event's own status is asked as well.
+  cl_int now = CL_COMPLETE;
+  if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof now, &now, nullptr) !=
+      CL_SUCCESS)
+    now = -1;
+  if (status == CL_COMPLETE && now == CL_COMPLETE)
     keep_or_release(static_cast<cl_mem>(buffer), true);
   else
     clReleaseMemObject(static_cast<cl_mem>(buffer));
