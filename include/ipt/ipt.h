@@ -132,13 +132,13 @@ IPT_API const char* ipt_version_string(void);
  * of 132 compute units; half as many 8-byte ones) is transposed in one pass instead: one
  * kernel reads every element, waits until all are read, and writes them back transposed
  * (IPT_SEQUENCE_ON_CHIP). That needs every work-group running at once; the kernel checks
- * that they are before it writes anything, and when they are not (the GPU busy with
- * other work) it leaves the matrix alone and the regular plan, enqueued after it, runs
- * instead. Either way the event completes with the matrix transposed. The same kernel
- * also runs the 010! stage of most large matrices' plans (instances of m x N rows at a
- * time, then the regular kernel gated by it), which turns three passes into two; its
- * fallback's flags can take up to 1/32 of the matrix's bytes of scratch (ipt_plan_info's
- * scratch_bytes), held until the call completes (then kept for reuse by later calls).
+ * that they are before it loads anything, and when they are not (the GPU busy with
+ * other work) the same kernel transposes by cycle following instead (slower). Either
+ * way the event completes with the matrix transposed. The same kernel also runs the
+ * 010! stage of most large matrices' plans (instances of m x N rows at a time), which
+ * turns three passes into two; its fallback's flags can take up to 1/32 of the matrix's
+ * bytes of scratch (ipt_plan_info's scratch_bytes), held until the call completes (then
+ * kept for reuse by later calls).
  *
  * Padding. A side without good factors (a prime, say) would leave only slow plans. When
  * the buffer holds more than the matrix (CL_MEM_SIZE beyond offset + rows * cols
@@ -205,9 +205,9 @@ typedef enum ipt_sequence {
   IPT_SEQUENCE_4_1 = 7,       /* Gustavson's 0100!, 0010!, 1000!, 0100!: for comparison */
   IPT_SEQUENCE_4_2 = 8,       /* 0100!, 1000!, 0010!, 0100!: for comparison */
   IPT_SEQUENCE_ON_CHIP = 9    /* one pass with the whole matrix held on chip (small */
-                              /* matrices), falling back to the automatic unpadded */
-                              /* plan when the device cannot run all its work-groups */
-                              /* at once; see ipt_transpose */
+                              /* matrices), one kernel that falls back to cycle */
+                              /* following when the device cannot run all its */
+                              /* work-groups at once; see ipt_transpose */
 } ipt_sequence;
 
 typedef enum ipt_padding {

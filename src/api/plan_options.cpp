@@ -67,7 +67,7 @@ planner::PlanRequest plan_request_of(const ipt_plan_options* options) {
     case IPT_SEQUENCE_4_2:
       request.sequence = Sequence::k42;
       break;
-    case IPT_SEQUENCE_ON_CHIP:  // with the automatic unpadded plan as its fallback
+    case IPT_SEQUENCE_ON_CHIP:  // one kernel, its fallback inside
       request.auto_sequence = true;
       request.onchip = planner::OnChip::kForce;
       break;
