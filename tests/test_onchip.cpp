@@ -19,25 +19,11 @@
 using ipt::planner::DeviceProfile;
 using ipt::planner::OnChip;
 using ipt::planner::PlanRequest;
+using ipt::test::amd_like;
 using ipt::test::GuardedMatrix;
 using ipt::test::h200_like;
 using ipt::test::ScopedEnv;
 using ipt::test::session;
-
-namespace {
-
-DeviceProfile amd_like() {
-  DeviceProfile p;
-  p.local_mem_bytes = 32 * 1024;
-  p.max_work_group_size = 256;
-  p.simd_width = 64;
-  p.compute_units = 64;
-  p.vendor = "Advanced Micro Devices, Inc.";
-  p.resident_groups = true;
-  return p;
-}
-
-}  // namespace
 
 TEST_CASE("on-chip sizing follows the work-group, element size and local memory",
           "[onchip][planner]") {

@@ -18,4 +18,17 @@ inline planner::DeviceProfile h200_like() {
   return p;
 }
 
+// An AMD GPU of 64 compute units: 64-wide wavefronts, 32 KiB of local memory, work-groups
+// of at most 256, one work-group per compute unit resident at once.
+inline planner::DeviceProfile amd_like() {
+  planner::DeviceProfile p;
+  p.local_mem_bytes = 32 * 1024;
+  p.max_work_group_size = 256;
+  p.simd_width = 64;
+  p.compute_units = 64;
+  p.vendor = "Advanced Micro Devices, Inc.";
+  p.resident_groups = true;
+  return p;
+}
+
 }  // namespace ipt::test
