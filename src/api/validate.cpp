@@ -85,7 +85,7 @@ std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t
   return bytes;
 }
 
-void validate_transpose(const runtime::TransposeRequest& request, bool require_fp64) {
+void validate_transpose(runtime::TransposeRequest& request, bool require_fp64) {
   const cl_context context = queue_context(request.queue);
   const std::size_t buffer_bytes = check_buffer(request.buffer, context);
   check_wait_list(request.num_events_in_wait_list, request.event_wait_list, context);
@@ -101,7 +101,10 @@ void validate_transpose(const runtime::TransposeRequest& request, bool require_f
                                    " but the buffer holds " + std::to_string(buffer_bytes) +
                                    " bytes");
 
-  if (require_fp64 && !runtime::query_device_profile(queue_device(request.queue)).has_fp64)
+  request.context = context;
+  request.device = queue_device(request.queue);
+  request.buffer_bytes = buffer_bytes;
+  if (require_fp64 && !runtime::query_device_profile(request.device).has_fp64)
     fail(IPT_FP64_NOT_SUPPORTED,
          "the queue's device does not support double precision "
          "(use ipt_transpose with elem_size 8 to move 8-byte elements)");

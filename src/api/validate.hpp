@@ -9,7 +9,8 @@
 namespace ipt::api {
 
 // Throws ipt::Error with the status documented in ipt.h for the first problem found.
-void validate_transpose(const runtime::TransposeRequest& request, bool require_fp64);
+// Fills in request.context, request.device and request.buffer_bytes.
+void validate_transpose(runtime::TransposeRequest& request, bool require_fp64);
 
 // Checks elem_size and returns rows * cols * elem_size; throws on overflow.
 std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t elem_size);

@@ -19,8 +19,8 @@ cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer
     fail(IPT_INVALID_VALUE, "BS: work_group and tiles_per_group must be positive");
   if (A == 0 || B <= 1 || C <= 1)
     return config.dry_run ? cl::Event() : enqueue_identity(queue, wait, config.event);  // identity
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const auto context = queue_context(queue);
+  const auto device = queue_device(queue);
   const std::uint64_t n = B * C;
   const bool index64 = needs_index64(offset, A * n, config.force_index64);
   PooledKernel pooled(get_program(context, device, "bs", element_options(elem_size, index64)),

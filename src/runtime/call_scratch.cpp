@@ -64,7 +64,7 @@ CallScratchLayout::Region CallScratchLayout::flags() const {
 CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
                          const std::vector<cl::Event>& wait, bool fill, bool fill_event) {
   if (layout.total == 0 && layout.zero_total == 0) return;
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const auto context = queue_context(queue);
   std::vector<cl::Event> after = wait;
   if (layout.zero_total > 0) {
     bool fresh = false;

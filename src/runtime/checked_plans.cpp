@@ -12,7 +12,7 @@ constexpr std::size_t kMaxEntries = 64;
 struct Entry {
   CheckedPlanKey key;
   cl::Context context;  // keeps key.context from being freed and its handle reused
-  CheckedPlan checked;
+  std::shared_ptr<const CheckedPlan> checked;
 };
 
 struct Cache {
@@ -44,7 +44,7 @@ std::string environment_key() {
   return key;
 }
 
-std::optional<CheckedPlan> find_checked_plan(const CheckedPlanKey& key) {
+std::shared_ptr<const CheckedPlan> find_checked_plan(const CheckedPlanKey& key) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   for (const Entry& entry : c.entries) {
@@ -54,7 +54,7 @@ std::optional<CheckedPlan> find_checked_plan(const CheckedPlanKey& key) {
     }
   }
   ++c.stats.misses;
-  return std::nullopt;
+  return nullptr;
 }
 
 void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context,
@@ -64,7 +64,7 @@ void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context
   for (const Entry& entry : c.entries)
     if (entry.key == key) return;  // another thread was first
   if (c.entries.size() >= kMaxEntries) c.entries.clear();
-  c.entries.push_back(Entry{key, context, checked});
+  c.entries.push_back(Entry{key, context, std::make_shared<const CheckedPlan>(checked)});
 }
 
 void clear_checked_plans() {

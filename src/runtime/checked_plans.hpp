@@ -12,7 +12,7 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 
 #include "planner/device_profile.hpp"
@@ -39,7 +39,8 @@ struct CheckedPlan {
   planner::TransposePlan plan;
 };
 
-std::optional<CheckedPlan> find_checked_plan(const CheckedPlanKey& key);
+// Shared, not copied: a call only reads it.
+std::shared_ptr<const CheckedPlan> find_checked_plan(const CheckedPlanKey& key);
 
 // Remembers a plan whose dry run succeeded. The cache is small (calls usually repeat a
 // few shapes); when full it starts over.

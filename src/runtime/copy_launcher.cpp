@@ -19,8 +19,8 @@ cl::Event enqueue_copy(const cl::CommandQueue& queue, const cl::Buffer& src,
     fail(IPT_INTERNAL_ERROR, "copy: the region to zero is not made of whole 32-bit words");
   if (count == 0 && zero_words == 0)
     return dry_run ? cl::Event() : enqueue_identity(queue, wait, event);
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const auto context = queue_context(queue);
+  const auto device = queue_device(queue);
   const bool index64 = needs_index64(std::max(src_offset, dst_offset), count, false);
   constexpr std::size_t kWorkGroup = 256;
   PooledKernel pooled(get_program(context, device, "copy", element_options(elem_size, index64)),

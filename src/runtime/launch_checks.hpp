@@ -80,8 +80,8 @@ inline ScratchRegion zeroed_scratch(const cl::CommandQueue& queue, const Scratch
     return *given;
   }
   ScratchRegion scratch;
-  scratch.buffer = cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
-                              static_cast<std::size_t>(bytes));
+  scratch.buffer =
+      cl::Buffer(queue_context(queue), CL_MEM_READ_WRITE, static_cast<std::size_t>(bytes));
   scratch.bytes = bytes;
   cl::Event zeroed;
   queue.enqueueFillBuffer(scratch.buffer, cl_uint{0}, 0, static_cast<std::size_t>(bytes), &wait,

@@ -98,7 +98,18 @@ Overrides parse_overrides(const std::string& text) {
 
 Overrides current_overrides() {
   const char* text = std::getenv("IPT_OVERRIDES");
-  return text == nullptr ? Overrides{} : parse_overrides(text);
+  if (text == nullptr) return Overrides{};
+  // Parsed once per text and thread: a call reads the overrides several times, and each
+  // parse took about 1 us.
+  thread_local std::string parsed_text;
+  thread_local std::optional<Overrides> parsed;
+  if (!parsed || parsed_text != text) {
+    parsed.reset();
+    Overrides fresh = parse_overrides(text);  // a bad text throws and is never kept
+    parsed_text = text;
+    parsed = fresh;
+  }
+  return *parsed;
 }
 
 void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile) {

@@ -30,7 +30,7 @@ cl::Event launch_onchip_stage(const cl::CommandQueue& queue, const cl::Buffer& b
   if (!dry_run && (scratch == nullptr || scratch->empty())) {
     const std::uint64_t bytes = onchip_scratch_bytes(instances * stage.B * stage.C);
     bool fresh = false;
-    own = {take_zero_scratch(queue.getInfo<CL_QUEUE_CONTEXT>(), bytes, &fresh), 0, bytes};
+    own = {take_zero_scratch(queue_context(queue), bytes, &fresh), 0, bytes};
     if (fresh) {
       cl::Event zeroed;
       check_cl(queue.enqueueFillBuffer(own.buffer, cl_uint{0}, 0, static_cast<std::size_t>(bytes),

@@ -40,8 +40,8 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
                             planner::pttwac_global_soa(config), wait, zeroed_flags);
   }
 
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const auto context = queue_context(queue);
+  const auto device = queue_device(queue);
   const std::uint64_t n = B * C;
   const bool index64 = needs_index64(offset, A * n, config.force_index64);
   const std::string options = element_options(elem_size, index64) +

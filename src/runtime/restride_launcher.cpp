@@ -24,8 +24,8 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   if (rows == 0 || len == 0 || s_in == s_out || (rows == 1))
     return config.dry_run ? cl::Event()
                           : enqueue_identity(queue, wait, config.event);  // nothing moves
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const auto context = queue_context(queue);
+  const auto device = queue_device(queue);
   const std::uint64_t extent = rows * std::max(s_in, s_out);
   const bool index64 = needs_index64(offset, extent, config.force_index64);
   const std::string options = element_options(elem_size, index64) +

@@ -20,8 +20,8 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
     fail(IPT_INVALID_VALUE, "SoA-ASTA: vw and units must be positive");
   if (I == 0 || A <= 1 || B <= 1 || C == 0)
     return config.dry_run ? cl::Event() : enqueue_identity(queue, wait, config.event);  // identity
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+  const auto context = queue_context(queue);
+  const auto device = queue_device(queue);
   const std::size_t local_mem = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
 
   // Chunk L: what the caller asked for, else as much of C as a unit holds. Never more

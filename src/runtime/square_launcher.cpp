@@ -40,8 +40,7 @@ cl::Event enqueue_square(const cl::CommandQueue& queue, cl::Kernel& kernel,
 cl::Event enqueue_square(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                          std::uint64_t offset, std::uint64_t n, std::size_t elem_size,
                          const planner::SquarePlan& plan, const std::vector<cl::Event>& wait) {
-  cl::Kernel kernel = square_kernel(queue.getInfo<CL_QUEUE_CONTEXT>(),
-                                    queue.getInfo<CL_QUEUE_DEVICE>(), elem_size, plan);
+  cl::Kernel kernel = square_kernel(queue_context(queue), queue_device(queue), elem_size, plan);
   return enqueue_square(queue, kernel, buffer, offset, n, plan, wait);
 }
 

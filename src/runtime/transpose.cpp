@@ -93,9 +93,9 @@ std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
 namespace {
 
 // Elements the buffer holds from the matrix's start, at most max_bytes of them.
-std::uint64_t buffer_capacity(const cl::Buffer& buffer, std::uint64_t offset, std::size_t elem_size,
+std::uint64_t buffer_capacity(std::size_t buffer_bytes, std::uint64_t offset, std::size_t elem_size,
                               std::uint64_t max_bytes) {
-  std::uint64_t bytes = buffer.getInfo<CL_MEM_SIZE>() - offset * elem_size;
+  std::uint64_t bytes = buffer_bytes - offset * elem_size;
   if (max_bytes != 0) bytes = std::min(bytes, max_bytes);
   return bytes / elem_size;
 }
@@ -216,27 +216,30 @@ void execute_transpose(const TransposeRequest& request) {
                "clEnqueueMarkerWithWaitList");
     return;
   }
-  const cl::CommandQueue queue(request.queue, /*retainObject=*/true);
-  const cl::Buffer buffer(request.buffer, /*retainObject=*/true);
-  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  // The caller's handles, valid for the whole call (validated).
+  const Borrowed<cl::CommandQueue> queue(request.queue);
+  const Borrowed<cl::Buffer> buffer(request.buffer);
+  const Borrowed<cl::Device> device(request.device);
+  const Borrowed<cl::Context> context(request.context);
   const std::uint64_t capacity =
-      buffer_capacity(buffer, request.offset, request.elem_size, request.max_bytes);
+      buffer_capacity(request.buffer_bytes, request.offset, request.elem_size, request.max_bytes);
   // A call that repeats an earlier one (same shape, room, offset and settings) reuses its
   // plan, already built and checked: no planning and no dry run (checked_plans.hpp).
   CheckedPlanKey key{context(), device(),       request.rows,      request.cols,
                      capacity,  request.offset, request.elem_size, environment_key()};
-  std::optional<CheckedPlan> checked;
-  if (!request.forced_plan) checked = find_checked_plan(key);
-  const bool known = checked.has_value();
+  std::shared_ptr<const CheckedPlan> cached;
+  if (!request.forced_plan) cached = find_checked_plan(key);
+  const bool known = cached != nullptr;
+  std::optional<CheckedPlan> fresh;
   if (!known) {
     const planner::DeviceProfile profile = query_device_profile(device());
-    checked = CheckedPlan{
+    fresh = CheckedPlan{
         profile, plan_for_call(profile, request.rows, request.cols, request.elem_size,
                                request.forced_plan ? &request.plan_request : nullptr, capacity)};
   }
-  const planner::DeviceProfile& profile = checked->profile;
-  const planner::TransposePlan* plan = &checked->plan;
+  const CheckedPlan& checked = known ? *cached : *fresh;
+  const planner::DeviceProfile& profile = checked.profile;
+  const planner::TransposePlan* plan = &checked.plan;
   PreparedSquare square;
   const bool is_square = plan->sequence == planner::Sequence::kSquare;
   if (is_square)
@@ -257,12 +260,12 @@ void execute_transpose(const TransposeRequest& request) {
       planner::PlanRequest regular =
           request.forced_plan ? request.plan_request : current_overrides().plan.request;
       regular.onchip = planner::OnChip::kOff;
-      checked->plan =
+      fresh->plan =
           plan_for_call(profile, request.rows, request.cols, request.elem_size, &regular, capacity);
       enqueue_call(queue, buffer, request.offset, request.elem_size, *plan, profile, square_ptr, {},
                    /*dry_run=*/true);
     }
-    if (!request.forced_plan) remember_checked_plan(key, context, *checked);
+    if (!request.forced_plan) remember_checked_plan(key, context, *fresh);
   }
   give_event(enqueue_call(queue, buffer, request.offset, request.elem_size, *plan, profile,
                           square_ptr, wait_events(request), /*dry_run=*/false),

@@ -23,9 +23,14 @@ struct TransposeRequest {
   bool forced_plan = false;   // plan_request replaces the IPT_OVERRIDES plan keys
   planner::PlanRequest plan_request;
   std::uint64_t max_bytes = 0;  // bytes from the offset a padded plan may use (0: the buffer's)
+  // Filled in by api::validate_transpose, which queries them anyway.
+  cl_context context = nullptr;   // the queue's
+  cl_device_id device = nullptr;  // the queue's
+  std::size_t buffer_bytes = 0;
 };
 
-// Enqueues the transposition. The request must have passed api::validate_transpose.
+// Enqueues the transposition. The request must have passed api::validate_transpose
+// (which fills in its context, device and buffer_bytes).
 // Throws ipt::Error or cl::Error; nothing is enqueued when it throws before the first
 // kernel, which is where every check happens.
 void execute_transpose(const TransposeRequest& request);
