@@ -1,24 +1,27 @@
 // The whole transposition in one pass, for a matrix small enough to be held on chip:
-// every work-group loads its share of 32 x 32 tiles into registers, all groups wait at
-// a grid barrier until every element has been read, then each group writes its tiles
-// back transposed (through local memory, so that both the loads and the stores move
-// whole 32-element rows). One read and one write of the matrix, against three to five
+// every work-group loads its share of the tiles into registers, all groups wait at a
+// grid barrier until every element has been read, then each group writes its tiles back
+// transposed (through local memory, so that both the loads and the stores move whole
+// tile rows). One read and one write of the matrix, against three to five
 // passes for the elementary-transposition sequences, whose kernels on a matrix of a few
 // million elements run far below their large-matrix speed.
 //
 // Why it cannot deadlock. A grid barrier needs every group resident at once, which
-// OpenCL does not promise. So the groups first check that they are: each takes a ticket
-// (arrivals, sync[0]); the group with ticket 0 waits, for at most `patience` polls, for
-// `groups` tickets, then closes the poll (sets CLOSED in sync[0]) and decides:
-//   GO     all groups took a ticket before the close: all are running now, and none
-//          leaves before the barrier, so every one of them reaches it;
-//   ABORT  otherwise: no group loads a tile; every group, those arriving after the
-//          close included (they see CLOSED in their ticket), transposes the matrices by
-//          cycle following instead (below), which needs no group to wait for another.
+// OpenCL does not promise. So the barrier is also the check that they are: each group
+// takes a ticket (sync[0]), reads its tiles (reading clobbers nothing) and announces
+// "loaded" (sync[2]); the group with ticket 0 waits, for at most `patience` polls, for
+// `groups` announcements, then closes the tickets (sets CLOSED in sync[0]) and decides:
+//   GO     all groups announced: every one has read its tiles, so every group may write;
+//   ABORT  otherwise: no group writes a tile; every group, those arriving after the
+//          close included (they see CLOSED in their ticket and read nothing), transposes
+//          the matrices by cycle following instead (below), which needs no group to
+//          wait for another.
 // Every wait is bounded or waits for a group that is running (the ticket-0 group's
-// decision; the barrier after GO), so the kernel always ends, with the matrices
-// transposed either way: a device that cannot run every group at once (a CPU, a GPU
-// shared with other work) gets the slow path, not a hang.
+// decision; the barriers of later rounds after GO), so the kernel always ends, with the
+// matrices transposed either way: a device that cannot run every group at once (a CPU, a
+// GPU shared with other work) gets the slow path, not a hang. One grid-wide wait, not
+// two: an earlier version decided on the tickets before any load and then waited again
+// for the loads, and its groups' reads could not overlap the wait for late groups.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
@@ -36,14 +39,16 @@
 //   - `zero` words of another buffer (the flags of the call's next kernel) are cleared
 //     by all groups on the way, so that the next kernel needs no fill either.
 //
-// Host-defined: WG (work-items per group, a divisor of 1024 and a multiple of 32),
-// TILES (tiles each group can hold: TILES * 1024 / WG registers of elements per
-// work-item), STAGE (tiles staged in local memory per round of stores) and FLAGS_AT
-// (the scratch word where the flags start: a cache line away from the polled words).
+// Host-defined: WG (work-items per group, a divisor of 1024 and a multiple of 32), TR x
+// TC (the tile: 32 x 32, or narrower and longer for a matrix with few columns or rows;
+// TR * TC = 1024, both powers of two of at most WG), TILES (tiles each group can hold:
+// TILES * 1024 / WG registers of elements per work-item), STAGE (tiles staged in local
+// memory per round of stores) and FLAGS_AT (the scratch word where the flags start: a
+// cache line away from the polled words).
 
-#define TS 32
-#define PASSES (TS * TS / WG)  // rows of a tile each work-item covers
-#define ROWS_PER_PASS (WG / TS)
+#define PASSES (TR * TC / WG)  // elements of a tile each work-item moves
+#define LOAD_ROWS (WG / TC)   // tile rows per pass of loads
+#define STORE_COLS (WG / TR)  // tile columns (output rows) per pass of stores
 #define REGS (TILES * PASSES)
 #define CLOSED 0x80000000u
 #define DECISION_GO 1u
@@ -85,6 +90,27 @@ void follow_cycles(__global elem_t *data, uint rows, uint cols, idx_t total,
   }
 }
 
+// Round 0's check that every group runs (run by work-item 0 of each group, after its
+// group announced its loads in sync[2]): the ticket-0 group polls, at most `patience`
+// times, for all `groups` announcements, closes the tickets and publishes the decision;
+// the others wait for it. Returns the decision.
+uint decide(volatile __global uint *sync, uint ticket, uint groups, uint patience) {
+  if (ticket != 0) {
+    uint d;
+    while ((d = sync[1]) == 0) {  // the ticket-0 group is running: it decides soon
+    }
+    return d;
+  }
+  // Plain loads: atomics from every waiting group on one word slowed the kernel
+  // several-fold on an H200.
+  for (uint polls = 0; sync[2] < groups && polls < patience; ++polls) {
+  }
+  atomic_or(&sync[0], CLOSED);  // from now on, a new ticket says CLOSED
+  const uint d = atomic_or(&sync[2], 0u) == groups ? DECISION_GO : DECISION_ABORT;
+  atomic_xchg(&sync[1], d);
+  return d;
+}
+
 // Every group's last step: the last one out (all others have made their last access to
 // the scratch) zeroes it, so that the next kernel given this buffer finds it as this one
 // did. Its flags were only touched after ABORT. Sets *last_out for the whole group.
@@ -111,37 +137,24 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
   // The fallback's flags follow the words, a bit per element, zero as well.
   volatile __global uint *flags = scratch_base + scratch_word + FLAGS_AT;
-  __local elem_t stage[STAGE][TS][TS + 1];  // +1: column reads hit 32 different banks
+  __local elem_t stage[STAGE][TR][TC + 1];  // +1: column reads hit different banks
   __local volatile uint sink[WG];
-  __local uint decision, last_out;
+  __local uint ticket_of_group, decision, last_out;
   __global elem_t *data = buffer + offset;
   const uint lid = get_local_id(0);
-  const uint r0 = lid / TS, c = lid - r0 * TS;
+  // Loads: a pass covers LOAD_ROWS whole tile rows; stores: STORE_COLS whole tile columns,
+  // which are rows of the output.
+  const uint lr = lid / TC, lc = lid - lr * TC;
+  const uint sc = lid / TR, sr = lid - sc * TR;
 
   if (lid == 0) {
-    const uint ticket = atomic_inc(&sync[0]);
-    uint d = DECISION_ABORT;
-    if ((ticket & CLOSED) == 0) {
-      if (ticket == 0) {
-        // Polls with plain loads: atomics from every waiting group on one word slowed
-        // the kernel several-fold on an H200.
-        for (uint polls = 0; (sync[0] & ~CLOSED) < groups && polls < patience; ++polls) {
-        }
-        const uint arrived = atomic_or(&sync[0], CLOSED) & ~CLOSED;
-        d = arrived == groups ? DECISION_GO : DECISION_ABORT;
-        atomic_xchg(&sync[1], d);
-      } else {
-        while ((d = sync[1]) == 0) {  // the ticket-0 group is running: it decides soon
-        }
-      }
-    }
-    decision = d;
+    ticket_of_group = atomic_inc(&sync[0]);
+    decision = DECISION_ABORT;  // stays so for a group that arrives after the close
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (decision != DECISION_GO) {
-    follow_cycles(data, rows, cols, (idx_t)instances * rows * cols, flags);
-  } else {
-    const uint tile_rows = (rows + TS - 1) / TS, tile_cols = (cols + TS - 1) / TS;
+  const uint ticket = ticket_of_group;
+  if ((ticket & CLOSED) == 0) {
+    const uint tile_rows = (rows + TR - 1) / TR, tile_cols = (cols + TC - 1) / TC;
     const uint instance_tiles = tile_rows * tile_cols;
     const idx_t instance_elements = (idx_t)rows * cols;
     elem_t reg[REGS];
@@ -168,7 +181,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
           if ((uint)j < mine) {
 #pragma unroll
             for (int p = 0; p < PASSES; ++p) {
-              const uint row = ti * TS + (uint)p * ROWS_PER_PASS + r0, col = tj * TS + c;
+              const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
               if (row < rows && col < cols) reg[j * PASSES + p] = src[row * cols + col];
             }
             if (++tj == tile_cols) {
@@ -190,10 +203,14 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
       if (lid == 0) {
         atomic_inc(&sync[2]);
-        while (sync[2] < groups * (k + 1)) {  // every group is running (GO)
-        }
+        if (k == 0)
+          decision = decide(sync, ticket, groups, patience);
+        else
+          while (sync[2] < groups * (k + 1)) {  // every group is running (GO)
+          }
       }
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+      if (decision != DECISION_GO) break;  // only in round 0: nothing was written
 
       // Output element (orow, ocol) of an instance's cols x rows result is its input
       // (ocol, orow): tile (ti, tj) of the input is tile (tj, ti) of the output,
@@ -208,7 +225,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
             if (base + jj < TILES && (uint)(base + jj) < mine) {
 #pragma unroll
               for (int p = 0; p < PASSES; ++p)
-                stage[jj][p * ROWS_PER_PASS + r0][c] =
+                stage[jj][p * LOAD_ROWS + lr][lc] =
                     reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];
             }
           }
@@ -218,9 +235,9 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
             if (base + jj < TILES && (uint)(base + jj) < mine) {
 #pragma unroll
               for (int p = 0; p < PASSES; ++p) {
-                const uint orow = tj * TS + (uint)p * ROWS_PER_PASS + r0, ocol = ti * TS + c;
+                const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)
-                  dst[orow * rows + ocol] = stage[jj][c][p * ROWS_PER_PASS + r0];
+                  dst[orow * rows + ocol] = stage[jj][sr][p * STORE_COLS + sc];
               }
               if (++tj == tile_cols) {
                 tj = 0;
@@ -236,6 +253,8 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
       }
     }
   }
+  if (decision != DECISION_GO)
+    follow_cycles(data, rows, cols, (idx_t)instances * rows * cols, flags);
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
     zero_base[zero_word + w] = 0;

@@ -48,12 +48,59 @@ TEST_CASE("on-chip sizing follows the work-group, element size and local memory"
   CHECK_FALSE(ipt::planner::onchip_fits(ipt::planner::choose_onchip(tiny, 4), 10, 10));
 
   // 132 x 40 tiles of 32 x 32: 5280 tiles.
-  CHECK(ipt::planner::onchip_tiles(1294, 1339) == 41 * 42);
+  CHECK(ipt::planner::onchip_tiles(f32, 1294, 1339) == 41 * 42);
   CHECK(ipt::planner::onchip_fits(f32, 1294, 1339));
   CHECK(ipt::planner::onchip_fits(f32, 32 * 5280, 32));
   CHECK_FALSE(ipt::planner::onchip_fits(f32, 32 * 5280 + 1, 32));
   CHECK_FALSE(ipt::planner::onchip_fits(f64, 3000, 2000));
   CHECK_FALSE(ipt::planner::onchip_fits(f32, 0, 7));
+}
+
+TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide one",
+          "[onchip][planner]") {
+  using ipt::planner::onchip_tile;
+  const auto f32 = ipt::planner::choose_onchip(h200_like(), 4);
+  using Shape = std::pair<std::uint64_t, std::uint64_t>;
+  auto shape = [](ipt::planner::OnChipTile t) { return Shape{t.rows, t.cols}; };
+  CHECK(shape(onchip_tile(f32, 1294, 1339)) == Shape{32, 32});
+  CHECK(shape(onchip_tile(f32, 40, 33)) == Shape{32, 32});
+  // Few columns: a power of two at least as wide, as much longer.
+  CHECK(shape(onchip_tile(f32, 463844, 6)) == Shape{128, 8});
+  CHECK(shape(onchip_tile(f32, 100000, 2)) == Shape{512, 2});
+  CHECK(shape(onchip_tile(f32, 5000, 17)) == Shape{32, 32});
+  CHECK(shape(onchip_tile(f32, 5000, 16)) == Shape{64, 16});
+  // Few rows: the same, turned.
+  CHECK(shape(onchip_tile(f32, 6, 463844)) == Shape{8, 128});
+  CHECK(shape(onchip_tile(f32, 1, 70000)) == Shape{1, 1024});
+  CHECK(shape(onchip_tile(f32, 3, 3)) == Shape{256, 4});
+  // 6 columns in 8-wide tiles: 3624 tiles, where 32-wide ones needed 14496 (over 5280).
+  CHECK(ipt::planner::onchip_tiles(f32, 463844, 6) == 3624);
+  CHECK(ipt::planner::onchip_fits(f32, 463844, 6));
+  CHECK(ipt::planner::onchip_fits(f32, 6, 463844));
+  CHECK_FALSE(ipt::planner::onchip_fits(f32, 5280 * 512 + 1, 2));
+  CHECK(ipt::planner::onchip_fits(f32, 5280 * 512, 2));
+  // Neither side beyond the work-group: 256 items take tiles of at least 4 x 256.
+  const auto amd = ipt::planner::choose_onchip(amd_like(), 4);
+  CHECK(shape(onchip_tile(amd, 100000, 2)) == Shape{256, 4});
+  CHECK(shape(onchip_tile(amd, 1, 100000)) == Shape{4, 256});
+  // Every staged tile fits local memory: 16-byte elements keep 32 x 32 where a 512 x 2
+  // tile (512 x 3 staged) would not.
+  DeviceProfile small = h200_like();
+  small.local_mem_bytes = 24 * 1024;
+  const auto wide = ipt::planner::choose_onchip(small, 16);
+  REQUIRE(wide.work_group != 0);
+  CHECK(shape(onchip_tile(wide, 100000, 2)) == Shape{32, 32});
+  CHECK(ipt::planner::onchip_stage_tiles(wide, onchip_tile(wide, 100000, 2)) >= 1);
+  for (std::uint64_t narrow = 1; narrow < 32; ++narrow)
+    for (const auto& config : {f32, amd, wide}) {
+      const auto t = onchip_tile(config, 7000, narrow);
+      INFO(narrow << " columns, work-group " << config.work_group);
+      CHECK(t.rows * t.cols == 1024);
+      CHECK(t.cols >= std::min<std::uint64_t>(narrow, 32));
+      CHECK(t.rows <= config.work_group);
+      CHECK(t.cols <= config.work_group);
+      CHECK(ipt::planner::onchip_stage_tiles(config, t) >= 1);
+    }
 }
 
 TEST_CASE("the planner picks the on-chip attempt for small non-square matrices on GPUs",
@@ -143,8 +190,9 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
         continue;
       }
       REQUIRE(config.work_group == max_wg);
-      // One group: it never waits for another, so it always goes ahead.
-      std::uniform_int_distribution<std::uint64_t> any(1, 3 * 32);
+      // One group: it never waits for another, so it always goes ahead. Sides of 32 or more
+      // (tiles of 32 x 32), as every tile shape is a program to build.
+      std::uniform_int_distribution<std::uint64_t> any(32, 3 * 32);
       for (int i = 0; i < 3; ++i) {
         std::uint64_t rows = any(random), cols = any(random);
         while (!ipt::planner::onchip_fits(config, rows, cols)) {
@@ -153,10 +201,21 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
         }
         CHECK(ipt::test::run_onchip_kernel(1, rows, cols, elem_size, config, false, ++seed) == 1);
       }
-      CHECK(ipt::test::run_onchip_kernel(1, 1, 32 * config.tiles, elem_size, config, false,
-                                         ++seed) == 1);
-      CHECK(ipt::test::run_onchip_kernel(1, 32 * config.tiles - 5, 3, elem_size, config, false,
-                                         ++seed) == 1);
+      // Skinny and wide matrices in tiles as narrow (short) as they are, filling the group
+      // but for half a tile: one width per work-group and for three element sizes.
+      if (elem_size == 1 || elem_size == 4 || elem_size == 16) {
+        const std::uint64_t widths[] = {2, 5, 13, 9, 1, 7, 3};
+        const std::uint64_t narrow = widths[(elem_size + max_wg / 64) % 7];
+        const auto tile = ipt::planner::onchip_tile(config, 1000, narrow);
+        REQUIRE(tile.cols < 32);
+        const std::uint64_t length = tile.rows * config.tiles - tile.rows / 2;
+        INFO(length << " x " << narrow << " and back, tiles of " << tile.rows << " x "
+                    << tile.cols);
+        CHECK(ipt::test::run_onchip_kernel(1, length, narrow, elem_size, config, false, ++seed) ==
+              1);
+        CHECK(ipt::test::run_onchip_kernel(1, narrow, length, elem_size, config, false, ++seed) ==
+              1);
+      }
       // Giving up: the cycle following transposes instead.
       CHECK(ipt::test::run_onchip_kernel(1, std::min<std::uint64_t>(45, 32 * config.tiles), 20,
                                          elem_size, config, true, ++seed) == 2);

@@ -164,7 +164,9 @@ TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]")
       auto config = ipt::planner::choose_onchip(profile, elem_size);
       INFO("max_wg " << max_wg << ", elem_size " << elem_size);
       REQUIRE(config.work_group == max_wg);
-      std::uniform_int_distribution<std::uint64_t> any(1, 80);
+      // Sides of 32 or more (tiles of 32 x 32; the fallback below has narrow ones), as every
+      // tile shape is a program to build.
+      std::uniform_int_distribution<std::uint64_t> any(32, 80);
       for (int i = 0; i < 3; ++i) {
         std::uint64_t rows = any(random), cols = any(random);
         while (!ipt::planner::onchip_fits(config, rows, cols)) {
@@ -173,7 +175,7 @@ TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]")
         }
         // Enough instances for several rounds, and a last round that is not full.
         const std::uint64_t per_round =
-            config.groups * config.tiles / ipt::planner::onchip_tiles(rows, cols);
+            config.groups * config.tiles / ipt::planner::onchip_tiles(config, rows, cols);
         const std::uint64_t instances = std::min<std::uint64_t>(2 * per_round + 1 + i, 40);
         CHECK(ipt::test::run_onchip_kernel(instances, rows, cols, elem_size, config, false,
                                            ++seed) == 1);

@@ -50,13 +50,14 @@ double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_b
   return soa_efficiency(super_element_bytes, line_aligned(device, super_element_bytes));
 }
 
-double onchip_efficiency(std::uint64_t rows, std::uint64_t cols, std::size_t elem_size) {
+double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
+                         std::size_t elem_size) {
   // H200 (probe, kernel of 65c0f34): instances of 64 x 15000, 128 x 10000 and 160 x 20000
   // floats, whose tiles are full, ran at 70-73% of copy, and 100 x 10000, whose last tile
   // row is an eighth full, at 61%; doubles at 75-76%. What a tile holds beyond the
   // instance costs time: a skinny instance (a few columns in 32-wide tiles) is slow.
   const double used = static_cast<double>(rows * cols) /
-                      static_cast<double>(onchip_tiles(rows, cols) * kOnChipTile * kOnChipTile);
+                      static_cast<double>(onchip_tiles(config, rows, cols) * kOnChipTileArea);
   return (elem_size >= 8 ? 0.8 : 0.72) * std::sqrt(used);
 }
 
@@ -74,7 +75,7 @@ double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
   if (plan.sequence == Sequence::kSquare) cost += scale / 0.88;
   for (const Stage& s : plan.stages) {
     if (s.kind == Stage::Kind::k010 && s.onchip)
-      cost += scale / onchip_efficiency(s.B, s.C, elem_size);
+      cost += scale / onchip_efficiency(choose_onchip(device, elem_size), s.B, s.C, elem_size);
     else if (s.kind == Stage::Kind::k010)
       cost += scale / (bs_fits(device, s.B, s.C, elem_size) ? 0.85 : 0.1);  // BS: 75-93%
     else

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/onchip_plan.hpp"
 #include "planner/transpose_plan.hpp"
 
 namespace ipt::planner {
@@ -28,7 +29,8 @@ double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_b
 
 // Fraction of the copy bandwidth that the on-chip kernel reaches moving instances of
 // rows x cols elements (onchip.cl): what it loses is the tiles' unused rows and columns.
-double onchip_efficiency(std::uint64_t rows, std::uint64_t cols, std::size_t elem_size);
+double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
+                         std::size_t elem_size);
 
 // Fraction of the copy bandwidth that re-striding rows of `row_bytes` reaches.
 double restride_efficiency(std::uint64_t row_bytes);

@@ -22,18 +22,50 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size) {
   config.stage = std::min<std::size_t>({8, tiles, (device.local_mem_bytes - fixed) / tile_bytes});
   config.groups = device.compute_units;
   config.patience = 1u << 16;
+  config.elem_size = elem_size;
+  config.stage_bytes = device.local_mem_bytes - fixed;
   return config;
 }
 
-std::uint64_t onchip_tiles(std::uint64_t rows, std::uint64_t cols) {
-  return ((rows + kOnChipTile - 1) / kOnChipTile) * ((cols + kOnChipTile - 1) / kOnChipTile);
+namespace {
+
+std::uint64_t staged_tile_bytes(const OnChipConfig& config, const OnChipTile& tile) {
+  return tile.rows * (tile.cols + 1) * config.elem_size;  // +1: see onchip.cl
+}
+
+}  // namespace
+
+OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
+  OnChipTile tile;
+  if (config.work_group == 0) return tile;
+  const bool narrow = cols < kOnChipTile && cols <= rows;
+  const bool short_ = !narrow && rows < kOnChipTile;
+  if (!narrow && !short_) return tile;
+  std::uint64_t side = std::max<std::uint64_t>(1, kOnChipTileArea / config.work_group);
+  while (side < (narrow ? cols : rows)) side *= 2;
+  OnChipTile shaped;
+  shaped.rows = narrow ? kOnChipTileArea / side : side;
+  shaped.cols = narrow ? side : kOnChipTileArea / side;
+  if (staged_tile_bytes(config, shaped) > config.stage_bytes) return tile;
+  return shaped;
+}
+
+std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile) {
+  return std::min<std::size_t>(
+      {8, config.tiles,
+       static_cast<std::size_t>(config.stage_bytes / staged_tile_bytes(config, tile))});
+}
+
+std::uint64_t onchip_tiles(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
+  const OnChipTile tile = onchip_tile(config, rows, cols);
+  return ((rows + tile.rows - 1) / tile.rows) * ((cols + tile.cols - 1) / tile.cols);
 }
 
 bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
   if (config.work_group == 0 || rows == 0 || cols == 0) return false;
   // The kernel indexes the matrix with 32-bit offsets from its start.
   if (rows > UINT32_MAX / cols) return false;
-  return onchip_tiles(rows, cols) <= config.groups * config.tiles;
+  return onchip_tiles(config, rows, cols) <= config.groups * config.tiles;
 }
 
 }  // namespace ipt::planner

@@ -11,7 +11,8 @@
 
 namespace ipt::planner {
 
-inline constexpr std::uint64_t kOnChipTile = 32;  // tiles of 32 x 32 elements
+inline constexpr std::uint64_t kOnChipTile = 32;  // tiles of 32 x 32 elements, or as many
+inline constexpr std::uint64_t kOnChipTileArea = kOnChipTile * kOnChipTile;  // in other shapes
 
 struct OnChipConfig {
   std::size_t work_group = 0;  // WG: a divisor of 1024, at least 32 (0: no on-chip plan)
@@ -19,7 +20,23 @@ struct OnChipConfig {
   std::size_t stage = 0;       // STAGE: tiles staged in local memory per round of stores
   std::uint64_t groups = 0;    // groups launched, one per compute unit
   std::uint32_t patience = 0;  // polls the first group waits for the others to start
+  std::size_t elem_size = 0;
+  std::size_t stage_bytes = 0;  // local memory for staged tiles
 };
+
+// The tile shape (TR x TC in onchip.cl) for a rows x cols matrix: 32 x 32, except for a
+// matrix with fewer than 32 columns (rows), whose tiles are as narrow (short) as it, to a
+// power of two, and as much longer: the 32-wide tiles of 23 million 6-column floats were
+// three-quarters empty, so that they did not fit on chip and each tile moved 6 columns
+// for the time of 32. Both sides at most the work-group (a pass of loads covers whole
+// tile rows, one of stores whole tile columns), and a tile stages in local memory.
+struct OnChipTile {
+  std::uint64_t rows = kOnChipTile, cols = kOnChipTile;
+};
+OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
+
+// Tiles of `tile` staged in local memory per round of stores (STAGE): at most 8.
+std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile);
 
 // Registers of 32 bits per work-item (of a 1024-item group) that hold elements: 40 left
 // an H200's kernel at 64 registers with 60 bytes of spills, and fastest of 40 and 56.
@@ -27,8 +44,8 @@ inline constexpr std::size_t kOnChipRegisterWords = 40;
 
 OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size);
 
-// Tiles of a rows x cols matrix, and whether `config` holds them all.
-std::uint64_t onchip_tiles(std::uint64_t rows, std::uint64_t cols);
+// Tiles of a rows x cols matrix (onchip_tile), and whether `config` holds them all.
+std::uint64_t onchip_tiles(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 
 }  // namespace ipt::planner

@@ -17,7 +17,7 @@ namespace {
 // says so now, while nothing of the call has been enqueued. Throws IPT_OUT_OF_RESOURCES.
 void try_launch(const cl::CommandQueue& queue, cl::Kernel& kernel,
                 const planner::OnChipConfig& config) {
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const auto context = queue_context(queue);
   cl_uint closed[onchip_scratch_bytes(1) / 4] = {0x80000000u, 2};
   const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof closed, closed);
   const cl::Buffer one(context, CL_MEM_READ_WRITE, 16);
@@ -62,13 +62,16 @@ cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer
   if (!planner::onchip_fits(config, rows, cols) || instances == 0 || instances > UINT32_MAX)
     fail(IPT_INTERNAL_ERROR, "on-chip attempt for a matrix that does not fit");
   const std::uint64_t per_round =
-      std::min(instances, config.groups * config.tiles / planner::onchip_tiles(rows, cols));
-  const auto context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  const auto device = queue.getInfo<CL_QUEUE_DEVICE>();
+      std::min(instances, config.groups * config.tiles / planner::onchip_tiles(config, rows, cols));
+  const planner::OnChipTile tile = planner::onchip_tile(config, rows, cols);
+  const auto context = queue_context(queue);
+  const auto device = queue_device(queue);
   const bool index64 = needs_index64(offset, instances * rows * cols, false);
   const std::string options =
       element_options(elem_size, index64) + " -DWG=" + std::to_string(config.work_group) +
-      " -DTILES=" + std::to_string(config.tiles) + " -DSTAGE=" + std::to_string(config.stage) +
+      " -DTR=" + std::to_string(tile.rows) + " -DTC=" + std::to_string(tile.cols) +
+      " -DTILES=" + std::to_string(config.tiles) +
+      " -DSTAGE=" + std::to_string(planner::onchip_stage_tiles(config, tile)) +
       " -DFLAGS_AT=" + std::to_string(kOnChipFlagsAt / 4);
   PooledKernel pooled(get_program(context, device, "onchip", options), "ipt_onchip", device);
   cl::Kernel& kernel = *pooled;
