@@ -64,15 +64,18 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   auto shape = [](ipt::planner::OnChipTile t) { return Shape{t.rows, t.cols}; };
   CHECK(shape(onchip_tile(f32, 1294, 1339)) == Shape{32, 32});
   CHECK(shape(onchip_tile(f32, 40, 33)) == Shape{32, 32});
-  // Few columns: a power of two at least as wide, as much longer.
+  // Few columns, too many for square tiles: a power of two at least as wide, as much longer.
   CHECK(shape(onchip_tile(f32, 463844, 6)) == Shape{128, 8});
-  CHECK(shape(onchip_tile(f32, 100000, 2)) == Shape{512, 2});
-  CHECK(shape(onchip_tile(f32, 5000, 17)) == Shape{32, 32});
-  CHECK(shape(onchip_tile(f32, 5000, 16)) == Shape{64, 16});
+  CHECK(shape(onchip_tile(f32, 1000000, 2)) == Shape{512, 2});
+  CHECK(shape(onchip_tile(f32, 200000, 17)) == Shape{32, 32});
+  CHECK(shape(onchip_tile(f32, 200000, 16)) == Shape{64, 16});
+  // Square tiles while they fit: 100000 x 2 in 3125 of them.
+  CHECK(shape(onchip_tile(f32, 100000, 2)) == Shape{32, 32});
+  CHECK(shape(onchip_tile(f32, 20, 7000)) == Shape{32, 32});
   // Few rows: the same, turned.
   CHECK(shape(onchip_tile(f32, 6, 463844)) == Shape{8, 128});
-  CHECK(shape(onchip_tile(f32, 1, 70000)) == Shape{1, 1024});
-  CHECK(shape(onchip_tile(f32, 3, 3)) == Shape{256, 4});
+  CHECK(shape(onchip_tile(f32, 1, 6000000)) == Shape{1, 1024});
+  CHECK(shape(onchip_tile(f32, 3, 3)) == Shape{32, 32});
   // 6 columns in 8-wide tiles: 3624 tiles, where 32-wide ones needed 14496 (over 5280).
   CHECK(ipt::planner::onchip_tiles(f32, 463844, 6) == 3624);
   CHECK(ipt::planner::onchip_fits(f32, 463844, 6));
@@ -81,19 +84,19 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   CHECK(ipt::planner::onchip_fits(f32, 5280 * 512, 2));
   // Neither side beyond the work-group: 256 items take tiles of at least 4 x 256.
   const auto amd = ipt::planner::choose_onchip(amd_like(), 4);
-  CHECK(shape(onchip_tile(amd, 100000, 2)) == Shape{256, 4});
-  CHECK(shape(onchip_tile(amd, 1, 100000)) == Shape{4, 256});
+  CHECK(shape(onchip_tile(amd, 1000000, 2)) == Shape{256, 4});
+  CHECK(shape(onchip_tile(amd, 1, 1000000)) == Shape{4, 256});
   // Every staged tile fits local memory: 16-byte elements keep 32 x 32 where a 512 x 2
   // tile (512 x 3 staged) would not.
   DeviceProfile small = h200_like();
   small.local_mem_bytes = 24 * 1024;
   const auto wide = ipt::planner::choose_onchip(small, 16);
   REQUIRE(wide.work_group != 0);
-  CHECK(shape(onchip_tile(wide, 100000, 2)) == Shape{32, 32});
-  CHECK(ipt::planner::onchip_stage_tiles(wide, onchip_tile(wide, 100000, 2)) >= 1);
+  CHECK(shape(onchip_tile(wide, 1000000, 2)) == Shape{32, 32});
+  CHECK(ipt::planner::onchip_stage_tiles(wide, onchip_tile(wide, 1000000, 2)) >= 1);
   for (std::uint64_t narrow = 1; narrow < 32; ++narrow)
     for (const auto& config : {f32, amd, wide}) {
-      const auto t = onchip_tile(config, 7000, narrow);
+      const auto t = onchip_tile(config, 7000000, narrow);
       INFO(narrow << " columns, work-group " << config.work_group);
       CHECK(t.rows * t.cols == 1024);
       CHECK(t.cols >= std::min<std::uint64_t>(narrow, 32));
@@ -206,7 +209,8 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
       if (elem_size == 1 || elem_size == 4 || elem_size == 16) {
         const std::uint64_t widths[] = {2, 5, 13, 9, 1, 7, 3};
         const std::uint64_t narrow = widths[(elem_size + max_wg / 64) % 7];
-        const auto tile = ipt::planner::onchip_tile(config, 1000, narrow);
+        // Longer than square tiles hold, so that the tiles are narrow.
+        const auto tile = ipt::planner::onchip_tile(config, 32 * config.tiles + 1, narrow);
         REQUIRE(tile.cols < 32);
         const std::uint64_t length = tile.rows * config.tiles - tile.rows / 2;
         INFO(length << " x " << narrow << " and back, tiles of " << tile.rows << " x "

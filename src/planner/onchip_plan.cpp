@@ -41,6 +41,12 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
   const bool narrow = cols < kOnChipTile && cols <= rows;
   const bool short_ = !narrow && rows < kOnChipTile;
   if (!narrow && !short_) return tile;
+  // Square tiles whenever they fit: fewer, fuller tiles leave groups idle (a tenth of
+  // the groups for 12021 x 3), and skinny doubles that fit either way ran 15% slower in
+  // narrow tiles on the H200, floats 4%.
+  const std::uint64_t square_tiles =
+      ((rows + kOnChipTile - 1) / kOnChipTile) * ((cols + kOnChipTile - 1) / kOnChipTile);
+  if (square_tiles <= config.groups * config.tiles) return tile;
   std::uint64_t side = std::max<std::uint64_t>(1, kOnChipTileArea / config.work_group);
   while (side < (narrow ? cols : rows)) side *= 2;
   OnChipTile shaped;
