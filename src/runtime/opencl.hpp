@@ -34,20 +34,20 @@ class Borrowed : public T {
 };
 
 // The queue's context and device, borrowed: the queue keeps them alive.
+template <typename T, cl_command_queue_info Info>
+Borrowed<T> queue_handle(const cl::CommandQueue& queue, const char* what) {
+  typename T::cl_type handle = nullptr;
+  cl::detail::errHandler(clGetCommandQueueInfo(queue(), Info, sizeof handle, &handle, nullptr),
+                         what);
+  return Borrowed<T>(handle);
+}
+
 inline Borrowed<cl::Context> queue_context(const cl::CommandQueue& queue) {
-  cl_context context = nullptr;
-  cl::detail::errHandler(
-      clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof context, &context, nullptr),
-      "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)");
-  return Borrowed<cl::Context>(context);
+  return queue_handle<cl::Context, CL_QUEUE_CONTEXT>(queue, "clGetCommandQueueInfo(CONTEXT)");
 }
 
 inline Borrowed<cl::Device> queue_device(const cl::CommandQueue& queue) {
-  cl_device_id device = nullptr;
-  cl::detail::errHandler(
-      clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof device, &device, nullptr),
-      "clGetCommandQueueInfo(CL_QUEUE_DEVICE)");
-  return Borrowed<cl::Device>(device);
+  return queue_handle<cl::Device, CL_QUEUE_DEVICE>(queue, "clGetCommandQueueInfo(DEVICE)");
 }
 
 }  // namespace ipt::runtime
