@@ -33,20 +33,22 @@ class Borrowed : public T {
   ~Borrowed() { (*this)() = nullptr; }  // so that T's destructor releases nothing
 };
 
-// The queue's context and device, borrowed: the queue keeps them alive.
+// The queue's context and device, borrowed: the queue keeps them alive. Returned const,
+// so that a temporary passed to a `T` parameter is copied (retained), never moved from:
+// a moved-from Borrowed would hand a T a reference it never took.
 template <typename T, cl_command_queue_info Info>
-Borrowed<T> queue_handle(const cl::CommandQueue& queue, const char* what) {
+const Borrowed<T> queue_handle(const cl::CommandQueue& queue, const char* what) {
   typename T::cl_type handle = nullptr;
   cl::detail::errHandler(clGetCommandQueueInfo(queue(), Info, sizeof handle, &handle, nullptr),
                          what);
   return Borrowed<T>(handle);
 }
 
-inline Borrowed<cl::Context> queue_context(const cl::CommandQueue& queue) {
+inline const Borrowed<cl::Context> queue_context(const cl::CommandQueue& queue) {
   return queue_handle<cl::Context, CL_QUEUE_CONTEXT>(queue, "clGetCommandQueueInfo(CONTEXT)");
 }
 
-inline Borrowed<cl::Device> queue_device(const cl::CommandQueue& queue) {
+inline const Borrowed<cl::Device> queue_device(const cl::CommandQueue& queue) {
   return queue_handle<cl::Device, CL_QUEUE_DEVICE>(queue, "clGetCommandQueueInfo(DEVICE)");
 }
 
