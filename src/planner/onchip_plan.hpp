@@ -27,8 +27,9 @@ struct OnChipConfig {
 // The tile shape (TR x TC in onchip.cl) for a rows x cols matrix: 32 x 32, except for a
 // matrix with fewer than 32 columns (rows) that does not fit in 32 x 32 tiles, whose
 // tiles are as narrow (short) as it, to a power of two, and as much longer: the 32-wide
-// tiles of 463844 x 6 floats were three-quarters empty and did not fit on chip. Both sides at most the work-group (a pass of loads covers whole
-// tile rows, one of stores whole tile columns), and a tile stages in local memory.
+// tiles of 463844 x 6 floats were three-quarters empty and did not fit on chip. Both
+// sides at most the work-group (a pass of loads covers whole tile rows, one of stores
+// whole tile columns), and a tile stages in local memory.
 struct OnChipTile {
   std::uint64_t rows = kOnChipTile, cols = kOnChipTile;
 };

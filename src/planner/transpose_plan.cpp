@@ -414,12 +414,13 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
   if (request.onchip == OnChip::kForce) {
     if (request.padded_rows != 0 || request.padded_cols != 0)
       refuse("an on-chip plan transposes the matrix as it is: no padded shape");
-    if (!onchip_fits(onchip, rows, cols))
+    if (!onchip_fits(onchip, rows, cols)) {
+      const OnChipTile tile = onchip_tile(onchip, rows, cols);
       refuse("the " + std::to_string(rows) + " x " + std::to_string(cols) +
              " matrix does not fit on chip (" + std::to_string(onchip_tiles(onchip, rows, cols)) +
-             " tiles of " + std::to_string(onchip_tile(onchip, rows, cols).rows) + " x " +
-             std::to_string(onchip_tile(onchip, rows, cols).cols) + ", at most " +
-             std::to_string(onchip.groups * onchip.tiles) + " on this device)");
+             " tiles of " + std::to_string(tile.rows) + " x " + std::to_string(tile.cols) +
+             ", at most " + std::to_string(onchip.groups * onchip.tiles) + " on this device)");
+    }
     return whole_onchip_plan(rows, cols);
   }
   TransposePlan plan = plan_regular(device, rows, cols, elem_size, request, limits, capacity);
