@@ -4,10 +4,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <thread>
+#include <vector>
 
 #include "ipt/ipt.h"
 #include "runtime/error.hpp"
+#include "runtime/kernel_args.hpp"
 #include "runtime/program_cache.hpp"
 #include "test_support.hpp"
 
@@ -29,8 +32,9 @@ TEST_CASE("a program is built once per key and shared between threads", "[cache]
   std::vector<cl_program> seen(8);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < seen.size(); ++i)
-    threads.emplace_back(
-        [&, i] { seen[i] = rt::get_program(context(), device(), "square", kOptions)(); });
+    threads.emplace_back([&, i] {
+      seen[i] = rt::get_program(context(), device(), "square", kOptions)->program()();
+    });
   for (auto& t : threads) t.join();
   CHECK(rt::program_cache_size() == 1);
   for (cl_program p : seen) CHECK(p == seen[0]);
@@ -76,4 +80,45 @@ TEST_CASE("IPT_KERNEL_DIR replaces the embedded sources, and build failures carr
     CHECK(m.check_transposed() == "");
   }
   fs::remove_all(dir);
+}
+
+TEST_CASE("a pooled kernel comes back with its arguments, and set() changes what differs",
+          "[cache]") {
+  // The copy kernel: (src, src_offset, dst, dst_offset, count, zero, zero_word, zero_words).
+  const cl::CommandQueue queue(session().queue(), true);
+  const auto program = rt::get_program(context(), device(), "copy", rt::element_options(4, false));
+  std::vector<cl_uint> source(64);
+  std::iota(source.begin(), source.end(), 1000u);
+  const cl::Buffer src(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, std::size_t{64 * 4},
+                       source.data());
+  const cl::Buffer dst(context(), CL_MEM_READ_WRITE, 64 * 4);
+  auto copy = [&](cl_uint src_offset, cl_uint dst_offset, cl_uint count, cl_kernel* used) {
+    const std::vector<cl_uint> blank(64, 7u);
+    queue.enqueueWriteBuffer(dst, CL_TRUE, 0, 64 * 4, blank.data());
+    rt::PooledKernel pooled(program, "ipt_copy", device());
+    *used = (*pooled)();
+    cl_uint arg = 0;
+    pooled.set(arg++, src);
+    pooled.set_index(arg++, false, src_offset);
+    pooled.set(arg++, dst);
+    pooled.set_index(arg++, false, dst_offset);
+    pooled.set_index(arg++, false, count);
+    pooled.set(arg++, dst);
+    pooled.set(arg++, cl_ulong{0});
+    pooled.set(arg++, cl_ulong{0});
+    queue.enqueueNDRangeKernel(*pooled, cl::NullRange, cl::NDRange(64), cl::NDRange(64));
+    std::vector<cl_uint> out(64);
+    queue.enqueueReadBuffer(dst, CL_TRUE, 0, 64 * 4, out.data());
+    std::vector<cl_uint> expected(64, 7u);
+    for (cl_uint i = 0; i < count; ++i) expected[dst_offset + i] = source[src_offset + i];
+    return out == expected;
+  };
+  cl_kernel first = nullptr, again = nullptr;
+  CHECK(copy(0, 0, 8, &first));
+  CHECK(copy(0, 0, 8, &again));  // every scalar as it was
+  CHECK(again == first);         // the same kernel object, back from the pool
+  CHECK(copy(4, 0, 16, &again));
+  CHECK(copy(4, 9, 16, &again));
+  CHECK(copy(0, 9, 3, &again));
+  CHECK(again == first);
 }

@@ -32,15 +32,15 @@ cl::Event enqueue_copy(const cl::CommandQueue& queue, const cl::Buffer& src,
   const std::uint64_t groups = std::min<std::uint64_t>(1024, (items + kWorkGroup - 1) / kWorkGroup);
   cl::Kernel& kernel = *pooled;
   cl_uint arg = 0;
-  kernel.setArg(arg++, src);
-  set_index_arg(kernel, arg++, index64, src_offset);
-  kernel.setArg(arg++, dst);
-  set_index_arg(kernel, arg++, index64, dst_offset);
-  set_index_arg(kernel, arg++, index64, count);
+  pooled.set(arg++, src);
+  pooled.set_index(arg++, index64, src_offset);
+  pooled.set(arg++, dst);
+  pooled.set_index(arg++, index64, dst_offset);
+  pooled.set_index(arg++, index64, count);
   // Without a region the zeroing loop runs no iteration; any buffer fills the slot.
-  kernel.setArg(arg++, zero_words > 0 ? zero->buffer : dst);
-  kernel.setArg(arg++, cl_ulong{zero_words > 0 ? zero->offset / 4 : 0});
-  kernel.setArg(arg++, cl_ulong{zero_words});
+  pooled.set(arg++, zero_words > 0 ? zero->buffer : dst);
+  pooled.set(arg++, cl_ulong{zero_words > 0 ? zero->offset / 4 : 0});
+  pooled.set(arg++, cl_ulong{zero_words});
   cl::Event done;
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                              cl::NDRange(static_cast<std::size_t>(groups) * kWorkGroup),

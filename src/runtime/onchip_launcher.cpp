@@ -15,31 +15,31 @@ namespace {
 // Launches the kernel once on a 1 x 1 matrix (every group finds the poll closed and takes
 // the fallback, which has nothing to move), so that a device that refuses its work-group
 // says so now, while nothing of the call has been enqueued. Throws IPT_OUT_OF_RESOURCES.
-void try_launch(const cl::CommandQueue& queue, cl::Kernel& kernel,
-                const planner::OnChipConfig& config) {
+void try_launch(const cl::CommandQueue& queue, PooledKernel& pooled,
+                const planner::OnChipConfig& config, bool index64) {
   const auto context = queue_context(queue);
   cl_uint closed[onchip_scratch_bytes(1) / 4] = {0x80000000u, 2};
   const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof closed, closed);
   const cl::Buffer one(context, CL_MEM_READ_WRITE, 16);
   cl_uint arg = 0;
-  kernel.setArg(arg++, one);
-  kernel.setArg(arg++, cl_uint{0});
-  kernel.setArg(arg++, cl_uint{1});
-  kernel.setArg(arg++, cl_uint{1});
-  kernel.setArg(arg++, cl_uint{1});
-  kernel.setArg(arg++, cl_uint{1});
-  kernel.setArg(arg++, sync);
-  kernel.setArg(arg++, cl_ulong{0});
-  kernel.setArg(arg++, static_cast<cl_uint>(config.groups));
-  kernel.setArg(arg++, cl_uint{0});
-  kernel.setArg(arg++, sync);
-  kernel.setArg(arg++, cl_ulong{0});
-  kernel.setArg(arg++, cl_ulong{0});
-  kernel.setArg(arg++, cl::Buffer());
+  pooled.set(arg++, one);
+  pooled.set_index(arg++, index64, 0);
+  pooled.set(arg++, cl_uint{1});
+  pooled.set(arg++, cl_uint{1});
+  pooled.set(arg++, cl_uint{1});
+  pooled.set(arg++, cl_uint{1});
+  pooled.set(arg++, sync);
+  pooled.set(arg++, cl_ulong{0});
+  pooled.set(arg++, static_cast<cl_uint>(config.groups));
+  pooled.set(arg++, cl_uint{0});
+  pooled.set(arg++, sync);
+  pooled.set(arg++, cl_ulong{0});
+  pooled.set(arg++, cl_ulong{0});
+  pooled.set(arg++, cl::Buffer());
   cl::Event done;
   try {
     queue.enqueueNDRangeKernel(
-        kernel, cl::NullRange,
+        *pooled, cl::NullRange,
         cl::NDRange(static_cast<std::size_t>(config.groups * config.work_group)),
         cl::NDRange(config.work_group), nullptr, &done);
   } catch (const cl::Error& e) {
@@ -74,15 +74,14 @@ cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer
       " -DSTAGE=" + std::to_string(planner::onchip_stage_tiles(config, tile)) +
       " -DFLAGS_AT=" + std::to_string(kOnChipFlagsAt / 4);
   PooledKernel pooled(get_program(context, device, "onchip", options), "ipt_onchip", device);
-  cl::Kernel& kernel = *pooled;
   // NVIDIA's driver (580, H200) reports 256 as this kernel's work-group limit although it
   // compiled it for 1024 work-items (reqd_work_group_size; 64 registers) and runs it so:
   // a kernel compiled for exactly the configured size is checked by launching it.
-  const auto compiled = kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(device);
-  const bool trusted = compiled[0] == config.work_group && pooled.work_group_limit() < compiled[0];
+  const std::size_t compiled = pooled.compiled_work_group();
+  const bool trusted = compiled == config.work_group && pooled.work_group_limit() < compiled;
   if (!trusted) check_launch(pooled, device, config.work_group, 0, "on-chip transposition");
   if (launch.dry_run) {
-    if (trusted) try_launch(queue, kernel, config);
+    if (trusted) try_launch(queue, pooled, config, index64);
     return cl::Event();
   }
   if (scratch == nullptr || scratch->bytes < onchip_scratch_bytes(instances * rows * cols) ||
@@ -93,25 +92,25 @@ cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer
     fail(IPT_INTERNAL_ERROR, "on-chip transposition: words to zero not aligned");
 
   cl_uint arg = 0;
-  kernel.setArg(arg++, buffer);
-  set_index_arg(kernel, arg++, index64, offset);
-  kernel.setArg(arg++, static_cast<cl_uint>(rows));
-  kernel.setArg(arg++, static_cast<cl_uint>(cols));
-  kernel.setArg(arg++, static_cast<cl_uint>(instances));
-  kernel.setArg(arg++, static_cast<cl_uint>(per_round));
-  kernel.setArg(arg++, scratch->buffer);
-  kernel.setArg(arg++, cl_ulong{scratch->offset / 4});
-  kernel.setArg(arg++, static_cast<cl_uint>(config.groups + (launch.give_up ? 1 : 0)));
-  kernel.setArg(arg++, cl_uint{launch.give_up ? 16u : config.patience});
-  kernel.setArg(arg++, zero != nullptr ? zero->buffer : scratch->buffer);
-  kernel.setArg(arg++, cl_ulong{zero != nullptr ? zero->offset / 4 : 0});
-  kernel.setArg(arg++, cl_ulong{zero != nullptr ? zero->bytes / 4 : 0});
+  pooled.set(arg++, buffer);
+  pooled.set_index(arg++, index64, offset);
+  pooled.set(arg++, static_cast<cl_uint>(rows));
+  pooled.set(arg++, static_cast<cl_uint>(cols));
+  pooled.set(arg++, static_cast<cl_uint>(instances));
+  pooled.set(arg++, static_cast<cl_uint>(per_round));
+  pooled.set(arg++, scratch->buffer);
+  pooled.set(arg++, cl_ulong{scratch->offset / 4});
+  pooled.set(arg++, static_cast<cl_uint>(config.groups + (launch.give_up ? 1 : 0)));
+  pooled.set(arg++, cl_uint{launch.give_up ? 16u : config.patience});
+  pooled.set(arg++, zero != nullptr ? zero->buffer : scratch->buffer);
+  pooled.set(arg++, cl_ulong{zero != nullptr ? zero->offset / 4 : 0});
+  pooled.set(arg++, cl_ulong{zero != nullptr ? zero->bytes / 4 : 0});
   if (launch.report != nullptr && launch.report->offset != 0)
     fail(IPT_INTERNAL_ERROR, "on-chip transposition: a report word not at its buffer's start");
-  kernel.setArg(arg++, launch.report != nullptr ? launch.report->buffer : cl::Buffer());
+  pooled.set(arg++, launch.report != nullptr ? launch.report->buffer : cl::Buffer());
   cl::Event event;
   queue.enqueueNDRangeKernel(
-      kernel, cl::NullRange,
+      *pooled, cl::NullRange,
       cl::NDRange(static_cast<std::size_t>(config.groups * config.work_group)),
       cl::NDRange(config.work_group), &wait, event_slot(event, launch.event));
   return event;

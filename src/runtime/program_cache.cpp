@@ -1,6 +1,7 @@
 #include "runtime/program_cache.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <future>
 #include <map>
 #include <mutex>
@@ -25,17 +26,8 @@ using Key = std::tuple<cl_context, cl_device_id, std::string, std::string>;
 
 struct Cache {
   std::mutex mutex;
-  std::map<Key, std::shared_future<cl::Program>> programs;
+  std::map<Key, std::shared_future<ProgramRef>> programs;
   ProgramCacheStats stats;
-  // Idle kernel objects by program and kernel name; `generation` counts clears, so that
-  // kernels borrowed before a clear are not given back to the pool.
-  struct IdleKernel {
-    cl::Kernel kernel;
-    std::uint64_t static_local;
-    std::size_t work_group_limit;
-  };
-  std::map<std::pair<cl_program, std::string>, std::vector<IdleKernel>> idle_kernels;
-  unsigned long long generation = 0;
 };
 
 // Never destroyed: releasing programs from a static destructor could call into an
@@ -122,15 +114,15 @@ cl::Program build(const cl::Context& context, const cl::Device& device, const st
 
 }  // namespace
 
-cl::Program get_program(const cl::Context& context, const cl::Device& device,
-                        const std::string& family, const std::string& options) {
+ProgramRef get_program(const cl::Context& context, const cl::Device& device,
+                       const std::string& family, const std::string& options) {
   const bool from_files = kernel_sources_from_files();
   std::string source = from_files ? program_source(family) : std::string();
   const std::string all_options = full_options(options);
   Key key{context(), device(), from_files ? "file:" + source : "embedded:" + family, all_options};
 
-  std::promise<cl::Program> promise;
-  std::shared_future<cl::Program> result;
+  std::promise<ProgramRef> promise;
+  std::shared_future<ProgramRef> result;
   bool builder = false;
   {
     std::lock_guard<std::mutex> lock(cache().mutex);
@@ -147,7 +139,8 @@ cl::Program get_program(const cl::Context& context, const cl::Device& device,
 
   try {
     if (!from_files) source = program_source(family);
-    promise.set_value(build(context, device, family, source, all_options));
+    promise.set_value(
+        std::make_shared<CachedProgram>(build(context, device, family, source, all_options)));
   } catch (...) {
     promise.set_exception(std::current_exception());
     std::lock_guard<std::mutex> lock(cache().mutex);
@@ -160,40 +153,35 @@ void clear_program_cache() {
   {
     std::lock_guard<std::mutex> lock(cache().mutex);
     cache().programs.clear();
-    cache().idle_kernels.clear();
-    ++cache().generation;
   }
   // A checked plan vouches for kernels of this cache; with them gone, check again.
   clear_checked_plans();
 }
 
-PooledKernel::PooledKernel(const cl::Program& program, const char* name, const cl::Device& device)
-    : program_(program()), name_(name) {
+PooledKernel::PooledKernel(ProgramRef program, const char* name, const cl::Device& device)
+    : program_(std::move(program)) {
   {
-    std::lock_guard<std::mutex> lock(cache().mutex);
-    generation_ = cache().generation;
-    auto found = cache().idle_kernels.find({program(), name_});
-    if (found != cache().idle_kernels.end() && !found->second.empty()) {
-      kernel_ = std::move(found->second.back().kernel);
-      static_local_ = found->second.back().static_local;
-      work_group_limit_ = found->second.back().work_group_limit;
-      found->second.pop_back();
+    std::lock_guard<std::mutex> lock(program_->mutex_);
+    auto& idle = program_->idle_;
+    for (auto it = idle.rbegin(); it != idle.rend(); ++it) {
+      if (std::strcmp(it->name, name) != 0) continue;
+      state_ = std::move(*it);
+      idle.erase(std::next(it).base());
       return;
     }
   }
-  kernel_ = cl::Kernel(program, name);  // outside the lock: may take a while
-  static_local_ = kernel_.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device);
-  work_group_limit_ = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+  state_.name = name;
+  state_.kernel = cl::Kernel(program_->program(), name);  // outside the lock: may take a while
+  state_.static_local = state_.kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device);
+  state_.work_group_limit = state_.kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
+  state_.compiled_work_group =
+      state_.kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(device)[0];
 }
 
 PooledKernel::~PooledKernel() {
   try {
-    // The kernel retains its program, so the handle in the key cannot be reused while the
-    // kernel sits in the pool.
-    std::lock_guard<std::mutex> lock(cache().mutex);
-    if (generation_ == cache().generation)
-      cache().idle_kernels[{program_, name_}].push_back(
-          {std::move(kernel_), static_local_, work_group_limit_});
+    std::lock_guard<std::mutex> lock(program_->mutex_);
+    program_->idle_.push_back(std::move(state_));
   } catch (...) {
     // Not pooled: the kernel is simply released.
   }

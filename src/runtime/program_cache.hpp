@@ -4,11 +4,21 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "runtime/opencl.hpp"
 
 namespace ipt::runtime {
+
+class CachedProgram;
+// Shared, not retained: on an H200 (driver 580) a clRetainProgram / clReleaseProgram pair
+// per launch was part of the 2 us between a call's plan lookup and its first argument.
+using ProgramRef = std::shared_ptr<CachedProgram>;
 
 // Returns the program of kernel `family` ("square", ...) built with `options` for
 // `device` in `context`, compiling it on first use. IPT_BUILD_OPTIONS from the
@@ -17,35 +27,88 @@ namespace ipt::runtime {
 // Throws ipt::Error; a compiler failure is
 // IPT_BUILD_PROGRAM_FAILURE with the build log in the message (and is not cached, so a
 // corrected IPT_KERNEL_DIR source is picked up by the next call).
-cl::Program get_program(const cl::Context& context, const cl::Device& device,
-                        const std::string& family, const std::string& options);
+ProgramRef get_program(const cl::Context& context, const cl::Device& device,
+                       const std::string& family, const std::string& options);
 
-// A kernel object of `program`, borrowed from a pool kept beside the program cache and
-// given back when this handle is destroyed: creating kernel objects on every call
-// (twice, with the dry run) was part of the fixed cost of a call. A borrowed kernel is
-// used by one launch at a time (its arguments are set, then it is enqueued; OpenCL
-// copies the arguments at the enqueue), so threads never share one.
+// A built program and the idle kernel objects made from it (PooledKernel). Clearing the
+// cache drops its entries; one still in use lives on, with its pool, until its last
+// PooledKernel is gone.
+class CachedProgram {
+ public:
+  explicit CachedProgram(cl::Program program) : program_(std::move(program)) {}
+  const cl::Program& program() const { return program_; }
+
+ private:
+  friend class PooledKernel;
+  struct Scalar {
+    std::size_t size = 0;  // 0: not set through PooledKernel::set
+    std::uint64_t bits = 0;
+  };
+  struct KernelState {
+    const char* name = nullptr;  // a string literal, compared by content
+    cl::Kernel kernel;
+    std::uint64_t static_local = 0;
+    std::size_t work_group_limit = 0;
+    std::size_t compiled_work_group = 0;
+    std::vector<Scalar> scalars;  // what the kernel object holds, by argument index
+  };
+  cl::Program program_;
+  std::mutex mutex_;
+  std::vector<KernelState> idle_;
+};
+
+// A kernel object of a cached program, borrowed from the program's pool and given back
+// when this handle is destroyed: creating kernel objects on every call (twice, with the
+// dry run) was part of the fixed cost of a call. A borrowed kernel is used by one launch
+// at a time (its arguments are set, then it is enqueued; OpenCL copies the arguments at
+// the enqueue), so threads never share one.
+//
+// Arguments are set through set(): a kernel object keeps its arguments between launches,
+// and a scalar equal to the one it already holds is not set again (a call that repeats a
+// shape sets only its buffers; each clSetKernelArg took about 0.1 us on an H200).
+// Arguments set on the kernel directly (operator*) would make that record wrong.
 //
 // CL_KERNEL_LOCAL_MEM_SIZE counts the __local arguments set so far (and a driver may lower
 // CL_KERNEL_WORK_GROUP_SIZE for them), so a reused kernel would report its previous
 // launch's: the pool keeps what the fresh kernel reported, for the launch checks.
 class PooledKernel {
  public:
-  PooledKernel(const cl::Program& program, const char* name, const cl::Device& device);
+  PooledKernel(ProgramRef program, const char* name, const cl::Device& device);
   ~PooledKernel();
   PooledKernel(const PooledKernel&) = delete;
   PooledKernel& operator=(const PooledKernel&) = delete;
-  cl::Kernel& operator*() { return kernel_; }
-  std::uint64_t static_local_bytes() const { return static_local_; }
-  std::size_t work_group_limit() const { return work_group_limit_; }
+  cl::Kernel& operator*() { return state_.kernel; }
+  std::uint64_t static_local_bytes() const { return state_.static_local; }
+  std::size_t work_group_limit() const { return state_.work_group_limit; }
+  // The first dimension of the kernel's reqd_work_group_size, 0 without one.
+  std::size_t compiled_work_group() const { return state_.compiled_work_group; }
+
+  void set(cl_uint index, const cl::Buffer& buffer) { state_.kernel.setArg(index, buffer); }
+  void set(cl_uint index, const cl::LocalSpaceArg& local) { state_.kernel.setArg(index, local); }
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  void set(cl_uint index, T value) {
+    static_assert(sizeof(T) <= sizeof(std::uint64_t), "a scalar argument of at most 8 bytes");
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof value);
+    if (index < state_.scalars.size() && state_.scalars[index].size == sizeof value &&
+        state_.scalars[index].bits == bits)
+      return;
+    state_.kernel.setArg(index, value);
+    if (index >= state_.scalars.size()) state_.scalars.resize(index + 1);
+    state_.scalars[index] = {sizeof value, bits};
+  }
+  // An idx_t argument: cl_ulong for 64-bit kernels, cl_uint otherwise (the planner picks
+  // 32-bit indices only when every index fits).
+  void set_index(cl_uint index, bool index64, std::uint64_t value) {
+    if (index64)
+      set(index, static_cast<cl_ulong>(value));
+    else
+      set(index, static_cast<cl_uint>(value));
+  }
 
  private:
-  cl::Kernel kernel_;
-  std::uint64_t static_local_ = 0;
-  std::size_t work_group_limit_ = 0;
-  cl_program program_;
-  std::string name_;
-  unsigned long long generation_;
+  ProgramRef program_;
+  CachedProgram::KernelState state_;
 };
 
 // How programs were obtained since the process started (for tests and diagnostics).

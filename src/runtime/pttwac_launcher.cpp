@@ -56,13 +56,13 @@ cl::Event enqueue_pttwac_010(const cl::CommandQueue& queue, const cl::Buffer& bu
   const std::uint64_t groups =
       std::min(A, config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups);
   cl_uint arg = 0;
-  kernel.setArg(arg++, buffer);
-  set_index_arg(kernel, arg++, index64, offset);
-  set_index_arg(kernel, arg++, index64, A);
-  set_index_arg(kernel, arg++, index64, B);
-  set_index_arg(kernel, arg++, index64, C);
-  set_index_arg(kernel, arg++, index64, words);
-  kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(words * 4)));
+  pooled.set(arg++, buffer);
+  pooled.set_index(arg++, index64, offset);
+  pooled.set_index(arg++, index64, A);
+  pooled.set_index(arg++, index64, B);
+  pooled.set_index(arg++, index64, C);
+  pooled.set_index(arg++, index64, words);
+  pooled.set(arg++, cl::Local(static_cast<std::size_t>(words * 4)));
   cl::Event event;
   queue.enqueueNDRangeKernel(
       kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * config.work_group),

@@ -45,15 +45,15 @@ cl::Event enqueue_restride(const cl::CommandQueue& queue, const cl::Buffer& buff
   const ScratchRegion scratch =
       zeroed_scratch(queue, given_scratch, scratch_bytes, wait, after, "restride");
   cl_uint arg = 0;
-  kernel.setArg(arg++, buffer);
-  set_index_arg(kernel, arg++, index64, offset);
-  set_index_arg(kernel, arg++, index64, rows);
-  set_index_arg(kernel, arg++, index64, len);
-  set_index_arg(kernel, arg++, index64, s_in);
-  set_index_arg(kernel, arg++, index64, s_out);
-  set_index_arg(kernel, arg++, index64, chunks);
-  kernel.setArg(arg++, scratch.buffer);
-  kernel.setArg(arg++, cl_ulong{scratch.offset / 4});
+  pooled.set(arg++, buffer);
+  pooled.set_index(arg++, index64, offset);
+  pooled.set_index(arg++, index64, rows);
+  pooled.set_index(arg++, index64, len);
+  pooled.set_index(arg++, index64, s_in);
+  pooled.set_index(arg++, index64, s_out);
+  pooled.set_index(arg++, index64, chunks);
+  pooled.set(arg++, scratch.buffer);
+  pooled.set(arg++, cl_ulong{scratch.offset / 4});
   cl::Event event;
   queue.enqueueNDRangeKernel(kernel, cl::NullRange,
                              cl::NDRange(static_cast<std::size_t>(chunks) * config.work_group),

@@ -81,18 +81,18 @@ cl::Event enqueue_soa_0100(const cl::CommandQueue& queue, const cl::Buffer& buff
       zeroed_scratch(queue, zeroed_flags, flag_bytes, wait, after, "SoA-ASTA");
 
   cl_uint arg = 0;
-  kernel.setArg(arg++, buffer);
-  set_index_arg(kernel, arg++, index64, offset);
-  set_index_arg(kernel, arg++, index64, A);
-  set_index_arg(kernel, arg++, index64, B);
-  set_index_arg(kernel, arg++, index64, C);
-  set_index_arg(kernel, arg++, index64, L);
-  set_index_arg(kernel, arg++, index64, K);
-  set_index_arg(kernel, arg++, index64, items);
-  kernel.setArg(arg++, flags.buffer);
-  kernel.setArg(arg++, cl_ulong{flags.offset / 4});
-  kernel.setArg(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
-  kernel.setArg(arg++, cl_uint{slice_shift});
+  pooled.set(arg++, buffer);
+  pooled.set_index(arg++, index64, offset);
+  pooled.set_index(arg++, index64, A);
+  pooled.set_index(arg++, index64, B);
+  pooled.set_index(arg++, index64, C);
+  pooled.set_index(arg++, index64, L);
+  pooled.set_index(arg++, index64, K);
+  pooled.set_index(arg++, index64, items);
+  pooled.set(arg++, flags.buffer);
+  pooled.set(arg++, cl_ulong{flags.offset / 4});
+  pooled.set(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
+  pooled.set(arg++, cl_uint{slice_shift});
   cl::Event event;
   queue.enqueueNDRangeKernel(
       kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * work_group),

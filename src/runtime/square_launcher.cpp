@@ -14,7 +14,7 @@ cl::Kernel square_kernel(const cl::Context& context, const cl::Device& device,
   const std::string options = element_options(elem_size, plan.index64) +
                               " -DTILE=" + std::to_string(plan.tile) +
                               " -DWG_ROWS=" + std::to_string(plan.wg_rows);
-  cl::Kernel kernel(get_program(context, device, "square", options), "ipt_square_swap");
+  cl::Kernel kernel(get_program(context, device, "square", options)->program(), "ipt_square_swap");
   const std::size_t wg = plan.tile * plan.wg_rows;
   const auto limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
   if (limit < wg) throw WorkGroupTooLarge(wg, limit);
