@@ -31,14 +31,22 @@ std::string transpose_fresh(std::size_t rows, std::size_t cols, std::uint64_t se
   return m.check_transposed();
 }
 
-// The cache is filled by a completion callback, which may run just after the wait returns.
-bool cache_reaches(std::size_t at_least) {
-  for (int i = 0; i < 200; ++i) {
-    if (rt::scratch_cache_size() >= at_least) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
+rt::ScratchUse use_of(const cl::CommandQueue& queue) {
+  return {queue.getInfo<CL_QUEUE_CONTEXT>()(), queue(),
+          (queue.getInfo<CL_QUEUE_PROPERTIES>() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0};
 }
+
+// A marker that completes only when the returned user event is set: a command that a
+// kept buffer's tag can name while it is still pending.
+struct Gate {
+  cl::UserEvent open;
+  cl::Event marker;
+  explicit Gate(const cl::CommandQueue& queue)
+      : open(cl::Context(queue.getInfo<CL_QUEUE_CONTEXT>())) {
+    const std::vector<cl::Event> wait{open};
+    queue.enqueueMarkerWithWaitList(&wait, &marker);
+  }
+};
 
 }  // namespace
 
@@ -50,12 +58,12 @@ TEST_CASE("calls reuse kept scratch buffers and stay exact", "[scratch-cache]") 
   // so that each call finds the last one's dirty buffer, then a larger one.
   for (int round = 0; round < 3; ++round) {
     CHECK(transpose_fresh(301, 1999, 10 + round) == "");
-    REQUIRE(cache_reaches(1));
+    REQUIRE(rt::scratch_cache_size() >= 1);  // handed back as the call returned
     CHECK(transpose_fresh(1999, 301, 20 + round) == "");
-    REQUIRE(cache_reaches(1));
+    REQUIRE(rt::scratch_cache_size() >= 1);
   }
   CHECK(transpose_fresh(1501, 2003, 30) == "");
-  REQUIRE(cache_reaches(1));
+  REQUIRE(rt::scratch_cache_size() >= 1);
   CHECK(transpose_fresh(301, 1999, 40) == "");
   REQUIRE(ipt_clear_cache() == IPT_SUCCESS);
   CHECK(rt::scratch_cache_size() == 0);
@@ -64,71 +72,121 @@ TEST_CASE("calls reuse kept scratch buffers and stay exact", "[scratch-cache]") 
 
 TEST_CASE("take_scratch gives a kept buffer only when it is large enough", "[scratch-cache]") {
   rt::clear_scratch_cache();
-  const cl::Context context(session().context(), true);
   const cl::CommandQueue queue(session().queue(), true);
-  cl::Buffer small = rt::take_scratch(context, 4096);
+  const rt::ScratchUse use = use_of(queue);
+  cl::Buffer small = rt::take_scratch(use, 4096).buffer;
   const cl_mem small_handle = small();
   cl::Event marker;
   queue.enqueueMarkerWithWaitList(nullptr, &marker);
-  rt::give_back_scratch_when_complete(marker, small);
+  rt::give_back_scratch(marker, use, small);
   small = cl::Buffer();
   marker.wait();
-  REQUIRE(cache_reaches(1));
-  const cl::Buffer larger = rt::take_scratch(context, 8192);  // the kept one is too small
+  REQUIRE(rt::scratch_cache_size() == 1);
+  const cl::Buffer larger = rt::take_scratch(use, 8192).buffer;  // the kept one is too small
   CHECK(larger() != small_handle);
   CHECK(larger.getInfo<CL_MEM_SIZE>() >= 8192);
   CHECK(rt::scratch_cache_size() == 1);
-  const cl::Buffer reused = rt::take_scratch(context, 1000);
+  const cl::Buffer reused = rt::take_scratch(use, 1000).buffer;
   CHECK(reused() == small_handle);
   CHECK(rt::scratch_cache_size() == 0);
 }
 
 TEST_CASE("scratch buffers over 16 MiB are released, not kept", "[scratch-cache]") {
   rt::clear_scratch_cache();
-  const cl::Context context(session().context(), true);
   const cl::CommandQueue queue(session().queue(), true);
+  const rt::ScratchUse use = use_of(queue);
   for (const std::uint64_t bytes : {std::uint64_t{32} << 20, std::uint64_t{4096}}) {
     cl::Event marker;
     queue.enqueueMarkerWithWaitList(nullptr, &marker);
-    rt::give_back_scratch_when_complete(marker, rt::take_scratch(context, bytes));
+    rt::give_back_scratch(marker, use, rt::take_scratch(use, bytes).buffer);
     marker.wait();
   }
-  REQUIRE(cache_reaches(1));  // the small one (the large one is never kept)
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let both callbacks end
-  CHECK(rt::scratch_cache_size() == 1);
-  CHECK(rt::take_scratch(context, 8192).getInfo<CL_MEM_SIZE>() == 8192);  // a new one
-  CHECK(rt::take_scratch(context, 4096).getInfo<CL_MEM_SIZE>() == 4096);
+  CHECK(rt::scratch_cache_size() == 1);                                      // the small one
+  CHECK(rt::take_scratch(use, 8192).buffer.getInfo<CL_MEM_SIZE>() == 8192);  // a new one
+  CHECK(rt::take_scratch(use, 4096).buffer.getInfo<CL_MEM_SIZE>() == 4096);
   rt::clear_scratch_cache();
 }
 
-TEST_CASE("zero scratch is kept only after a run that completed, apart from the other kind",
+TEST_CASE("a buffer still in use goes only to later commands of the same in-order queue",
           "[scratch-cache]") {
   rt::clear_scratch_cache();
-  const cl::Context context(session().context(), true);
   const cl::CommandQueue queue(session().queue(), true);
-  bool fresh = false;
-  cl::Buffer zero = rt::take_zero_scratch(context, 4096, &fresh);
-  CHECK(fresh);  // the pool is empty: a new buffer, which the caller fills
+  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
+  const cl::CommandQueue other(context, cl::Device(session().device(), true));
+  const rt::ScratchUse use = use_of(queue), elsewhere = use_of(other);
+  REQUIRE(use.in_order);
+  for (const bool zero : {false, true}) {
+    CAPTURE(zero);
+    bool fresh = false;
+    auto take = [&](const rt::ScratchUse& u) {
+      rt::TakenScratch taken = zero ? rt::take_zero_scratch(u, 4096) : rt::take_scratch(u, 4096);
+      fresh = taken.fresh;
+      return taken.buffer;
+    };
+    auto give = [&](const cl::Event& last, const rt::ScratchUse& u, cl::Buffer b) {
+      if (zero)
+        rt::give_back_zero_scratch(last, u, std::move(b));
+      else
+        rt::give_back_scratch(last, u, std::move(b));
+    };
+    Gate gate(queue);
+    cl::Buffer first = take(use);
+    const cl_mem handle = first();
+    give(gate.marker, use, std::move(first));
+    // Pending: another queue gets a new buffer; this queue's next commands get the kept one.
+    cl::Buffer on_other = take(elsewhere);
+    CHECK(on_other() != handle);
+    CHECK(fresh == zero);
+    cl::Buffer same_queue = take(use);
+    CHECK(same_queue() == handle);
+    CHECK_FALSE(fresh);
+    give(gate.marker, use, std::move(same_queue));
+    // The out-of-order rule is the completion rule: a queue that may reorder must wait.
+    CHECK(take(rt::ScratchUse{use.context, use.queue, false})() != handle);
+    gate.open.setStatus(CL_COMPLETE);
+    queue.finish();
+    const cl::Buffer after = take(elsewhere);  // completed: free for any queue
+    CHECK(after() == handle);
+    CHECK_FALSE(fresh);
+    rt::clear_scratch_cache();
+  }
+}
+
+TEST_CASE("zero scratch is handed out only after a run that completed, apart from the other kind",
+          "[scratch-cache]") {
+  rt::clear_scratch_cache();
+  const cl::CommandQueue queue(session().queue(), true);
+  const rt::ScratchUse use = use_of(queue);
+  rt::TakenScratch zero = rt::take_zero_scratch(use, 4096);
+  CHECK(zero.fresh);  // the pool is empty: a new buffer, which the caller fills
   cl::Event marker;
   queue.enqueueMarkerWithWaitList(nullptr, &marker);
   marker.wait();
-  rt::give_back_zero_scratch_when_complete(marker, zero);
-  zero = cl::Buffer();
-  REQUIRE(cache_reaches(1));
+  rt::give_back_zero_scratch(marker, use, std::move(zero.buffer));
+  REQUIRE(rt::scratch_cache_size() == 1);
   // Not handed out as dirty scratch, and handed out as zero scratch without a fill.
-  CHECK(rt::take_scratch(context, 1000).getInfo<CL_MEM_SIZE>() == 1000);
-  CHECK(rt::take_zero_scratch(context, 1000, &fresh).getInfo<CL_MEM_SIZE>() == 4096);
-  CHECK_FALSE(fresh);
+  CHECK(rt::take_scratch(use, 1000).buffer.getInfo<CL_MEM_SIZE>() == 1000);
+  rt::TakenScratch again = rt::take_zero_scratch(use, 1000);
+  CHECK(again.buffer.getInfo<CL_MEM_SIZE>() == 4096);
+  CHECK_FALSE(again.fresh);
+  CHECK(again.previous() == marker());  // its tag, for the caller to drop
   CHECK(rt::scratch_cache_size() == 0);
-  // A run that ended abnormally may have left its buffer dirty: released, not kept.
+  // A run that ended abnormally may have left its buffer dirty: released, never handed to
+  // another queue.
+  const cl::CommandQueue other(cl::Context(queue.getInfo<CL_QUEUE_CONTEXT>()),
+                               cl::Device(session().device(), true));
   cl_int code = CL_SUCCESS;
-  cl_event failed = clCreateUserEvent(context(), &code);
+  cl_event failed = clCreateUserEvent(use.context, &code);
   REQUIRE(code == CL_SUCCESS);
-  rt::give_back_zero_scratch_when_complete(cl::Event(failed, true),
-                                           rt::take_zero_scratch(context, 4096, &fresh));
+  rt::TakenScratch doomed = rt::take_zero_scratch(use, 4096);
+  const cl_mem doomed_handle = doomed.buffer();
+  rt::give_back_zero_scratch(cl::Event(failed, true), use, std::move(doomed.buffer));
+  CHECK(rt::scratch_cache_size() == 1);
   CHECK(clSetUserEventStatus(failed, -1) == CL_SUCCESS);
   clReleaseEvent(failed);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const rt::TakenScratch elsewhere = rt::take_zero_scratch(use_of(other), 4096);
+  CHECK(elsewhere.buffer() != doomed_handle);
+  CHECK(elsewhere.fresh);
   CHECK(rt::scratch_cache_size() == 0);
   rt::clear_scratch_cache();
 }

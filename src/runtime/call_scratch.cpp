@@ -61,15 +61,17 @@ CallScratchLayout::Region CallScratchLayout::flags() const {
   return {flags_start, total - flags_start};
 }
 
-CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
-                         const std::vector<cl::Event>& wait, bool fill, bool fill_event) {
+CallScratch::CallScratch(const cl::CommandQueue& queue, bool in_order,
+                         const CallScratchLayout& layout, const std::vector<cl::Event>& wait,
+                         bool fill, bool fill_event) {
   if (layout.total == 0 && layout.zero_total == 0) return;
-  const auto context = queue_context(queue);
+  use_ = {queue_context(queue)(), queue(), in_order};
   std::vector<cl::Event> after = wait;
   if (layout.zero_total > 0) {
-    bool fresh = false;
-    zero_buffer_ = take_zero_scratch(context, layout.zero_total, &fresh);
-    if (fresh) {  // zeroed once; its kernels leave it zero for the calls that reuse it
+    TakenScratch taken = take_zero_scratch(use_, layout.zero_total);
+    zero_buffer_ = std::move(taken.buffer);
+    previous_[0] = std::move(taken.previous);
+    if (taken.fresh) {  // zeroed once; its kernels leave it zero for the calls that reuse it
       check_cl(queue.enqueueFillBuffer(zero_buffer_, cl_uint{0}, 0,
                                        static_cast<std::size_t>(layout.zero_total), &after,
                                        event_slot(zeroed_, fill_event)),
@@ -78,7 +80,9 @@ CallScratch::CallScratch(const cl::CommandQueue& queue, const CallScratchLayout&
     }
   }
   if (layout.total == 0) return;
-  buffer_ = take_scratch(context, layout.total);
+  TakenScratch taken = take_scratch(use_, layout.total);
+  buffer_ = std::move(taken.buffer);
+  previous_[1] = std::move(taken.previous);
   const CallScratchLayout::Region flags = layout.flags();
   if (!fill || flags.bytes == 0) return;
   check_cl(queue.enqueueFillBuffer(buffer_, cl_uint{0}, static_cast<std::size_t>(flags.offset),
@@ -93,8 +97,8 @@ ScratchRegion CallScratch::region(const Region& region) const {
 }
 
 void CallScratch::release_after(const cl::Event& last) {
-  if (buffer_() != nullptr) give_back_scratch_when_complete(last, buffer_);
-  if (zero_buffer_() != nullptr) give_back_zero_scratch_when_complete(last, zero_buffer_);
+  give_back_scratch(last, use_, std::move(buffer_));
+  give_back_zero_scratch(last, use_, std::move(zero_buffer_));
   buffer_ = cl::Buffer();
   zero_buffer_ = cl::Buffer();
 }

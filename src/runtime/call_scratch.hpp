@@ -12,6 +12,7 @@
 #include "planner/device_profile.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/opencl.hpp"
+#include "runtime/scratch_cache.hpp"
 #include "runtime/scratch_region.hpp"
 
 namespace ipt::runtime {
@@ -54,16 +55,18 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
 // on-chip kernel, in that kernel).
 class CallScratch {
  public:
-  CallScratch(const cl::CommandQueue& queue, const CallScratchLayout& layout,
+  CallScratch(const cl::CommandQueue& queue, bool in_order, const CallScratchLayout& layout,
               const std::vector<cl::Event>& wait, bool fill, bool fill_event);
   const cl::Event& zeroed() const { return zeroed_; }
   ScratchRegion region(const CallScratchLayout::Region& region) const;
-  // Hands the buffers back to the scratch cache once `last` (the call's last command)
-  // completes: see scratch_cache.hpp.
+  // Hands the buffers back to the scratch cache, tagged with `last` (the call's last
+  // command): see scratch_cache.hpp.
   void release_after(const cl::Event& last);
 
  private:
+  ScratchUse use_;
   cl::Buffer buffer_, zero_buffer_;
+  cl::Event previous_[2];  // the buffers' earlier tags, dropped with this object
   cl::Event zeroed_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -21,9 +22,12 @@ constexpr std::size_t kMaxKeptBytes = std::size_t{16} << 20;
 
 struct Kept {
   cl_context context;
-  cl_mem buffer;
+  cl_mem buffer;  // the cache's reference
   std::size_t bytes;
-  bool zero;  // zero scratch (take_zero_scratch), never handed out as the other kind
+  bool zero;               // zero scratch (take_zero_scratch), never handed out as the other kind
+  cl_event last;           // the cache's reference to the last command that used it
+  cl_command_queue queue;  // where `last` was enqueued (not retained: see the header)
+  bool in_order;
 };
 
 std::mutex& cache_mutex() {
@@ -36,93 +40,132 @@ std::vector<Kept>& kept() {
   return buffers;
 }
 
-// Keeps `mem` (a reference the caller owns) or releases it, outside the lock.
-void keep_or_release(cl_mem mem, bool zero) {
-  cl_context context = nullptr;
-  std::size_t bytes = 0;
-  if (clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(context), &context, nullptr) != CL_SUCCESS ||
-      clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof(bytes), &bytes, nullptr) != CL_SUCCESS ||
-      bytes > kMaxKeptBytes) {
-    clReleaseMemObject(mem);
-    return;
-  }
-  cl_mem evicted = mem;
+// CL_COMPLETE (0), a positive status while the command is pending, a negative one when it
+// ended abnormally (or the event cannot be asked).
+cl_int status_of(cl_event event) {
+  cl_int status = CL_COMPLETE;
+  if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) !=
+      CL_SUCCESS)
+    return -1;
+  return status;
+}
+
+// Drops the cache's references of an entry taken out of the list; a buffer that a pending
+// command still uses is released when the command completes (releasing it now would
+// block: deferred_release.hpp).
+void release_kept(const Kept& k) {
+  if (status_of(k.last) > CL_COMPLETE)
+    release_when_complete(cl::Event(k.last, /*retainObject=*/true), cl::Buffer(k.buffer));
+  else
+    clReleaseMemObject(k.buffer);
+  clReleaseEvent(k.last);
+}
+
+// The smallest kept buffer of the kind that is large enough and free for `use`, or none.
+// The status of a tag is asked only for a buffer last used on another queue: the answer
+// costs a driver call, and a call that repeats on one queue needs none.
+TakenScratch take_kept(const ScratchUse& use, std::uint64_t bytes, bool zero) {
+  std::vector<Kept> dirty;
+  std::optional<Kept> taken;
   {
     std::lock_guard<std::mutex> lock(cache_mutex());
     auto& buffers = kept();
-    const auto alike = [&](const Kept& k) { return k.context == context && k.zero == zero; };
+    std::vector<std::size_t> candidates;
+    for (std::size_t i = 0; i < buffers.size(); ++i)
+      if (buffers[i].context == use.context && buffers[i].zero == zero && buffers[i].bytes >= bytes)
+        candidates.push_back(i);
+    std::sort(candidates.begin(), candidates.end(),
+              [&](std::size_t a, std::size_t b) { return buffers[a].bytes < buffers[b].bytes; });
+    std::vector<std::size_t> dropped;
+    for (const std::size_t i : candidates) {
+      const Kept& k = buffers[i];
+      if (use.in_order && k.in_order && k.queue == use.queue) {  // runs after its tag
+        taken = k;
+      } else {
+        const cl_int status = status_of(k.last);
+        if (zero && status < 0) {  // its command may have stopped half-way: maybe dirty
+          dropped.push_back(i);
+          continue;
+        }
+        if (status > CL_COMPLETE) continue;  // still in use elsewhere
+        taken = k;
+      }
+      dropped.push_back(i);
+      break;
+    }
+    std::sort(dropped.rbegin(), dropped.rend());
+    for (const std::size_t i : dropped) {
+      if (!taken || buffers[i].buffer != taken->buffer) dirty.push_back(buffers[i]);
+      buffers.erase(buffers.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  for (const Kept& k : dirty) release_kept(k);
+  TakenScratch result;
+  if (!taken) return result;
+  result.buffer = cl::Buffer(taken->buffer);  // takes over the cache's references
+  result.previous = cl::Event(taken->last);
+  return result;
+}
+
+void keep(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer, bool zero) {
+  if (buffer() == nullptr || last() == nullptr) return;
+  std::size_t bytes = 0;
+  if (clGetMemObjectInfo(buffer(), CL_MEM_SIZE, sizeof bytes, &bytes, nullptr) != CL_SUCCESS ||
+      bytes > kMaxKeptBytes || clRetainEvent(last()) != CL_SUCCESS) {
+    release_when_complete(last, std::move(buffer));
+    return;
+  }
+  const Kept entry{use.context, buffer(), bytes, zero, last(), use.queue, use.in_order};
+  buffer() = nullptr;  // the entry holds the reference now
+  std::optional<Kept> evicted = entry;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex());
+    auto& buffers = kept();
+    const auto alike = [&](const Kept& k) { return k.context == use.context && k.zero == zero; };
     const auto same =
         static_cast<std::size_t>(std::count_if(buffers.begin(), buffers.end(), alike));
     if (same < kPerContext && buffers.size() < kTotal) {
-      buffers.push_back({context, mem, bytes, zero});
-      evicted = nullptr;
+      buffers.push_back(entry);
+      evicted.reset();
     } else {
       // Full: keep the larger of this buffer and the smallest kept one of its kind.
       auto smallest = buffers.end();
       for (auto it = buffers.begin(); it != buffers.end(); ++it)
         if (alike(*it) && (smallest == buffers.end() || it->bytes < smallest->bytes)) smallest = it;
       if (smallest != buffers.end() && smallest->bytes < bytes) {
-        evicted = smallest->buffer;
-        *smallest = {context, mem, bytes, zero};
+        evicted = *smallest;
+        *smallest = entry;
       }
     }
   }
-  if (evicted != nullptr) clReleaseMemObject(evicted);
-}
-
-void CL_CALLBACK give_back(cl_event, cl_int, void* buffer) {
-  keep_or_release(static_cast<cl_mem>(buffer), false);
-}
-
-void CL_CALLBACK give_back_zero(cl_event event, cl_int status, void* buffer) {
-  // NVIDIA's driver (580) called back with CL_COMPLETE for a user event set to an error;
-  // the event's own status is asked as well.
-  cl_int now = CL_COMPLETE;
-  if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof now, &now, nullptr) !=
-      CL_SUCCESS)
-    now = -1;
-  if (status == CL_COMPLETE && now == CL_COMPLETE)
-    keep_or_release(static_cast<cl_mem>(buffer), true);
-  else
-    clReleaseMemObject(static_cast<cl_mem>(buffer));
-}
-
-// The smallest kept buffer of the kind that is large enough, or none.
-cl::Buffer take_kept(const cl::Context& context, std::uint64_t bytes, bool zero) {
-  std::lock_guard<std::mutex> lock(cache_mutex());
-  auto& buffers = kept();
-  auto best = buffers.end();
-  for (auto it = buffers.begin(); it != buffers.end(); ++it)
-    if (it->context == context() && it->zero == zero && it->bytes >= bytes &&
-        (best == buffers.end() || it->bytes < best->bytes))
-      best = it;
-  if (best == buffers.end()) return cl::Buffer();
-  const cl_mem mem = best->buffer;
-  buffers.erase(best);
-  return cl::Buffer(mem);  // takes over the cache's reference
+  if (evicted) release_kept(*evicted);
 }
 
 }  // namespace
 
-cl::Buffer take_scratch(const cl::Context& context, std::uint64_t bytes) {
-  cl::Buffer kept_buffer = take_kept(context, bytes, false);
-  if (kept_buffer() != nullptr) return kept_buffer;
-  return cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(bytes));
+TakenScratch take_scratch(const ScratchUse& use, std::uint64_t bytes) {
+  TakenScratch taken = take_kept(use, bytes, false);
+  if (taken.buffer() == nullptr)
+    taken.buffer = cl::Buffer(Borrowed<cl::Context>(use.context), CL_MEM_READ_WRITE,
+                              static_cast<std::size_t>(bytes));
+  return taken;
 }
 
-cl::Buffer take_zero_scratch(const cl::Context& context, std::uint64_t bytes, bool* fresh) {
-  cl::Buffer kept_buffer = take_kept(context, bytes, true);
-  *fresh = kept_buffer() == nullptr;
-  if (!*fresh) return kept_buffer;
-  return cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(bytes));
+TakenScratch take_zero_scratch(const ScratchUse& use, std::uint64_t bytes) {
+  TakenScratch taken = take_kept(use, bytes, true);
+  taken.fresh = taken.buffer() == nullptr;
+  if (taken.fresh)
+    taken.buffer = cl::Buffer(Borrowed<cl::Context>(use.context), CL_MEM_READ_WRITE,
+                              static_cast<std::size_t>(bytes));
+  return taken;
 }
 
-void give_back_scratch_when_complete(const cl::Event& done, cl::Buffer buffer) {
-  when_complete(done, buffer, give_back);
+void give_back_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer) {
+  keep(last, use, std::move(buffer), false);
 }
 
-void give_back_zero_scratch_when_complete(const cl::Event& done, cl::Buffer buffer) {
-  when_complete(done, buffer, give_back_zero);
+void give_back_zero_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer) {
+  keep(last, use, std::move(buffer), true);
 }
 
 void clear_scratch_cache() {
@@ -131,7 +174,7 @@ void clear_scratch_cache() {
     std::lock_guard<std::mutex> lock(cache_mutex());
     released.swap(kept());
   }
-  for (const Kept& k : released) clReleaseMemObject(k.buffer);
+  for (const Kept& k : released) release_kept(k);
 }
 
 std::size_t scratch_cache_size() {

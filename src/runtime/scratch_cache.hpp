@@ -3,8 +3,18 @@
 // driver (580, H200) creating and first filling it took 11-22 us of host time before the
 // call's first kernel, and calls of small matrices are bound by their host time. Reusing
 // buffers cut the median skinny call under 10^6 elements from 74 to 50 us (A/B in one
-// session, docs/performance.md). A finished call hands its buffer back here; the next
-// call on the same context takes one that is large enough.
+// session, docs/performance.md).
+//
+// A call hands its buffers back as soon as it has enqueued its commands, tagged with its
+// last command's event; a later call may take a buffer once that event has completed, or
+// at once when it enqueues on the same in-order queue (its commands run after the tagged
+// ones). Handing buffers back from a completion callback instead cost every small call
+// 3-5 us on an H200 (marker to end, median 26.8 against 22.8 us for 1294 x 1339 floats
+// in one session, with the callback's clSetEventCallback gone), and more in its slowest
+// tenth (p90 39 against 25 us). Asking every kept buffer's tag for its status on each
+// take cost as much again (clGetEventInfo), so a take on the tag's own queue asks nothing.
+// A queue's handle cannot name another queue while the tag is incomplete: a queue with
+// unfinished commands is not deleted.
 #pragma once
 
 #include <cstdint>
@@ -13,31 +23,51 @@
 
 namespace ipt::runtime {
 
-// A buffer of at least `bytes` bytes in `context`: one a finished call handed back, else
-// a new one. Its contents are undefined.
-cl::Buffer take_scratch(const cl::Context& context, std::uint64_t bytes);
+// Where a buffer is about to be used: its context, the queue and whether that queue runs
+// its commands in order.
+struct ScratchUse {
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  bool in_order = false;
+};
 
-// Hands `buffer` back once `done` completes (from the driver's callback thread); without
-// an event, or when the callback cannot be set, it is simply released as its handle goes.
-// A few buffers per context are kept (the largest ones, none over 16 MiB); the rest are
-// released.
-void give_back_scratch_when_complete(const cl::Event& done, cl::Buffer buffer);
+// A taken buffer and its tag from the last use, which the caller drops only once its own
+// commands are enqueued: dropping the last reference to an event took up to 1 us of an
+// H200's driver, and before the enqueue that delays the call's first command.
+struct TakenScratch {
+  cl::Buffer buffer;
+  cl::Event previous;  // none for a new buffer
+  bool fresh = false;  // zero scratch only: a new buffer, which the caller fills
+};
+
+// A buffer of at least `bytes` bytes in use.context: a kept one that is free for this
+// use (above), else a new one. Its contents are undefined.
+TakenScratch take_scratch(const ScratchUse& use, std::uint64_t bytes);
 
 // Zero scratch: buffers whose bytes are all zero whenever no command uses them, for the
 // kernels that leave their scratch as they found it (kernels/onchip.cl), so that a call
 // of such a kernel needs no fill (one command fewer: 8-10 us of an idle H200). A buffer
-// of at least `bytes` bytes in `context`: a kept one, all zero, or a new one, whose
-// contents are undefined and which the caller fills before use (`fresh`). (Uploading
-// zeros from the host instead cost a call of 10^8 elements, whose fallback flags take
-// 12 MB, 4-35 ms.)
-cl::Buffer take_zero_scratch(const cl::Context& context, std::uint64_t bytes, bool* fresh);
+// of at least `bytes` bytes: a kept one, all zero by the time this use's commands run, or
+// a new one (`fresh`), whose contents are undefined and which the caller fills before
+// use. A kept buffer whose tag ended abnormally may be dirty: it is released, never
+// handed to another queue. (On the same in-order queue the tag is not asked: a command
+// that fails there leaves the queue, and the context, unusable anyway.) (Uploading zeros
+// from the host instead cost a call of 10^8 elements, whose fallback flags take 12 MB,
+// 4-35 ms.)
+TakenScratch take_zero_scratch(const ScratchUse& use, std::uint64_t bytes);
 
-// Keeps `buffer` as zero scratch once `done` completes successfully; a command that ended
-// abnormally may have left it dirty, so it is then released. The caller vouches that
-// every command using the buffer leaves it zero and completes before `done`.
-void give_back_zero_scratch_when_complete(const cl::Event& done, cl::Buffer buffer);
+// Hands `buffer` back, tagged with `last` (the last command enqueued on use.queue that
+// uses it). A few buffers per context are kept (the largest ones, none over 16 MiB); the
+// rest are released once `last` completes. Without an event the buffer is released as its
+// handle goes (correct, but may block: deferred_release.hpp).
+void give_back_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer);
 
-// Releases every kept buffer (and with them the library's references to their contexts).
+// The same for zero scratch. The caller vouches that every command using the buffer
+// leaves it zero and completes before `last`.
+void give_back_zero_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer);
+
+// Releases every kept buffer (those still in use once their commands complete), and with
+// them the library's references to their contexts.
 void clear_scratch_cache();
 
 // Buffers kept now, of either kind (for tests).

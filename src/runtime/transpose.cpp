@@ -134,7 +134,8 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       plan.onchip || (!restores_tail && first_stage != nullptr && first_stage->onchip);
   std::optional<CallScratch> scratch;
   if (!dry_run && (layout.total > 0 || layout.zero_total > 0)) {
-    scratch.emplace(queue, layout, after, /*fill=*/!restores_tail && !onchip_first, !ordered);
+    scratch.emplace(queue, ordered, layout, after, /*fill=*/!restores_tail && !onchip_first,
+                    !ordered);
     if (scratch->zeroed()() != nullptr) after = then(queue, scratch->zeroed());
   }
   auto region = [&](const CallScratchLayout::Region& r) {
