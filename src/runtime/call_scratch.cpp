@@ -69,10 +69,10 @@ CallScratch::CallScratch(const cl::CommandQueue& queue, bool in_order,
   std::vector<cl::Event> after = wait;
   if (layout.zero_total > 0) {
     TakenScratch taken = take_zero_scratch(use_, layout.zero_total);
-    zero_buffer_ = std::move(taken.buffer);
+    zero_ = {std::move(taken.buffer), 0, layout.zero_total};
     previous_[0] = std::move(taken.previous);
     if (taken.fresh) {  // zeroed once; its kernels leave it zero for the calls that reuse it
-      check_cl(queue.enqueueFillBuffer(zero_buffer_, cl_uint{0}, 0,
+      check_cl(queue.enqueueFillBuffer(zero_.buffer, cl_uint{0}, 0,
                                        static_cast<std::size_t>(layout.zero_total), &after,
                                        event_slot(zeroed_, fill_event)),
                "clEnqueueFillBuffer");
@@ -93,14 +93,14 @@ CallScratch::CallScratch(const cl::CommandQueue& queue, bool in_order,
 
 ScratchRegion CallScratch::region(const Region& region) const {
   if (region.bytes == 0) return {};
-  return {region.zero ? zero_buffer_ : buffer_, region.offset, region.bytes};
+  return {region.zero ? zero_.buffer : buffer_, region.offset, region.bytes};
 }
 
 void CallScratch::release_after(const cl::Event& last) {
   give_back_scratch(last, use_, std::move(buffer_));
-  give_back_zero_scratch(last, use_, std::move(zero_buffer_));
+  give_back_zero_scratch(last, use_, std::move(zero_.buffer));
   buffer_ = cl::Buffer();
-  zero_buffer_ = cl::Buffer();
+  zero_ = ScratchRegion{};
 }
 
 }  // namespace ipt::runtime

@@ -59,13 +59,18 @@ class CallScratch {
               const std::vector<cl::Event>& wait, bool fill, bool fill_event);
   const cl::Event& zeroed() const { return zeroed_; }
   ScratchRegion region(const CallScratchLayout::Region& region) const;
+  // The whole zero-scratch buffer, or null without one: the region of a whole-matrix
+  // on-chip call (layout.onchip), without the copy of its handle that region() makes
+  // (a clRetainMemObject, 0.2-0.8 us of an H200's host time before the kernel).
+  const ScratchRegion* zero_scratch() const { return zero_.or_null(); }
   // Hands the buffers back to the scratch cache, tagged with `last` (the call's last
   // command): see scratch_cache.hpp.
   void release_after(const cl::Event& last);
 
  private:
   ScratchUse use_;
-  cl::Buffer buffer_, zero_buffer_;
+  cl::Buffer buffer_;
+  ScratchRegion zero_;     // the whole zero-scratch buffer
   cl::Event previous_[2];  // the buffers' earlier tags, dropped with this object
   cl::Event zeroed_;
 };

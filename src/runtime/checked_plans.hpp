@@ -18,6 +18,7 @@
 #include "planner/device_profile.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/opencl.hpp"
+#include "runtime/program_cache.hpp"
 
 namespace ipt::runtime {
 
@@ -37,6 +38,8 @@ std::string environment_key();
 struct CheckedPlan {
   planner::DeviceProfile profile;
   planner::TransposePlan plan;
+  // The whole-matrix on-chip kernel's program (plan.onchip), from the dry run.
+  ProgramRef onchip_program;
 };
 
 // Shared, not copied: a call only reads it.

@@ -64,16 +64,22 @@ cl::Event enqueue_onchip(const cl::CommandQueue& queue, const cl::Buffer& buffer
   const std::uint64_t per_round =
       std::min(instances, config.groups * config.tiles / planner::onchip_tiles(config, rows, cols));
   const planner::OnChipTile tile = planner::onchip_tile(config, rows, cols);
-  const auto context = queue_context(queue);
   const auto device = queue_device(queue);
   const bool index64 = needs_index64(offset, instances * rows * cols, false);
-  const std::string options =
-      element_options(elem_size, index64) + " -DWG=" + std::to_string(config.work_group) +
-      " -DTR=" + std::to_string(tile.rows) + " -DTC=" + std::to_string(tile.cols) +
-      " -DTILES=" + std::to_string(config.tiles) +
-      " -DSTAGE=" + std::to_string(planner::onchip_stage_tiles(config, tile)) +
-      " -DFLAGS_AT=" + std::to_string(kOnChipFlagsAt / 4);
-  PooledKernel pooled(get_program(context, device, "onchip", options), "ipt_onchip", device);
+  ProgramRef program;
+  if (launch.program != nullptr) {
+    program = *launch.program;
+  } else {
+    const std::string options =
+        element_options(elem_size, index64) + " -DWG=" + std::to_string(config.work_group) +
+        " -DTR=" + std::to_string(tile.rows) + " -DTC=" + std::to_string(tile.cols) +
+        " -DTILES=" + std::to_string(config.tiles) +
+        " -DSTAGE=" + std::to_string(planner::onchip_stage_tiles(config, tile)) +
+        " -DFLAGS_AT=" + std::to_string(kOnChipFlagsAt / 4);
+    program = get_program(queue_context(queue), device, "onchip", options);
+  }
+  if (launch.built != nullptr) *launch.built = program;
+  PooledKernel pooled(program, "ipt_onchip", device);
   // NVIDIA's driver (580, H200) reports 256 as this kernel's work-group limit although it
   // compiled it for 1024 work-items (reqd_work_group_size; 64 registers) and runs it so:
   // a kernel compiled for exactly the configured size is checked by launching it.

@@ -6,6 +6,7 @@
 
 #include "planner/onchip_plan.hpp"
 #include "runtime/opencl.hpp"
+#include "runtime/program_cache.hpp"
 #include "runtime/scratch_region.hpp"
 
 namespace ipt::runtime {
@@ -29,6 +30,11 @@ struct OnChipLaunch {
   // (tests, benchmarks) a word in which the kernel writes which way it went: 1 in one
   // pass, 2 by cycle following.
   const ScratchRegion* report = nullptr;
+  // The kernel's program when the caller already has it (a call that repeats a checked
+  // plan: building the options and looking the program up took about 1 us of an H200's
+  // host time); without, it is looked up. `built`, when set, receives the one used.
+  const ProgramRef* program = nullptr;
+  ProgramRef* built = nullptr;
 };
 
 // Transposes, after `wait`, the `instances` consecutive rows x cols matrices that start

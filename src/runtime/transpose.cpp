@@ -109,7 +109,8 @@ std::uint64_t buffer_capacity(std::size_t buffer_bytes, std::uint64_t offset, st
 cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size,
                        const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
-                       PreparedSquare* square, std::vector<cl::Event> after, bool dry_run) {
+                       PreparedSquare* square, std::vector<cl::Event> after, bool dry_run,
+                       ProgramRef* onchip_program = nullptr) {
   const std::uint64_t M = plan.rows, N = plan.cols;
   auto restride_config = planner::choose_restride(profile, elem_size);
   restride_config.dry_run = dry_run;
@@ -152,10 +153,13 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     OnChipLaunch launch;
     launch.dry_run = dry_run;
     launch.give_up = give_up;
-    const ScratchRegion own = region(layout.onchip);
+    // A checked plan's program (onchip_program set), or the dry run's (reported there).
+    if (onchip_program != nullptr && *onchip_program) launch.program = onchip_program;
+    if (dry_run) launch.built = onchip_program;
+    const ScratchRegion* own = scratch ? scratch->zero_scratch() : nullptr;
     const cl::Event done =
         enqueue_onchip(queue, buffer, offset, 1, M, N, elem_size,
-                       planner::choose_onchip(profile, elem_size), after, own.or_null(), launch);
+                       planner::choose_onchip(profile, elem_size), after, own, launch);
     if (scratch) scratch->release_after(done);
     return done;
   }
@@ -234,9 +238,11 @@ void execute_transpose(const TransposeRequest& request) {
   std::optional<CheckedPlan> fresh;
   if (!known) {
     const planner::DeviceProfile profile = query_device_profile(device());
-    fresh = CheckedPlan{
-        profile, plan_for_call(profile, request.rows, request.cols, request.elem_size,
-                               request.forced_plan ? &request.plan_request : nullptr, capacity)};
+    fresh =
+        CheckedPlan{profile,
+                    plan_for_call(profile, request.rows, request.cols, request.elem_size,
+                                  request.forced_plan ? &request.plan_request : nullptr, capacity),
+                    nullptr};
   }
   const CheckedPlan& checked = known ? *cached : *fresh;
   const planner::DeviceProfile& profile = checked.profile;
@@ -246,10 +252,11 @@ void execute_transpose(const TransposeRequest& request) {
   if (is_square)
     square = prepare_square(context, device, plan->padded_rows, request.elem_size, request.offset);
   PreparedSquare* square_ptr = is_square ? &square : nullptr;
+  ProgramRef onchip_program = known ? cached->onchip_program : nullptr;
   if (!known) {
     try {
       enqueue_call(queue, buffer, request.offset, request.elem_size, *plan, profile, square_ptr, {},
-                   /*dry_run=*/true);
+                   /*dry_run=*/true, &onchip_program);
     } catch (const Error& e) {
       // A device whose compiler cannot fit the on-chip kernel's work-group (registers)
       // gets a plan without it (neither on the whole matrix nor in a stage), unless the
@@ -263,13 +270,15 @@ void execute_transpose(const TransposeRequest& request) {
       regular.onchip = planner::OnChip::kOff;
       fresh->plan =
           plan_for_call(profile, request.rows, request.cols, request.elem_size, &regular, capacity);
+      onchip_program = nullptr;
       enqueue_call(queue, buffer, request.offset, request.elem_size, *plan, profile, square_ptr, {},
                    /*dry_run=*/true);
     }
+    fresh->onchip_program = onchip_program;
     if (!request.forced_plan) remember_checked_plan(key, context, *fresh);
   }
   give_event(enqueue_call(queue, buffer, request.offset, request.elem_size, *plan, profile,
-                          square_ptr, wait_events(request), /*dry_run=*/false),
+                          square_ptr, wait_events(request), /*dry_run=*/false, &onchip_program),
              request.event);
 }
 
