@@ -13,10 +13,14 @@ namespace ipt::runtime {
 cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                          std::uint64_t offset, std::uint64_t A, std::uint64_t B, std::uint64_t C,
                          std::size_t elem_size, const planner::BsConfig& config,
-                         const std::vector<cl::Event>& wait) {
+                         const std::vector<cl::Event>& wait, const ScratchRegion* zero) {
   check_elem_size(elem_size);
   if (config.work_group == 0 || config.tiles_per_group == 0)
     fail(IPT_INVALID_VALUE, "BS: work_group and tiles_per_group must be positive");
+  if (zero != nullptr && (zero->offset % 4 != 0 || zero->bytes % 4 != 0))
+    fail(IPT_INTERNAL_ERROR, "BS: words to zero not aligned");
+  if ((A == 0 || B <= 1 || C <= 1) && zero != nullptr)
+    fail(IPT_INTERNAL_ERROR, "BS: words to zero, but an identity transposition");
   if (A == 0 || B <= 1 || C <= 1)
     return config.dry_run ? cl::Event() : enqueue_identity(queue, wait, config.event);  // identity
   const auto context = queue_context(queue);
@@ -43,6 +47,10 @@ cl::Event enqueue_bs_010(const cl::CommandQueue& queue, const cl::Buffer& buffer
   pooled.set_index(arg++, index64, C);
   pooled.set_index(arg++, index64, tiles);
   pooled.set(arg++, cl::Local(static_cast<std::size_t>(local_bytes)));
+  // Without a region the zeroing loop runs no iteration; any buffer fills the slot.
+  pooled.set(arg++, zero != nullptr ? zero->buffer : buffer);
+  pooled.set(arg++, cl_ulong{zero != nullptr ? zero->offset / 4 : 0});
+  pooled.set(arg++, cl_ulong{zero != nullptr ? zero->bytes / 4 : 0});
   cl::Event event;
   queue.enqueueNDRangeKernel(
       kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * config.work_group),

@@ -56,11 +56,18 @@ cl::Event launch_onchip_stage(const cl::CommandQueue& queue, const cl::Buffer& b
   return done;
 }
 
+bool zeroes_on_the_way(const Stage& stage, const planner::DeviceProfile& profile,
+                       std::size_t elem_size) {
+  return stage.onchip || (stage.kind == Stage::Kind::k010 &&
+                          planner::bs_fits(profile, stage.B, stage.C, elem_size));
+}
+
+// `zero`: words that a BS stage zeroes on the way (zeroes_on_the_way).
 cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size, const Stage& stage,
                        const planner::DeviceProfile& profile, bool index64, bool dry_run,
                        bool event, const std::vector<cl::Event>& wait,
-                       const ScratchRegion* zeroed_flags) {
+                       const ScratchRegion* zeroed_flags, const ScratchRegion* zero = nullptr) {
   if (stage.onchip)
     return launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, dry_run, event,
                                wait, zeroed_flags, nullptr, false);
@@ -71,9 +78,10 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       config.force_index64 = index64;
       config.dry_run = dry_run;
       config.event = event;
-      return enqueue_bs_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
-                            wait);
+      return enqueue_bs_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config, wait,
+                            zero);
     }
+    if (zero != nullptr) fail(IPT_INTERNAL_ERROR, "PTTWAC 010! asked to zero words");
     planner::PttwacConfig config = planner::choose_pttwac(profile, stage.B, stage.C);
     config.force_index64 = index64;
     config.dry_run = dry_run;
@@ -81,6 +89,7 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     return enqueue_pttwac_010(queue, buffer, offset, tiles, stage.B, stage.C, elem_size, config,
                               wait, zeroed_flags);
   }
+  if (zero != nullptr) fail(IPT_INTERNAL_ERROR, "SoA-ASTA asked to zero words");
   planner::SoaConfig config = planner::choose_soa(profile, stage.C, elem_size);
   config.force_index64 = index64;
   config.dry_run = dry_run;
@@ -90,6 +99,13 @@ cl::Event launch_stage(const cl::CommandQueue& queue, const cl::Buffer& buffer,
 }
 
 }  // namespace
+
+bool first_kernel_zeroes(const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
+                         std::size_t elem_size) {
+  for (const Stage& stage : plan.stages)
+    if (!stage.identity()) return zeroes_on_the_way(stage, profile, elem_size);
+  return false;
+}
 
 cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size,
@@ -127,10 +143,8 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
           launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, false, event, after,
                               flags, first ? run.zero_first : nullptr, run.onchip_give_up);
     } else {
-      if (first && run.zero_first != nullptr)
-        fail(IPT_INTERNAL_ERROR, "scratch to zero, but the plan starts with no on-chip stage");
       last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
-                          after, flags);
+                          after, flags, first ? run.zero_first : nullptr);
     }
     first = false;
     after = then(queue, last);

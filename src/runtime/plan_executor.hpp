@@ -27,13 +27,19 @@ struct PlanRun {
   // For each stage, the zeroed flags of its cycle following, or the zero scratch of an
   // on-chip 010! stage (an empty region: the stage allocates its own; see CallScratch).
   const std::vector<ScratchRegion>* stage_flags = nullptr;
-  // Words that the plan's first kernel zeroes when it is an on-chip 010! stage (the
-  // call's scratch, which then needs no fill); none otherwise.
+  // Words that the plan's first kernel zeroes (the call's scratch, which then needs no
+  // fill); only where that kernel can (first_kernel_zeroes), none otherwise.
   const ScratchRegion* zero_first = nullptr;
   // Every on-chip 010! stage takes its fallback (IPT_OVERRIDES onchip.abort=1: tests of
   // the path a device that cannot run every group at once takes).
   bool onchip_give_up = false;
 };
+
+// Whether the first kernel of the plan's stages can zero words of another buffer on the
+// way (PlanRun::zero_first): an on-chip 010! stage or a BS 010! stage. Identity stages
+// enqueue nothing and are skipped.
+bool first_kernel_zeroes(const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
+                         std::size_t elem_size);
 
 // Builds and checks every stage's kernel first (unless run.checked), so that a failure
 // (build error, a launch the device refuses) leaves the buffer untouched; then enqueues

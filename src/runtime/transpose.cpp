@@ -122,20 +122,14 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   const bool unpads = plan.padded_rows != M;
   // All scratch in two buffers (CallScratch). The flags of the first are zeroed by one
   // fill, or by the call's first command when that is the kernel that saves borrowed
-  // bytes or an on-chip kernel (one command fewer); the commands of the call then follow
-  // each other on the queue (`then`).
+  // bytes, an on-chip kernel or a BS kernel (one command fewer); the commands of the call
+  // then follow each other on the queue (`then`).
   const CallScratchLayout layout = call_scratch_layout(profile, plan, elem_size);
-  const planner::Stage* first_stage = nullptr;
-  for (const planner::Stage& stage : plan.stages)
-    if (!stage.identity()) {
-      first_stage = &stage;
-      break;
-    }
-  const bool onchip_first =
-      plan.onchip || (!restores_tail && first_stage != nullptr && first_stage->onchip);
+  const bool first_zeroes = plan.onchip || (!restores_tail && square == nullptr &&
+                                            first_kernel_zeroes(plan, profile, elem_size));
   std::optional<CallScratch> scratch;
   if (!dry_run && (layout.total > 0 || layout.zero_total > 0)) {
-    scratch.emplace(queue, ordered, layout, after, /*fill=*/!restores_tail && !onchip_first,
+    scratch.emplace(queue, ordered, layout, after, /*fill=*/!restores_tail && !first_zeroes,
                     !ordered);
     if (scratch->zeroed()() != nullptr) after = then(queue, scratch->zeroed());
   }
@@ -189,7 +183,7 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     run.checked = !dry_run;  // every real run follows a dry run (execute_transpose)
     run.last_event = transpose_last;
     run.stage_flags = &stage_flags;
-    if (onchip_first) run.zero_first = call_flags.or_null();
+    if (first_zeroes) run.zero_first = call_flags.or_null();
     run.onchip_give_up = give_up;
     done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, run);
   }
