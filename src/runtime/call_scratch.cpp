@@ -4,6 +4,7 @@
 #include "runtime/error.hpp"
 #include "runtime/launch_checks.hpp"
 #include "runtime/onchip_launcher.hpp"
+#include "runtime/plan_executor.hpp"
 #include "runtime/scratch_cache.hpp"
 
 namespace ipt::runtime {
@@ -38,19 +39,27 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
   const auto restride = planner::choose_restride(profile, elem_size);
   if (plan.padded_cols != plan.cols && plan.rows > 1)
     layout.pad = take(planner::restride_scratch_bytes(restride, plan.rows * plan.cols));
-  for (const planner::Stage& stage : plan.stages) {
-    std::uint64_t bytes = 0;
-    if (stage.onchip) {
-      layout.stage.push_back(
-          take(onchip_scratch_bytes(stage.I * stage.A * stage.B * stage.C), true));
-      continue;
-    }
-    if (stage.kind == planner::Stage::Kind::k0100 && !stage.identity()) {
-      const auto config = planner::choose_soa(profile, stage.C, elem_size);
-      bytes = planner::soa_launch_flag_bytes(config, profile.local_mem_bytes, elem_size, stage.I,
-                                             stage.A, stage.B, stage.C);
-    }
-    layout.stage.push_back(take(bytes));
+  auto flag_bytes = [&](const planner::Stage& stage) -> std::uint64_t {
+    if (stage.kind != planner::Stage::Kind::k0100 || stage.identity()) return 0;
+    const auto config = planner::choose_soa(profile, stage.C, elem_size);
+    return planner::soa_launch_flag_bytes(config, profile.local_mem_bytes, elem_size, stage.I,
+                                          stage.A, stage.B, stage.C);
+  };
+  // Flags the last kernel leaves zero go first in the zero scratch, in one range that
+  // holds no on-chip stage's words (that kernel must not clear its own scratch).
+  const bool by_last = !plan.padded() && last_kernel_zeroes(plan, profile, elem_size);
+  layout.stage.resize(plan.stages.size());
+  if (by_last) {
+    for (std::size_t i = 0; i < plan.stages.size(); ++i)
+      if (!plan.stages[i].onchip) layout.stage[i] = take(flag_bytes(plan.stages[i]), true);
+    layout.zeroed_by_last = {0, layout.zero_total, true};
+  }
+  for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+    const planner::Stage& stage = plan.stages[i];
+    if (stage.onchip)
+      layout.stage[i] = take(onchip_scratch_bytes(stage.I * stage.A * stage.B * stage.C), true);
+    else if (!by_last)
+      layout.stage[i] = take(flag_bytes(stage));
   }
   if (plan.padded_rows != plan.rows && plan.cols > 1)
     layout.unpad = take(planner::restride_scratch_bytes(restride, plan.rows * plan.cols));

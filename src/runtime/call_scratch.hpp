@@ -25,15 +25,21 @@ namespace ipt::runtime {
 // The on-chip kernel's scratch lives in a second buffer, of zero scratch
 // (scratch_cache.hpp): that kernel finds it zero and leaves it zero, so that a call whose
 // first command is that kernel needs no fill (it zeroes the first buffer's flags itself).
+// When the call's last kernel can zero words on the way (BS or on-chip, and it is not
+// also the first) and the plan is not padded, the flags of the stages before it go to
+// the zero scratch as well (`zeroed_by_last`): they start zero, and that kernel leaves
+// them zero for the next call, so a call starting with a cycle-following stage (2.2)
+// needs no fill either.
 struct CallScratchLayout {
   static constexpr std::uint64_t kAlign = 128;
   struct Region {
     std::uint64_t offset = 0, bytes = 0;
     bool zero = false;  // in the zero-scratch buffer
   };
-  Region tail;        // the bytes beyond the caller's matrix that padding borrows
-  Region pad, unpad;  // restride counters and flags
-  Region onchip;      // the whole-matrix on-chip kernel's words and flags (zero scratch)
+  Region tail;            // the bytes beyond the caller's matrix that padding borrows
+  Region pad, unpad;      // restride counters and flags
+  Region onchip;          // the whole-matrix on-chip kernel's words and flags (zero scratch)
+  Region zeroed_by_last;  // zero scratch covering the stage flags the last kernel zeroes
   // One per plan stage: the flags of a 0100! stage, the on-chip kernel's scratch of an
   // on-chip 010! stage (zero scratch), else empty.
   std::vector<Region> stage;

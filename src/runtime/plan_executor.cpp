@@ -107,6 +107,18 @@ bool first_kernel_zeroes(const planner::TransposePlan& plan, const planner::Devi
   return false;
 }
 
+bool last_kernel_zeroes(const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
+                        std::size_t elem_size) {
+  const Stage* first = nullptr;
+  const Stage* last = nullptr;
+  for (const Stage& stage : plan.stages) {
+    if (stage.identity()) continue;
+    if (first == nullptr) first = &stage;
+    last = &stage;
+  }
+  return last != nullptr && last != first && zeroes_on_the_way(*last, profile, elem_size);
+}
+
 cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        std::uint64_t offset, std::size_t elem_size,
                        const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
@@ -138,13 +150,17 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     if (run.stage_flags != nullptr && i < run.stage_flags->size())
       flags = (*run.stage_flags)[i].or_null();
     const bool event = every_event || (run.last_event && i == last_stage);
+    const ScratchRegion* zero = first ? run.zero_first : nullptr;
+    if (i == last_stage && !first && run.zero_last != nullptr) {
+      if (zero != nullptr) fail(IPT_INTERNAL_ERROR, "two regions for one kernel to zero");
+      zero = run.zero_last;
+    }
     if (stage.onchip) {
-      last =
-          launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, false, event, after,
-                              flags, first ? run.zero_first : nullptr, run.onchip_give_up);
+      last = launch_onchip_stage(queue, buffer, offset, elem_size, stage, profile, false, event,
+                                 after, flags, zero, run.onchip_give_up);
     } else {
       last = launch_stage(queue, buffer, offset, elem_size, stage, profile, index64, false, event,
-                          after, flags, first ? run.zero_first : nullptr);
+                          after, flags, zero);
     }
     first = false;
     after = then(queue, last);

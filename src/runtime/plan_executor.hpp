@@ -30,6 +30,10 @@ struct PlanRun {
   // Words that the plan's first kernel zeroes (the call's scratch, which then needs no
   // fill); only where that kernel can (first_kernel_zeroes), none otherwise.
   const ScratchRegion* zero_first = nullptr;
+  // Words that the plan's last kernel zeroes on the way: earlier stages' flags kept in
+  // zero scratch, which it leaves zero for the next call; only where that kernel can
+  // (last_kernel_zeroes).
+  const ScratchRegion* zero_last = nullptr;
   // Every on-chip 010! stage takes its fallback (IPT_OVERRIDES onchip.abort=1: tests of
   // the path a device that cannot run every group at once takes).
   bool onchip_give_up = false;
@@ -40,6 +44,10 @@ struct PlanRun {
 // enqueue nothing and are skipped.
 bool first_kernel_zeroes(const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
                          std::size_t elem_size);
+
+// The same for the last kernel, when it is not also the first (PlanRun::zero_last).
+bool last_kernel_zeroes(const planner::TransposePlan& plan, const planner::DeviceProfile& profile,
+                        std::size_t elem_size);
 
 // Builds and checks every stage's kernel first (unless run.checked), so that a failure
 // (build error, a launch the device refuses) leaves the buffer untouched; then enqueues

@@ -136,6 +136,7 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   auto region = [&](const CallScratchLayout::Region& r) {
     return scratch ? scratch->region(r) : ScratchRegion{};
   };
+  const ScratchRegion zeroed_by_last = region(layout.zeroed_by_last);
   const ScratchRegion saved = region(layout.tail), pad_flags = region(layout.pad),
                       unpad_flags = region(layout.unpad), call_flags = region(layout.flags());
   std::vector<ScratchRegion> stage_flags;
@@ -184,6 +185,7 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     run.last_event = transpose_last;
     run.stage_flags = &stage_flags;
     if (first_zeroes) run.zero_first = call_flags.or_null();
+    run.zero_last = zeroed_by_last.or_null();
     run.onchip_give_up = give_up;
     done = enqueue_plan(queue, buffer, offset, elem_size, plan, profile, after, run);
   }
