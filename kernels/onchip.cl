@@ -68,14 +68,25 @@ idx_t onchip_successor(idx_t q, uint rows, uint cols) {
 // memory and every work-item of the grid trying every start s = its global id, + the
 // grid size, ... A work-item never waits for another, so the groups may run in any
 // order, one at a time if need be. Bit q set = element q claimed: only its claimant
-// writes it, after the claim. Global fences, as the claims of different groups meet.
+// writes it, after the claim.
+// The claims of different groups meet, and OpenCL 1.2 fences order a work-item's accesses
+// only for its own work-group (NVIDIA's driver 580 compiles mem_fence to membar.cta). So
+// the orders between groups come from dependences instead: (iii) a store follows a claim
+// whose returned value it depends on; (i) the read of a start must have COMPLETED before
+// its flag is tested, else a read still in flight could be served after another group's
+// claim and store of s, and carry s's new value on. Storing a word of it to the
+// work-item's `sink` slot first waits for it (as in soa_asta.cl (i)). Without that, one
+// run of the GPU suite (H200) lost 1 and 2 elements in two 1-byte fallback tests (the
+// race did not show again in some 300 further runs of those tests, alone or beside a
+// benchmark, with or without the sink: it is rare, not absent).
 void follow_cycles(__global elem_t *data, uint rows, uint cols, idx_t total,
-                   volatile __global uint *flags) {
+                   volatile __global uint *flags, __local volatile uint *sink) {
   for (idx_t s = get_global_id(0); s < total; s += get_global_size(0)) {
     idx_t nxt = onchip_successor(s, rows, cols);
     if (nxt == s) continue;  // fixed point
     elem_t carry = data[s];
-    mem_fence(CLK_GLOBAL_MEM_FENCE);  // (i) read, then test
+    *sink = ELEM_WORD(carry);                                // (i) read, then test
+    mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // (this work-group's view)
     if (atomic_or(&flags[s >> 5], 0u) & (1u << (uint)(s & 31))) continue;
     for (;;) {
       const elem_t next_value = data[nxt];
@@ -254,7 +265,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
     }
   }
   if (decision != DECISION_GO)
-    follow_cycles(data, rows, cols, (idx_t)instances * rows * cols, flags);
+    follow_cycles(data, rows, cols, (idx_t)instances * rows * cols, flags, &sink[lid]);
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
     zero_base[zero_word + w] = 0;
