@@ -8,6 +8,7 @@
 #include "runtime/copy_launcher.hpp"
 #include "runtime/scratch_region.hpp"
 #include "test_support.hpp"
+#include "words_to_zero.hpp"
 
 using ipt::test::GuardedMatrix;
 using ipt::test::session;
@@ -56,26 +57,15 @@ TEST_CASE("a copy also zeroes the region it is given, and nothing around it", "[
   // A padded call's save of the borrowed bytes clears the call's flags in the same
   // command: the region must end all zero, the words around it as they were.
   const cl::CommandQueue queue(session().queue(), true);
-  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   for (std::uint64_t words : {1ull, 255ull, 70000ull, 300000ull}) {  // below and beyond a grid
     for (std::uint64_t count : {0ull, 5ull, 1000ull}) {
       CAPTURE(words, count);
-      const std::uint64_t before = 128, total = before + words * 4 + 64;
-      ipt::runtime::ScratchRegion zero{
-          cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(total)), before,
-          words * 4};
-      queue.enqueueFillBuffer(zero.buffer, cl_uchar{0xa5}, 0, static_cast<std::size_t>(total));
+      const ipt::test::WordsToZero zero(queue, words);
       GuardedMatrix src(1, count + 1, 4, 0, 4, words + count), dst(1, count + 1, 4, 0, 4, 9);
       const cl::Buffer from(src.buffer(), true), to(dst.buffer(), true);
-      ipt::runtime::enqueue_copy(queue, from, 1, to, 0, count, 4, {}, false, true, &zero).wait();
-      std::vector<unsigned char> now(static_cast<std::size_t>(total));
-      queue.enqueueReadBuffer(zero.buffer, CL_TRUE, 0, now.size(), now.data());
-      std::size_t wrong = 0;
-      for (std::size_t i = 0; i < now.size(); ++i) {
-        const bool inside = i >= before && i < before + words * 4;
-        if (now[i] != (inside ? 0 : 0xa5)) ++wrong;
-      }
-      CHECK(wrong == 0);
+      ipt::runtime::enqueue_copy(queue, from, 1, to, 0, count, 4, {}, false, true, zero.region())
+          .wait();
+      CHECK(zero.wrong_bytes(queue) == 0);
       const auto after = dst.read_all(), source = src.initial();
       CHECK(std::memcmp(after.data(), &source[4], count * 4) == 0);
       CHECK(std::memcmp(&after[count * 4], &dst.initial()[count * 4], after.size() - count * 4) ==

@@ -12,6 +12,7 @@
 #include "runtime/bs_launcher.hpp"
 #include "runtime/error.hpp"
 #include "test_profiles.hpp"
+#include "words_to_zero.hpp"
 
 using ipt::test::GuardedMatrix;
 using ipt::test::session;
@@ -152,29 +153,17 @@ TEST_CASE("BS also zeroes the words it is given, and nothing around them", "[bs]
   // A call that starts with BS clears the next kernel's flags in the same command: the
   // words must end zero, the bytes around them as they were, and the tiles transposed.
   const cl::CommandQueue queue(session().queue(), true);
-  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
   const std::vector<Shape> shapes = {{300, 9, 7}, {3, 64, 32}, {40, 5, 131}};
   for (std::uint64_t words : {1ull, 255ull, 70000ull}) {  // below and beyond a grid
     for (const Shape& shape : shapes) {
       const auto [A, B, C] = shape;
       CAPTURE(words, A, B, C);
-      const std::uint64_t before = 128, total = before + words * 4 + 64;
-      ipt::runtime::ScratchRegion zero{
-          cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(total)), before,
-          words * 4};
-      queue.enqueueFillBuffer(zero.buffer, cl_uchar{0xa5}, 0, static_cast<std::size_t>(total));
+      const ipt::test::WordsToZero zero(queue, words);
       GuardedMatrix m(1, static_cast<std::size_t>(A * B * C), 4, 3, 11, words + A);
       const cl::Buffer buffer(m.buffer(), true);
       const auto config = ipt::planner::choose_bs(ipt::test::h200_like(), A, B, C, 4);
-      ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, 4, config, {}, &zero).wait();
-      std::vector<unsigned char> now(static_cast<std::size_t>(total));
-      queue.enqueueReadBuffer(zero.buffer, CL_TRUE, 0, now.size(), now.data());
-      std::size_t wrong = 0;
-      for (std::size_t i = 0; i < now.size(); ++i) {
-        const bool inside = i >= before && i < before + words * 4;
-        if (now[i] != (inside ? 0 : 0xa5)) ++wrong;
-      }
-      CHECK(wrong == 0);
+      ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, 4, config, {}, zero.region()).wait();
+      CHECK(zero.wrong_bytes(queue) == 0);
       CHECK(ipt::test::check_against(m, ipt::test::reference_010(m.matrix_before(), A, B, C, 4),
                                      4) == "");
     }
