@@ -15,8 +15,9 @@
 // work-group barrier.
 //
 // The same launch also zeroes `zero_words` 32-bit words from word `zero_word` of `zero`
-// (the flags of the call's next kernel), so that a call starting with this kernel needs
-// no fill: each fill was a command of its own, 7-9 us of host time on an H200.
+// (the flags of the call's next kernel, or of its earlier ones when this is its last), so
+// that such a call needs no fill: each fill was a command of its own, 7-9 us of host time
+// on an H200.
 //
 // Local memory: `lds` (host-sized) holds PAD(tiles_per_group * B * C) elements. PAD adds
 // one unused slot after every 32, so that the scatter (stride B between neighbouring

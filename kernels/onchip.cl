@@ -36,8 +36,9 @@
 //     leave (sync[3] counts the groups that left) clears the words and, after ABORT,
 //     the cycle-following flags; the host keeps such buffers only for such kernels
 //     (runtime/scratch_cache.hpp) and hands one back only after a run that completed;
-//   - `zero` words of another buffer (the flags of the call's next kernel) are cleared
-//     by all groups on the way, so that the next kernel needs no fill either.
+//   - `zero` words of another buffer (the flags of the call's next kernel, or those its
+//     earlier kernels left set) are cleared by all groups on the way, so that no fill
+//     is needed for them either.
 //
 // Host-defined: WG (work-items per group, a divisor of 1024 and a multiple of 32), TR x
 // TC (the tile: 32 x 32, or narrower and longer for a matrix with few columns or rows;

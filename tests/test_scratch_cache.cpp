@@ -1,10 +1,11 @@
 // Scratch buffers kept across calls: a finished call hands its buffer back, the next call
 // takes it (dirty: its flags are those the last call left) and must zero it again, so
 // every result stays exact; a larger need gets a larger buffer; ipt_clear_cache drops them.
+#include <algorithm>
 #include <catch2/catch.hpp>
-#include <chrono>
+#include <memory>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include "runtime/scratch_cache.hpp"
 #include "test_support.hpp"
@@ -123,16 +124,31 @@ TEST_CASE("a buffer still in use goes only to later commands of the same in-orde
       fresh = taken.fresh;
       return taken.buffer;
     };
-    auto give = [&](const cl::Event& last, const rt::ScratchUse& u, cl::Buffer b) {
+    // `was_fresh`: the buffer was new when its call took it (zero scratch only).
+    auto give = [&](const cl::Event& last, const rt::ScratchUse& u, cl::Buffer b, bool was_fresh) {
       if (zero)
-        rt::give_back_zero_scratch(last, u, std::move(b));
+        rt::give_back_zero_scratch(last, u, std::move(b), was_fresh);
       else
         rt::give_back_scratch(last, u, std::move(b));
     };
-    Gate gate(queue);
     cl::Buffer first = take(use);
     const cl_mem handle = first();
-    give(gate.marker, use, std::move(first));
+    if (zero) {
+      // A buffer given back new is handed out, even to its own queue, only once its tag
+      // has been seen complete: its first fill might never run.
+      Gate unconfirmed(queue);
+      give(unconfirmed.marker, use, std::move(first), true);
+      cl::Buffer not_yet = take(use);
+      CHECK(not_yet() != handle);
+      CHECK(fresh);
+      unconfirmed.open.setStatus(CL_COMPLETE);
+      queue.finish();
+      first = take(use);
+      CHECK(first() == handle);
+      CHECK_FALSE(fresh);
+    }
+    Gate gate(queue);
+    give(gate.marker, use, std::move(first), false);
     // Pending: another queue gets a new buffer; this queue's next commands get the kept one.
     cl::Buffer on_other = take(elsewhere);
     CHECK(on_other() != handle);
@@ -140,7 +156,7 @@ TEST_CASE("a buffer still in use goes only to later commands of the same in-orde
     cl::Buffer same_queue = take(use);
     CHECK(same_queue() == handle);
     CHECK_FALSE(fresh);
-    give(gate.marker, use, std::move(same_queue));
+    give(gate.marker, use, std::move(same_queue), false);
     // The out-of-order rule is the completion rule: a queue that may reorder must wait.
     CHECK(take(rt::ScratchUse{use.context, use.queue, false})() != handle);
     gate.open.setStatus(CL_COMPLETE);
@@ -162,7 +178,7 @@ TEST_CASE("zero scratch is handed out only after a run that completed, apart fro
   cl::Event marker;
   queue.enqueueMarkerWithWaitList(nullptr, &marker);
   marker.wait();
-  rt::give_back_zero_scratch(marker, use, std::move(zero.buffer));
+  rt::give_back_zero_scratch(marker, use, std::move(zero.buffer), zero.fresh);
   REQUIRE(rt::scratch_cache_size() == 1);
   // Not handed out as dirty scratch, and handed out as zero scratch without a fill.
   CHECK(rt::take_scratch(use, 1000).buffer.getInfo<CL_MEM_SIZE>() == 1000);
@@ -180,7 +196,7 @@ TEST_CASE("zero scratch is handed out only after a run that completed, apart fro
   REQUIRE(code == CL_SUCCESS);
   rt::TakenScratch doomed = rt::take_zero_scratch(use, 4096);
   const cl_mem doomed_handle = doomed.buffer();
-  rt::give_back_zero_scratch(cl::Event(failed, true), use, std::move(doomed.buffer));
+  rt::give_back_zero_scratch(cl::Event(failed, true), use, std::move(doomed.buffer), false);
   CHECK(rt::scratch_cache_size() == 1);
   CHECK(clSetUserEventStatus(failed, -1) == CL_SUCCESS);
   clReleaseEvent(failed);
@@ -188,5 +204,59 @@ TEST_CASE("zero scratch is handed out only after a run that completed, apart fro
   CHECK(elsewhere.buffer() != doomed_handle);
   CHECK(elsewhere.fresh);
   CHECK(rt::scratch_cache_size() == 0);
+  rt::clear_scratch_cache();
+}
+
+TEST_CASE("a 2.2 call leaves its zero scratch zero: its last kernel clears the flags",
+          "[scratch-cache]") {
+  // The 0100! stage's flags live in the zero scratch when the call's last kernel (BS or
+  // on-chip 010!) can clear them; a later call takes that buffer without a fill, so it
+  // must read all zero once the call is done. Then calls back to back on one queue and
+  // on another queue, each checked in full.
+  const cl::CommandQueue queue(session().queue(), true);
+  const cl::CommandQueue other(cl::Context(queue.getInfo<CL_QUEUE_CONTEXT>()),
+                               cl::Device(session().device(), true));
+  struct Case {
+    const char* overrides;
+    std::size_t rows, cols;
+    const char* last;  // how ipt_plan names the last stage's kernel
+  };
+  for (const Case& c :
+       {Case{"local_mem=49152,padding=off,sequence=2.2,n=16", 300, 256, "BS tiles"},
+        Case{"resident_groups=1,local_mem=49152,compute_units=1,padding=off,sequence=2.2,n=32",
+             1000, 384, "on chip"}}) {
+    ScopedEnv env("IPT_OVERRIDES", c.overrides);
+    INFO(c.overrides);
+    ipt_plan_info info{};
+    REQUIRE(ipt_plan(session().device(), c.rows, c.cols, 4, nullptr, &info) == IPT_SUCCESS);
+    REQUIRE(std::string(info.description).find(c.last) != std::string::npos);
+    rt::clear_scratch_cache();
+    GuardedMatrix m(c.rows, c.cols, 4, 0, 4, c.rows);
+    REQUIRE(ipt_transpose_f32(queue(), m.buffer(), 0, c.rows, c.cols, 0, nullptr, nullptr) ==
+            IPT_SUCCESS);
+    queue.finish();
+    CHECK(m.check_transposed() == "");
+    rt::TakenScratch kept = rt::take_zero_scratch(use_of(queue), 1);
+    REQUIRE_FALSE(kept.fresh);
+    const std::size_t bytes = kept.buffer.getInfo<CL_MEM_SIZE>();
+    std::vector<unsigned char> now(bytes);
+    queue.enqueueReadBuffer(kept.buffer, CL_TRUE, 0, bytes, now.data());
+    CHECK(std::count(now.begin(), now.end(), 0) == static_cast<std::ptrdiff_t>(bytes));
+    rt::give_back_zero_scratch(cl::Event(), use_of(queue), std::move(kept.buffer),
+                               false);  // no event: dropped
+    // Back to back: three calls on one queue without waiting, then one on another queue.
+    std::vector<std::unique_ptr<GuardedMatrix>> matrices;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      matrices.push_back(std::make_unique<GuardedMatrix>(c.rows, c.cols, 4, 0, 4, seed));
+      REQUIRE(ipt_transpose_f32(queue(), matrices.back()->buffer(), 0, c.rows, c.cols, 0, nullptr,
+                                nullptr) == IPT_SUCCESS);
+    }
+    queue.finish();
+    matrices.push_back(std::make_unique<GuardedMatrix>(c.rows, c.cols, 4, 0, 4, 4));
+    REQUIRE(ipt_transpose_f32(other(), matrices.back()->buffer(), 0, c.rows, c.cols, 0, nullptr,
+                              nullptr) == IPT_SUCCESS);
+    other.finish();
+    for (const auto& matrix : matrices) CHECK(matrix->check_transposed() == "");
+  }
   rt::clear_scratch_cache();
 }

@@ -80,6 +80,7 @@ CallScratch::CallScratch(const cl::CommandQueue& queue, bool in_order,
     TakenScratch taken = take_zero_scratch(use_, layout.zero_total);
     zero_ = {std::move(taken.buffer), 0, layout.zero_total};
     previous_[0] = std::move(taken.previous);
+    zero_fresh_ = taken.fresh;
     if (taken.fresh) {  // zeroed once; its kernels leave it zero for the calls that reuse it
       check_cl(queue.enqueueFillBuffer(zero_.buffer, cl_uint{0}, 0,
                                        static_cast<std::size_t>(layout.zero_total), &after,
@@ -107,7 +108,7 @@ ScratchRegion CallScratch::region(const Region& region) const {
 
 void CallScratch::release_after(const cl::Event& last) {
   give_back_scratch(last, use_, std::move(buffer_));
-  give_back_zero_scratch(last, use_, std::move(zero_.buffer));
+  give_back_zero_scratch(last, use_, std::move(zero_.buffer), zero_fresh_);
   buffer_ = cl::Buffer();
   zero_ = ScratchRegion{};
 }

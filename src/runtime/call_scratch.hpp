@@ -40,8 +40,8 @@ struct CallScratchLayout {
   Region pad, unpad;      // restride counters and flags
   Region onchip;          // the whole-matrix on-chip kernel's words and flags (zero scratch)
   Region zeroed_by_last;  // zero scratch covering the stage flags the last kernel zeroes
-  // One per plan stage: the flags of a 0100! stage, the on-chip kernel's scratch of an
-  // on-chip 010! stage (zero scratch), else empty.
+  // One per plan stage: the flags of a 0100! stage (zero scratch with zeroed_by_last),
+  // the on-chip kernel's scratch of an on-chip 010! stage (zero scratch), else empty.
   std::vector<Region> stage;
   std::uint64_t total = 0;        // bytes of the first buffer
   std::uint64_t zero_total = 0;   // bytes of the zero-scratch buffer
@@ -57,8 +57,8 @@ CallScratchLayout call_scratch_layout(const planner::DeviceProfile& profile,
 // With `fill`, the first buffer's flags are zeroed by a fill enqueued after `wait`, which
 // has an event (zeroed()) only when `fill_event` asks for one (see event_slot); without,
 // the caller zeroes layout.flags() itself, before any kernel uses them (a padded call
-// does it in the command that saves the borrowed bytes; a call that starts with the
-// on-chip kernel, in that kernel).
+// does it in the command that saves the borrowed bytes; a call that starts with an
+// on-chip or a BS kernel, in that kernel).
 class CallScratch {
  public:
   CallScratch(const cl::CommandQueue& queue, bool in_order, const CallScratchLayout& layout,
@@ -76,8 +76,9 @@ class CallScratch {
  private:
   ScratchUse use_;
   cl::Buffer buffer_;
-  ScratchRegion zero_;     // the whole zero-scratch buffer
-  cl::Event previous_[2];  // the buffers' earlier tags, dropped with this object
+  ScratchRegion zero_;       // the whole zero-scratch buffer
+  bool zero_fresh_ = false;  // new this call (scratch_cache.hpp: give_back_zero_scratch)
+  cl::Event previous_[2];    // the buffers' earlier tags, dropped with this object
   cl::Event zeroed_;
 };
 

@@ -25,7 +25,8 @@ struct OnChipLaunch {
   bool event = true;     // return the kernel's event (see event_slot)
   bool give_up = false;  // wait for one group more than launched: always the fallback
   // Words (offset and bytes multiples of 4) of another buffer that the kernel zeroes on
-  // the way: the flags of the call's next kernel, which then needs no fill.
+  // the way: the flags of the call's next kernel, which then needs no fill, or, from the
+  // call's last kernel, those its earlier kernels left set (call_scratch.hpp).
   const ScratchRegion* zero = nullptr;
   // (tests, benchmarks) a word in which the kernel writes which way it went: 1 in one
   // pass, 2 by cycle following.

@@ -29,13 +29,15 @@ cl::Event launch_onchip_stage(const cl::CommandQueue& queue, const cl::Buffer& b
   std::vector<cl::Event> after = wait;
   ScratchUse use;
   cl::Event previous;  // the kept buffer's tag, dropped after the enqueue (scratch_cache.hpp)
+  bool fresh = false;
   if (!dry_run && (scratch == nullptr || scratch->empty())) {
     const std::uint64_t bytes = onchip_scratch_bytes(instances * stage.B * stage.C);
     use = {queue_context(queue)(), queue(), in_order(queue)};
     TakenScratch taken = take_zero_scratch(use, bytes);
     own = {std::move(taken.buffer), 0, bytes};
     previous = std::move(taken.previous);
-    if (taken.fresh) {
+    fresh = taken.fresh;
+    if (fresh) {
       cl::Event zeroed;
       check_cl(queue.enqueueFillBuffer(own.buffer, cl_uint{0}, 0, static_cast<std::size_t>(bytes),
                                        &after, event_slot(zeroed, !use.in_order)),
@@ -52,7 +54,7 @@ cl::Event launch_onchip_stage(const cl::CommandQueue& queue, const cl::Buffer& b
   cl::Event done =
       enqueue_onchip(queue, buffer, offset, instances, stage.B, stage.C, elem_size,
                      planner::choose_onchip(profile, elem_size), after, scratch, launch);
-  if (!own.empty()) give_back_zero_scratch(done, use, own.buffer);
+  if (!own.empty()) give_back_zero_scratch(done, use, std::move(own.buffer), fresh);
   return done;
 }
 

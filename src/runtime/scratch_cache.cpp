@@ -28,6 +28,10 @@ struct Kept {
   cl_event last;           // the cache's reference to the last command that used it
   cl_command_queue queue;  // where `last` was enqueued (not retained: see the header)
   bool in_order;
+  // Zero scratch only: known zero once `last` completes. A new buffer's first fill may
+  // never run (its call's wait list failed), so a buffer given back fresh is handed out
+  // only after its tag has been seen complete, even on its own queue.
+  bool confirmed;
 };
 
 std::mutex& cache_mutex() {
@@ -79,8 +83,8 @@ TakenScratch take_kept(const ScratchUse& use, std::uint64_t bytes, bool zero) {
     std::vector<std::size_t> dropped;
     for (const std::size_t i : candidates) {
       const Kept& k = buffers[i];
-      if (use.in_order && k.in_order && k.queue == use.queue) {  // runs after its tag
-        taken = k;
+      if (use.in_order && k.in_order && k.queue == use.queue && (!zero || k.confirmed)) {
+        taken = k;  // runs after its tag
       } else {
         const cl_int status = status_of(k.last);
         if (zero && status < 0) {  // its command may have stopped half-way: maybe dirty
@@ -107,7 +111,8 @@ TakenScratch take_kept(const ScratchUse& use, std::uint64_t bytes, bool zero) {
   return result;
 }
 
-void keep(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer, bool zero) {
+void keep(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer, bool zero,
+          bool confirmed) {
   if (buffer() == nullptr || last() == nullptr) return;
   std::size_t bytes = 0;
   if (clGetMemObjectInfo(buffer(), CL_MEM_SIZE, sizeof bytes, &bytes, nullptr) != CL_SUCCESS ||
@@ -115,7 +120,7 @@ void keep(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer, bool 
     release_when_complete(last, std::move(buffer));
     return;
   }
-  const Kept entry{use.context, buffer(), bytes, zero, last(), use.queue, use.in_order};
+  const Kept entry{use.context, buffer(), bytes, zero, last(), use.queue, use.in_order, confirmed};
   buffer() = nullptr;  // the entry holds the reference now
   std::optional<Kept> evicted = entry;
   {
@@ -161,11 +166,12 @@ TakenScratch take_zero_scratch(const ScratchUse& use, std::uint64_t bytes) {
 }
 
 void give_back_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer) {
-  keep(last, use, std::move(buffer), false);
+  keep(last, use, std::move(buffer), false, true);
 }
 
-void give_back_zero_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer) {
-  keep(last, use, std::move(buffer), true);
+void give_back_zero_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer,
+                            bool fresh) {
+  keep(last, use, std::move(buffer), true, !fresh);
 }
 
 void clear_scratch_cache() {

@@ -44,16 +44,17 @@ struct TakenScratch {
 // use (above), else a new one. Its contents are undefined.
 TakenScratch take_scratch(const ScratchUse& use, std::uint64_t bytes);
 
-// Zero scratch: buffers whose bytes are all zero whenever no command uses them, for the
-// kernels that leave their scratch as they found it (kernels/onchip.cl), so that a call
-// of such a kernel needs no fill (one command fewer: 8-10 us of an idle H200). A buffer
-// of at least `bytes` bytes: a kept one, all zero by the time this use's commands run, or
-// a new one (`fresh`), whose contents are undefined and which the caller fills before
-// use. A kept buffer whose tag ended abnormally may be dirty: it is released, never
-// handed to another queue. (On the same in-order queue the tag is not asked: a command
-// that fails there leaves the queue, and the context, unusable anyway.) (Uploading zeros
-// from the host instead cost a call of 10^8 elements, whose fallback flags take 12 MB,
-// 4-35 ms.)
+// Zero scratch: buffers whose bytes are all zero whenever no call uses them, for the
+// kernels that leave their scratch as they found it (kernels/onchip.cl) and the flags
+// that a call's last kernel clears (call_scratch.hpp), so that such a call needs no fill (one
+// command fewer: 8-10 us of an idle H200). A buffer of at least `bytes` bytes: a kept one, all zero
+// by the time this use's commands run, or a new one (`fresh`), whose contents are undefined and
+// which the caller fills before use. A kept buffer whose tag ended abnormally may be dirty: it is
+// released, never handed to another queue. On the same in-order queue the tag of a buffer that was
+// zero before its last call is not asked: a command cut short by a failed wait list never ran and
+// left the buffer as it was, and a kernel that faults half-way leaves the context unusable anyway.
+// (Uploading zeros from the host instead cost a call of 10^8 elements, whose fallback flags take 12
+// MB, 4-35 ms.)
 TakenScratch take_zero_scratch(const ScratchUse& use, std::uint64_t bytes);
 
 // Hands `buffer` back, tagged with `last` (the last command enqueued on use.queue that
@@ -62,9 +63,13 @@ TakenScratch take_zero_scratch(const ScratchUse& use, std::uint64_t bytes);
 // handle goes (correct, but may block: deferred_release.hpp).
 void give_back_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer);
 
-// The same for zero scratch. The caller vouches that every command using the buffer
-// leaves it zero and completes before `last`.
-void give_back_zero_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer);
+// The same for zero scratch. The caller vouches that the buffer is all zero again once
+// `last` completes (the kernels that use it leave it so, or the call's last kernel clears
+// what earlier ones left), and says whether it was `fresh` when taken: such a buffer goes
+// to its own queue too only once its tag has been seen complete, since its first fill
+// never runs when the call's wait list fails.
+void give_back_zero_scratch(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer,
+                            bool fresh);
 
 // Releases every kept buffer (those still in use once their commands complete), and with
 // them the library's references to their contexts.

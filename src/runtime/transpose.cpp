@@ -12,6 +12,7 @@
 #include "runtime/copy_launcher.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
+#include "runtime/kernel_sources.hpp"
 #include "runtime/launch_checks.hpp"
 #include "runtime/onchip_launcher.hpp"
 #include "runtime/opencl.hpp"
@@ -122,8 +123,9 @@ cl::Event enqueue_call(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   const bool unpads = plan.padded_rows != M;
   // All scratch in two buffers (CallScratch). The flags of the first are zeroed by one
   // fill, or by the call's first command when that is the kernel that saves borrowed
-  // bytes, an on-chip kernel or a BS kernel (one command fewer); the commands of the call
-  // then follow each other on the queue (`then`).
+  // bytes, an on-chip kernel or a BS kernel (one command fewer); or the flags live in the
+  // zero scratch, which the call's last kernel leaves zero (layout.zeroed_by_last). The
+  // commands of the call then follow each other on the queue (`then`).
   const CallScratchLayout layout = call_scratch_layout(profile, plan, elem_size);
   const bool first_zeroes = plan.onchip || (!restores_tail && square == nullptr &&
                                             first_kernel_zeroes(plan, profile, elem_size));
@@ -248,7 +250,9 @@ void execute_transpose(const TransposeRequest& request) {
   if (is_square)
     square = prepare_square(context, device, plan->padded_rows, request.elem_size, request.offset);
   PreparedSquare* square_ptr = is_square ? &square : nullptr;
-  ProgramRef onchip_program = known ? cached->onchip_program : nullptr;
+  // Sources read from IPT_KERNEL_DIR may change between calls: looked up every time.
+  ProgramRef onchip_program =
+      known && !kernel_sources_from_files() ? cached->onchip_program : nullptr;
   if (!known) {
     try {
       enqueue_call(queue, buffer, request.offset, request.elem_size, *plan, profile, square_ptr, {},
