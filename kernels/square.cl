@@ -10,7 +10,7 @@
 // Local tiles have TILE + 1 columns: reading a tile column then walks the banks with an
 // odd stride (in 4-byte words: 33 for 4-byte elements, 66 for 8-byte ones served by
 // half-warps, 8.25 for 1-byte ones), which is conflict-free for every element size
-// (padding-column method of ../shared/papers/bank-conflict-free-transpose.txt).
+// (the padding-column method of bank-conflict-free tiled transposes).
 //
 // Host-defined: TILE, WG_ROWS (the work-group is TILE x WG_ROWS work-items; each one
 // moves TILE / WG_ROWS elements of each tile).

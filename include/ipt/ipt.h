@@ -231,7 +231,8 @@ typedef struct ipt_plan_info {
   size_t m, n;            /* factors the sequence uses (1 where unused) */
   size_t padded_rows;     /* rows and cols of the matrix actually transposed (the */
   size_t padded_cols;     /* caller's unless the plan pads) */
-  unsigned num_stages;    /* kernels enqueued per call (padding and unpadding included) */
+  unsigned num_stages;    /* kernels enqueued per call (padding, unpadding and the copies */
+                          /* of borrowed bytes included; an on-chip plan: 1) */
   size_t scratch_bytes;   /* device scratch allocated per call (flags, borrowed bytes) */
   char description[1024]; /* the plan in words, NUL-terminated, possibly truncated */
 } ipt_plan_info;

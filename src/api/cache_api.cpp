@@ -3,8 +3,6 @@
 
 #include "api/guard.hpp"
 #include "api/validate.hpp"
-#include "runtime/program_cache.hpp"
-#include "runtime/scratch_cache.hpp"
 #include "runtime/transpose.hpp"
 
 namespace {
@@ -38,8 +36,7 @@ ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t rows, size
 
 ipt_status ipt_clear_cache(void) {
   return ipt::api::guarded("ipt_clear_cache", [] {
-    ipt::runtime::clear_program_cache();
-    ipt::runtime::clear_scratch_cache();
+    ipt::runtime::clear_caches();
   });
 }
 

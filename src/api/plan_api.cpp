@@ -5,7 +5,8 @@
 #include "api/guard.hpp"
 #include "api/plan_options.hpp"
 #include "api/validate.hpp"
-#include "runtime/device_profile.hpp"
+#include "planner/launch_plan.hpp"
+#include "runtime/device_query.hpp"
 #include "runtime/transpose.hpp"
 
 extern "C" ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
@@ -18,19 +19,18 @@ extern "C" ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, si
     const std::uint64_t capacity = options != nullptr && options->max_bytes != 0
                                        ? options->max_bytes / elem_size
                                        : ipt::runtime::kUnlimited;
-    const auto plan = ipt::runtime::plan_for_call(
-        profile, rows, cols, elem_size, options != nullptr ? &request : nullptr, capacity);
+    const auto launch = ipt::runtime::plan_for_call(
+        profile, rows, cols, elem_size, 0, options != nullptr ? &request : nullptr, capacity);
+    const auto& plan = launch.transpose;
     ipt_plan_info result{};
     result.sequence = plan.onchip ? IPT_SEQUENCE_ON_CHIP : ipt::api::sequence_of(plan.sequence);
     result.m = plan.m;
     result.n = plan.n;
     result.padded_rows = plan.padded_rows;
     result.padded_cols = plan.padded_cols;
-    result.num_stages = (plan.stages.empty() ? 1u : static_cast<unsigned>(plan.stages.size())) +
-                        (plan.padded_cols != plan.cols) + (plan.padded_rows != plan.rows) +
-                        plan.onchip;
-    result.scratch_bytes = ipt::runtime::plan_scratch_bytes(profile, plan, elem_size);
-    const std::string text = ipt::planner::describe(plan);
+    result.num_stages = static_cast<unsigned>(launch.steps.size());
+    result.scratch_bytes = launch.scratch_bytes + launch.zero_scratch_bytes;
+    const std::string text = ipt::planner::describe(launch);
     const std::size_t length = std::min(text.size(), sizeof(result.description) - 1);
     std::memcpy(result.description, text.data(), length);
     result.description[length] = '\0';

@@ -4,7 +4,7 @@
 #include "api/guard.hpp"
 #include "api/plan_options.hpp"
 #include "api/validate.hpp"
-#include "runtime/device_profile.hpp"
+#include "runtime/device_query.hpp"
 #include "runtime/transpose.hpp"
 
 namespace {
@@ -69,10 +69,10 @@ ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t
       *bytes = 0;
       return;
     }
-    const auto plan = ipt::runtime::plan_for_call(profile, rows, cols, elem_size, nullptr,
+    const auto plan = ipt::runtime::plan_for_call(profile, rows, cols, elem_size, 0, nullptr,
                                                   ipt::runtime::kUnlimited);
     std::size_t padded = 0;
-    if (__builtin_mul_overflow(plan.padded_elements(), elem_size, &padded))
+    if (__builtin_mul_overflow(plan.transpose.padded_elements(), elem_size, &padded))
       ipt::fail(IPT_SIZE_OVERFLOW, "the padded matrix's size overflows size_t");
     *bytes = std::max(matrix, padded);
   });

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "runtime/device_profile.hpp"
+#include "runtime/device_query.hpp"
 #include "runtime/error.hpp"
 
 namespace ipt::api {

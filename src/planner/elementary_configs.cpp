@@ -65,7 +65,8 @@ std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t
 }
 
 bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std::size_t elem_size) {
-  return bs_local_elements(B * C, 1) * elem_size <= device.local_mem_bytes;
+  if (B == 0 || C == 0) return false;
+  return bs_local_elements(B * C, 1) * elem_size <= usable_local_bytes(device);
 }
 
 // Default work-groups stay at or below 256 work-items: NVIDIA's OpenCL compiler (driver
@@ -172,8 +173,6 @@ SoaConfig pttwac_global_soa(const PttwacConfig& config) {
   soa.chunk = 1;
   soa.max_groups = config.max_groups;
   soa.force_index64 = config.force_index64;
-  soa.dry_run = config.dry_run;
-  soa.event = config.event;
   return soa;
 }
 

@@ -17,10 +17,6 @@ struct BsConfig {
   std::uint64_t tiles_per_group = 1;  // > 1: the small-tile ("virtual SIMD units") variant
   std::uint64_t max_groups = 0;       // grid-stride cap; 0 = one group per chunk of tiles
   bool force_index64 = false;         // 64-bit indices even where 32 bits would do
-  bool dry_run = false;  // build and check the launch, enqueue nothing (returns no event)
-  // false: enqueue without an event and return an empty one, for a command followed by
-  // another on an in-order queue (which orders them anyway): see runtime event_slot.
-  bool event = true;
 };
 
 // 010! by cycle following with local-memory flags.
@@ -31,8 +27,6 @@ struct PttwacConfig {
   bool global_flags = false;     // run as 0100! on (A, B, C, 1) with flags in global memory
   std::uint64_t max_groups = 0;  // grid-stride cap; 0 = one group per tile
   bool force_index64 = false;
-  bool dry_run = false;
-  bool event = true;  // as in BsConfig
 };
 
 // 100! / 0100! / 1000! by cycle following over super-elements with global flags.
@@ -44,8 +38,6 @@ struct SoaConfig {
   std::uint64_t max_groups = 0;  // grid-stride cap; 0 = a few groups per compute unit
   std::size_t slice_items = 0;   // items per start slice (32, 16, ..., 1); 0: soa_slice_items
   bool force_index64 = false;
-  bool dry_run = false;
-  bool event = true;  // as in BsConfig
 };
 
 // Items per start slice of a 100! launch (kernels/soa_asta.cl, "Scheduling"): a whole flag
@@ -61,8 +53,6 @@ struct RestrideConfig {
   std::size_t work_group = 256;
   std::size_t per_item = 8;
   bool force_index64 = false;
-  bool dry_run = false;
-  bool event = true;  // as in BsConfig
 };
 
 // Defaults: 256 work-items (the H200's compiled-kernel limit) and as many elements per
@@ -109,9 +99,11 @@ std::uint64_t pttwac_launch_flag_bytes(const PttwacConfig& config, std::size_t l
 // "read" flag per chunk of work_group * per_item elements.
 std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements);
 
-// Defaults for a B x C tile (BS), or for PTTWAC, or for super-elements of C elements.
-// choose_bs requires the tile to fit local memory (bs_fits).
+// Whether a BS tile of B x C elements fits the local memory a kernel may use
+// (usable_local_bytes): the one test of "fits a work-group" for planning and launching.
 bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std::size_t elem_size);
+// Defaults for a B x C tile (BS; it must fit: bs_fits), for PTTWAC, or for super-elements
+// of C elements.
 BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B, std::uint64_t C,
                    std::size_t elem_size);
 PttwacConfig choose_pttwac(const DeviceProfile& device, std::uint64_t B, std::uint64_t C);

@@ -1,7 +1,6 @@
 #include "planner/square_plan.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -12,7 +11,7 @@ std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size) {
 }
 
 SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t elem_size,
-                       std::uint64_t offset, const PlanOverrides& overrides) {
+                       std::size_t forced_tile, std::size_t forced_wg_rows) {
   SquarePlan plan;
   plan.tile = 8;
   for (std::size_t tile : {64, 32, 16}) {
@@ -28,25 +27,21 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   plan.wg_rows = 4;
   while (plan.tile * plan.wg_rows > device.max_work_group_size && plan.wg_rows > 1)
     plan.wg_rows /= 2;
-  if (overrides.square_tile != 0) plan.tile = overrides.square_tile;
-  if (overrides.square_wg_rows != 0) plan.wg_rows = overrides.square_wg_rows;
-  if (overrides.square_tile != 0 || overrides.square_wg_rows != 0) {
+  if (forced_tile != 0) plan.tile = forced_tile;
+  if (forced_wg_rows != 0) plan.wg_rows = forced_wg_rows;
+  if (forced_tile != 0 || forced_wg_rows != 0) {
     if (plan.wg_rows > plan.tile || plan.tile * plan.wg_rows > device.max_work_group_size ||
         square_local_bytes(plan.tile, elem_size) > device.local_mem_bytes)
       throw std::invalid_argument(
           "square tile " + std::to_string(plan.tile) + " x " + std::to_string(plan.wg_rows) +
           " work-items does not fit the device (work-group or local memory limit)");
   }
-  return complete_square_plan(plan, n, offset);
+  return complete_square_plan(plan, n);
 }
 
-SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t offset,
-                                std::uint64_t max_grid_x) {
+SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t max_grid_x) {
   const std::uint64_t tiles = (n + plan.tile - 1) / plan.tile;
   plan.num_pairs = tiles * (tiles + 1) / 2;
-  // Every index the kernel forms is below offset + n*n (the caller has checked that this
-  // product fits size_t); the pair arithmetic stays far below it.
-  plan.index64 = offset + n * n > std::numeric_limits<std::uint32_t>::max();
   // A row of up to a million groups keeps dimension 0 of the NDRange far below 2^32
   // work-items; more pairs take more rows (n = 2^20 needs 129).
   plan.grid_x = std::max<std::uint64_t>(1, std::min(plan.num_pairs, max_grid_x));

@@ -5,14 +5,12 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
-#include "planner/overrides.hpp"
 
 namespace ipt::planner {
 
 struct SquarePlan {
   std::size_t tile = 64;        // TILE: tile edge in elements
   std::size_t wg_rows = 4;      // WG_ROWS: the work-group is tile x wg_rows
-  bool index64 = false;         // 64-bit indices needed
   std::uint64_t num_pairs = 0;  // tile pairs (ti <= tj), one work-group each
   std::uint64_t grid_x = 0;     // work-groups in NDRange dimension 0
   std::uint64_t grid_y = 0;     // rows of grid_x groups: grid_x * grid_y >= num_pairs
@@ -21,17 +19,17 @@ struct SquarePlan {
 // Bytes of local memory the kernel uses for one work-group (two padded tiles).
 std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size);
 
-// The plan for an n x n matrix of elem_size-byte elements starting `offset` elements into
-// its buffer. The tile is the largest of 64, 32, 16, 8 whose two padded tiles fit in
-// three quarters of the device's local memory and whose work-group (tile x 4) fits
-// max_work_group_size. Forced tile / wg_rows in `overrides` win; they
-// must fit the device (local memory, work-group size), else std::invalid_argument.
+// The plan for an n x n matrix of elem_size-byte elements. The tile is the largest of 64,
+// 32, 16, 8 whose two padded tiles fit in three quarters of the device's local memory and
+// whose work-group (tile x 4) fits max_work_group_size. A forced tile / wg_rows (non-zero)
+// wins; it must fit the device (local memory, work-group size), else
+// std::invalid_argument.
 SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t elem_size,
-                       std::uint64_t offset, const PlanOverrides& overrides = {});
+                       std::size_t forced_tile = 0, std::size_t forced_wg_rows = 0);
 
 // Completes a plan whose tile and wg_rows were chosen by the caller (tests, tuning):
-// fills index64, num_pairs and the grid (at most max_grid_x groups per row).
-SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t offset,
+// fills num_pairs and the grid (at most max_grid_x groups per row).
+SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n,
                                 std::uint64_t max_grid_x = std::uint64_t{1} << 20);
 
 }  // namespace ipt::planner

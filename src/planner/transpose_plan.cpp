@@ -99,7 +99,7 @@ Pair best_pair(const DeviceProfile& device, std::uint64_t M, std::uint64_t N, st
   std::uint64_t best_tile = 0;
   for (const auto& [m, m_cost] : ms) {
     for (const auto& [n, n_cost] : ns) {
-      if (!tile_fits(device, m, n, elem_size)) continue;
+      if (!bs_fits(device, m, n, elem_size)) continue;
       const double cost = m_cost + n_cost;
       const std::uint64_t tile = m * n;
       if (best.m == 0 || cost < best_cost - 1e-9 || (cost < best_cost + 1e-9 && tile > best_tile)) {
@@ -197,12 +197,6 @@ std::vector<std::uint64_t> divisors(std::uint64_t x) {
   return low;
 }
 
-bool tile_fits(const DeviceProfile& device, std::uint64_t b, std::uint64_t c,
-               std::size_t elem_size) {
-  if (b == 0 || c == 0) return false;
-  return bs_local_elements(b * c, 1) * elem_size <= usable_local_bytes(device);
-}
-
 TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                             std::size_t elem_size, const PlanRequest& request,
                             const FactorLimits& limits) {
@@ -210,8 +204,8 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
   plan.rows = plan.padded_rows = rows;
   plan.cols = plan.padded_cols = cols;
   const std::uint64_t M = rows, N = cols;
-  const auto fits_row_block = [&](std::uint64_t m) { return tile_fits(device, m, N, elem_size); };
-  const auto fits_col_block = [&](std::uint64_t n) { return tile_fits(device, M, n, elem_size); };
+  const auto fits_row_block = [&](std::uint64_t m) { return bs_fits(device, m, N, elem_size); };
+  const auto fits_col_block = [&](std::uint64_t n) { return bs_fits(device, M, n, elem_size); };
   // A forced 2.x may take tiles that only the on-chip kernel can move (any device: the
   // regular kernel after it does the work where the attempt gives up).
   const auto fits_on_chip = [&](std::uint64_t b, std::uint64_t c) {
@@ -288,7 +282,7 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
       }
       check_factor(M, p.m, "m");
       check_factor(N, p.n, "n");
-      if (!tile_fits(device, p.m, p.n, elem_size))
+      if (!bs_fits(device, p.m, p.n, elem_size))
         refuse(std::string("sequence ") + sequence_name(plan.sequence) +
                ": an m x n tile does not fit local memory");
       plan.m = p.m;
@@ -323,8 +317,10 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
     return plan;
   }
   TransposePlan best = plan_sequence(device, rows, cols, elem_size, request, limits);
+  // A single BS tile moves the matrix in one pass already, and a single row or column is
+  // its own transpose in memory: nothing to pad for.
   if (!request.auto_sequence || request.padding == Padding::kOff || rows == cols ||
-      (best.sequence == Sequence::k21 && best.m == rows))  // a single BS tile already
+      (best.sequence == Sequence::k21 && best.m == rows) || rows == 1 || cols == 1)
     return best;
 
   // Sides worth padding to: factors up to what a BS tile can pair them with.

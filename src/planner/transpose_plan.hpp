@@ -1,5 +1,5 @@
 // The plan of a whole transposition: which sequence of elementary transpositions
-// (TPDS 2015 §4, ../shared/DESIGN.md) turns the rows x cols row-major matrix into its
+// (Sung, Gómez-Luna et al., TPDS 2015 §4) turns the rows x cols row-major matrix into its
 // transpose, with which factors m | rows and n | cols, and the view of every stage.
 // Pure C++: computed and unit-tested without a device.
 #pragma once
@@ -130,10 +130,6 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
 
 // The divisors of x in increasing order (1 and x included).
 std::vector<std::uint64_t> divisors(std::uint64_t x);
-
-// Whether a BS tile of b x c elements fits the local memory a kernel may use.
-bool tile_fits(const DeviceProfile& device, std::uint64_t b, std::uint64_t c,
-               std::size_t elem_size);
 
 // The plan in words, for ipt-plan and error messages.
 std::string describe(const TransposePlan& plan);

@@ -1,6 +1,5 @@
 #include "runtime/checked_plans.hpp"
 
-#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -12,7 +11,7 @@ constexpr std::size_t kMaxEntries = 64;
 struct Entry {
   CheckedPlanKey key;
   cl::Context context;  // keeps key.context from being freed and its handle reused
-  std::shared_ptr<const CheckedPlan> checked;
+  std::shared_ptr<const PreparedPlan> checked;
 };
 
 struct Cache {
@@ -34,17 +33,7 @@ bool CheckedPlanKey::operator==(const CheckedPlanKey& other) const {
          elem_size == other.elem_size && environment == other.environment;
 }
 
-std::string environment_key() {
-  std::string key;
-  for (const char* name : {"IPT_OVERRIDES", "IPT_BUILD_OPTIONS", "IPT_KERNEL_DIR"}) {
-    const char* value = std::getenv(name);
-    key += value != nullptr ? value : "";
-    key += '\n';  // no variable holds a newline that would make two settings collide
-  }
-  return key;
-}
-
-std::shared_ptr<const CheckedPlan> find_checked_plan(const CheckedPlanKey& key) {
+std::shared_ptr<const PreparedPlan> find_checked_plan(const CheckedPlanKey& key) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   for (const Entry& entry : c.entries) {
@@ -58,13 +47,13 @@ std::shared_ptr<const CheckedPlan> find_checked_plan(const CheckedPlanKey& key) 
 }
 
 void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context,
-                           const CheckedPlan& checked) {
+                           std::shared_ptr<const PreparedPlan> prepared) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   for (const Entry& entry : c.entries)
     if (entry.key == key) return;  // another thread was first
   if (c.entries.size() >= kMaxEntries) c.entries.clear();
-  c.entries.push_back(Entry{key, context, std::make_shared<const CheckedPlan>(checked)});
+  c.entries.push_back(Entry{key, context, std::move(prepared)});
 }
 
 void clear_checked_plans() {

@@ -1,6 +1,6 @@
-// Plans whose every kernel has been built and checked (the dry run of a call) for one
-// (context, device, shape, buffer room, offset, environment). A later identical call
-// reuses the plan and skips planning and the dry run: on an H200 (driver 580) those took
+// Prepared plans (every kernel built and checked) for one (context, device, shape, buffer
+// room, offset, environment). A later identical call reuses the plan and skips planning
+// and preparing: on an H200 (driver 580) those took
 // 13-25 us of host work before the first command of a call reached an idle GPU, a share
 // that shows on matrices of 10^7 elements (calls of 250-500 us).
 //
@@ -15,10 +15,8 @@
 #include <memory>
 #include <string>
 
-#include "planner/device_profile.hpp"
-#include "planner/transpose_plan.hpp"
+#include "runtime/executor.hpp"
 #include "runtime/opencl.hpp"
-#include "runtime/program_cache.hpp"
 
 namespace ipt::runtime {
 
@@ -27,28 +25,18 @@ struct CheckedPlanKey {
   cl_device_id device = nullptr;
   std::uint64_t rows = 0, cols = 0, capacity = 0, offset = 0;
   std::size_t elem_size = 0;
-  std::string environment;  // see environment_key()
+  std::string environment;  // environment_key() (runtime/environment.hpp)
 
   bool operator==(const CheckedPlanKey& other) const;
 };
 
-// The environment texts a plan and its kernels depend on, joined.
-std::string environment_key();
-
-struct CheckedPlan {
-  planner::DeviceProfile profile;
-  planner::TransposePlan plan;
-  // The whole-matrix on-chip kernel's program (plan.onchip), from the dry run.
-  ProgramRef onchip_program;
-};
-
 // Shared, not copied: a call only reads it.
-std::shared_ptr<const CheckedPlan> find_checked_plan(const CheckedPlanKey& key);
+std::shared_ptr<const PreparedPlan> find_checked_plan(const CheckedPlanKey& key);
 
-// Remembers a plan whose dry run succeeded. The cache is small (calls usually repeat a
-// few shapes); when full it starts over.
+// Remembers a prepared plan. The cache is small (calls usually repeat a few shapes);
+// when full it starts over.
 void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context,
-                           const CheckedPlan& checked);
+                           std::shared_ptr<const PreparedPlan> prepared);
 
 void clear_checked_plans();
 

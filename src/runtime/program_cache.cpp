@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "runtime/binary_cache.hpp"
-#include "runtime/checked_plans.hpp"
 #include "runtime/error.hpp"
 #include "runtime/kernel_sources.hpp"
 
@@ -154,8 +153,6 @@ void clear_program_cache() {
     std::lock_guard<std::mutex> lock(cache().mutex);
     cache().programs.clear();
   }
-  // A checked plan vouches for kernels of this cache; with them gone, check again.
-  clear_checked_plans();
 }
 
 PooledKernel::PooledKernel(ProgramRef program, const char* name, const cl::Device& device)

@@ -1,12 +1,12 @@
-// The executor: turns one validated transposition request into enqueued kernels on the
-// caller's queue, honouring the wait list and returning one completion event.
+// A transposition call: plans it (or finds it prepared), prepares its kernels, and
+// enqueues its launch plan on the caller's queue after the wait list.
 #pragma once
 
 #include <cstdint>
 
 #include "ipt/ipt.h"
 #include "planner/device_profile.hpp"
-#include "planner/transpose_plan.hpp"
+#include "planner/launch_plan.hpp"
 
 namespace ipt::runtime {
 
@@ -30,31 +30,30 @@ struct TransposeRequest {
 };
 
 // Enqueues the transposition. The request must have passed api::validate_transpose
-// (which fills in its context, device and buffer_bytes).
-// Throws ipt::Error or cl::Error; nothing is enqueued when it throws before the first
-// kernel, which is where every check happens.
+// (which fills in its context, device and buffer_bytes). Throws ipt::Error or
+// cl::Error; nothing is enqueued when it throws before the first command, which is
+// where every check happens.
 void execute_transpose(const TransposeRequest& request);
 
-// The plan a call would run: `request` when given, else IPT_OVERRIDES' plan keys, on the
-// device's profile (with IPT_OVERRIDES' device keys), for a buffer that holds `capacity`
-// elements from the matrix's start (0: exactly the matrix, kUnlimited: as many as the
-// fastest plan wants). A plan that cannot work is ipt::Error(IPT_INVALID_VALUE), a forced
-// padded shape without room ipt::Error(IPT_BUFFER_TOO_SMALL).
+// The launch plan a call would run: `request` when given, else IPT_OVERRIDES' plan keys,
+// on the device's profile (with IPT_OVERRIDES' device keys), for a matrix `offset`
+// elements into a buffer that holds `capacity` elements from the matrix's start (0:
+// exactly the matrix, kUnlimited: as many as the fastest plan wants). A plan that cannot
+// work is ipt::Error(IPT_INVALID_VALUE), a forced padded shape without room
+// ipt::Error(IPT_BUFFER_TOO_SMALL).
 constexpr std::uint64_t kUnlimited = ~std::uint64_t{0};
-planner::TransposePlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
-                                     std::uint64_t cols, std::size_t elem_size,
-                                     const planner::PlanRequest* request,
-                                     std::uint64_t capacity = 0);
-
-// Device scratch a call with `plan` allocates (flag bits of the cycle-following stages,
-// the padding kernels' flags, and a copy of the buffer's bytes that padding borrows).
-std::uint64_t plan_scratch_bytes(const planner::DeviceProfile& profile,
-                                 const planner::TransposePlan& plan, std::size_t elem_size);
+planner::LaunchPlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
+                                  std::uint64_t cols, std::size_t elem_size, std::uint64_t offset,
+                                  const planner::PlanRequest* request, std::uint64_t capacity = 0);
 
 // Compiles (or loads from the caches) every program a rows x cols transposition of
 // elem_size-byte elements at offset 0 needs on `device`, so that the first real call
 // enqueues without compiling. Arguments validated by the caller.
 void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::uint64_t cols,
              std::size_t elem_size);
+
+// Drops the library's programs, prepared plans and kept scratch buffers (and with them
+// its references to contexts).
+void clear_caches();
 
 }  // namespace ipt::runtime

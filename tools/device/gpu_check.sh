@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build, test and benchmark on the NVIDIA GPU machine reached through the device tool
-# (see ../shared/device/README.md): registers the NVIDIA OpenCL driver, unpacks the
+# (tools/device/prepare_gpu_machine.sh): registers the NVIDIA OpenCL driver, unpacks the
 # Catch2/CLBlast packages carried in .device/, then writes logs and CSVs under $OUT.
 #   bash tools/device/gpu_check.sh [test-repeats] [bench|nobench]
 set -uo pipefail

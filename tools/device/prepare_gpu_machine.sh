@@ -1,5 +1,6 @@
 # Sourced by the GPU-machine scripts: registers NVIDIA's OpenCL driver, unpacks the
-# Catch2/CLBlast packages carried in .device/ (../shared/device/README.md), selects the
+# Catch2/CLBlast Debian packages carried in .device/ (the GPU machine has neither and no
+# network), selects the
 # NVIDIA device, records the GPU, and builds build-gpu. Sets `out` (logs and CSVs: $OUT).
 out=${OUT:-/tmp/ipt-out}
 mkdir -p "$out"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "planner/device_profile.hpp"
-#include "planner/overrides.hpp"
+#include "planner/launch_plan.hpp"
 
 namespace ipt::runtime {
 
@@ -30,5 +30,9 @@ Overrides current_overrides();
 // Replaces the profile's fields that `overrides` sets; local_mem and max_wg can only
 // lower the device's limits.
 void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile);
+
+// The environment texts a plan and its kernels depend on (IPT_OVERRIDES,
+// IPT_BUILD_OPTIONS, IPT_KERNEL_DIR), joined: part of a checked plan's key.
+std::string environment_key();
 
 }  // namespace ipt::runtime

@@ -1,4 +1,4 @@
-#include "runtime/overrides.hpp"
+#include "runtime/environment.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -123,6 +123,16 @@ void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile
   if (overrides.fp64) profile.has_fp64 = *overrides.fp64;
   if (overrides.line) profile.line_bytes = *overrides.line;
   if (overrides.resident_groups) profile.resident_groups = *overrides.resident_groups;
+}
+
+std::string environment_key() {
+  std::string key;
+  for (const char* name : {"IPT_OVERRIDES", "IPT_BUILD_OPTIONS", "IPT_KERNEL_DIR"}) {
+    const char* value = std::getenv(name);
+    key += value != nullptr ? value : "";
+    key += '\n';  // no variable holds a newline that would make two settings collide
+  }
+  return key;
 }
 
 }  // namespace ipt::runtime

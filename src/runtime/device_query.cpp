@@ -1,7 +1,7 @@
-#include "runtime/device_profile.hpp"
+#include "runtime/device_query.hpp"
 
 #include "runtime/error.hpp"
-#include "runtime/overrides.hpp"
+#include "runtime/environment.hpp"
 
 namespace ipt::runtime {
 namespace {

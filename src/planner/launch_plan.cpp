@@ -1,0 +1,239 @@
+// plan_call: from a call's shape to its launch plan. The sequence comes from
+// plan_transpose; this file lays out the call's scratch and turns the sequence into
+// steps, deciding which kernel zeroes which flags so that a call needs as few commands
+// as possible.
+#include <algorithm>
+#include <stdexcept>
+
+#include "planner/launch_plan.hpp"
+
+namespace ipt::planner {
+namespace {
+
+// Scratch regions start at multiples of this: a multiple of every element size and of
+// the flag words, and a cache line, so that no two regions share one.
+constexpr std::uint64_t kAlign = 128;
+
+// Hands out aligned regions of the call scratch and of the zero scratch.
+class ScratchLayout {
+ public:
+  Region take(Buffer buffer, std::uint64_t bytes) {
+    if (bytes == 0) return {};
+    std::uint64_t& total = buffer == Buffer::kZeroScratch ? zero_total_ : total_;
+    const Region region{buffer, total, bytes};
+    total += (bytes + kAlign - 1) / kAlign * kAlign;
+    return region;
+  }
+  std::uint64_t total() const { return total_; }
+  std::uint64_t zero_total() const { return zero_total_; }
+
+ private:
+  std::uint64_t total_ = 0, zero_total_ = 0;
+};
+
+// Whether a stage's kernel can zero words of another buffer on the way: the BS and the
+// on-chip kernels can.
+bool zeroes_on_the_way(const Stage& stage, const DeviceProfile& device, std::size_t elem_size) {
+  return stage.onchip ||
+         (stage.kind == Stage::Kind::k010 && bs_fits(device, stage.B, stage.C, elem_size));
+}
+
+// The stages that launch a kernel (a factor of 1 moves nothing).
+std::vector<const Stage*> moving_stages(const TransposePlan& plan) {
+  std::vector<const Stage*> stages;
+  for (const Stage& stage : plan.stages)
+    if (!stage.identity()) stages.push_back(&stage);
+  return stages;
+}
+
+// Flag bytes of a stage's cycle following (0100! stages; 010! by PTTWAC with global
+// flags), 0 for the others.
+std::uint64_t stage_flag_bytes(const Stage& stage, const DeviceProfile& device,
+                               std::size_t elem_size) {
+  if (stage.identity() || stage.onchip) return 0;
+  if (stage.kind == Stage::Kind::k0100)
+    return soa_launch_flag_bytes(choose_soa(device, stage.C, elem_size), device.local_mem_bytes,
+                                 elem_size, stage.I, stage.A, stage.B, stage.C);
+  if (bs_fits(device, stage.B, stage.C, elem_size)) return 0;
+  return pttwac_launch_flag_bytes(choose_pttwac(device, stage.B, stage.C), device.local_mem_bytes,
+                                  elem_size, stage.I * stage.A, stage.B, stage.C);
+}
+
+Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& stage,
+                Region flags, Region zeroes, bool give_up) {
+  const std::size_t elem_size = site.elem_size;
+  if (stage.onchip)
+    return onchip_step(site, stage.I * stage.A, stage.B, stage.C, choose_onchip(device, elem_size),
+                       flags, zeroes, give_up);
+  if (stage.kind == Stage::Kind::k010) {
+    const std::uint64_t tiles = stage.I * stage.A;
+    if (bs_fits(device, stage.B, stage.C, elem_size))
+      return bs_step(site, tiles, stage.B, stage.C,
+                     choose_bs(device, tiles, stage.B, stage.C, elem_size), zeroes);
+    if (!zeroes.empty()) throw std::logic_error("PTTWAC 010! asked to zero words");
+    return pttwac_step(site, tiles, stage.B, stage.C, choose_pttwac(device, stage.B, stage.C),
+                       flags);
+  }
+  if (!zeroes.empty()) throw std::logic_error("SoA-ASTA asked to zero words");
+  return soa_step(site, stage.I, stage.A, stage.B, stage.C, choose_soa(device, stage.C, elem_size),
+                  flags);
+}
+
+// The steps of a plan whose every kernel runs (not the whole-matrix on-chip kernel).
+//
+// Zeroing: the flags of the call scratch must be zero before the kernels that use them.
+// A padded call saves the borrowed bytes first, and that copy zeroes them; a call that
+// starts with a BS or on-chip kernel has that kernel zero them; otherwise one fill does
+// (a command: 8-10 us of an idle H200). When the last kernel can zero words on the way
+// (BS or on-chip, and not also the first) and the plan is not padded, the earlier
+// stages' flags live in zero scratch instead, which they find zero and that last kernel
+// leaves zero for the next call: a call starting with a cycle-following stage (2.2)
+// needs no fill either.
+void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
+                        const PlanOverrides& overrides) {
+  const TransposePlan& plan = launch.transpose;
+  const std::size_t elem_size = launch.elem_size;
+  const std::uint64_t M = plan.rows, N = plan.cols;
+  StepSite site{elem_size, launch.offset, device.local_mem_bytes,
+                needs_index64(launch.offset, plan.padded_elements())};
+  ScratchLayout layout;
+  // The padded matrix runs past the caller's: its elements there are kept in scratch and
+  // given back at the end, so that the buffer beyond the matrix is as the caller left it.
+  const std::uint64_t tail = plan.padded_elements() - M * N;
+  const Region saved = layout.take(Buffer::kScratch, tail * elem_size);
+  launch.borrowed_bytes = tail * elem_size;
+  const std::uint64_t flags_start = layout.total();
+  const RestrideConfig restride = choose_restride(device, elem_size);
+  const bool pads = plan.padded_cols != N, unpads = plan.padded_rows != M;
+  Region pad_flags, unpad_flags;
+  if (pads && M > 1)
+    pad_flags = layout.take(Buffer::kScratch, restride_scratch_bytes(restride, M * N));
+
+  const bool square = plan.sequence == Sequence::kSquare;
+  const std::vector<const Stage*> stages = moving_stages(plan);
+  const bool by_last = !plan.padded() && stages.size() >= 2 &&
+                       zeroes_on_the_way(*stages.back(), device, elem_size);
+  std::vector<Region> stage_flags(stages.size());
+  // Flags the last kernel leaves zero go first in the zero scratch, in one range that
+  // holds no on-chip stage's words (that kernel must not clear its own scratch).
+  if (by_last)
+    for (std::size_t i = 0; i < stages.size(); ++i)
+      if (!stages[i]->onchip)
+        stage_flags[i] =
+            layout.take(Buffer::kZeroScratch, stage_flag_bytes(*stages[i], device, elem_size));
+  const Region zeroed_by_last{Buffer::kZeroScratch, 0, layout.zero_total()};
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const Stage& stage = *stages[i];
+    if (stage.onchip)
+      stage_flags[i] = layout.take(Buffer::kZeroScratch,
+                                   onchip_scratch_bytes(stage.I * stage.A * stage.B * stage.C));
+    else if (!by_last)
+      stage_flags[i] = layout.take(Buffer::kScratch, stage_flag_bytes(stage, device, elem_size));
+  }
+  if (unpads && N > 1)
+    unpad_flags = layout.take(Buffer::kScratch, restride_scratch_bytes(restride, M * N));
+  const Region flags{Buffer::kScratch, flags_start, layout.total() - flags_start};
+
+  const bool first_zeroes = tail == 0 && !square && !stages.empty() &&
+                            zeroes_on_the_way(*stages.front(), device, elem_size);
+  if (tail == 0 && !first_zeroes) launch.fill = flags;
+  // Identities (a dimension of 1 in a step's view) launch nothing.
+  const auto add = [&launch](Step step) {
+    if (!step.noop()) launch.steps.push_back(std::move(step));
+  };
+  if (tail > 0)
+    add(copy_step(site, Buffer::kMatrix, M * N, Buffer::kScratch,
+                              saved.offset / elem_size, tail, flags));
+  if (pads)
+    add(restride_step(site, M, N, N, plan.padded_cols, restride, pad_flags));
+  if (square) {
+    SquarePlan square_plan;
+    try {
+      square_plan = plan_square(device, plan.padded_rows, elem_size, overrides.square_tile,
+                                overrides.square_wg_rows);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("square kernel: ") + e.what());
+    }
+    add(square_step(site, plan.padded_rows, square_plan));
+  }
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    Region zeroes;
+    if (i == 0 && first_zeroes) zeroes = flags;
+    if (i + 1 == stages.size() && i > 0 && by_last && !zeroed_by_last.empty())
+      zeroes = zeroed_by_last;
+    add(stage_step(site, device, *stages[i], stage_flags[i], zeroes, overrides.onchip_abort));
+  }
+  // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
+  if (unpads)
+    add(restride_step(site, N, M, plan.padded_rows, M, restride, unpad_flags));
+  if (tail > 0)
+    add(copy_step(site, Buffer::kScratch, saved.offset / elem_size, Buffer::kMatrix,
+                              M * N, tail));
+  launch.scratch_bytes = layout.total();
+  launch.zero_scratch_bytes = layout.zero_total();
+}
+
+}  // namespace
+
+bool LaunchPlan::uses_onchip() const {
+  for (const Step& step : steps)
+    if (step.family == Family::kOnChip) return true;
+  return false;
+}
+
+LaunchPlan plan_of_steps(std::vector<Step> steps, std::size_t elem_size, std::uint64_t offset) {
+  LaunchPlan plan;
+  plan.elem_size = elem_size;
+  plan.offset = offset;
+  std::uint64_t fill_begin = ~std::uint64_t{0}, fill_end = 0;
+  for (Step& step : steps) {
+    if (step.noop()) continue;
+    for (const Region* region : {&step.flags, &step.zeroes}) {
+      if (region->empty()) continue;
+      const std::uint64_t end = region->offset + region->bytes;
+      if (region->buffer == Buffer::kZeroScratch)
+        plan.zero_scratch_bytes = std::max(plan.zero_scratch_bytes, end);
+      if (region->buffer != Buffer::kScratch) continue;
+      plan.scratch_bytes = std::max(plan.scratch_bytes, end);
+      fill_begin = std::min(fill_begin, region->offset);
+      fill_end = std::max(fill_end, end);
+    }
+    plan.steps.push_back(std::move(step));
+  }
+  if (fill_end > 0) plan.fill = {Buffer::kScratch, fill_begin, fill_end - fill_begin};
+  return plan;
+}
+
+LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
+                     const PlanOverrides& overrides) {
+  LaunchPlan launch;
+  launch.elem_size = call.elem_size;
+  launch.offset = call.offset;
+  launch.transpose = plan_transpose(device, call.rows, call.cols, call.elem_size, overrides.request,
+                                    {}, call.capacity);
+  const TransposePlan& plan = launch.transpose;
+  if (plan.onchip) {
+    // One command, which falls back by itself; it needs no call scratch, so nothing to
+    // zero before it.
+    const StepSite site{call.elem_size, call.offset, device.local_mem_bytes, false};
+    launch.steps.push_back(onchip_step(site, 1, plan.rows, plan.cols,
+                                       choose_onchip(device, call.elem_size), {}, {},
+                                       overrides.onchip_abort));
+    launch.zero_scratch_bytes = launch.steps.back().flags.bytes;
+    return launch;
+  }
+  add_sequence_steps(launch, device, overrides);
+  return launch;
+}
+
+std::string describe(const LaunchPlan& plan) {
+  // The sequence's first line, then what each step does; the whole-matrix on-chip
+  // kernel is said in that first line already.
+  const std::string sequence = describe(plan.transpose);
+  std::string out = sequence.substr(0, sequence.find('\n'));
+  if (plan.transpose.onchip) return out;
+  for (const Step& step : plan.steps) out += "\n  " + step.what;
+  return out;
+}
+
+}  // namespace ipt::planner

@@ -1,0 +1,185 @@
+// A launch plan: everything one call enqueues, in order, decided here and nowhere else.
+// Each step is one kernel launch, described down to its build options, NDRange, index
+// width, arguments and the scratch regions it uses, so that the runtime builds its
+// kernels once, checks them, allocates the scratch the plan asks for and enqueues the
+// steps in one loop without deciding anything. Pure C++: computed and tested without a
+// device.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "planner/device_profile.hpp"
+#include "planner/elementary_configs.hpp"
+#include "planner/onchip_plan.hpp"
+#include "planner/square_plan.hpp"
+#include "planner/transpose_plan.hpp"
+
+namespace ipt::planner {
+
+// The kernel families (one kernels/<source>.cl file and one kernel function each).
+enum class Family { kSquare, kBs, kPttwac, kSoa, kOnChip, kRestride, kCopy };
+const char* family_source(Family family);  // "square", "bs", ... (the .cl file's stem)
+const char* family_kernel(Family family);  // the __kernel function's name
+
+// The buffers a plan addresses. kScratch: the call's scratch, undefined on arrival; the
+// plan zeroes what must start zeroed (LaunchPlan::fill, or its first kernel on the way).
+// kZeroScratch: all zero whenever no call uses it; the plan's kernels leave it so.
+// kReport: a buffer that tests and benchmarks may bind (the on-chip kernel reports there
+// which way it went); null otherwise. kNone: a null buffer argument.
+enum class Buffer { kMatrix, kScratch, kZeroScratch, kReport, kNone };
+
+// Bytes [offset, offset + bytes) of a buffer; offsets are multiples of 16.
+struct Region {
+  Buffer buffer = Buffer::kNone;
+  std::uint64_t offset = 0, bytes = 0;
+  bool empty() const { return bytes == 0; }
+};
+
+struct KernelArg {
+  enum class Kind {
+    kBuffer,  // `buffer`
+    kIndex,   // idx_t: 64 bits in a step with index64, else 32
+    kUint,    // cl_uint
+    kUlong,   // cl_ulong
+    kLocal,   // __local memory of `value` bytes
+  };
+  Kind kind = Kind::kUint;
+  Buffer buffer = Buffer::kNone;
+  std::uint64_t value = 0;
+};
+
+// What a step does to the data, for the host model of a plan (plan_model.hpp).
+struct Move {
+  enum class Kind {
+    kPermute,   // 0100!: (I, A, B, C) -> (I, B, A, C) on the elements from the matrix start
+    kRestride,  // `rows` rows of `len` elements from stride s_in to s_out
+    kCopy,      // `count` elements from (from, from_at) to (to, to_at), in elements
+  };
+  Kind kind = Kind::kPermute;
+  std::uint64_t I = 1, A = 1, B = 1, C = 1;
+  std::uint64_t rows = 0, len = 0, s_in = 0, s_out = 0;
+  Buffer from = Buffer::kMatrix, to = Buffer::kMatrix;
+  std::uint64_t from_at = 0, to_at = 0, count = 0;
+};
+
+// One kernel launch. A step whose global size is 0 moves nothing (an identity: a
+// dimension of 1) and is never enqueued.
+struct Step {
+  Family family = Family::kCopy;
+  std::string options;  // build options: element size, index width, the family's knobs
+  bool index64 = false;
+  unsigned dims = 1;
+  std::uint64_t global[2] = {0, 1}, local[2] = {1, 1};
+  // __local bytes the launch passes as arguments (checked against the device with the
+  // kernel's own static local memory).
+  std::uint64_t local_bytes = 0;
+  std::vector<KernelArg> args;
+  Region flags;   // scratch the kernel uses; zero when it starts (zero scratch: left zero)
+  Region zeroes;  // words of scratch that the kernel zeroes on the way for other steps
+  // Elements of the matrix's buffer, from the matrix's start, that the kernel may touch.
+  std::uint64_t touches = 0;
+  Move move;
+  std::string what;  // the step in words
+
+  bool noop() const { return global[0] == 0; }
+  std::uint64_t work_group() const { return local[0] * local[1]; }
+};
+
+struct LaunchPlan {
+  TransposePlan transpose;  // the sequence and factors the steps carry out
+  std::size_t elem_size = 0;
+  std::uint64_t offset = 0;  // the matrix's first element in its buffer
+  std::vector<Step> steps;   // in order; none is a noop
+  std::uint64_t scratch_bytes = 0, zero_scratch_bytes = 0;
+  Region fill;  // call scratch the runtime zeroes before the first step (empty: none)
+  // Bytes of the caller's buffer past the matrix used as workspace and given back.
+  std::uint64_t borrowed_bytes = 0;
+  // Whether a step is the on-chip kernel (a device that refuses it gets a plan without).
+  bool uses_onchip() const;
+};
+
+// Thrown for a launch that a kernel cannot take (a chunk larger than a unit holds, more
+// items than its counters count): the runtime reports IPT_OUT_OF_RESOURCES. A config
+// that makes no sense (a spreading factor that is not a power of two) is
+// std::invalid_argument instead.
+class ResourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Where a step runs: its element size, the matrix's offset in its buffer, the local
+// memory the family sizes its tiles by, and whether indices must be 64-bit everywhere
+// (a plan's steps share the width its largest extent needs).
+struct StepSite {
+  std::size_t elem_size = 4;
+  std::uint64_t offset = 0;
+  std::size_t local_mem_bytes = 48 * 1024;
+  bool index64 = false;
+};
+
+// 64-bit indices when an index a kernel forms (offset + elements, plus a grid-stride step
+// past the end) could reach 2^31: the one rule for every family.
+bool needs_index64(std::uint64_t offset, std::uint64_t elements);
+
+// Steps of each family. A region left with Buffer::kNone is placed at the start of the
+// call scratch (the on-chip kernel's: of the zero scratch), as a kernel run alone needs.
+Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+             const BsConfig& config, Region zeroes = {});
+Step pttwac_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                 const PttwacConfig& config, Region flags = {});
+Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
+              std::uint64_t C, const SoaConfig& config, Region flags = {});
+Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
+                 std::uint64_t cols, const OnChipConfig& config, Region scratch = {},
+                 Region zeroes = {}, bool give_up = false);
+Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
+                   std::uint64_t s_out, const RestrideConfig& config, Region scratch = {});
+// Copies count elements; offsets in elements of each buffer (the matrix's from its start).
+Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer to,
+               std::uint64_t to_at, std::uint64_t count, Region zeroes = {});
+Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan);
+
+// Scratch of the on-chip kernel for `elements` elements: its words (tickets, decision,
+// loads announced, groups gone), then, a cache line on, a flag bit per element for the
+// cycle following it falls back to.
+inline constexpr std::uint64_t kOnChipFlagsAt = 128;
+constexpr std::uint64_t onchip_scratch_bytes(std::uint64_t elements) {
+  return kOnChipFlagsAt + (elements + 31) / 32 * 4;
+}
+
+// A plan of the given steps alone (kernel tests, benchmarks): noops dropped, scratch
+// sized to the regions they use, every call-scratch region they use zeroed by a fill.
+LaunchPlan plan_of_steps(std::vector<Step> steps, std::size_t elem_size, std::uint64_t offset);
+
+// What a call asks for: the matrix, and the room its buffer has.
+struct CallShape {
+  std::uint64_t rows = 0, cols = 0;
+  std::size_t elem_size = 4;
+  std::uint64_t offset = 0;  // in elements
+  // Elements the buffer holds from the matrix's start (0: exactly rows * cols).
+  std::uint64_t capacity = 0;
+};
+
+// Caller-forced choices (tests, tuning; IPT_OVERRIDES and ipt_plan_options).
+struct PlanOverrides {
+  std::size_t square_tile = 0;     // TILE of kernels/square.cl (0: the planner's)
+  std::size_t square_wg_rows = 0;  // WG_ROWS of kernels/square.cl
+  PlanRequest request;             // forced sequence, factors, padding, on-chip use
+  bool onchip_abort = false;       // on-chip kernels always take their fallback
+};
+
+// The plan of a whole call: plan_transpose's sequence, then its steps: the copy of the
+// borrowed bytes past the matrix (a padded plan), padding, the stages (or the square or
+// on-chip kernel), unpadding, the copy back. Throws std::invalid_argument for forced
+// choices that cannot work, std::length_error for a forced padded shape without room.
+LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
+                     const PlanOverrides& overrides = {});
+
+// The plan in words: the sequence (describe(TransposePlan)) and a line per step.
+std::string describe(const LaunchPlan& plan);
+
+}  // namespace ipt::planner

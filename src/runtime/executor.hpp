@@ -1,0 +1,42 @@
+// The executor: prepares a launch plan once (builds and checks every step's kernel) and
+// enqueues it in one loop, with the call's scratch taken from the scratch cache.
+#pragma once
+
+#include <vector>
+
+#include "planner/launch_plan.hpp"
+#include "runtime/opencl.hpp"
+#include "runtime/program_cache.hpp"
+
+namespace ipt::runtime {
+
+// A plan whose every kernel is built and has passed its launch check on one device.
+struct PreparedPlan {
+  planner::LaunchPlan plan;
+  std::vector<ProgramRef> programs;  // one per step
+};
+
+// Builds and checks every step (runtime/launcher.hpp), so that a plan that cannot run
+// fails here, before anything of the call is enqueued. Throws ipt::Error.
+PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan);
+
+struct EnqueueOptions {
+  // (benchmarks) every step's event, in order; every step then carries one.
+  std::vector<cl::Event>* step_events = nullptr;
+  // (tests, benchmarks) the buffer a plan's Buffer::kReport names.
+  const cl::Buffer* report = nullptr;
+  // (tests) scratch buffers of the caller's instead of the cache's: at least the plan's
+  // sizes; the zero one must be all zero and is left so.
+  const cl::Buffer* scratch = nullptr;
+  const cl::Buffer* zero_scratch = nullptr;
+};
+
+// Enqueues the plan on `queue` after `wait` on the matrix in `buffer`; returns an event
+// that completes when the whole plan has (a marker for a plan without steps). On an
+// in-order queue only the last command carries an event (see event_slot): the queue
+// orders the others. Throws ipt::Error.
+cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                       const PreparedPlan& prepared, const std::vector<cl::Event>& wait,
+                       const EnqueueOptions& options = {});
+
+}  // namespace ipt::runtime

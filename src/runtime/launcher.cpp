@@ -1,0 +1,152 @@
+#include "runtime/launcher.hpp"
+
+#include <string>
+
+#include "runtime/deferred_release.hpp"
+
+namespace ipt::runtime {
+namespace {
+
+using planner::Buffer;
+using planner::KernelArg;
+
+const cl::Buffer& bound(const BoundBuffers& buffers, Buffer which) {
+  static const cl::Buffer none;
+  const cl::Buffer* buffer = nullptr;
+  switch (which) {
+    case Buffer::kMatrix:
+      buffer = buffers.matrix;
+      break;
+    case Buffer::kScratch:
+      buffer = buffers.scratch;
+      break;
+    case Buffer::kZeroScratch:
+      buffer = buffers.zero_scratch;
+      break;
+    case Buffer::kReport:
+      buffer = buffers.report;
+      break;
+    case Buffer::kNone:
+      break;
+  }
+  if (buffer == nullptr && which != Buffer::kReport && which != Buffer::kNone)
+    fail(IPT_INTERNAL_ERROR, "a step names a buffer the call has not bound");
+  return buffer != nullptr ? *buffer : none;
+}
+
+void set_args(PooledKernel& kernel, const planner::Step& step, const BoundBuffers& buffers) {
+  cl_uint index = 0;
+  for (const KernelArg& arg : step.args) {
+    switch (arg.kind) {
+      case KernelArg::Kind::kBuffer:
+        kernel.set(index, bound(buffers, arg.buffer));
+        break;
+      case KernelArg::Kind::kIndex:
+        kernel.set_index(index, step.index64, arg.value);
+        break;
+      case KernelArg::Kind::kUint:
+        kernel.set(index, static_cast<cl_uint>(arg.value));
+        break;
+      case KernelArg::Kind::kUlong:
+        kernel.set(index, static_cast<cl_ulong>(arg.value));
+        break;
+      case KernelArg::Kind::kLocal:
+        kernel.set(index, cl::Local(static_cast<std::size_t>(arg.value)));
+        break;
+    }
+    ++index;
+  }
+}
+
+cl::NDRange range(unsigned dims, const std::uint64_t* sizes) {
+  if (dims == 2)
+    return cl::NDRange(static_cast<std::size_t>(sizes[0]), static_cast<std::size_t>(sizes[1]));
+  return cl::NDRange(static_cast<std::size_t>(sizes[0]));
+}
+
+// Launches the on-chip kernel once on a 1 x 1 matrix whose scratch says that the poll is
+// closed (every group takes the fallback, which has nothing to move), so that a device
+// that refuses its work-group says so now, while nothing of the call has been enqueued.
+void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context,
+                  PooledKernel& kernel, const planner::Step& step) {
+  cl_uint closed[planner::onchip_scratch_bytes(1) / 4] = {0x80000000u, 2};
+  const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof closed, closed);
+  const cl::Buffer one(context, CL_MEM_READ_WRITE, 16);
+  planner::Step probe = step;
+  probe.args = {{KernelArg::Kind::kBuffer, Buffer::kMatrix, 0},
+                {KernelArg::Kind::kIndex, Buffer::kNone, 0},
+                {KernelArg::Kind::kUint, Buffer::kNone, 1},
+                {KernelArg::Kind::kUint, Buffer::kNone, 1},
+                {KernelArg::Kind::kUint, Buffer::kNone, 1},
+                {KernelArg::Kind::kUint, Buffer::kNone, 1},
+                {KernelArg::Kind::kBuffer, Buffer::kZeroScratch, 0},
+                {KernelArg::Kind::kUlong, Buffer::kNone, 0},
+                step.args[8],  // the groups it waits for
+                {KernelArg::Kind::kUint, Buffer::kNone, 0},
+                {KernelArg::Kind::kBuffer, Buffer::kZeroScratch, 0},
+                {KernelArg::Kind::kUlong, Buffer::kNone, 0},
+                {KernelArg::Kind::kUlong, Buffer::kNone, 0},
+                {KernelArg::Kind::kBuffer, Buffer::kNone, 0}};
+  BoundBuffers buffers;
+  buffers.matrix = &one;
+  buffers.zero_scratch = &sync;
+  set_args(kernel, probe, buffers);
+  cl::Event done;
+  try {
+    queue.enqueueNDRangeKernel(*kernel, cl::NullRange, range(step.dims, step.global),
+                               range(step.dims, step.local), nullptr, &done);
+  } catch (const cl::Error& e) {
+    fail(IPT_OUT_OF_RESOURCES, "on-chip transposition: the device refuses work-groups of " +
+                                   std::to_string(step.work_group()) + " work-items (" +
+                                   std::to_string(e.err()) + ")");
+  }
+  release_when_complete(done, sync);
+  release_when_complete(done, one);
+}
+
+}  // namespace
+
+ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& context,
+                        const cl::Device& device, const planner::Step& step) {
+  ProgramRef program =
+      get_program(context, device, planner::family_source(step.family), step.options);
+  PooledKernel kernel(program, planner::family_kernel(step.family), device);
+  const std::size_t work_group = static_cast<std::size_t>(step.work_group());
+  const std::string name = std::string(planner::family_kernel(step.family));
+  // NVIDIA's driver (580, H200) reports 256 as the on-chip kernel's work-group limit
+  // although it compiled it for 1024 work-items (reqd_work_group_size; 64 registers) and
+  // runs it so: a kernel compiled for exactly the configured size is checked by launching
+  // it.
+  const std::size_t compiled = kernel.compiled_work_group();
+  if (step.family == planner::Family::kOnChip && compiled == work_group &&
+      kernel.work_group_limit() < compiled) {
+    probe_onchip(queue, context, kernel, step);
+    return program;
+  }
+  const std::size_t limit = kernel.work_group_limit();
+  if (limit < work_group)
+    throw WorkGroupTooLarge(name + " needs work-groups of " + std::to_string(work_group) +
+                                " work-items; the compiled kernel allows " + std::to_string(limit),
+                            limit);
+  const auto local = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  const std::uint64_t needed = step.local_bytes + kernel.static_local_bytes();
+  if (needed > local)
+    fail(IPT_OUT_OF_RESOURCES, name + " needs " + std::to_string(needed) +
+                                   " bytes of local memory; the device has " +
+                                   std::to_string(local));
+  return program;
+}
+
+cl::Event enqueue_step(const cl::CommandQueue& queue, const cl::Device& device,
+                       const ProgramRef& program, const planner::Step& step,
+                       const BoundBuffers& buffers, const std::vector<cl::Event>& wait,
+                       bool event) {
+  PooledKernel kernel(program, planner::family_kernel(step.family), device);
+  set_args(kernel, step, buffers);
+  cl::Event done;
+  queue.enqueueNDRangeKernel(*kernel, cl::NullRange, range(step.dims, step.global),
+                             range(step.dims, step.local), &wait, event_slot(done, event));
+  return done;
+}
+
+}  // namespace ipt::runtime
