@@ -3,23 +3,13 @@
 #include <cstring>
 #include <sstream>
 
+#include "support/random_data.hpp"
+
 namespace ipt::test {
 
 support::Session& session() {
   static support::Session instance;
   return instance;
-}
-
-std::vector<unsigned char> random_bytes(std::size_t count, std::uint64_t seed) {
-  std::mt19937_64 engine(seed * 0x9E3779B97F4A7C15ull + 1);
-  std::vector<unsigned char> bytes(count);
-  std::size_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    const std::uint64_t word = engine();
-    std::memcpy(&bytes[i], &word, 8);
-  }
-  for (; i < count; ++i) bytes[i] = static_cast<unsigned char>(engine() | 1u);
-  return bytes;
 }
 
 std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>& matrix,
@@ -38,7 +28,7 @@ GuardedMatrix::GuardedMatrix(std::size_t rows, std::size_t cols, std::size_t ele
                              cl_mem_flags flags)
     : rows_(rows), cols_(cols), elem_size_(elem_size), offset_(offset) {
   const std::size_t total = offset * elem_size + rows * cols * elem_size + after_bytes;
-  initial_ = random_bytes(total, seed);
+  initial_ = support::random_bytes(total, seed);
   cl_int code = CL_SUCCESS;
   buffer_ = clCreateBuffer(session().context(), flags | CL_MEM_COPY_HOST_PTR,
                            total == 0 ? 1 : total, initial_.data(), &code);

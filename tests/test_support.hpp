@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -15,9 +14,6 @@ namespace ipt::test {
 
 // The session shared by all tests of one process (created on first use).
 support::Session& session();
-
-// Random bytes from a fixed-seed generator (never all zero).
-std::vector<unsigned char> random_bytes(std::size_t count, std::uint64_t seed);
 
 // Host reference: the row-major cols x rows transpose of a rows x cols matrix.
 std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>& matrix,
@@ -30,8 +26,8 @@ std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>&
 std::size_t bytes_changed_around(cl_mem buffer, std::size_t begin, std::size_t count,
                                  unsigned char fill);
 
-// A device buffer of `before` + matrix + `after` bytes filled with random bytes; the matrix
-// starts at element `offset` (before = offset * elem_size).
+// A device buffer of `before` + matrix + `after` bytes filled with support::random_bytes;
+// the matrix starts at element `offset` (before = offset * elem_size).
 class GuardedMatrix {
  public:
   GuardedMatrix(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t offset,

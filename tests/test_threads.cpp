@@ -4,9 +4,10 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "support/random_data.hpp"
 #include "test_support.hpp"
 
-using ipt::test::random_bytes;
+using ipt::support::random_bytes;
 using ipt::test::reference_transpose;
 
 namespace {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "support/measure.hpp"
+#include "support/random_data.hpp"
 #include "support/transpose_run.hpp"
 
 #ifdef IPT_BENCH_HAVE_CLBLAST
@@ -83,7 +84,7 @@ BaselineResult measure(const support::Session& session, const std::string& name,
   const std::size_t bytes = rows * cols * elem_size;
   result.memory_bytes = 2 * bytes;
   auto data =
-      pattern != nullptr ? std::vector<unsigned char>{} : support::random_matrix(bytes, seed);
+      pattern != nullptr ? std::vector<unsigned char>{} : support::random_bytes(bytes, seed);
   // CLBlast scales by alpha = 1: NaNs could lose their payload and denormals be flushed,
   // so the data are normal, finite numbers (exponent bits 0b01...).
   if (pattern == nullptr && (elem_size == 4 || elem_size == 8)) {

@@ -24,7 +24,6 @@
 #include <exception>
 #include <fstream>
 #include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -39,6 +38,7 @@
 #include "stage_profile.hpp"
 #include "support/host_reference.hpp"
 #include "support/measure.hpp"
+#include "support/random_data.hpp"
 
 namespace {
 
@@ -154,16 +154,8 @@ class Runner {
     const std::size_t bytes = static_cast<std::size_t>(elements) * options_.elem_size;
     const std::size_t moved_bytes =
         static_cast<std::size_t>(moved == 0 ? elements : moved) * options_.elem_size;
-    // Random bytes generated once (8 per draw) and shared by every row: filling 128 MiB
-    // byte by byte would take longer than the kernels.
-    if (random_.size() < bytes) {
-      std::mt19937_64 random(12345);
-      random_.resize((bytes + 7) / 8 * 8);
-      for (std::size_t i = 0; i < random_.size(); i += 8) {
-        const std::uint64_t word = random();
-        std::memcpy(&random_[i], &word, 8);
-      }
-    }
+    // Random bytes generated once and shared by every row (a prefix for smaller arrays).
+    if (random_.size() < bytes) random_ = ipt::support::random_bytes(bytes, 12345);
     const Bytes data(random_.begin(), random_.begin() + static_cast<std::ptrdiff_t>(bytes));
     cl::Buffer buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                       const_cast<unsigned char*>(data.data()));

@@ -1,7 +1,6 @@
 #include "stage_profile.hpp"
 
 #include <cstdio>
-#include <random>
 #include <string>
 
 #include "planner/elementary_configs.hpp"
@@ -12,6 +11,7 @@
 #include "runtime/restride_launcher.hpp"
 #include "runtime/transpose.hpp"
 #include "support/measure.hpp"
+#include "support/random_data.hpp"
 
 namespace ipt::bench {
 namespace {
@@ -31,7 +31,7 @@ int run_stage_profile(const support::Session& session,
   const cl::CommandQueue queue(session.queue(), true);
   const cl::Context context(session.context(), true);
   const auto profile = runtime::query_device_profile(session.device());
-  std::mt19937_64 random(7);
+  std::uint64_t seed = 7;  // a different random array per shape
   for (const auto& [rows, cols] : shapes) {
     const auto plan =
         runtime::plan_for_call(profile, rows, cols, elem_size, nullptr, runtime::kUnlimited);
@@ -41,10 +41,8 @@ int run_stage_profile(const support::Session& session,
       continue;
     }
     const std::uint64_t padded = plan.padded_rows * plan.padded_cols;
-    std::vector<std::uint64_t> words((padded * elem_size + 7) / 8);
-    for (auto& w : words) w = random();
-    cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, words.size() * 8,
-                      words.data());
+    auto data = support::random_bytes(padded * elem_size, seed++);
+    cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data.size(), data.data());
     // The padding and unpadding kernels as the executor runs them (without the copies of
     // the borrowed bytes), each stage's kernel event kept.
     const auto restride = planner::choose_restride(profile, elem_size);

@@ -2,23 +2,12 @@
 
 #include <chrono>
 #include <cstring>
-#include <random>
 #include <sstream>
 #include <vector>
 
-namespace ipt::support {
+#include "support/random_data.hpp"
 
-std::vector<unsigned char> random_matrix(std::size_t bytes, std::uint64_t seed) {
-  std::vector<unsigned char> data(bytes);
-  std::mt19937_64 engine(seed);
-  std::size_t i = 0;
-  for (; i + 8 <= bytes; i += 8) {
-    const std::uint64_t word = engine();
-    std::memcpy(&data[i], &word, 8);
-  }
-  for (; i < bytes; ++i) data[i] = static_cast<unsigned char>(engine() | 1u);
-  return data;
-}
+namespace ipt::support {
 
 // Compares `result` with the transpose of `original` without building a second copy.
 std::string compare_with_transpose(const std::vector<unsigned char>& original,
@@ -40,8 +29,8 @@ std::string compare_with_transpose(const std::vector<unsigned char>& original,
 RunResult run_transpose(const Session& session, const RunOptions& options) {
   RunResult result;
   const std::size_t bytes = options.rows * options.cols * options.elem_size;
-  const auto original = options.pattern != nullptr ? std::vector<unsigned char>{}
-                                                   : random_matrix(bytes, options.seed);
+  const auto original =
+      options.pattern != nullptr ? std::vector<unsigned char>{} : random_bytes(bytes, options.seed);
   std::size_t buffer_bytes = bytes;
   if (options.padding_room) {
     result.status = ipt_padded_size(session.device(), options.rows, options.cols, options.elem_size,

@@ -39,9 +39,6 @@ struct RunResult {
   std::size_t buffer_bytes = 0;  // the buffer's size (matrix and room for padding)
 };
 
-// Random bytes from `seed` (8 per draw: fast enough for matrices of gigabytes).
-std::vector<unsigned char> random_matrix(std::size_t bytes, std::uint64_t seed);
-
 // Empty when `result` is the row-major transpose of the rows x cols `original`, else a
 // description of the first misplaced element and the count.
 std::string compare_with_transpose(const std::vector<unsigned char>& original,
