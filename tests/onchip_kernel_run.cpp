@@ -1,12 +1,11 @@
 #include "onchip_kernel_run.hpp"
 
 #include <catch2/catch.hpp>
-#include <cstring>
-#include <sstream>
 #include <vector>
 
 #include "runtime/onchip_launcher.hpp"
 #include "runtime/opencl.hpp"
+#include "support/host_reference.hpp"
 #include "test_support.hpp"
 
 namespace ipt::test {
@@ -56,25 +55,8 @@ cl_uint run_onchip_kernel(std::size_t instances, std::size_t rows, std::size_t c
     INFO("byte " << i << " of the buffer with words to zero");
     CHECK(other[i] == (i >= 12 && i < 12 + 34 * 4 ? 0 : 0xA5));
   }
-  const auto before = m.initial();
-  const auto now = m.read_all();
-  REQUIRE(before.size() == now.size());
-  const std::size_t start = offset * elem_size, end = start + instances * rows * cols * elem_size;
-  CHECK(std::memcmp(before.data(), now.data(), start) == 0);
-  CHECK(std::memcmp(before.data() + end, now.data() + end, before.size() - end) == 0);
-  std::size_t wrong = 0;
-  std::ostringstream first;
-  for (std::size_t i = 0; i < instances; ++i)
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t c = 0; c < cols; ++c) {
-        const std::size_t base = start + i * rows * cols * elem_size;
-        const std::size_t from = base + (r * cols + c) * elem_size;
-        const std::size_t to = base + (c * rows + r) * elem_size;
-        if (std::memcmp(before.data() + from, now.data() + to, elem_size) != 0 && wrong++ == 0)
-          first << "instance " << i << " element (" << r << ", " << c << ")";
-      }
-  INFO("first wrong: " << first.str());
-  CHECK(wrong == 0);
+  CHECK(m.check_holds(ipt::support::permute_0100(m.matrix_before(), instances, rows, cols, 1,
+                                                 elem_size)) == "");
   return decision;
 }
 

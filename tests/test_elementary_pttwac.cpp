@@ -6,11 +6,12 @@
 #include <tuple>
 #include <vector>
 
-#include "elementary_reference.hpp"
 #include "planner/elementary_configs.hpp"
 #include "runtime/device_profile.hpp"
 #include "runtime/error.hpp"
 #include "runtime/pttwac_launcher.hpp"
+#include "support/host_reference.hpp"
+#include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
 using ipt::test::session;
@@ -39,8 +40,7 @@ std::string run_pttwac(const Shape& shape, std::size_t elem_size,
     return m.check_unchanged();
   }
   ipt::runtime::enqueue_pttwac_010(queue, buffer, 5, A, B, C, elem_size, config, {}).wait();
-  return ipt::test::check_against(
-      m, ipt::test::reference_010(m.matrix_before(), A, B, C, elem_size), elem_size);
+  return m.check_holds(ipt::support::permute_010(m.matrix_before(), A, B, C, elem_size));
 }
 
 const std::vector<Shape> kShapes = {{1, 1, 1},    {2, 1, 5},    {3, 5, 1},    {1, 2, 3},

@@ -1,8 +1,9 @@
 #include "test_support.hpp"
 
-#include <cstring>
+#include <algorithm>
 #include <sstream>
 
+#include "support/host_reference.hpp"
 #include "support/random_data.hpp"
 
 namespace ipt::test {
@@ -12,15 +13,12 @@ support::Session& session() {
   return instance;
 }
 
-std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>& matrix,
-                                               std::size_t rows, std::size_t cols,
-                                               std::size_t elem_size) {
-  std::vector<unsigned char> result(matrix.size());
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < cols; ++c)
-      std::memcpy(&result[(c * rows + r) * elem_size], &matrix[(r * cols + c) * elem_size],
-                  elem_size);
-  return result;
+std::size_t device_local_mem() {
+  cl_ulong local = 0;
+  support::check(
+      clGetDeviceInfo(session().device(), CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local), &local, nullptr),
+      "clGetDeviceInfo");
+  return static_cast<std::size_t>(local);
 }
 
 GuardedMatrix::GuardedMatrix(std::size_t rows, std::size_t cols, std::size_t elem_size,
@@ -109,20 +107,30 @@ std::string transpose_through_api(std::size_t rows, std::size_t cols, std::size_
   return m.check_transposed();
 }
 
+std::string GuardedMatrix::compare_with(const std::vector<unsigned char>& expected,
+                                        const std::vector<unsigned char>& now) const {
+  if (expected.size() != rows_ * cols_ * elem_size_ || now.size() != initial_.size())
+    return "sizes differ: " + std::to_string(expected.size()) + " expected matrix bytes of " +
+           std::to_string(rows_ * cols_ * elem_size_) + ", " + std::to_string(now.size()) +
+           " buffer bytes of " + std::to_string(initial_.size());
+  const std::size_t begin = offset_ * elem_size_;
+  std::vector<unsigned char> whole = initial_;
+  std::copy(expected.begin(), expected.end(), whole.begin() + static_cast<std::ptrdiff_t>(begin));
+  return compare(whole, now, elem_size_, begin, begin + expected.size());
+}
+
+std::string GuardedMatrix::check_holds(const std::vector<unsigned char>& expected) const {
+  return compare_with(expected, read_all());
+}
+
 std::string GuardedMatrix::check_transposed() const { return check_transposed(read_all()); }
 
 std::string GuardedMatrix::check_transposed(const std::vector<unsigned char>& now) const {
-  std::vector<unsigned char> expected = initial_;
-  const auto transposed = reference_transpose(matrix_before(), rows_, cols_, elem_size_);
-  std::copy(transposed.begin(), transposed.end(),
-            expected.begin() + static_cast<std::ptrdiff_t>(offset_ * elem_size_));
-  const std::size_t begin = offset_ * elem_size_;
-  return compare(expected, now, elem_size_, begin, begin + transposed.size());
+  return compare_with(support::transpose_reference(matrix_before(), rows_, cols_, elem_size_), now);
 }
 
 std::string GuardedMatrix::check_unchanged() const {
-  const std::size_t begin = offset_ * elem_size_;
-  return compare(initial_, read_all(), elem_size_, begin, begin + rows_ * cols_ * elem_size_);
+  return compare_with(matrix_before(), read_all());
 }
 
 ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {

@@ -1,5 +1,6 @@
 // What every device test needs: one shared OpenCL session on the device IPT_DEVICE names,
-// random matrices in guarded buffers, and a bit-exact host reference.
+// and random matrices (support/random_data.hpp) in guarded buffers, checked bit for bit
+// against the host references (support/host_reference.hpp).
 #pragma once
 
 #include <cstdint>
@@ -15,10 +16,8 @@ namespace ipt::test {
 // The session shared by all tests of one process (created on first use).
 support::Session& session();
 
-// Host reference: the row-major cols x rows transpose of a rows x cols matrix.
-std::vector<unsigned char> reference_transpose(const std::vector<unsigned char>& matrix,
-                                               std::size_t rows, std::size_t cols,
-                                               std::size_t elem_size);
+// CL_DEVICE_LOCAL_MEM_SIZE of the session's device.
+std::size_t device_local_mem();
 
 // How many bytes of `buffer` outside [begin, begin + count) are not `fill`: a scratch
 // region's surroundings, filled with `fill` before a kernel was given the region, must
@@ -43,8 +42,11 @@ class GuardedMatrix {
   std::vector<unsigned char> matrix_before() const;  // the matrix bytes before the call
   std::vector<unsigned char> read_all() const;       // the whole buffer now (blocking)
 
-  // Empty when the buffer holds the transpose and the guard bytes are unchanged; else a
-  // description of the first mismatches.
+  // Empty when the matrix's bytes are now `expected` (a host reference of the operation:
+  // support/host_reference.hpp) and every guard byte is unchanged; else a description of
+  // the first mismatches.
+  std::string check_holds(const std::vector<unsigned char>& expected) const;
+  // The same with the transpose as `expected`.
   std::string check_transposed() const;
   // The same for bytes of the whole buffer read by the caller (another queue, say).
   std::string check_transposed(const std::vector<unsigned char>& now) const;
@@ -52,6 +54,9 @@ class GuardedMatrix {
   std::string check_unchanged() const;
 
  private:
+  std::string compare_with(const std::vector<unsigned char>& expected,
+                           const std::vector<unsigned char>& now) const;
+
   std::size_t rows_, cols_, elem_size_, offset_;
   std::vector<unsigned char> initial_;
   cl_mem buffer_ = nullptr;

@@ -4,11 +4,12 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "support/host_reference.hpp"
 #include "support/random_data.hpp"
 #include "test_support.hpp"
 
 using ipt::support::random_bytes;
-using ipt::test::reference_transpose;
+using ipt::support::transpose_reference;
 
 namespace {
 
@@ -28,7 +29,7 @@ int transpose_rounds(cl_context context, cl_command_queue queue, unsigned seed, 
       ++failures;
     std::vector<unsigned char> back(data.size());
     clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, back.size(), back.data(), 0, nullptr, nullptr);
-    if (back != reference_transpose(data, n, n, elem_size)) ++failures;
+    if (back != transpose_reference(data, n, n, elem_size)) ++failures;
     clReleaseMemObject(buffer);
   }
   return failures;

@@ -8,9 +8,9 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "support/host_reference.hpp"
 #include "support/measure.hpp"
 #include "support/random_data.hpp"
-#include "support/transpose_run.hpp"
 
 #ifdef IPT_BENCH_HAVE_CLBLAST
 #include <clblast_c.h>
@@ -125,7 +125,7 @@ BaselineResult measure(const support::Session& session, const std::string& name,
     support::check(clEnqueueReadBuffer(session.queue(), out, CL_TRUE, 0, bytes, back.data(), 0,
                                        nullptr, nullptr),
                    "clEnqueueReadBuffer");
-    result.verified = support::compare_with_transpose(data, back, rows, cols, elem_size).empty();
+    result.verified = back == support::transpose_reference(data, rows, cols, elem_size);
   }
   std::vector<double> kernel, wall;
   for (int i = 0; i < repetitions; ++i) {

@@ -124,6 +124,7 @@ Options parse(int argc, char** argv) {
   return options;
 }
 
+using ipt::support::permute_010;
 using ipt::support::permute_0100;
 
 // One benchmark row: runs `launch` on random data, verifies the first run against
@@ -347,7 +348,7 @@ void run_bs_vs_pttwac(Runner& runner, const Options& options, std::uint64_t elem
     const std::uint64_t A = std::max<std::uint64_t>(1, elements / (B * C));
     Bytes expected;
     auto reference = [&](const Bytes& in) {
-      if (expected.empty()) expected = permute_0100(in, A, B, C, 1, options.elem_size);
+      if (expected.empty()) expected = permute_010(in, A, B, C, options.elem_size);
       return expected;
     };
     const auto& profile = runner.profile();
@@ -383,7 +384,7 @@ void run_pttwac_spreading(Runner& runner, const Options& options, std::uint64_t 
     const std::uint64_t A = std::max<std::uint64_t>(1, elements / (B * C));
     Bytes expected;
     auto reference = [&](const Bytes& in) {
-      if (expected.empty()) expected = permute_0100(in, A, B, C, 1, options.elem_size);
+      if (expected.empty()) expected = permute_010(in, A, B, C, options.elem_size);
       return expected;
     };
     for (std::size_t spreading : {1, 2, 4, 8, 16, 32})

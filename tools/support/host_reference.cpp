@@ -16,4 +16,15 @@ std::vector<unsigned char> permute_0100(const std::vector<unsigned char>& in, st
   return out;
 }
 
+std::vector<unsigned char> permute_010(const std::vector<unsigned char>& in, std::uint64_t A,
+                                       std::uint64_t B, std::uint64_t C, std::size_t elem_size) {
+  return permute_0100(in, A, B, C, 1, elem_size);
+}
+
+std::vector<unsigned char> transpose_reference(const std::vector<unsigned char>& in,
+                                               std::uint64_t rows, std::uint64_t cols,
+                                               std::size_t elem_size) {
+  return permute_0100(in, 1, rows, cols, 1, elem_size);
+}
+
 }  // namespace ipt::support

@@ -1,5 +1,6 @@
 // Host references of the permutations libipt performs, on raw bytes, shared by the tests
-// and the benchmark tools (bit-exact: elements are copied, never converted).
+// and the benchmark tools (bit-exact: elements are copied, never converted). Every one is
+// permute_0100; the named forms only fix its unit factors.
 #pragma once
 
 #include <cstddef>
@@ -8,11 +9,20 @@
 
 namespace ipt::support {
 
-// 0100!: (I, A, B, C) -> (I, B, A, C) over elem_size-byte elements. 100! is I = 1,
-// 1000! takes C = C * D, 010! on (A, B, C) is (A, B, C, 1), and the plain transpose of a
-// rows x cols matrix is (1, rows, cols, 1).
+// 0100!: (I, A, B, C) -> (I, B, A, C) over elem_size-byte elements. 100! is I = 1 and
+// 1000! takes C = C * D.
 std::vector<unsigned char> permute_0100(const std::vector<unsigned char>& in, std::uint64_t I,
                                         std::uint64_t A, std::uint64_t B, std::uint64_t C,
                                         std::size_t elem_size);
+
+// 010!: (A, B, C) -> (A, C, B), A transposes of B x C matrices: (A, B, C, 1) of 0100!.
+std::vector<unsigned char> permute_010(const std::vector<unsigned char>& in, std::uint64_t A,
+                                       std::uint64_t B, std::uint64_t C, std::size_t elem_size);
+
+// The row-major cols x rows transpose of a row-major rows x cols matrix: (1, rows, cols, 1)
+// of 0100!.
+std::vector<unsigned char> transpose_reference(const std::vector<unsigned char>& in,
+                                               std::uint64_t rows, std::uint64_t cols,
+                                               std::size_t elem_size);
 
 }  // namespace ipt::support

@@ -5,26 +5,30 @@
 #include <sstream>
 #include <vector>
 
+#include "support/host_reference.hpp"
 #include "support/random_data.hpp"
 
 namespace ipt::support {
 
-// Compares `result` with the transpose of `original` without building a second copy.
-std::string compare_with_transpose(const std::vector<unsigned char>& original,
-                                   const std::vector<unsigned char>& result, std::size_t rows,
-                                   std::size_t cols, std::size_t elem_size) {
+namespace {
+
+// Empty when `result` equals `expected`, the cols x rows transpose of a rows x cols matrix;
+// else the first misplaced element (by its place in the original) and the count.
+std::string transpose_mismatch(const std::vector<unsigned char>& expected,
+                               const std::vector<unsigned char>& result, std::size_t rows,
+                               std::size_t elem_size) {
+  if (result == expected) return "";
   std::size_t wrong = 0;
   std::ostringstream first;
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < cols; ++c)
-      if (std::memcmp(&result[(c * rows + r) * elem_size], &original[(r * cols + c) * elem_size],
-                      elem_size) != 0) {
-        if (wrong++ == 0) first << "element (" << r << ", " << c << ") misplaced";
-      }
-  if (wrong == 0) return "";
+  for (std::size_t k = 0; k * elem_size < expected.size(); ++k)
+    if (std::memcmp(&result[k * elem_size], &expected[k * elem_size], elem_size) != 0 &&
+        wrong++ == 0)
+      first << "element (" << k % rows << ", " << k / rows << ") misplaced";
   first << "; " << wrong << " elements wrong";
   return first.str();
 }
+
+}  // namespace
 
 RunResult run_transpose(const Session& session, const RunOptions& options) {
   RunResult result;
@@ -96,8 +100,9 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
         check(clEnqueueReadBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, back.data(), 0,
                                   nullptr, nullptr),
               "clEnqueueReadBuffer");
-      result.mismatch =
-          compare_with_transpose(original, back, options.rows, options.cols, options.elem_size);
+      result.mismatch = transpose_mismatch(
+          transpose_reference(original, options.rows, options.cols, options.elem_size), back,
+          options.rows, options.elem_size);
       result.verified = result.mismatch.empty();
     }
     // Back to the original with the reverse shape, untimed (its plan may differ: 2.1 for

@@ -39,12 +39,6 @@ struct RunResult {
   std::size_t buffer_bytes = 0;  // the buffer's size (matrix and room for padding)
 };
 
-// Empty when `result` is the row-major transpose of the rows x cols `original`, else a
-// description of the first misplaced element and the count.
-std::string compare_with_transpose(const std::vector<unsigned char>& original,
-                                   const std::vector<unsigned char>& result, std::size_t rows,
-                                   std::size_t cols, std::size_t elem_size);
-
 // Runs the transposition described by `options` on `session`'s queue: one verified
 // warm-up call, then `repetitions` timed calls of rows x cols, each followed by an
 // untimed automatic call that transposes back (so that every timed call is the same).
