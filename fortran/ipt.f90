@@ -84,7 +84,7 @@ module ipt
 
   public :: ipt_transpose_f32, ipt_transpose_f64, ipt_transpose, ipt_padded_size
   public :: ipt_warmup, ipt_clear_cache, ipt_status_string, ipt_last_error_message
-  public :: ipt_plan, ipt_transpose_with_options
+  public :: ipt_plan, ipt_transpose_with_options, ipt_sequence_name
 
   interface
     function c_transpose(queue, buffer, offset, rows, cols, num_events, wait_list, event, &
@@ -129,6 +129,11 @@ module ipt
     end function
     function c_last_error_message() bind(C, name="ipt_last_error_message") result(text)
       import :: c_ptr
+      type(c_ptr) :: text
+    end function
+    function c_sequence_name(sequence) bind(C, name="ipt_sequence_name") result(text)
+      import :: c_int, c_ptr
+      integer(c_int), value :: sequence
       type(c_ptr) :: text
     end function
     function c_plan(device, rows, cols, elem_size, options, info) bind(C, name="ipt_plan") &
@@ -265,6 +270,14 @@ contains
       text(i:i) = c_info%description(i)
     end do
     info%description = text
+  end function
+
+  ! The short name of a sequence ("auto", "square", "1", "2.1", ..., "on-chip"; "unknown"
+  ! for other values), as ipt_sequence_name in ipt.h.
+  function ipt_sequence_name(sequence) result(text)
+    integer(c_int), intent(in) :: sequence
+    character(len=:), allocatable :: text
+    text = from_c(c_sequence_name(sequence))
   end function
 
   ! ipt_transpose with a caller-adjusted plan (`options` absent: automatic), as

@@ -17,6 +17,8 @@ int main(void) {
   if (ipt_padded_size(NULL, 4, 4, 4, &bytes) != IPT_INVALID_DEVICE) ++failures;
   if (strstr(ipt_last_error_message(), "ipt_padded_size") == NULL) ++failures;
   if (ipt_clear_cache() != IPT_SUCCESS) ++failures;
+  if (strcmp(ipt_sequence_name(IPT_SEQUENCE_2_1), "2.1") != 0) ++failures;
+  if (strcmp(ipt_sequence_name((ipt_sequence)-7), "unknown") != 0) ++failures;
   printf("%s\n", ipt_status_string(IPT_SHAPE_NOT_SUPPORTED));
   if (failures != 0) printf("c_compliance: %d checks failed\n", failures);
   return failures == 0 ? 0 : 1;

@@ -135,3 +135,34 @@ TEST_CASE("ipt_transpose_with_options refuses options that cannot work, buffer i
     CHECK(m.check_unchanged() == "");
   }
 }
+
+TEST_CASE("ipt_sequence_name names every sequence, and nothing else", "[plan_api]") {
+  auto name_of = [](int value) {
+    ipt_sequence sequence{};
+    std::memcpy(&sequence, &value, sizeof value);  // any int, as from C
+    const char* name = ipt_sequence_name(sequence);
+    REQUIRE(name != nullptr);
+    return std::string(name);
+  };
+  CHECK(name_of(IPT_SEQUENCE_AUTO) == "auto");
+  CHECK(name_of(IPT_SEQUENCE_SQUARE) == "square");
+  CHECK(name_of(IPT_SEQUENCE_ONE_STAGE) == "1");
+  CHECK(name_of(IPT_SEQUENCE_2_1) == "2.1");
+  CHECK(name_of(IPT_SEQUENCE_2_2) == "2.2");
+  CHECK(name_of(IPT_SEQUENCE_3_1) == "3.1");
+  CHECK(name_of(IPT_SEQUENCE_3_2) == "3.2");
+  CHECK(name_of(IPT_SEQUENCE_4_1) == "4.1");
+  CHECK(name_of(IPT_SEQUENCE_4_2) == "4.2");
+  CHECK(name_of(IPT_SEQUENCE_ON_CHIP) == "on-chip");
+  for (int value : {-1, 10, 15, 1000, -2147483647 - 1}) {
+    CAPTURE(value);
+    CHECK(name_of(value) == "unknown");
+  }
+  // The plan's description names its sequence the same way.
+  ipt_plan_info info{};
+  const ipt_plan_options three = opts(IPT_SEQUENCE_3_2, 60, 30);
+  REQUIRE(ipt_plan(session().device(), 7200, 1800, 4, &three, &info) == IPT_SUCCESS);
+  CHECK(std::string(info.description)
+            .find(std::string("sequence ") + ipt_sequence_name(info.sequence)) !=
+        std::string::npos);
+}

@@ -210,6 +210,10 @@ typedef enum ipt_sequence {
                               /* work-groups at once; see ipt_transpose */
 } ipt_sequence;
 
+/* A static, short name of a sequence: "auto", "square", "1", "2.1", "2.2", "3.1", "3.2",
+ * "4.1", "4.2" or "on-chip", and "unknown" for any other value; never NULL. */
+IPT_API const char* ipt_sequence_name(ipt_sequence sequence);
+
 typedef enum ipt_padding {
   IPT_PADDING_AUTO = 0, /* pad when the buffer has room and it is expected to be faster */
   IPT_PADDING_OFF = 1   /* never pad: nothing beyond the matrix is used */

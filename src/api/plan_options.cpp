@@ -1,6 +1,7 @@
 #include "api/plan_options.hpp"
 
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "runtime/error.hpp"
@@ -17,6 +18,32 @@ int raw_value(const Enum& field) {
   int value = 0;
   std::memcpy(&value, &field, sizeof value);
   return value;
+}
+
+// The planner's sequence that an ipt_sequence value names; none for IPT_SEQUENCE_AUTO,
+// IPT_SEQUENCE_ON_CHIP (a planner option, not a sequence) and values outside the enum.
+std::optional<planner::Sequence> planner_sequence_of(int sequence) {
+  using planner::Sequence;
+  switch (sequence) {
+    case IPT_SEQUENCE_SQUARE:
+      return Sequence::kSquare;
+    case IPT_SEQUENCE_ONE_STAGE:
+      return Sequence::kOneStage;
+    case IPT_SEQUENCE_2_1:
+      return Sequence::k21;
+    case IPT_SEQUENCE_2_2:
+      return Sequence::k22;
+    case IPT_SEQUENCE_3_1:
+      return Sequence::k31;
+    case IPT_SEQUENCE_3_2:
+      return Sequence::k32;
+    case IPT_SEQUENCE_4_1:
+      return Sequence::k41;
+    case IPT_SEQUENCE_4_2:
+      return Sequence::k42;
+    default:
+      return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -40,39 +67,14 @@ planner::PlanRequest plan_request_of(const ipt_plan_options* options) {
   request.m = options->m;
   request.n = options->n;
   if (sequence == IPT_SEQUENCE_AUTO) return request;
-  using planner::Sequence;
   request.auto_sequence = false;
-  switch (sequence) {
-    case IPT_SEQUENCE_SQUARE:
-      request.sequence = Sequence::kSquare;
-      break;
-    case IPT_SEQUENCE_ONE_STAGE:
-      request.sequence = Sequence::kOneStage;
-      break;
-    case IPT_SEQUENCE_2_1:
-      request.sequence = Sequence::k21;
-      break;
-    case IPT_SEQUENCE_2_2:
-      request.sequence = Sequence::k22;
-      break;
-    case IPT_SEQUENCE_3_1:
-      request.sequence = Sequence::k31;
-      break;
-    case IPT_SEQUENCE_3_2:
-      request.sequence = Sequence::k32;
-      break;
-    case IPT_SEQUENCE_4_1:
-      request.sequence = Sequence::k41;
-      break;
-    case IPT_SEQUENCE_4_2:
-      request.sequence = Sequence::k42;
-      break;
-    case IPT_SEQUENCE_ON_CHIP:  // one kernel, its fallback inside
-      request.auto_sequence = true;
-      request.onchip = planner::OnChip::kForce;
-      break;
-    default:
-      fail(IPT_INVALID_VALUE, "unknown ipt_sequence " + std::to_string(sequence));
+  if (const auto planned = planner_sequence_of(sequence)) {
+    request.sequence = *planned;
+  } else if (sequence == IPT_SEQUENCE_ON_CHIP) {  // one kernel, its fallback inside
+    request.auto_sequence = true;
+    request.onchip = planner::OnChip::kForce;
+  } else {
+    fail(IPT_INVALID_VALUE, "unknown ipt_sequence " + std::to_string(sequence));
   }
   return request;
 }
@@ -101,3 +103,12 @@ ipt_sequence sequence_of(planner::Sequence sequence) {
 }
 
 }  // namespace ipt::api
+
+extern "C" const char* ipt_sequence_name(ipt_sequence sequence) {
+  const int value = ipt::api::raw_value(sequence);
+  if (const auto planned = ipt::api::planner_sequence_of(value))
+    return ipt::planner::sequence_name(*planned);
+  if (value == IPT_SEQUENCE_AUTO) return "auto";
+  if (value == IPT_SEQUENCE_ON_CHIP) return "on-chip";
+  return "unknown";
+}

@@ -1,5 +1,5 @@
 // Conversions between the C API's plan types (ipt_plan_options, ipt_sequence) and the
-// planner's, with their validation.
+// planner's, with their validation; the .cpp also defines ipt_sequence_name from them.
 #pragma once
 
 #include "ipt/ipt.h"

@@ -108,6 +108,10 @@ program test_fortran
   options%sequence = IPT_SEQUENCE_ONE_STAGE
   status = ipt_plan(device, k, m, 4_c_int64_t, info, options)
   call expect(status == IPT_SUCCESS .and. info%sequence == IPT_SEQUENCE_ONE_STAGE, "forced plan")
+  call expect(ipt_sequence_name(info%sequence) == "1", "forced plan's sequence name")
+  call expect(ipt_sequence_name(IPT_SEQUENCE_3_2) == "3.2" .and. &
+              ipt_sequence_name(IPT_SEQUENCE_ON_CHIP) == "on-chip" .and. &
+              ipt_sequence_name(42_c_int) == "unknown", "sequence names")
   call expect(ipt_plan(device, k, m, 4_c_int64_t, info, ipt_plan_options(sequence=IPT_SEQUENCE_SQUARE)) &
               == IPT_INVALID_VALUE, "square sequence refused for a rectangle")
   call expect(ipt_plan(device, k, m, 4_c_int64_t, info, ipt_plan_options(m=-1_c_int64_t)) &

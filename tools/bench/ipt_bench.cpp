@@ -214,31 +214,6 @@ std::vector<Shape> shapes_of(const Options& options) {
   return shapes;
 }
 
-const char* sequence_text(ipt_sequence s) {
-  switch (s) {
-    case IPT_SEQUENCE_SQUARE:
-      return "square";
-    case IPT_SEQUENCE_ONE_STAGE:
-      return "1";
-    case IPT_SEQUENCE_2_1:
-      return "2.1";
-    case IPT_SEQUENCE_2_2:
-      return "2.2";
-    case IPT_SEQUENCE_3_1:
-      return "3.1";
-    case IPT_SEQUENCE_3_2:
-      return "3.2";
-    case IPT_SEQUENCE_4_1:
-      return "4.1";
-    case IPT_SEQUENCE_4_2:
-      return "4.2";
-    case IPT_SEQUENCE_ON_CHIP:
-      return "on-chip";
-    default:
-      return "auto";
-  }
-}
-
 std::string device_info(cl_device_id device, cl_device_info what) {
   std::size_t size = 0;
   clGetDeviceInfo(device, what, 0, nullptr, &size);
@@ -285,7 +260,7 @@ class Bench {
     const auto r = ipt::support::run_transpose(session_, run);
     ipt::bench::Row row = base_row(rows, cols);
     row.variant = variant;
-    row.sequence = sequence_text(r.plan.sequence);
+    row.sequence = ipt_sequence_name(r.plan.sequence);
     const bool uses_m = r.plan.sequence != IPT_SEQUENCE_2_2 &&
                         r.plan.sequence != IPT_SEQUENCE_SQUARE &&
                         r.plan.sequence != IPT_SEQUENCE_ONE_STAGE;
@@ -422,7 +397,7 @@ void run_mode(Bench& bench, const Options& options, const std::vector<Shape>& sh
         if (ipt_plan(bench.session().device(), rows, cols, bench.elem_size(), &forced, &check) !=
             IPT_SUCCESS)
           continue;
-        bench.print(bench.libipt(rows, cols, seed, sequence_text(s), &forced));
+        bench.print(bench.libipt(rows, cols, seed, ipt_sequence_name(s), &forced));
       }
     } else if (options.mode == "tiles") {
       // The heuristic's factors against every pair (or m alone for 2.1, n for 2.2) of
