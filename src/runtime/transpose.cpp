@@ -104,6 +104,14 @@ planner::LaunchPlan plan_for_call(const planner::DeviceProfile& profile, std::ui
                    request != nullptr);
 }
 
+PreparedPlan prepare_for_call(const cl::CommandQueue& queue, const planner::DeviceProfile& profile,
+                              std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
+                              std::uint64_t offset, const planner::PlanRequest* request,
+                              std::uint64_t capacity) {
+  return prepare_call(queue, profile, {rows, cols, elem_size, offset, capacity},
+                      overrides_for(request), request != nullptr);
+}
+
 void execute_transpose(const TransposeRequest& request) {
   if (request.rows == 0 || request.cols == 0) {
     // Quick return; a marker still gives the caller an event that completes after the

@@ -7,6 +7,7 @@
 #include "ipt/ipt.h"
 #include "planner/device_profile.hpp"
 #include "planner/launch_plan.hpp"
+#include "runtime/executor.hpp"
 
 namespace ipt::runtime {
 
@@ -45,6 +46,14 @@ constexpr std::uint64_t kUnlimited = ~std::uint64_t{0};
 planner::LaunchPlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
                                   std::uint64_t cols, std::size_t elem_size, std::uint64_t offset,
                                   const planner::PlanRequest* request, std::uint64_t capacity = 0);
+
+// plan_for_call, prepared on `queue`'s device as a call would prepare it: a device that
+// cannot run a kernel's work-group, or that refuses the on-chip kernel, gets another plan
+// (unless `request` forced that choice). For tools that run a call's plan step by step.
+PreparedPlan prepare_for_call(const cl::CommandQueue& queue, const planner::DeviceProfile& profile,
+                              std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
+                              std::uint64_t offset, const planner::PlanRequest* request,
+                              std::uint64_t capacity = 0);
 
 // Compiles (or loads from the caches) every program a rows x cols transposition of
 // elem_size-byte elements at offset 0 needs on `device`, so that the first real call

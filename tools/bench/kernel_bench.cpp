@@ -1,7 +1,10 @@
 // ipt-kernel-bench: throughput of the elementary transposition kernels on their own,
 // always next to the device's copy bandwidth measured in the same run.
+// Each kernel is the planner's step (planner/launch_plan.hpp), prepared once per row and
+// verified against the host reference of its move (support/step_run.hpp).
 // Throughput = 2 * elements * elem_size / kernel time (read once + write once); the
-// time is the kernel's profiling interval (the SoA flag fill, a few KB, is not counted).
+// time is the kernel's profiling interval (the fill of its scratch flags, a few KB, is
+// not counted).
 //
 //   ipt-kernel-bench soa              100! against super-element size C for each virtual
 //                                     SIMD width (TPDS Fig. 4); --soa-shapes IxAxBxC,...
@@ -20,25 +23,23 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "planner/elementary_configs.hpp"
+#include "planner/launch_plan.hpp"
 #include "results.hpp"
-#include "runtime/bs_launcher.hpp"
-#include "runtime/device_profile.hpp"
+#include "runtime/device_query.hpp"
 #include "runtime/error.hpp"
-#include "runtime/pttwac_launcher.hpp"
-#include "runtime/restride_launcher.hpp"
-#include "runtime/soa_asta_launcher.hpp"
+#include "runtime/executor.hpp"
 #include "stage_profile.hpp"
-#include "support/host_reference.hpp"
 #include "support/measure.hpp"
 #include "support/random_data.hpp"
+#include "support/step_run.hpp"
 
 namespace {
 
@@ -124,11 +125,19 @@ Options parse(int argc, char** argv) {
   return options;
 }
 
-using ipt::support::permute_010;
-using ipt::support::permute_0100;
+using ipt::planner::Step;
+using ipt::planner::StepSite;
 
-// One benchmark row: runs `launch` on random data, verifies the first run against
-// `reference` (when asked), then times `repetitions` more runs.
+bool same_move(const ipt::planner::Move& a, const ipt::planner::Move& b) {
+  return a.kind == b.kind && a.I == b.I && a.A == b.A && a.B == b.B && a.C == b.C &&
+         a.rows == b.rows && a.len == b.len && a.s_in == b.s_in && a.s_out == b.s_out &&
+         a.from == b.from && a.to == b.to && a.from_at == b.from_at && a.to_at == b.to_at &&
+         a.count == b.count;
+}
+
+// One benchmark row: describes the kernel by its step, prepares it once, runs it on
+// random data, verifies the first run against the host reference of the step's move
+// (when asked), then times `repetitions` more runs.
 class Runner {
  public:
   Runner(const Options& options, const ipt::support::Session& session, double copy_gbs)
@@ -137,6 +146,11 @@ class Runner {
         copy_gbs_(copy_gbs),
         queue_(session.queue(), true),
         context_(session.context(), true) {
+    // The kernels size their tiles by the device's own local memory, not by what
+    // IPT_OVERRIDES tells the planner (which picks the default configs from profile_).
+    const cl::Device device(session.device(), true);
+    site_.elem_size = options.elem_size;
+    site_.local_mem_bytes = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
     if (!options.csv.empty()) {
       csv_.open(options.csv);
       csv_ << ipt::bench::kCsvHeader << '\n';
@@ -145,32 +159,41 @@ class Runner {
                 "GB/s", "copy", "frac", "check");
   }
 
-  using Launch = std::function<cl::Event(const cl::CommandQueue&, const cl::Buffer&)>;
+  // The kernel of a row, from where it runs (element size, offset 0, local memory).
+  using Describe = std::function<Step(const StepSite&)>;
 
   void row(const std::string& kernel, const std::string& variant, const std::string& shape,
-           std::uint64_t elements, const Launch& launch,
-           const std::function<Bytes(const Bytes&)>& reference, std::uint64_t moved = 0) {
+           std::uint64_t elements, const Describe& describe, std::uint64_t moved = 0) {
     // `elements` is the array's size; `moved` (default: all of them) the elements the
     // kernel reads and writes once, which the throughput counts.
     const std::size_t bytes = static_cast<std::size_t>(elements) * options_.elem_size;
     const std::size_t moved_bytes =
         static_cast<std::size_t>(moved == 0 ? elements : moved) * options_.elem_size;
-    // Random bytes generated once and shared by every row (a prefix for smaller arrays).
-    if (random_.size() < bytes) random_ = ipt::support::random_bytes(bytes, 12345);
-    const Bytes data(random_.begin(), random_.begin() + static_cast<std::ptrdiff_t>(bytes));
-    cl::Buffer buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
-                      const_cast<unsigned char*>(data.data()));
     std::string check = "off";
     try {
-      launch(queue_, buffer).wait();  // warm-up (and compilation), verified
+      const Step step = describe(site_);
+      const ipt::planner::Move move = step.move;
+      // Built and checked here, once: the timed runs only enqueue.
+      const ipt::runtime::PreparedPlan prepared = ipt::runtime::prepare_plan(
+          queue_, ipt::planner::plan_of_steps({step}, options_.elem_size, 0));
+      // Random bytes generated once and shared by every row (a prefix for smaller arrays).
+      if (random_.size() < bytes) {
+        random_ = ipt::support::random_bytes(bytes, 12345);
+        expected_.clear();  // computed from the old data
+      }
+      const Bytes data(random_.begin(), random_.begin() + static_cast<std::ptrdiff_t>(bytes));
+      cl::Buffer buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                        const_cast<unsigned char*>(data.data()));
+      ipt::runtime::enqueue_plan(queue_, buffer, prepared, {}).wait();  // warm-up, verified
       if (options_.verify) {
         Bytes result(bytes);
         queue_.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, result.data());
-        check = result == reference(data) ? "ok" : "WRONG";
+        check = result == reference(data, move) ? "ok" : "WRONG";
       }
       std::vector<double> seconds;
       for (int i = 0; i < options_.repetitions; ++i) {
-        cl::Event event = launch(queue_, buffer);
+        // A one-step plan's event is its kernel's.
+        cl::Event event = ipt::runtime::enqueue_plan(queue_, buffer, prepared, {});
         event.wait();
         seconds.push_back(ipt::support::event_seconds(event()));
       }
@@ -180,9 +203,12 @@ class Runner {
                   shape.c_str(), median * 1e3, gbs, copy_gbs_, gbs / copy_gbs_, check.c_str());
       if (csv_.is_open()) write_csv(kernel, variant, shape, median, gbs, check, bytes);
       if (check == "WRONG") ++wrong_;
-    } catch (const ipt::Error& e) {
-      std::printf("%-8s %-34s %-22s skipped: %s\n", kernel.c_str(), variant.c_str(), shape.c_str(),
-                  e.what());
+    } catch (const ipt::Error& e) {  // a launch the device refuses
+      skipped(kernel, variant, shape, e.what());
+    } catch (const ipt::planner::ResourceError& e) {  // a launch the kernel cannot take
+      skipped(kernel, variant, shape, e.what());
+    } catch (const std::invalid_argument& e) {  // a config the kernel does not support
+      skipped(kernel, variant, shape, e.what());
     }
   }
 
@@ -195,6 +221,25 @@ class Runner {
   double copy_gbs_;
   cl::CommandQueue queue_;
   cl::Context context_;
+  StepSite site_;
+
+  static void skipped(const std::string& kernel, const std::string& variant,
+                      const std::string& shape, const char* why) {
+    std::printf("%-8s %-34s %-22s skipped: %s\n", kernel.c_str(), variant.c_str(), shape.c_str(),
+                why);
+  }
+
+  // The expected bytes after `move` on `data`. Rows of one shape (every width, BS and
+  // PTTWAC) share the data and the move, so the last reference is kept for the next.
+  const Bytes& reference(const Bytes& data, const ipt::planner::Move& move) {
+    if (expected_.size() != data.size() || !same_move(expected_move_, move)) {
+      expected_.clear();  // freed before the next one is computed
+      expected_ = ipt::support::reference_of(data, move, options_.elem_size);
+      expected_move_ = move;
+    }
+    return expected_;
+  }
+
   // One row in ipt-bench's columns (mode "kernels"), so that tools/plots draws it:
   // variant "100! vw=32 local" (the unit width and tiling; param = C) or the kernel name
   // with its spreading (param = tile elements B * C), the rows/cols columns hold A and
@@ -231,6 +276,8 @@ class Runner {
 
   std::ofstream csv_;
   Bytes random_;
+  Bytes expected_;
+  ipt::planner::Move expected_move_;
   int wrong_ = 0;
   ipt::planner::DeviceProfile profile_ = ipt::runtime::query_device_profile(session_.device());
 };
@@ -241,7 +288,6 @@ std::string dims(std::initializer_list<std::uint64_t> values) {
   return text;
 }
 
-// 100! on (A, B, C) with A * B * C about `elements`, A != B, for each virtual width.
 // Padding and unpadding (kernels/restride.cl) of 10^8-element matrices by one row or
 // column of padding: the target is 40% of the copy bandwidth. Throughput counts
 // the matrix read once and written once.
@@ -267,15 +313,8 @@ void run_restride(Runner& runner, const Options& options) {
         s.s_out > s.s_in ? "pad" : "unpad",
         "wg=" + std::to_string(config.work_group) + " per_item=" + std::to_string(config.per_item),
         name, extent,
-        [&](const cl::CommandQueue& queue, const cl::Buffer& buffer) {
-          return ipt::runtime::enqueue_restride(queue, buffer, 0, s.rows, s.len, s.s_in, s.s_out,
-                                                elem, config, {});
-        },
-        [&](const Bytes& in) {
-          Bytes out = in;
-          for (std::uint64_t r = 0; r < s.rows; ++r)
-            std::memcpy(&out[r * s.s_out * elem], &in[r * s.s_in * elem], s.len * elem);
-          return out;
+        [&](const StepSite& site) {
+          return ipt::planner::restride_step(site, s.rows, s.len, s.s_in, s.s_out, config);
         },
         s.rows * s.len);
   }
@@ -286,11 +325,6 @@ void run_restride(Runner& runner, const Options& options) {
 void run_soa_shape(Runner& runner, const Options& options, std::uint64_t I, std::uint64_t A,
                    std::uint64_t B, std::uint64_t C) {
   const std::size_t group = std::min<std::size_t>(256, runner.profile().max_work_group_size);
-  Bytes expected;  // one reference per shape, shared by every width
-  auto reference = [&](const Bytes& in) {
-    if (expected.empty()) expected = permute_0100(in, I, A, B, C, options.elem_size);
-    return expected;
-  };
   const auto chosen = ipt::planner::choose_soa(runner.profile(), C, options.elem_size);
   auto row = [&](const ipt::planner::SoaConfig& config, const std::string& tag) {
     const std::string variant =
@@ -298,10 +332,7 @@ void run_soa_shape(Runner& runner, const Options& options, std::uint64_t I, std:
         (config.regs > 0 ? " regs=" + std::to_string(config.regs) : " local") + tag;
     runner.row(
         "100!", variant, I == 1 ? dims({A, B, C}) : dims({I, A, B, C}), I * A * B * C,
-        [&](const cl::CommandQueue& q, const cl::Buffer& b) {
-          return ipt::runtime::enqueue_soa_0100(q, b, 0, I, A, B, C, options.elem_size, config, {});
-        },
-        reference);
+        [&](const StepSite& site) { return ipt::planner::soa_step(site, I, A, B, C, config); });
   };
   for (std::size_t vw : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8},
                          std::size_t{16}, std::size_t{32}, group}) {
@@ -346,23 +377,15 @@ void run_bs_vs_pttwac(Runner& runner, const Options& options, std::uint64_t elem
       {40, 50}, {64, 64}, {72, 96}, {100, 100}, {128, 128}, {200, 200}, {500, 500}, {1000, 1000}};
   for (const auto& [B, C] : tiles) {
     const std::uint64_t A = std::max<std::uint64_t>(1, elements / (B * C));
-    Bytes expected;
-    auto reference = [&](const Bytes& in) {
-      if (expected.empty()) expected = permute_010(in, A, B, C, options.elem_size);
-      return expected;
-    };
     const auto& profile = runner.profile();
     if (ipt::planner::bs_fits(profile, B, C, options.elem_size)) {
       const auto config = ipt::planner::choose_bs(profile, A, B, C, options.elem_size);
-      runner.row(
-          "BS",
-          "wg=" + std::to_string(config.work_group) +
-              " tiles/group=" + std::to_string(config.tiles_per_group),
-          dims({A, B, C}), A * B * C,
-          [&](const cl::CommandQueue& q, const cl::Buffer& b) {
-            return ipt::runtime::enqueue_bs_010(q, b, 0, A, B, C, options.elem_size, config, {});
-          },
-          reference);
+      runner.row("BS",
+                 "wg=" + std::to_string(config.work_group) +
+                     " tiles/group=" + std::to_string(config.tiles_per_group),
+                 dims({A, B, C}), A * B * C, [&](const StepSite& site) {
+                   return ipt::planner::bs_step(site, A, B, C, config);
+                 });
     }
     const auto config = ipt::planner::choose_pttwac(profile, B, C);
     runner.row(
@@ -370,23 +393,15 @@ void run_bs_vs_pttwac(Runner& runner, const Options& options, std::uint64_t elem
         "wg=" + std::to_string(config.work_group) + " R=" + std::to_string(config.spreading) +
             (config.global_flags ? " global flags" : " padded"),
         dims({A, B, C}), A * B * C,
-        [&](const cl::CommandQueue& q, const cl::Buffer& b) {
-          return ipt::runtime::enqueue_pttwac_010(q, b, 0, A, B, C, options.elem_size, config, {});
-        },
-        reference);
+        [&](const StepSite& site) { return ipt::planner::pttwac_step(site, A, B, C, config); });
   }
 }
 
-void run_pttwac_spreading(Runner& runner, const Options& options, std::uint64_t elements) {
+void run_pttwac_spreading(Runner& runner, std::uint64_t elements) {
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> tiles = {
       {64, 64}, {100, 90}, {128, 256}, {300, 301}, {500, 500}};
   for (const auto& [B, C] : tiles) {
     const std::uint64_t A = std::max<std::uint64_t>(1, elements / (B * C));
-    Bytes expected;
-    auto reference = [&](const Bytes& in) {
-      if (expected.empty()) expected = permute_010(in, A, B, C, options.elem_size);
-      return expected;
-    };
     for (std::size_t spreading : {1, 2, 4, 8, 16, 32})
       for (bool padding : {false, true}) {
         auto config = ipt::planner::choose_pttwac(runner.profile(), B, C);
@@ -396,16 +411,12 @@ void run_pttwac_spreading(Runner& runner, const Options& options, std::uint64_t 
         if (ipt::planner::pttwac_flag_words(B * C, spreading, padding) * 4 >
             runner.profile().local_mem_bytes)
           continue;  // the flags do not fit this device
-        runner.row(
-            "PTTWAC",
-            "R=" + std::to_string(spreading) + (padding ? " padded" : " unpadded") +
-                " wg=" + std::to_string(config.work_group),
-            dims({A, B, C}), A * B * C,
-            [&](const cl::CommandQueue& q, const cl::Buffer& b) {
-              return ipt::runtime::enqueue_pttwac_010(q, b, 0, A, B, C, options.elem_size, config,
-                                                      {});
-            },
-            reference);
+        runner.row("PTTWAC",
+                   "R=" + std::to_string(spreading) + (padding ? " padded" : " unpadded") +
+                       " wg=" + std::to_string(config.work_group),
+                   dims({A, B, C}), A * B * C, [&](const StepSite& site) {
+                     return ipt::planner::pttwac_step(site, A, B, C, config);
+                   });
       }
   }
 }
@@ -429,7 +440,7 @@ int main(int argc, char** argv) {
         options.repetitions, copy_gbs, copy_bytes);
     if (options.mode == "stages")
       return ipt::bench::run_stage_profile(session, options.shapes, options.elem_size,
-                                           options.repetitions, copy_gbs);
+                                           options.repetitions, copy_gbs, options.verify);
     Runner runner(options, session, copy_gbs);
     if (options.mode == "soa")
       run_soa(runner, options, elements);
@@ -438,7 +449,7 @@ int main(int argc, char** argv) {
     else if (options.mode == "restride")
       run_restride(runner, options);
     else
-      run_pttwac_spreading(runner, options, elements);
+      run_pttwac_spreading(runner, elements);
     if (runner.wrong() > 0) {
       std::fprintf(stderr, "ipt-kernel-bench: %d configurations gave WRONG results\n",
                    runner.wrong());

@@ -1,101 +1,104 @@
 #include "stage_profile.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
-#include "planner/elementary_configs.hpp"
+#include "planner/launch_plan.hpp"
 #include "planner/transpose_plan.hpp"
-#include "runtime/device_profile.hpp"
+#include "runtime/device_query.hpp"
+#include "runtime/executor.hpp"
 #include "runtime/opencl.hpp"
-#include "runtime/plan_executor.hpp"
-#include "runtime/restride_launcher.hpp"
 #include "runtime/transpose.hpp"
+#include "support/device_pattern.hpp"
 #include "support/measure.hpp"
-#include "support/random_data.hpp"
 
 namespace ipt::bench {
-namespace {
-
-std::string stage_name(const planner::Stage& s) {
-  if (s.kind == planner::Stage::Kind::k010)
-    return "010! " + std::to_string(s.B) + "x" + std::to_string(s.C);
-  return (s.I > 1 ? "0100! " : "100! ") + std::to_string(s.A) + "x" + std::to_string(s.B) +
-         " C=" + std::to_string(s.C);
-}
-
-}  // namespace
 
 int run_stage_profile(const support::Session& session,
                       const std::vector<std::pair<std::uint64_t, std::uint64_t>>& shapes,
-                      std::size_t elem_size, int repetitions, double copy_gbs) {
+                      std::size_t elem_size, int repetitions, double copy_gbs, bool verify) {
   const cl::CommandQueue queue(session.queue(), true);
   const cl::Context context(session.context(), true);
   const auto profile = runtime::query_device_profile(session.device());
-  std::uint64_t seed = 7;  // a different random array per shape
+  // Data made and checked on the device: a host check of the large shapes profiled here
+  // takes seconds each.
+  support::DevicePattern pattern(session);
+  int failed = 0;
+  std::uint64_t seed = 7;  // a different array per shape
   for (const auto& [rows, cols] : shapes) {
-    const auto plan =
-        runtime::plan_for_call(profile, rows, cols, elem_size, nullptr, runtime::kUnlimited);
-    if (plan.stages.empty()) {
-      std::printf("%llu x %llu: %s plan, no stages\n", (unsigned long long)rows,
-                  (unsigned long long)cols, plan.onchip ? "whole-matrix on-chip" : "square");
+    // The plan of a call whose buffer has room for any padding, every step included.
+    // Built and checked once, as a call would (another plan where the device refuses a
+    // kernel): the runs below only enqueue.
+    const runtime::PreparedPlan prepared = runtime::prepare_for_call(
+        queue, profile, rows, cols, elem_size, 0, nullptr, runtime::kUnlimited);
+    const planner::LaunchPlan& plan = prepared.plan;
+    if (plan.steps.empty()) {
+      std::printf("%s\n  no kernel to time\n", planner::describe(plan.transpose).c_str());
       continue;
     }
-    const std::uint64_t padded = plan.padded_rows * plan.padded_cols;
-    auto data = support::random_bytes(padded * elem_size, seed++);
-    cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data.size(), data.data());
-    // The padding and unpadding kernels as the executor runs them (without the copies of
-    // the borrowed bytes), each stage's kernel event kept.
-    const auto restride = planner::choose_restride(profile, elem_size);
-    std::vector<std::string> names;
-    if (plan.padded_cols != cols)
-      names.push_back("pad " + std::to_string(cols) + "->" + std::to_string(plan.padded_cols));
-    for (const auto& stage : plan.stages)
-      names.push_back(stage_name(stage) + (stage.onchip ? " on chip" : ""));
-    if (plan.padded_rows != rows)
-      names.push_back("unpad " + std::to_string(plan.padded_rows) + "->" + std::to_string(rows));
-    const auto run = [&](std::vector<cl::Event>* events) {
-      std::vector<cl::Event> after;
-      if (plan.padded_cols != cols) {
-        after = {runtime::enqueue_restride(queue, buffer, 0, rows, cols, cols, plan.padded_cols,
-                                           elem_size, restride, {})};
-        if (events) events->push_back(after.front());
+    // The matrix and the elements past it that a padded plan borrows.
+    const std::uint64_t elements = std::max(rows * cols, plan.transpose.padded_elements());
+    const std::size_t matrix_bytes = static_cast<std::size_t>(rows * cols) * elem_size;
+    const std::size_t buffer_bytes = static_cast<std::size_t>(elements) * elem_size;
+    cl::Buffer buffer(context, CL_MEM_READ_WRITE, buffer_bytes);
+    pattern.fill(buffer(), 0, static_cast<std::size_t>(elements), elem_size, seed);
+    std::vector<unsigned char> borrowed(buffer_bytes - matrix_bytes);
+    if (!borrowed.empty())
+      queue.enqueueReadBuffer(buffer, CL_TRUE, matrix_bytes, borrowed.size(), borrowed.data());
+
+    runtime::enqueue_plan(queue, buffer, prepared, {}).wait();  // warm-up, checked
+    std::string check = "off";
+    if (verify) {
+      check = pattern.check_transposed(buffer(), 0, static_cast<std::size_t>(rows),
+                                       static_cast<std::size_t>(cols), elem_size, seed);
+      if (!borrowed.empty()) {
+        std::vector<unsigned char> after(borrowed.size());
+        queue.enqueueReadBuffer(buffer, CL_TRUE, matrix_bytes, after.size(), after.data());
+        if (after != borrowed)
+          check += std::string(check.empty() ? "" : "; ") + "the bytes past the matrix changed";
       }
-      runtime::PlanRun plan_run;
-      plan_run.stage_events = events;
-      after = {runtime::enqueue_plan(queue, buffer, 0, elem_size, plan, profile, after, plan_run)};
-      if (plan.padded_rows != rows) {
-        after = {runtime::enqueue_restride(queue, buffer, 0, cols, rows, plan.padded_rows, rows,
-                                           elem_size, restride, after)};
-        if (events) events->push_back(after.front());
+      if (check.empty()) {
+        check = "ok";
+      } else {
+        check = "WRONG: " + check;
+        ++failed;
       }
-      return after.front();
-    };
-    run(nullptr).wait();
-    std::vector<std::vector<double>> stage_seconds(names.size());
+    }
+    ++seed;
+
+    std::vector<std::vector<double>> step_seconds(plan.steps.size());
     std::vector<double> totals;
     for (int r = 0; r < repetitions; ++r) {
       cl::Event marker;
       queue.enqueueMarkerWithWaitList(nullptr, &marker);
-      std::vector<cl::Event> events;
-      const cl::Event last = run(&events);
+      std::vector<cl::Event> events;  // one per step, in order
+      runtime::EnqueueOptions options;
+      options.step_events = &events;
+      const cl::Event last = runtime::enqueue_plan(queue, buffer, prepared, {}, options);
       queue.finish();
-      for (std::size_t s = 0; s < events.size() && s < names.size(); ++s)
-        stage_seconds[s].push_back(support::event_seconds(events[s]()));
+      for (std::size_t s = 0; s < events.size() && s < plan.steps.size(); ++s)
+        step_seconds[s].push_back(support::event_seconds(events[s]()));
       totals.push_back(support::after_seconds(marker(), last()));
     }
     const double bytes = 2.0 * static_cast<double>(rows * cols * elem_size);
     const double total = support::stats_of(totals).median;
-    std::printf("%llu x %llu: %s\n  total %.3f ms, %.1f GB/s (%.1f%% of copy %.0f)\n",
-                (unsigned long long)rows, (unsigned long long)cols, planner::describe(plan).c_str(),
-                total * 1e3, bytes / total * 1e-9, 100 * bytes / total * 1e-9 / copy_gbs, copy_gbs);
+    std::printf("%s\n  total %.3f ms, %.1f GB/s (%.1f%% of copy %.0f)\n  check %s\n",
+                planner::describe(plan.transpose).c_str(), total * 1e3, bytes / total * 1e-9,
+                100 * bytes / total * 1e-9 / copy_gbs, copy_gbs, check.c_str());
     double sum = 0;
-    for (std::size_t s = 0; s < names.size(); ++s) {
-      const double t = support::stats_of(stage_seconds[s]).median;
+    for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+      const double t = support::stats_of(step_seconds[s]).median;
       sum += t;
-      std::printf("  stage %zu %-22s %8.3f ms %8.1f GB/s %5.1f%%\n", s + 1, names[s].c_str(),
-                  t * 1e3, bytes / t * 1e-9, 100 * bytes / t * 1e-9 / copy_gbs);
+      std::printf("  step %zu %8.3f ms %8.1f GB/s %5.1f%%  %s\n", s + 1, t * 1e3, bytes / t * 1e-9,
+                  100 * bytes / t * 1e-9 / copy_gbs, plan.steps[s].what.c_str());
     }
-    std::printf("  outside the stage kernels (fills, gaps) %.3f ms\n", (total - sum) * 1e3);
+    std::printf("  outside the step kernels (fills, gaps) %.3f ms\n", (total - sum) * 1e3);
+  }
+  if (failed > 0) {
+    std::fprintf(stderr, "ipt-kernel-bench: %d shape(s) gave WRONG results\n", failed);
+    return 1;
   }
   return 0;
 }

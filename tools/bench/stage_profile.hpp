@@ -1,4 +1,4 @@
-// ipt-kernel-bench stages: where the time of a whole transposition goes, stage by stage.
+// ipt-kernel-bench stages: where the time of a whole transposition goes, step by step.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +9,15 @@
 
 namespace ipt::bench {
 
-// Runs the automatic plan of each rows x cols shape (random data, one warm-up, then
-// `repetitions` timed runs) and prints, per stage, its kernel's median time and its
-// throughput 2 * rows * cols * elem_size / t beside `copy_gbs`, and what the whole call
-// took from a marker to its last event (fills, launch gaps included). Returns 0.
+// Runs the launch plan of a call for each rows x cols shape in a buffer with room for
+// any padding (every step: copies of the borrowed bytes, padding, stages, unpadding),
+// prepared once: one warm-up, checked on the device when `verify` (the matrix
+// transposed, the bytes past it as they were), then `repetitions` timed runs. Prints,
+// per step, its kernel's median time and its throughput 2 * rows * cols * elem_size / t
+// beside `copy_gbs`, and what the whole call took from a marker to its last event
+// (fills, launch gaps included). Returns 0, or 1 when a check failed.
 int run_stage_profile(const support::Session& session,
                       const std::vector<std::pair<std::uint64_t, std::uint64_t>>& shapes,
-                      std::size_t elem_size, int repetitions, double copy_gbs);
+                      std::size_t elem_size, int repetitions, double copy_gbs, bool verify);
 
 }  // namespace ipt::bench
