@@ -1,7 +1,6 @@
 # Sourced by the GPU-machine scripts: registers NVIDIA's OpenCL driver, unpacks the
 # Catch2/CLBlast Debian packages carried in .device/ (the GPU machine has neither and no
-# network), selects the
-# NVIDIA device, records the GPU, and builds build-gpu. Sets `out` (logs and CSVs: $OUT).
+# network), selects the NVIDIA device, records the GPU, and builds build-gpu. Sets `out` (logs and CSVs: $OUT).
 out=${OUT:-/tmp/ipt-out}
 mkdir -p "$out"
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
@@ -12,5 +11,6 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu
 cat "$out/gpu.txt"
 # The device tool copies the working tree, not always its current history: the caller
 # names the commit (IPT_COMMIT) so that ipt-bench's summaries record the right one.
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DIPT_GIT_COMMIT="${IPT_COMMIT:-}" > "$out/build.log" 2>&1 &&
+# IPT_CMAKE_ARGS: extra configure arguments (e.g. -DIPT_BUILD_TESTS=OFF for benchmarks only).
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DIPT_GIT_COMMIT="${IPT_COMMIT:-}" ${IPT_CMAKE_ARGS:-} > "$out/build.log" 2>&1 &&
   cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Same-run comparison of this tree against another (an older commit unpacked in OLD_DIR)
+# on the GPU machine: builds both, then runs each benchmark part with the old and the new
+# build alternately, ROUNDS times, so that both see the same GPU state. Every result is
+# verified on the device and the copy bandwidth is measured by each run. Prints the
+# libipt medians side by side; the JSON summaries go into $OUT/ab.tar.gz.
+#   bash tools/device/ab_run.sh OLD_DIR COUNT REPS ROUNDS PART...   (PART: random-f32, ...)
+set -uo pipefail
+old_dir=$1
+count=$2
+reps=$3
+rounds=$4
+shift 4
+source "$(dirname "${BASH_SOURCE[0]}")/prepare_gpu_machine.sh"
+cmake -S "$old_dir" -B build-old -DCMAKE_BUILD_TYPE=Release -DIPT_BUILD_TESTS=OFF > "$out/build-old.log" 2>&1 &&
+  cmake --build build-old -j "$(nproc)" --target ipt-bench >> "$out/build-old.log" 2>&1 ||
+  { tail -40 "$out/build-old.log"; exit 1; }
+dir=/tmp/ab
+mkdir -p "$dir"
+median() {  # the libipt row's median of a JSON summary
+  grep -o '"library": "libipt"[^}]*"median_gbs": [0-9.]*' "$1" | grep -o '[0-9.]*$' | head -1
+}
+copy() { grep -o '"copy_gbs": [0-9.]*' "$1" | grep -o '[0-9.]*$'; }
+for part in "$@"; do
+  mode=${part%-*}
+  type=${part#*-}
+  for round in $(seq 1 "$rounds"); do
+    for build in old new; do
+      bin=build-gpu/tools/ipt-bench
+      [ "$build" = old ] && bin=build-old/tools/ipt-bench
+      json="$dir/$part-$build-$round.json"
+      timeout 280 "$bin" "$mode" --count "$count" --type "$type" --reps "$reps" --baselines none \
+        --json "$json" > "$dir/$part-$build-$round.log" 2>&1
+      echo "$part round $round $build: exit $? median $(median "$json") GB/s, copy $(copy "$json") GB/s"
+    done
+  done
+done | tee "$out/ab-summary.txt"
+tar czf "$out/ab.tar.gz" -C "$dir" .
