@@ -4,6 +4,7 @@
 
 #include "runtime/device_query.hpp"
 #include "runtime/error.hpp"
+#include "runtime/transpose.hpp"
 
 namespace ipt::api {
 namespace {

@@ -4,7 +4,9 @@
 
 #include <cstddef>
 
-#include "runtime/transpose.hpp"
+namespace ipt::runtime {
+struct TransposeRequest;
+}  // namespace ipt::runtime
 
 namespace ipt::api {
 
