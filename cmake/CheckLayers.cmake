@@ -4,6 +4,7 @@
 # cycle, and no chain of them is deeper than IPT_MAX_INCLUDE_DEPTH.
 #
 #   ipt_check_layers(<src dir> <max depth>)
+cmake_policy(SET CMP0057 NEW)  # IN_LIST, also in script mode
 set(IPT_LAYERS planner runtime api)
 
 function(_ipt_layer_rank layer out)
@@ -95,3 +96,9 @@ function(ipt_check_layers src max_depth)
   endif()
   message(STATUS "src/ layers checked: api -> runtime -> planner, includes at most ${deepest} deep")
 endfunction()
+
+# Script mode, run by the build (src/CMakeLists.txt) so that an include added after the
+# configure is checked too:  cmake -DIPT_CHECK_SRC=<src> -DIPT_CHECK_DEPTH=<n> -P CheckLayers.cmake
+if(CMAKE_SCRIPT_MODE_FILE AND DEFINED IPT_CHECK_SRC)
+  ipt_check_layers("${IPT_CHECK_SRC}" "${IPT_CHECK_DEPTH}")
+endif()
