@@ -1,4 +1,4 @@
-// The on-chip kernel (kernels/onchip.cl) run alone by its launcher, for its tests.
+// The on-chip kernel (kernels/onchip.cl), its step run alone, for its tests.
 #pragma once
 
 #include <CL/cl.h>

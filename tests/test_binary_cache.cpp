@@ -8,6 +8,7 @@
 #include "ipt/ipt.h"
 #include "runtime/binary_cache.hpp"
 #include "runtime/program_cache.hpp"
+#include "runtime/transpose.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -122,13 +123,13 @@ TEST_CASE("concurrent writers leave one complete file", "[binary_cache]") {
 TEST_CASE("IPT_CACHE_DIR: compile once, then load; a corrupt entry is rebuilt", "[binary_cache]") {
   const fs::path dir = fresh_dir("ipt_binary_cache_e2e");
   ScopedEnv env("IPT_CACHE_DIR", dir.c_str());
-  rt::clear_program_cache();
+  rt::clear_caches();
   const auto before = rt::program_cache_stats();
   transpose_and_check(45);
   REQUIRE(files_in(dir).size() == 1);
   CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
 
-  rt::clear_program_cache();
+  rt::clear_caches();
   transpose_and_check(45);
   CHECK(rt::program_cache_stats().disk_loads == before.disk_loads + 1);
   CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
@@ -137,28 +138,28 @@ TEST_CASE("IPT_CACHE_DIR: compile once, then load; a corrupt entry is rebuilt", 
   auto bytes = read(file);
   bytes[bytes.size() / 2] ^= 0x55;
   write(file, bytes);
-  rt::clear_program_cache();
+  rt::clear_caches();
   transpose_and_check(45);
   CHECK(rt::program_cache_stats().source_builds == before.source_builds + 2);
   const auto repaired = read(file);
   CHECK(repaired != bytes);  // rewritten whole
 
-  rt::clear_program_cache();
+  rt::clear_caches();
   transpose_and_check(45);
   CHECK(rt::program_cache_stats().disk_loads == before.disk_loads + 2);
-  rt::clear_program_cache();
+  rt::clear_caches();
   fs::remove_all(dir);
 }
 
 TEST_CASE("an unusable IPT_CACHE_DIR does not break transposition", "[binary_cache]") {
   ScopedEnv env("IPT_CACHE_DIR", "/proc/ipt-no-such-dir/cache");
-  rt::clear_program_cache();
+  rt::clear_caches();
   transpose_and_check(20);
-  rt::clear_program_cache();
+  rt::clear_caches();
 }
 
 TEST_CASE("ipt_warmup compiles what the first call needs", "[warmup]") {
-  rt::clear_program_cache();
+  rt::clear_caches();
   const auto before = rt::program_cache_stats();
   REQUIRE(ipt_warmup(session().context(), session().device(), 300, 300, 4) == IPT_SUCCESS);
   CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
@@ -181,7 +182,7 @@ TEST_CASE("ipt_warmup validates its arguments", "[warmup][bad_input]") {
 }
 
 TEST_CASE("ipt_warmup prepares rectangular shapes too", "[warmup][rectangular]") {
-  rt::clear_program_cache();
+  rt::clear_caches();
   const auto before = rt::program_cache_stats();
   REQUIRE(ipt_warmup(session().context(), session().device(), 30, 70, 8) == IPT_SUCCESS);
   CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);

@@ -1,12 +1,13 @@
-// Checked plans: a call that repeats an earlier one reuses its plan and skips the dry
-// run, yet every result stays exact, and nothing stale is ever reused: other settings,
-// another offset or another buffer room plan anew, and a call that failed its checks is
-// not remembered.
+// Checked plans: a call that repeats an earlier one reuses its prepared plan and skips
+// planning and preparing, yet every result stays exact, and nothing stale is ever reused:
+// other settings, another offset or another buffer room plan anew, and a call that failed
+// its checks is not remembered. A prepared plan holds its programs.
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "runtime/checked_plans.hpp"
 #include "runtime/program_cache.hpp"
+#include "runtime/transpose.hpp"
 #include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
@@ -41,7 +42,7 @@ std::size_t padded_room(std::size_t rows, std::size_t cols) {
 TEST_CASE("a repeated call reuses its checked plan, and its result is exact", "[plan-cache]") {
   // Regular plans: on a GPU the padded shapes below fit the on-chip plan, which never pads.
   ScopedEnv regular("IPT_OVERRIDES", "onchip=off");
-  rt::clear_program_cache();  // clears the checked plans too
+  rt::clear_caches();
   CHECK(rt::checked_plan_stats().entries == 0);
   const auto before = rt::checked_plan_stats();
   CHECK(transpose_fresh(300, 211, 3, 8, 1) == "");  // planned and checked
@@ -64,7 +65,7 @@ TEST_CASE("a repeated call reuses its checked plan, and its result is exact", "[
 TEST_CASE("another offset, room or setting is planned anew", "[plan-cache]") {
   // Regular plans: on a GPU the padded shapes below fit the on-chip plan, which never pads.
   ScopedEnv regular("IPT_OVERRIDES", "onchip=off");
-  rt::clear_program_cache();
+  rt::clear_caches();
   const auto before = rt::checked_plan_stats();
   CHECK(transpose_fresh(997, 601, 0, 8, 10) == "");                      // no room to pad
   CHECK(transpose_fresh(997, 601, 0, padded_room(997, 601), 11) == "");  // room to pad
@@ -87,9 +88,9 @@ TEST_CASE("another offset, room or setting is planned anew", "[plan-cache]") {
 }
 
 TEST_CASE("a call that fails its checks is not remembered and leaves the buffer", "[plan-cache]") {
-  rt::clear_program_cache();
+  rt::clear_caches();
   {
-    // Kernels that cannot build: the dry run fails before anything is enqueued.
+    // Kernels that cannot build: preparing fails before anything is enqueued.
     ScopedEnv options("IPT_BUILD_OPTIONS", "-DIPT_ELEM_BYTES=3");
     GuardedMatrix m(300, 211, 4, 0, 8, 20);
     CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 300, 211, 0, nullptr, nullptr) !=
@@ -103,4 +104,21 @@ TEST_CASE("a call that fails its checks is not remembered and leaves the buffer"
   }
   CHECK(transpose_fresh(300, 211, 0, 8, 21) == "");
   CHECK(rt::checked_plan_stats().entries == 1);
+}
+
+TEST_CASE("a checked plan keeps its programs when only the program cache is cleared",
+          "[plan-cache]") {
+  rt::clear_caches();
+  CHECK(transpose_fresh(300, 211, 3, 8, 30) == "");
+  rt::clear_program_cache();
+  CHECK(rt::program_cache_size() == 0);
+  const auto before = rt::checked_plan_stats();
+  const auto built = rt::program_cache_stats();
+  CHECK(transpose_fresh(300, 211, 3, 8, 31) == "");  // the prepared plan and its programs
+  CHECK(rt::checked_plan_stats().hits == before.hits + 1);
+  CHECK(rt::program_cache_stats().source_builds == built.source_builds);
+  CHECK(rt::program_cache_stats().disk_loads == built.disk_loads);
+  CHECK(rt::program_cache_size() == 0);
+  rt::clear_caches();
+  CHECK(rt::checked_plan_stats().entries == 0);
 }

@@ -1,22 +1,23 @@
-// 010! by barrier synchronisation (kernels/bs.cl) through its internal launcher: one tile
-// per group and several tiles per group (virtual SIMD units), every element size, 32-
-// and 64-bit indices, shapes with 1 in every dimension, primes, powers of two, the
-// largest tile the device accepts and one above 2^24 elements.
+// 010! by barrier synchronisation (kernels/bs.cl), its step run alone: one tile per group
+// and several tiles per group (virtual SIMD units), every element size, 32- and 64-bit
+// indices, shapes with 1 in every dimension, primes, powers of two, the largest tile the
+// device accepts and one above 2^24 elements.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <tuple>
 #include <vector>
 
 #include "planner/elementary_configs.hpp"
-#include "runtime/bs_launcher.hpp"
-#include "runtime/error.hpp"
-#include "support/host_reference.hpp"
+#include "planner/launch_plan.hpp"
+#include "step_check.hpp"
 #include "test_profiles.hpp"
 #include "test_support.hpp"
 #include "words_to_zero.hpp"
 
-using ipt::test::GuardedMatrix;
+using ipt::test::check_refused;
+using ipt::test::check_step;
 using ipt::test::session;
+using ipt::test::site_of;
 
 namespace {
 
@@ -26,24 +27,17 @@ using Shape = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>;
 std::string run_bs(const Shape& shape, std::size_t elem_size, const ipt::planner::BsConfig& config,
                    std::uint64_t seed) {
   const auto [A, B, C] = shape;
-  const cl::CommandQueue queue(session().queue(), true);
-  GuardedMatrix m(1, static_cast<std::size_t>(A * B * C), elem_size, 3, 11, seed);
-  const cl::Buffer buffer(m.buffer(), true);
+  const auto site = site_of(elem_size, 3);
+  const auto step = ipt::planner::bs_step(site, A, B, C, config);
+  // Every shape here indexes within 32 bits: the width is the one the config forces.
+  if (!step.noop() && step.index64 != config.force_index64) return "wrong index width";
   // Tiles beyond the device's local memory (a 48 KiB GPU, not PoCL's 1 MiB) must be
   // refused with nothing enqueued.
   const std::uint64_t tiles = std::min<std::uint64_t>(config.tiles_per_group, A);
   if (B > 1 && C > 1 &&
-      ipt::planner::bs_local_elements(B * C, tiles) * elem_size > ipt::test::device_local_mem()) {
-    try {
-      ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, elem_size, config, {});
-      return "a launch larger than local memory was accepted";
-    } catch (const ipt::Error& e) {
-      if (e.status() != IPT_OUT_OF_RESOURCES) return e.what();
-    }
-    return m.check_unchanged();
-  }
-  ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, elem_size, config, {}).wait();
-  return m.check_holds(ipt::support::permute_010(m.matrix_before(), A, B, C, elem_size));
+      ipt::planner::bs_local_elements(B * C, tiles) * elem_size > ipt::test::device_local_mem())
+    return check_refused(step, site, A * B * C, 11, seed);
+  return check_step(step, site, A * B * C, 11, seed);
 }
 
 const std::vector<Shape> kShapes = {{1, 1, 1},   {1, 1, 9},   {1, 9, 1},    {4, 1, 1},
@@ -128,18 +122,10 @@ TEST_CASE("BS 010! at the largest tile the device holds, and refusing one more",
   INFO("local memory " << local << " tile " << B << "x" << B + 1);
   CHECK(run_bs({2, B, B + 1}, elem_size, config, 7) == "");
 
-  // One more row and column: the launcher refuses with nothing enqueued.
-  const std::uint64_t A = 1, B2 = B + 1, C2 = B + 2;
-  const cl::CommandQueue queue(session().queue(), true);
-  GuardedMatrix m(1, static_cast<std::size_t>(A * B2 * C2), elem_size, 3, 11, 8);
-  const cl::Buffer buffer(m.buffer(), true);
-  try {
-    ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B2, C2, elem_size, config, {});
-    FAIL("a tile larger than local memory was accepted");
-  } catch (const ipt::Error& e) {
-    CHECK(e.status() == IPT_OUT_OF_RESOURCES);
-  }
-  CHECK(m.check_unchanged() == "");
+  // One more row and column: the launch is refused with nothing enqueued.
+  const auto site = site_of(elem_size, 3);
+  CHECK(check_refused(ipt::planner::bs_step(site, 1, B + 1, B + 2, config), site, (B + 1) * (B + 2),
+                      11, 8) == "");
 }
 
 TEST_CASE("BS 010! above 2^24 elements", "[bs][elementary][large]") {
@@ -159,12 +145,11 @@ TEST_CASE("BS also zeroes the words it is given, and nothing around them", "[bs]
       const auto [A, B, C] = shape;
       CAPTURE(words, A, B, C);
       const ipt::test::WordsToZero zero(queue, words);
-      GuardedMatrix m(1, static_cast<std::size_t>(A * B * C), 4, 3, 11, words + A);
-      const cl::Buffer buffer(m.buffer(), true);
       const auto config = ipt::planner::choose_bs(ipt::test::h200_like(), A, B, C, 4);
-      ipt::runtime::enqueue_bs_010(queue, buffer, 3, A, B, C, 4, config, {}, zero.region()).wait();
+      const auto site = site_of(4, 3);
+      const auto step = ipt::planner::bs_step(site, A, B, C, config, zero.region());
+      CHECK(check_step(step, site, A * B * C, 11, words + A, zero.options()) == "");
       CHECK(zero.wrong_bytes(queue) == 0);
-      CHECK(m.check_holds(ipt::support::permute_010(m.matrix_before(), A, B, C, 4)) == "");
     }
   }
 }

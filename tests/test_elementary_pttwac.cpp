@@ -1,20 +1,22 @@
-// 010! by PTTWAC (kernels/pttwac.cl) through its internal launcher: spreading 1, 2, 8, 32
+// 010! by PTTWAC (kernels/pttwac.cl), its step run alone: spreading 1, 2, 8, 32
 // with and without padding of the flag words, every element size, 32- and 64-bit
 // indices, the largest tile whose flags fit a 48 KiB GPU, the global-flag fallback for
 // tiles just over it, and forced tiny work-groups (long chains per work-item).
 #include <catch2/catch.hpp>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
 #include "planner/elementary_configs.hpp"
-#include "runtime/device_profile.hpp"
-#include "runtime/error.hpp"
-#include "runtime/pttwac_launcher.hpp"
-#include "support/host_reference.hpp"
+#include "planner/launch_plan.hpp"
+#include "runtime/device_query.hpp"
+#include "step_check.hpp"
 #include "test_support.hpp"
 
-using ipt::test::GuardedMatrix;
+using ipt::test::check_refused;
+using ipt::test::check_step;
 using ipt::test::session;
+using ipt::test::site_of;
 
 namespace {
 
@@ -23,24 +25,17 @@ using Shape = std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>;
 std::string run_pttwac(const Shape& shape, std::size_t elem_size,
                        const ipt::planner::PttwacConfig& config, std::uint64_t seed) {
   const auto [A, B, C] = shape;
-  const cl::CommandQueue queue(session().queue(), true);
-  GuardedMatrix m(1, static_cast<std::size_t>(A * B * C), elem_size, 5, 13, seed);
-  const cl::Buffer buffer(m.buffer(), true);
+  const auto site = site_of(elem_size, 5);
+  const auto step = ipt::planner::pttwac_step(site, A, B, C, config);
+  // Every shape here indexes within 32 bits: the width is the one the config forces.
+  if (!step.noop() && step.index64 != config.force_index64) return "wrong index width";
   // Local flags beyond the device's local memory (a 48 KiB GPU, not PoCL's 1 MiB) must be
   // refused with nothing enqueued.
   if (!config.global_flags && B > 1 && C > 1 &&
       ipt::planner::pttwac_flag_words(B * C, config.spreading, config.padding) * 4 >
-          ipt::test::device_local_mem()) {
-    try {
-      ipt::runtime::enqueue_pttwac_010(queue, buffer, 5, A, B, C, elem_size, config, {});
-      return "flags larger than local memory were accepted";
-    } catch (const ipt::Error& e) {
-      if (e.status() != IPT_OUT_OF_RESOURCES) return e.what();
-    }
-    return m.check_unchanged();
-  }
-  ipt::runtime::enqueue_pttwac_010(queue, buffer, 5, A, B, C, elem_size, config, {}).wait();
-  return m.check_holds(ipt::support::permute_010(m.matrix_before(), A, B, C, elem_size));
+          ipt::test::device_local_mem())
+    return check_refused(step, site, A * B * C, 13, seed);
+  return check_step(step, site, A * B * C, 13, seed);
 }
 
 const std::vector<Shape> kShapes = {{1, 1, 1},    {2, 1, 5},    {3, 5, 1},    {1, 2, 3},
@@ -176,18 +171,11 @@ TEST_CASE("PTTWAC 010! with the planner's choice under IPT_OVERRIDES", "[pttwac]
 
 TEST_CASE("PTTWAC 010! rejects a spreading factor that is not a power of two up to 32",
           "[pttwac][elementary]") {
-  const cl::CommandQueue queue(session().queue(), true);
-  GuardedMatrix m(1, 60, 4, 5, 13, 9);
-  const cl::Buffer buffer(m.buffer(), true);
   for (std::size_t spreading : {0, 3, 64}) {
     ipt::planner::PttwacConfig config;
     config.spreading = spreading;
-    try {
-      ipt::runtime::enqueue_pttwac_010(queue, buffer, 5, 1, 6, 10, 4, config, {});
-      FAIL("spreading " << spreading << " accepted");
-    } catch (const ipt::Error& e) {
-      CHECK(e.status() == IPT_INVALID_VALUE);
-    }
+    INFO("spreading " << spreading);
+    CHECK_THROWS_AS(ipt::planner::pttwac_step(site_of(4, 5), 1, 6, 10, config),
+                    std::invalid_argument);
   }
-  CHECK(m.check_unchanged() == "");
 }

@@ -1,23 +1,23 @@
-// 100!, 0100! and 1000! by SoA-ASTA cycle following (kernels/soa_asta.cl) through the
-// internal launchers: every virtual SIMD width with local-memory and register tiling,
+// 100!, 0100! and 1000! by SoA-ASTA cycle following (kernels/soa_asta.cl), their steps
+// run alone: every virtual SIMD width with local-memory and register tiling,
 // whole-work-group units, super-elements much larger than a unit (chunked, nothing
 // dropped), every element size, 32- and 64-bit indices, and one array above 2^24.
 #include <array>
 #include <catch2/catch.hpp>
+#include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "planner/elementary_configs.hpp"
-#include "runtime/device_profile.hpp"
-#include "runtime/error.hpp"
-#include "runtime/scratch_region.hpp"
-#include "runtime/soa_asta_launcher.hpp"
-#include "support/host_reference.hpp"
+#include "planner/launch_plan.hpp"
+#include "runtime/device_query.hpp"
+#include "runtime/opencl.hpp"
+#include "step_check.hpp"
 #include "test_support.hpp"
 
-using ipt::test::GuardedMatrix;
+using ipt::test::check_step;
 using ipt::test::session;
+using ipt::test::site_of;
 
 namespace {
 
@@ -26,14 +26,11 @@ using Shape4 = std::array<std::uint64_t, 4>;  // I, A, B, C
 std::string run_0100(const Shape4& s, std::size_t elem_size, const ipt::planner::SoaConfig& config,
                      std::uint64_t seed) {
   const auto [I, A, B, C] = s;
-  const cl::CommandQueue queue(session().queue(), true);
-  GuardedMatrix m(1, static_cast<std::size_t>(I * A * B * C), elem_size, 7, 17, seed);
-  const cl::Buffer buffer(m.buffer(), true);
-  if (I == 1)
-    ipt::runtime::enqueue_soa_100(queue, buffer, 7, A, B, C, elem_size, config, {}).wait();
-  else
-    ipt::runtime::enqueue_soa_0100(queue, buffer, 7, I, A, B, C, elem_size, config, {}).wait();
-  return m.check_holds(ipt::support::permute_0100(m.matrix_before(), I, A, B, C, elem_size));
+  const auto site = site_of(elem_size, 7);
+  const auto step = ipt::planner::soa_step(site, I, A, B, C, config);
+  // Every shape here indexes within 32 bits: the width is the one the config forces.
+  if (!step.noop() && step.index64 != config.force_index64) return "wrong index width";
+  return check_step(step, site, I * A * B * C, 17, seed);
 }
 
 std::string describe(const Shape4& s) {
@@ -50,25 +47,6 @@ ipt::planner::SoaConfig make_config(std::size_t vw, std::size_t units, std::size
   config.chunk = chunk;
   config.max_groups = 3;  // few groups: many rounds, long chains, idle units
   return config;
-}
-
-// Enqueues 100! on (A, B, C) with a `config` it must refuse, on a guarded buffer of
-// `elements` elements at offset 7: the status it was refused with (IPT_SUCCESS if it ran)
-// and the buffer's check against its initial bytes (empty: unchanged).
-std::pair<ipt_status, std::string> refusal_100(std::uint64_t A, std::uint64_t B, std::uint64_t C,
-                                               std::size_t elem_size, std::size_t elements,
-                                               const ipt::planner::SoaConfig& config,
-                                               std::uint64_t seed) {
-  const cl::CommandQueue queue(session().queue(), true);
-  GuardedMatrix m(1, elements, elem_size, 7, 17, seed);
-  const cl::Buffer buffer(m.buffer(), true);
-  ipt_status status = IPT_SUCCESS;
-  try {
-    ipt::runtime::enqueue_soa_100(queue, buffer, 7, A, B, C, elem_size, config, {}).wait();
-  } catch (const ipt::Error& e) {
-    status = e.status();
-  }
-  return {status, m.check_unchanged()};
 }
 
 }  // namespace
@@ -148,18 +126,14 @@ TEST_CASE("0100! several instances in one launch", "[soa][elementary]") {
 
 TEST_CASE("1000! is 100! with super-elements of C*D elements", "[soa][elementary]") {
   std::uint64_t seed = 15000;
-  const cl::CommandQueue queue(session().queue(), true);
   for (const auto& s : std::vector<std::array<std::uint64_t, 4>>{
            {3, 4, 5, 6}, {8, 6, 7, 2}, {2, 9, 1, 1}, {13, 7, 24, 24}}) {
     const auto [A, B, C, D] = s;
     for (bool index64 : {false, true}) {
       auto config = ipt::planner::choose_soa(ipt::planner::DeviceProfile{}, C * D, 4);
       config.force_index64 = index64;
-      GuardedMatrix m(1, static_cast<std::size_t>(A * B * C * D), 4, 7, 17, ++seed);
-      const cl::Buffer buffer(m.buffer(), true);
-      ipt::runtime::enqueue_soa_1000(queue, buffer, 7, A, B, C, D, 4, config, {}).wait();
       INFO("shape " << A << "x" << B << "x" << C << "x" << D << " idx64 " << index64);
-      CHECK(m.check_holds(ipt::support::permute_0100(m.matrix_before(), 1, A, B, C * D, 4)) == "");
+      CHECK(run_0100({1, A, B, C * D}, 4, config, ++seed) == "");
     }
   }
 }
@@ -185,10 +159,10 @@ TEST_CASE("100! with the configurations a 48 KiB and a 32 KiB/64-wide GPU would 
 }
 
 TEST_CASE("100! refuses a chunk larger than a unit holds", "[soa][elementary]") {
+  // Refused by the planner (the runtime reports IPT_OUT_OF_RESOURCES): nothing to launch.
   const auto config = make_config(8, 4, 2, 17);  // registers hold 2 * 8 = 16 elements
-  const auto [status, unchanged] = refusal_100(3, 4, 50, 4, 3 * 4 * 50, config, 3);
-  CHECK(status == IPT_OUT_OF_RESOURCES);
-  CHECK(unchanged == "");
+  CHECK_THROWS_AS(ipt::planner::soa_step(site_of(4, 7), 1, 3, 4, 50, config),
+                  ipt::planner::ResourceError);
 }
 
 TEST_CASE("100! with starts handed out in slices of every size", "[soa][elementary]") {
@@ -212,9 +186,7 @@ TEST_CASE("100! with starts handed out in slices of every size", "[soa][elementa
     }
   auto config = make_config(4, 8, 4);
   config.slice_items = 3;
-  const auto [status, unchanged] = refusal_100(5, 7, 9, 4, 5 * 7 * 9, config, 16600);
-  CHECK(status == IPT_INVALID_VALUE);
-  CHECK(unchanged == "");
+  CHECK_THROWS_AS(ipt::planner::soa_step(site_of(4, 7), 1, 5, 7, 9, config), std::invalid_argument);
 }
 
 TEST_CASE("0100! uses the flags region it is given, and nothing around it", "[soa][elementary]") {
@@ -229,21 +201,17 @@ TEST_CASE("0100! uses the flags region it is given, and nothing around it", "[so
       config, ipt::test::device_local_mem(), elem_size, shape[0], shape[1], shape[2], shape[3]);
   const std::uint64_t before = 256, after = 256, total = before + flag_bytes + after;
   const cl::CommandQueue queue(session().queue(), true);
-  const cl::Context context = queue.getInfo<CL_QUEUE_CONTEXT>();
-  ipt::runtime::ScratchRegion region{
-      cl::Buffer(context, CL_MEM_READ_WRITE, static_cast<std::size_t>(total)), before, flag_bytes};
-  queue.enqueueFillBuffer(region.buffer, cl_uchar{0xff}, 0, static_cast<std::size_t>(total));
-  queue.enqueueFillBuffer(region.buffer, cl_uchar{0}, static_cast<std::size_t>(before),
-                          static_cast<std::size_t>(flag_bytes));
-  GuardedMatrix m(1, static_cast<std::size_t>(shape[0] * shape[1] * shape[2] * shape[3]), elem_size,
-                  7, 17, 4242);
-  const cl::Buffer buffer(m.buffer(), true);
-  ipt::runtime::enqueue_soa_0100(queue, buffer, 7, shape[0], shape[1], shape[2], shape[3],
-                                 elem_size, config, {}, &region)
-      .wait();
-  CHECK(m.check_holds(ipt::support::permute_0100(m.matrix_before(), shape[0], shape[1], shape[2],
-                                                 shape[3], elem_size)) == "");
-  CHECK(ipt::test::bytes_changed_around(region.buffer(), before, flag_bytes, 0xff) == 0);
+  const cl::Buffer scratch(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
+                           static_cast<std::size_t>(total));
+  queue.enqueueFillBuffer(scratch, cl_uchar{0xff}, 0, static_cast<std::size_t>(total));
+  // The run zeroes the region before the kernel (it starts zeroed in a call too).
+  const auto site = site_of(elem_size, 7);
+  const auto step = ipt::planner::soa_step(site, shape[0], shape[1], shape[2], shape[3], config,
+                                           {ipt::planner::Buffer::kScratch, before, flag_bytes});
+  ipt::runtime::EnqueueOptions options;
+  options.scratch = &scratch;
+  CHECK(check_step(step, site, shape[0] * shape[1] * shape[2] * shape[3], 17, 4242, options) == "");
+  CHECK(ipt::test::bytes_changed_around(scratch(), before, flag_bytes, 0xff) == 0);
 }
 
 TEST_CASE("100! above 2^24 elements", "[soa][elementary][large]") {
@@ -267,11 +235,10 @@ TEST_CASE("100! at the largest chunk a unit holds, and refusing one more element
   CHECK(run_0100({1, 5, 3, 4 * 32}, 4, make_config(32, 2, 4), 18001) == "");
   CHECK(run_0100({1, 5, 3, 4 * 32 + 1}, 4, make_config(32, 2, 4), 18002) == "");  // 2 chunks
 
+  // Refused by the planner (the runtime reports IPT_OUT_OF_RESOURCES): nothing to launch.
   config.chunk = ipt::planner::soa_chunk_capacity(config, local, elem_size) + 1;
-  const auto [status, unchanged] =
-      refusal_100(3, 2, 10 * config.chunk, elem_size, 3 * 2 * 10, config, 18003);
-  CHECK(status == IPT_OUT_OF_RESOURCES);
-  CHECK(unchanged == "");
+  CHECK_THROWS_AS(ipt::planner::soa_step(site_of(elem_size, 7), 1, 3, 2, 10 * config.chunk, config),
+                  ipt::planner::ResourceError);
 }
 
 TEST_CASE("100! stress: many one-lane groups whose chains interleave across host threads",

@@ -1,6 +1,6 @@
 // The one-pass on-chip transposition (kernels/onchip.cl): its sizing and when the planner
-// picks it (no device), the kernel alone through its launcher (in one pass, or by cycle
-// following when it gives up, with the way it went reported, its scratch zero again and
+// picks it (no device), the kernel's step run alone (in one pass, or by cycle following
+// when it gives up, with the way it went reported, its scratch zero again and
 // the words it is given zeroed), and whole calls through the public API, one kernel that
 // must give the transpose whichever way it went. Random data, every element size, guard
 // bytes around the matrix.
@@ -9,9 +9,9 @@
 #include <string>
 
 #include "onchip_kernel_run.hpp"
+#include "planner/launch_plan.hpp"
 #include "planner/onchip_plan.hpp"
 #include "planner/transpose_plan.hpp"
-#include "runtime/onchip_launcher.hpp"
 #include "runtime/opencl.hpp"
 #include "test_profiles.hpp"
 #include "test_support.hpp"
@@ -122,6 +122,14 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
       CHECK(plan.m == 1);
       CHECK(plan.n == 1);
       CHECK(ipt::planner::describe(plan).find("on chip, in one kernel") != std::string::npos);
+      // One command, in the zero scratch it leaves zero: no call scratch, no fill.
+      const auto launch = ipt::planner::plan_call(gpu, {rows, cols, 4, 0, 2 * rows * cols});
+      REQUIRE(launch.steps.size() == 1);
+      CHECK(launch.steps[0].family == ipt::planner::Family::kOnChip);
+      CHECK(launch.steps[0].flags.buffer == ipt::planner::Buffer::kZeroScratch);
+      CHECK(launch.fill.empty());
+      CHECK(launch.scratch_bytes == 0);
+      CHECK(launch.zero_scratch_bytes == ipt::planner::onchip_scratch_bytes(rows * cols));
     }
     // A prime side without room to pad: the regular plan is one kernel, but a slow one.
     const auto prime = ipt::planner::plan_transpose(gpu, 3001, 1777, 4);
@@ -291,6 +299,7 @@ TEST_CASE("ipt_plan reports and refuses the on-chip attempt", "[onchip][plan_api
   CHECK(info.padded_cols == 37);
   CHECK(std::string(info.description).find("on chip") != std::string::npos);
   CHECK(info.scratch_bytes > 0);
+  CHECK(info.num_stages == 1);  // one kernel, its fallback inside
   // Far too large for any device's registers.
   CHECK(ipt_plan(session().device(), 100000, 99999, 4, &options, &info) == IPT_INVALID_VALUE);
   GuardedMatrix m(60, 50, 4, 0, 8, 5);

@@ -16,7 +16,6 @@
 #include "planner/elementary_configs.hpp"
 #include "planner/onchip_plan.hpp"
 #include "planner/transpose_plan.hpp"
-#include "runtime/onchip_launcher.hpp"
 #include "runtime/opencl.hpp"
 #include "test_profiles.hpp"
 #include "test_support.hpp"

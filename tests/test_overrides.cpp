@@ -1,8 +1,8 @@
 // IPT_OVERRIDES: parsing, device limits that can only be lowered, forced square tiles.
 #include <catch2/catch.hpp>
 
+#include "runtime/environment.hpp"
 #include "runtime/error.hpp"
-#include "runtime/overrides.hpp"
 
 using ipt::runtime::apply_overrides;
 using ipt::runtime::parse_overrides;

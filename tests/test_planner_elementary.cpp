@@ -1,9 +1,15 @@
 // Default configurations of the elementary transpositions (planner/elementary_configs)
 // as a 48 KiB / 1024 / 32-wide (NVIDIA-like) and a 32 KiB / 256 / 64-wide (AMD-like)
-// device would get them. No device needed.
+// device would get them, and the index width of every family's step. No device needed.
 #include <catch2/catch.hpp>
+#include <functional>
+#include <string>
 
 #include "planner/elementary_configs.hpp"
+#include "planner/launch_plan.hpp"
+#include "planner/onchip_plan.hpp"
+#include "planner/square_plan.hpp"
+#include "test_profiles.hpp"
 
 using namespace ipt::planner;
 
@@ -119,4 +125,51 @@ TEST_CASE("SoA start slices: whole words when units are fewer, down to one item 
       // ... and the next smaller slice would leave units without one.
       if (slice > 1) CHECK(words * (64 / slice) > units);
     }
+}
+
+TEST_CASE("every family's step takes 64-bit indices once offset + extent reaches 2^31",
+          "[planner]") {
+  // One rule (needs_index64) for every kernel family: a step whose indices reach up to
+  // offset + extent is 32-bit when that stays below 2^31, 64-bit from there.
+  const std::uint64_t bound = std::uint64_t{1} << 31;
+  const auto onchip = choose_onchip(ipt::test::h200_like(), 4);
+  RestrideConfig restride;
+  struct Case {
+    const char* name;
+    std::uint64_t extent;
+    std::function<Step(const StepSite&)> step;
+  };
+  const Case families[] = {
+      {"BS", 300 * 16 * 9, [](const StepSite& s) { return bs_step(s, 300, 16, 9, BsConfig{}); }},
+      {"PTTWAC", 3 * 300 * 301,
+       [](const StepSite& s) { return pttwac_step(s, 3, 300, 301, PttwacConfig{}); }},
+      {"SoA-ASTA", 2 * 7 * 5 * 3,
+       [](const StepSite& s) { return soa_step(s, 2, 7, 5, 3, SoaConfig{}); }},
+      {"on chip", 5 * 40 * 33,
+       [&onchip](const StepSite& s) { return onchip_step(s, 5, 40, 33, onchip); }},
+      {"restride", 100 * 38,
+       [&restride](const StepSite& s) { return restride_step(s, 100, 37, 37, 38, restride); }},
+      {"copy", 40 + 64,
+       [](const StepSite& s) {
+         return copy_step(s, Buffer::kMatrix, 40, Buffer::kScratch, 0, 64);
+       }},
+      {"square", 100 * 100,
+       [](const StepSite& s) { return square_step(s, 100, plan_square(nvidia_like(), 100, 4)); }},
+  };
+  for (const Case& family : families) {
+    INFO(family.name);
+    StepSite site;
+    site.elem_size = 4;
+    site.offset = bound - family.extent - 1;
+    const Step below = family.step(site);
+    CHECK_FALSE(below.index64);
+    CHECK(below.options.find("-DIPT_INDEX_64=0") != std::string::npos);
+    site.offset = bound - family.extent;
+    const Step at = family.step(site);
+    CHECK(at.index64);
+    CHECK(at.options.find("-DIPT_INDEX_64=1") != std::string::npos);
+    site.offset = 0;
+    site.index64 = true;
+    CHECK(family.step(site).index64);
+  }
 }

@@ -1,7 +1,10 @@
 // The square plan without a device: tile choice by local memory and work-group limits,
-// index width, and the pair count.
+// forced tiles, the square step's index width, and the pair count.
 #include <catch2/catch.hpp>
+#include <stdexcept>
+#include <string>
 
+#include "planner/launch_plan.hpp"
 #include "planner/square_plan.hpp"
 
 using ipt::planner::DeviceProfile;
@@ -10,52 +13,85 @@ using ipt::planner::square_local_bytes;
 
 TEST_CASE("square tiles fit half the local memory and the work-group limit", "[planner]") {
   DeviceProfile gpu;  // 48 KiB, 1024 work-items
-  CHECK(plan_square(gpu, 1000, 4, 0).tile == 64);
-  CHECK(plan_square(gpu, 1000, 4, 0).wg_rows == 4);
-  CHECK(plan_square(gpu, 1000, 1, 0).tile == 64);
-  CHECK(plan_square(gpu, 1000, 8, 0).tile == 32);
-  CHECK(plan_square(gpu, 1000, 16, 0).tile == 32);
+  CHECK(plan_square(gpu, 1000, 4).tile == 64);
+  CHECK(plan_square(gpu, 1000, 4).wg_rows == 4);
+  CHECK(plan_square(gpu, 1000, 1).tile == 64);
+  CHECK(plan_square(gpu, 1000, 8).tile == 32);
+  CHECK(plan_square(gpu, 1000, 16).tile == 32);
   DeviceProfile amd;
   amd.local_mem_bytes = 32 * 1024;
   amd.max_work_group_size = 256;
-  CHECK(plan_square(amd, 1000, 4, 0).tile == 32);
-  CHECK(plan_square(amd, 1000, 16, 0).tile == 16);
+  CHECK(plan_square(amd, 1000, 4).tile == 32);
+  CHECK(plan_square(amd, 1000, 16).tile == 16);
   DeviceProfile tiny;
   tiny.local_mem_bytes = 4 * 1024;
   tiny.max_work_group_size = 64;
-  const auto plan = plan_square(tiny, 1000, 16, 0);
+  const auto plan = plan_square(tiny, 1000, 16);
   CHECK(plan.tile == 8);
   CHECK(plan.tile * plan.wg_rows <= 64);
   for (std::size_t elem : {1, 2, 4, 8, 16})
     for (const DeviceProfile& device : {gpu, amd, tiny}) {
-      const auto p = plan_square(device, 777, elem, 0);
+      const auto p = plan_square(device, 777, elem);
       CHECK((square_local_bytes(p.tile, elem) <= device.local_mem_bytes * 3 / 4 || p.tile == 8));
       CHECK(p.tile * p.wg_rows <= device.max_work_group_size);
     }
 }
 
-TEST_CASE("square plans switch to 64-bit indices exactly when needed", "[planner]") {
+TEST_CASE("forced square tiles win when they fit, and are refused when they do not", "[planner]") {
+  DeviceProfile gpu;  // 48 KiB, 1024 work-items
+  const auto forced = plan_square(gpu, 1000, 4, 16, 2);
+  CHECK(forced.tile == 16);
+  CHECK(forced.wg_rows == 2);
+  CHECK(plan_square(gpu, 1000, 4, 32).tile == 32);
+  DeviceProfile amd;
+  amd.local_mem_bytes = 32 * 1024;
+  amd.max_work_group_size = 256;
+  CHECK_THROWS_AS(plan_square(amd, 1000, 4, 64, 8), std::invalid_argument);  // 512 work-items
+  CHECK_THROWS_AS(plan_square(amd, 1000, 16, 64), std::invalid_argument);    // local memory
+}
+
+TEST_CASE("square steps switch to 64-bit indices exactly when needed", "[planner]") {
+  // One rule for every family: offset + elements >= 2^31.
+  using ipt::planner::needs_index64;
+  using ipt::planner::square_step;
+  using ipt::planner::StepSite;
+  CHECK_FALSE(needs_index64(0, (std::uint64_t{1} << 31) - 1));
+  CHECK(needs_index64(0, std::uint64_t{1} << 31));
+  CHECK_FALSE(needs_index64(1000, (std::uint64_t{1} << 31) - 1001));
+  CHECK(needs_index64(1000, (std::uint64_t{1} << 31) - 1000));
   DeviceProfile gpu;
-  CHECK_FALSE(plan_square(gpu, 65535, 4, 0).index64);
-  CHECK(plan_square(gpu, 65536, 4, 0).index64);
-  CHECK_FALSE(plan_square(gpu, 1000, 4, 4294967295ull - 1000000).index64);
-  CHECK(plan_square(gpu, 1000, 4, 4294967295ull - 999999).index64);
+  auto step_of = [&gpu](std::uint64_t n, std::uint64_t offset, bool forced = false) {
+    return square_step(StepSite{4, offset, gpu.local_mem_bytes, forced}, n, plan_square(gpu, n, 4));
+  };
+  // 46340^2 < 2^31 <= 46341^2.
+  CHECK_FALSE(step_of(46340, 0).index64);
+  CHECK(step_of(46341, 0).index64);
+  // 1000 x 1000 elements ending just below 2^31, and reaching it.
+  const std::uint64_t last32 = (std::uint64_t{1} << 31) - 1000000 - 1;
+  CHECK_FALSE(step_of(1000, last32).index64);
+  CHECK(step_of(1000, last32 + 1).index64);
+  // The 2^32 boundary the square kernel once used is well past the switch.
+  CHECK(step_of(65535, 0).index64);
+  CHECK(step_of(7, 0, true).index64);
+  // The width reaches the kernel's build options.
+  CHECK(step_of(46340, 0).options.find("-DIPT_INDEX_64=0") != std::string::npos);
+  CHECK(step_of(46341, 0).options.find("-DIPT_INDEX_64=1") != std::string::npos);
 }
 
 TEST_CASE("square plans cover every tile pair once", "[planner]") {
   DeviceProfile gpu;
-  CHECK(plan_square(gpu, 1, 4, 0).num_pairs == 1);
-  CHECK(plan_square(gpu, 64, 4, 0).num_pairs == 1);
-  CHECK(plan_square(gpu, 65, 4, 0).num_pairs == 3);
-  CHECK(plan_square(gpu, 16384, 4, 0).num_pairs == 256 * 257 / 2);
-  CHECK(plan_square(gpu, 1, 4, 0).grid_x == 1);
-  CHECK(plan_square(gpu, 1, 4, 0).grid_y == 1);
-  const auto huge = plan_square(gpu, 1u << 20, 4, 0);
+  CHECK(plan_square(gpu, 1, 4).num_pairs == 1);
+  CHECK(plan_square(gpu, 64, 4).num_pairs == 1);
+  CHECK(plan_square(gpu, 65, 4).num_pairs == 3);
+  CHECK(plan_square(gpu, 16384, 4).num_pairs == 256 * 257 / 2);
+  CHECK(plan_square(gpu, 1, 4).grid_x == 1);
+  CHECK(plan_square(gpu, 1, 4).grid_y == 1);
+  const auto huge = plan_square(gpu, 1u << 20, 4);
   CHECK(huge.grid_x == (1u << 20));
   CHECK(huge.grid_y == 129);  // 16384 * 16385 / 2 pairs of 64-wide tiles
   CHECK(huge.grid_x * huge.grid_y >= huge.num_pairs);
   CHECK(huge.grid_x * (huge.grid_y - 1) < huge.num_pairs);
-  const auto narrow = ipt::planner::complete_square_plan(huge, 1000, 0, 3);
+  const auto narrow = ipt::planner::complete_square_plan(huge, 1000, 3);
   CHECK(narrow.grid_x == 3);
   CHECK(narrow.grid_y == (narrow.num_pairs + 2) / 3);
 }

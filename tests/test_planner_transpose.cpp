@@ -37,7 +37,7 @@ void check_invariants(const DeviceProfile& device, const TransposePlan& plan, st
   CHECK(plan.padded_cols % plan.n == 0);
   for (const Stage& s : plan.stages) {
     CHECK(s.I * s.A * s.B * s.C == total);
-    if (s.kind == Stage::Kind::k010) CHECK(tile_fits(device, s.B, s.C, elem));
+    if (s.kind == Stage::Kind::k010) CHECK(bs_fits(device, s.B, s.C, elem));
   }
   CHECK((plan.sequence == Sequence::kSquare) == plan.stages.empty());
   CHECK((plan.sequence == Sequence::kSquare) == (plan.padded_rows == plan.padded_cols));
@@ -240,7 +240,7 @@ TEST_CASE("plan invariants over a million random shapes", "[planner]") {
               (plan.sequence == Sequence::kSquare) == (rows == cols);
     for (const Stage& s : plan.stages) {
       ok = ok && s.I * s.A * s.B * s.C == rows * cols;
-      if (s.kind == Stage::Kind::k010) ok = ok && tile_fits(device, s.B, s.C, elem);
+      if (s.kind == Stage::Kind::k010) ok = ok && bs_fits(device, s.B, s.C, elem);
     }
     if (!ok) {
       INFO(describe(plan) << " elem " << elem);
@@ -267,7 +267,7 @@ TEST_CASE("padded plan invariants over random shapes", "[planner][padding]") {
               (plan.sequence == Sequence::kSquare) == (M2 == N2);
     for (const Stage& s : plan.stages) {
       ok = ok && s.I * s.A * s.B * s.C == M2 * N2;
-      if (s.kind == Stage::Kind::k010) ok = ok && tile_fits(device, s.B, s.C, elem);
+      if (s.kind == Stage::Kind::k010) ok = ok && bs_fits(device, s.B, s.C, elem);
     }
     if (!ok) {
       INFO(describe(plan) << " elem " << elem);

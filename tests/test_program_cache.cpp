@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "ipt/ipt.h"
+#include "planner/launch_plan.hpp"
 #include "runtime/error.hpp"
-#include "runtime/kernel_args.hpp"
 #include "runtime/program_cache.hpp"
 #include "test_support.hpp"
 
@@ -86,7 +86,14 @@ TEST_CASE("a pooled kernel comes back with its arguments, and set() changes what
           "[cache]") {
   // The copy kernel: (src, src_offset, dst, dst_offset, count, zero, zero_word, zero_words).
   const cl::CommandQueue queue(session().queue(), true);
-  const auto program = rt::get_program(context(), device(), "copy", rt::element_options(4, false));
+  // Built with the options the planner gives a copy of 4-byte elements with 32-bit indices.
+  ipt::planner::StepSite site;
+  site.elem_size = 4;
+  const auto options = ipt::planner::copy_step(site, ipt::planner::Buffer::kMatrix, 0,
+                                               ipt::planner::Buffer::kScratch, 0, 64)
+                           .options;
+  REQUIRE(options.find("-DIPT_INDEX_64=0") != std::string::npos);
+  const auto program = rt::get_program(context(), device(), "copy", options);
   std::vector<cl_uint> source(64);
   std::iota(source.begin(), source.end(), 1000u);
   const cl::Buffer src(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, std::size_t{64 * 4},

@@ -1,18 +1,21 @@
-// The in-place row re-stride (padding / unpadding, kernels/restride.cl) through its
-// launcher: rows shorter and longer than a chunk, tiny chunks that make every group wait
-// for others, every element size, 64-bit indices, round trips; bytes before the matrix
-// and after its largest extent must stay unchanged.
+// The in-place row re-stride (padding / unpadding, kernels/restride.cl), its step run
+// alone: rows shorter and longer than a chunk, tiny chunks that make every group wait for
+// others, every element size, 64-bit indices, round trips; bytes before the matrix and
+// after its largest extent must stay unchanged, and the gaps between rows as they were.
+#include <algorithm>
 #include <catch2/catch.hpp>
-#include <cstring>
-#include <sstream>
 
 #include "planner/elementary_configs.hpp"
-#include "runtime/restride_launcher.hpp"
-#include "runtime/scratch_region.hpp"
+#include "planner/launch_plan.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/opencl.hpp"
+#include "step_check.hpp"
 #include "test_support.hpp"
 
-using ipt::test::GuardedMatrix;
+using ipt::test::check_step;
+using ipt::test::check_steps;
 using ipt::test::session;
+using ipt::test::site_of;
 
 namespace {
 
@@ -20,34 +23,18 @@ struct Case {
   std::uint64_t rows, len, s_in, s_out;
 };
 
-// Runs the re-stride on random data and checks every moved element and the guards.
+// Runs the re-stride on random data and checks every element of its extent (moved rows,
+// and what lies between them) and the guards.
 std::string run_restride(const Case& c, std::size_t elem_size,
                          const ipt::planner::RestrideConfig& config, std::uint64_t seed,
-                         const ipt::runtime::ScratchRegion* scratch = nullptr) {
-  const std::uint64_t extent = c.rows * std::max(c.s_in, c.s_out);
-  const std::size_t offset = seed % 5;
-  GuardedMatrix m(1, extent, elem_size, offset, 3 * elem_size, seed);
-  const cl::CommandQueue queue(session().queue(), true);
-  const cl::Buffer buffer(m.buffer(), true);
-  ipt::runtime::enqueue_restride(queue, buffer, offset, c.rows, c.len, c.s_in, c.s_out, elem_size,
-                                 config, {}, scratch)
-      .wait();
-  const auto before = m.initial();
-  const auto after = m.read_all();
-  const std::size_t base = offset * elem_size;
-  std::ostringstream problems;
-  std::size_t wrong = 0;
-  for (std::uint64_t r = 0; r < c.rows; ++r)
-    for (std::uint64_t k = 0; k < c.len; ++k)
-      if (std::memcmp(&after[base + (r * c.s_out + k) * elem_size],
-                      &before[base + (r * c.s_in + k) * elem_size], elem_size) != 0 &&
-          wrong++ == 0)
-        problems << "element (" << r << ", " << k << ") wrong; ";
-  for (std::size_t i = 0; i < before.size(); ++i)
-    if ((i < base || i >= base + extent * elem_size) && before[i] != after[i] && wrong++ == 0)
-      problems << "guard byte " << i << " changed; ";
-  if (wrong > 0) problems << wrong << " problems";
-  return problems.str();
+                         const ipt::planner::Region& scratch = {},
+                         const ipt::runtime::EnqueueOptions& options = {}) {
+  const auto site = site_of(elem_size, seed % 5);
+  const auto step =
+      ipt::planner::restride_step(site, c.rows, c.len, c.s_in, c.s_out, config, scratch);
+  // Every case here indexes within 32 bits: the width is the one the config forces.
+  if (!step.noop() && step.index64 != config.force_index64) return "wrong index width";
+  return check_step(step, site, c.rows * std::max(c.s_in, c.s_out), 3 * elem_size, seed, options);
 }
 
 ipt::planner::RestrideConfig config_of(std::size_t wg, std::size_t per_item) {
@@ -110,35 +97,40 @@ TEST_CASE("restride with 64-bit indices and the planner's configurations", "[res
 
 TEST_CASE("restride uses the scratch region it is given, and nothing around it", "[restride]") {
   // A call hands the padding kernels a region of one scratch buffer by offset. The bytes
-  // around the region hold ones and must stay so; the region itself starts zeroed.
+  // around the region hold 0x7F and must stay so; the region itself starts zeroed (the
+  // run zeroes it before the kernel).
   const auto config = config_of(32, 2);
   const Case c{500, 77, 77, 80};
   const std::uint64_t bytes = ipt::planner::restride_scratch_bytes(config, c.rows * c.len);
   const std::uint64_t before = 384, total = before + bytes + 128;
   const cl::CommandQueue queue(session().queue(), true);
-  ipt::runtime::ScratchRegion region{cl::Buffer(queue.getInfo<CL_QUEUE_CONTEXT>(),
-                                                CL_MEM_READ_WRITE, static_cast<std::size_t>(total)),
-                                     before, bytes};
+  const cl::Buffer scratch(queue.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE,
+                           static_cast<std::size_t>(total));
+  ipt::runtime::EnqueueOptions options;
+  options.scratch = &scratch;
   for (int round = 0; round < 2; ++round) {  // padding, then unpadding with the same region
-    queue.enqueueFillBuffer(region.buffer, cl_uchar{0x7f}, 0, static_cast<std::size_t>(total));
-    queue.enqueueFillBuffer(region.buffer, cl_uchar{0}, static_cast<std::size_t>(before),
-                            static_cast<std::size_t>(bytes));
+    queue.enqueueFillBuffer(scratch, cl_uchar{0x7f}, 0, static_cast<std::size_t>(total));
     const Case run = round == 0 ? c : Case{c.rows, c.len, c.s_out, c.s_in};
-    CHECK(run_restride(run, 4, config, 75 + round, &region) == "");
-    CHECK(ipt::test::bytes_changed_around(region.buffer(), before, bytes, 0x7f) == 0);
+    CHECK(run_restride(run, 4, config, 75 + round, {ipt::planner::Buffer::kScratch, before, bytes},
+                       options) == "");
+    CHECK(ipt::test::bytes_changed_around(scratch(), before, bytes, 0x7f) == 0);
   }
 }
 
 TEST_CASE("restride padding then unpadding gives back the matrix", "[restride]") {
+  // One run of both steps, each with its own flags (as a padded call has them): the rows
+  // are back where they started, and the rest of the padded extent holds what the two
+  // moves left there.
   const std::uint64_t rows = 1234, len = 567;
-  GuardedMatrix m(1, rows * (len + 3), 4, 0, 4, 80);
-  const cl::CommandQueue queue(session().queue(), true);
-  const cl::Buffer buffer(m.buffer(), true);
   const auto config = config_of(16, 4);
-  ipt::runtime::enqueue_restride(queue, buffer, 0, rows, len, len, len + 3, 4, config, {}).wait();
-  ipt::runtime::enqueue_restride(queue, buffer, 0, rows, len, len + 3, len, 4, config, {}).wait();
-  const auto before = m.initial(), after = m.read_all();
-  CHECK(std::memcmp(before.data(), after.data(), rows * len * 4) == 0);
+  const auto site = site_of(4, 0);
+  const std::uint64_t bytes = ipt::planner::restride_scratch_bytes(config, rows * len);
+  const auto pad = ipt::planner::restride_step(site, rows, len, len, len + 3, config,
+                                               {ipt::planner::Buffer::kScratch, 0, bytes});
+  const auto unpad = ipt::planner::restride_step(
+      site, rows, len, len + 3, len, config,
+      {ipt::planner::Buffer::kScratch, (bytes + 127) / 128 * 128, bytes});
+  CHECK(check_steps({pad, unpad}, site, rows * (len + 3), 4, 80) == "");
 }
 
 TEST_CASE("restride above 2^24 elements", "[restride][large]") {

@@ -7,15 +7,26 @@
 #include <string>
 #include <vector>
 
+#include "planner/launch_plan.hpp"
+#include "runtime/device_query.hpp"
 #include "runtime/scratch_cache.hpp"
+#include "runtime/transpose.hpp"
 #include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
 using ipt::test::ScopedEnv;
 using ipt::test::session;
 namespace rt = ipt::runtime;
+using ipt::planner::Buffer;
+using ipt::planner::Region;
 
 namespace {
+
+// Whether `inner` lies within `outer` (same buffer).
+bool within(const Region& inner, const Region& outer) {
+  return inner.buffer == outer.buffer && outer.offset <= inner.offset &&
+         inner.offset + inner.bytes <= outer.offset + outer.bytes;
+}
 
 // Transposes a fresh random matrix in a buffer with room for padding and checks it all.
 std::string transpose_fresh(std::size_t rows, std::size_t cols, std::uint64_t seed) {
@@ -195,7 +206,9 @@ TEST_CASE("zero scratch is handed out only after a run that completed, apart fro
   cl_event failed = clCreateUserEvent(use.context, &code);
   REQUIRE(code == CL_SUCCESS);
   rt::TakenScratch doomed = rt::take_zero_scratch(use, 4096);
-  const cl_mem doomed_handle = doomed.buffer();
+  // Held here, so that a new buffer cannot be given the handle of the one released.
+  const cl::Buffer held = doomed.buffer;
+  const cl_mem doomed_handle = held();
   rt::give_back_zero_scratch(cl::Event(failed, true), use, std::move(doomed.buffer), false);
   CHECK(rt::scratch_cache_size() == 1);
   CHECK(clSetUserEventStatus(failed, -1) == CL_SUCCESS);
@@ -230,6 +243,16 @@ TEST_CASE("a 2.2 call leaves its zero scratch zero: its last kernel clears the f
     ipt_plan_info info{};
     REQUIRE(ipt_plan(session().device(), c.rows, c.cols, 4, nullptr, &info) == IPT_SUCCESS);
     REQUIRE(std::string(info.description).find(c.last) != std::string::npos);
+    // The plan: no fill and no call scratch; the earlier kernels' flags in the zero
+    // scratch, within the words the last kernel clears.
+    const auto plan = rt::plan_for_call(rt::query_device_profile(session().device()), c.rows,
+                                        c.cols, 4, 0, nullptr);
+    INFO(ipt::planner::describe(plan));
+    REQUIRE(plan.steps.size() == 2);
+    CHECK(plan.fill.empty());
+    CHECK(plan.scratch_bytes == 0);
+    CHECK(plan.steps.front().flags.buffer == Buffer::kZeroScratch);
+    CHECK(within(plan.steps.front().flags, plan.steps.back().zeroes));
     rt::clear_scratch_cache();
     GuardedMatrix m(c.rows, c.cols, 4, 0, 4, c.rows);
     REQUIRE(ipt_transpose_f32(queue(), m.buffer(), 0, c.rows, c.cols, 0, nullptr, nullptr) ==
@@ -258,5 +281,44 @@ TEST_CASE("a 2.2 call leaves its zero scratch zero: its last kernel clears the f
     other.finish();
     for (const auto& matrix : matrices) CHECK(matrix->check_transposed() == "");
   }
+  rt::clear_scratch_cache();
+}
+
+TEST_CASE("a call whose first kernel is BS clears the next kernel's flags in dirty scratch",
+          "[scratch-cache]") {
+  // A 2.1 call's BS stage zeroes the 100! stage's flags on the way, so the call needs no
+  // fill. Given a kept scratch buffer of all ones (every item "done": a 100! reading them
+  // would move nothing), and then the buffer its own kernels left, every result must stay
+  // exact.
+  ScopedEnv env("IPT_OVERRIDES", "local_mem=49152,padding=off,sequence=2.1,m=16");
+  const std::size_t rows = 304, cols = 300;
+  const auto plan =
+      rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4, 0, nullptr);
+  INFO(ipt::planner::describe(plan));
+  REQUIRE(plan.steps.size() == 2);
+  CHECK(plan.fill.empty());
+  CHECK(plan.steps.front().family == ipt::planner::Family::kBs);
+  CHECK(plan.steps.back().flags.buffer == Buffer::kScratch);
+  CHECK(within(plan.steps.back().flags, plan.steps.front().zeroes));
+  REQUIRE(plan.scratch_bytes > 0);
+
+  const cl::CommandQueue queue(session().queue(), true);
+  rt::clear_scratch_cache();
+  const rt::ScratchUse use = use_of(queue);
+  cl::Buffer dirty = rt::take_scratch(use, plan.scratch_bytes).buffer;
+  const cl_mem handle = dirty();
+  queue.enqueueFillBuffer(dirty, cl_uchar{0xff}, 0, static_cast<std::size_t>(plan.scratch_bytes));
+  cl::Event filled;
+  queue.enqueueMarkerWithWaitList(nullptr, &filled);
+  rt::give_back_scratch(filled, use, std::move(dirty));
+  for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+    GuardedMatrix m(rows, cols, 4, 0, 4, seed);
+    REQUIRE(ipt_transpose_f32(queue(), m.buffer(), 0, rows, cols, 0, nullptr, nullptr) ==
+            IPT_SUCCESS);
+    queue.finish();
+    CHECK(m.check_transposed() == "");
+  }
+  // The calls took the dirty buffer: it is the one kept now.
+  CHECK(rt::take_scratch(use, 1).buffer() == handle);
   rt::clear_scratch_cache();
 }

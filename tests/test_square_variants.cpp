@@ -1,9 +1,12 @@
-// The square kernel in every variant the planner can choose (tile 8/16/32, several
-// work-group heights, 32- and 64-bit indices), launched through the internal launcher.
+// The square kernel in every variant the planner can choose (tile 8/16/32/64, several
+// work-group heights, 32- and 64-bit indices), its step run alone.
 #include <catch2/catch.hpp>
 
+#include "planner/launch_plan.hpp"
 #include "planner/square_plan.hpp"
-#include "runtime/square_launcher.hpp"
+#include "runtime/launcher.hpp"
+#include "step_check.hpp"
+#include "support/step_run.hpp"
 #include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
@@ -26,14 +29,16 @@ TEST_CASE("square kernel variants", "[square][variants]") {
             plan.tile = tile;
             plan.wg_rows = wg_rows;
             // Rows of 3 groups: several grid rows, the last one partly idle.
-            plan = ipt::planner::complete_square_plan(plan, n, 5, 3);
-            plan.index64 = index64;
-            GuardedMatrix m(n, n, elem_size, 5, 7, n * tile + wg_rows);
-            const cl::Buffer buffer(m.buffer(), true);
+            plan = ipt::planner::complete_square_plan(plan, n, 3);
+            const auto site = ipt::test::site_of(elem_size, 5, index64);
+            const auto step = ipt::planner::square_step(site, n, plan);
             INFO("tile " << tile << " rows " << wg_rows << " idx64 " << index64 << " elem "
                          << elem_size << " n " << n);
+            REQUIRE(step.index64 == index64);
+            GuardedMatrix m(n, n, elem_size, 5, 7, n * tile + wg_rows);
+            const cl::Buffer buffer(m.buffer(), true);
             try {
-              ipt::runtime::enqueue_square(queue, buffer, 5, n, elem_size, plan, {}).wait();
+              ipt::support::run_steps(queue, buffer, {step}, elem_size, 5).wait();
               CHECK(m.check_transposed() == "");
             } catch (const ipt::runtime::WorkGroupTooLarge& e) {
               // Register pressure made this variant's compiled limit smaller than its

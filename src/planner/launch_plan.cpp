@@ -2,10 +2,11 @@
 // plan_transpose; this file lays out the call's scratch and turns the sequence into
 // steps, deciding which kernel zeroes which flags so that a call needs as few commands
 // as possible.
+#include "planner/launch_plan.hpp"
+
 #include <algorithm>
 #include <stdexcept>
-
-#include "planner/launch_plan.hpp"
+#include <utility>
 
 namespace ipt::planner {
 namespace {
@@ -59,8 +60,8 @@ std::uint64_t stage_flag_bytes(const Stage& stage, const DeviceProfile& device,
                                   elem_size, stage.I * stage.A, stage.B, stage.C);
 }
 
-Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& stage,
-                Region flags, Region zeroes, bool give_up) {
+Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& stage, Region flags,
+                Region zeroes, bool give_up) {
   const std::size_t elem_size = site.elem_size;
   if (stage.onchip)
     return onchip_step(site, stage.I * stage.A, stage.B, stage.C, choose_onchip(device, elem_size),
@@ -111,8 +112,8 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
 
   const bool square = plan.sequence == Sequence::kSquare;
   const std::vector<const Stage*> stages = moving_stages(plan);
-  const bool by_last = !plan.padded() && stages.size() >= 2 &&
-                       zeroes_on_the_way(*stages.back(), device, elem_size);
+  const bool by_last =
+      !plan.padded() && stages.size() >= 2 && zeroes_on_the_way(*stages.back(), device, elem_size);
   std::vector<Region> stage_flags(stages.size());
   // Flags the last kernel leaves zero go first in the zero scratch, in one range that
   // holds no on-chip stage's words (that kernel must not clear its own scratch).
@@ -142,10 +143,9 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     if (!step.noop()) launch.steps.push_back(std::move(step));
   };
   if (tail > 0)
-    add(copy_step(site, Buffer::kMatrix, M * N, Buffer::kScratch,
-                              saved.offset / elem_size, tail, flags));
-  if (pads)
-    add(restride_step(site, M, N, N, plan.padded_cols, restride, pad_flags));
+    add(copy_step(site, Buffer::kMatrix, M * N, Buffer::kScratch, saved.offset / elem_size, tail,
+                  flags));
+  if (pads) add(restride_step(site, M, N, N, plan.padded_cols, restride, pad_flags));
   if (square) {
     SquarePlan square_plan;
     try {
@@ -164,11 +164,9 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     add(stage_step(site, device, *stages[i], stage_flags[i], zeroes, overrides.onchip_abort));
   }
   // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
-  if (unpads)
-    add(restride_step(site, N, M, plan.padded_rows, M, restride, unpad_flags));
+  if (unpads) add(restride_step(site, N, M, plan.padded_rows, M, restride, unpad_flags));
   if (tail > 0)
-    add(copy_step(site, Buffer::kScratch, saved.offset / elem_size, Buffer::kMatrix,
-                              M * N, tail));
+    add(copy_step(site, Buffer::kScratch, saved.offset / elem_size, Buffer::kMatrix, M * N, tail));
   launch.scratch_bytes = layout.total();
   launch.zero_scratch_bytes = layout.zero_total();
 }
@@ -198,6 +196,16 @@ LaunchPlan plan_of_steps(std::vector<Step> steps, std::size_t elem_size, std::ui
       fill_begin = std::min(fill_begin, region->offset);
       fill_end = std::max(fill_end, end);
     }
+    // A copy to or from scratch needs that scratch too (its range is data, not flags; an
+    // element at least: the kernel's argument names the buffer even when it copies none).
+    const Move& move = step.move;
+    if (move.kind == Move::Kind::kCopy)
+      for (const auto& [buffer, at] : {std::pair{move.from, move.from_at}, {move.to, move.to_at}}) {
+        const std::uint64_t end = (at + std::max<std::uint64_t>(move.count, 1)) * elem_size;
+        if (buffer == Buffer::kScratch) plan.scratch_bytes = std::max(plan.scratch_bytes, end);
+        if (buffer == Buffer::kZeroScratch)
+          plan.zero_scratch_bytes = std::max(plan.zero_scratch_bytes, end);
+      }
     plan.steps.push_back(std::move(step));
   }
   if (fill_end > 0) plan.fill = {Buffer::kScratch, fill_begin, fill_end - fill_begin};
