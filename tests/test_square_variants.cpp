@@ -4,6 +4,7 @@
 
 #include "planner/launch_plan.hpp"
 #include "planner/square_plan.hpp"
+#include "runtime/error.hpp"
 #include "runtime/launcher.hpp"
 #include "step_check.hpp"
 #include "support/step_run.hpp"
@@ -46,6 +47,14 @@ TEST_CASE("square kernel variants", "[square][variants]") {
               // it must then refuse without touching the data.
               CHECK(e.limit < tile * wg_rows);
               CHECK(tile * wg_rows > 256);  // the sizes the planner picks always run
+              CHECK(m.check_unchanged() == "");
+              ++refused;
+            } catch (const ipt::Error& e) {
+              // Two tiles of 64 x 65 16-byte elements (133 KB) exceed a GPU's local
+              // memory: refused before anything is enqueued, the data untouched.
+              CHECK(e.status() == IPT_OUT_OF_RESOURCES);
+              CHECK(ipt::planner::square_local_bytes(tile, elem_size) >
+                    ipt::test::device_local_mem());
               CHECK(m.check_unchanged() == "");
               ++refused;
             }
