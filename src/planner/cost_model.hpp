@@ -11,7 +11,7 @@
 
 #include "planner/device_profile.hpp"
 #include "planner/onchip_plan.hpp"
-#include "planner/transpose_plan.hpp"
+#include "planner/sequence.hpp"
 
 namespace ipt::planner {
 

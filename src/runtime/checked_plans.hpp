@@ -15,10 +15,11 @@
 #include <memory>
 #include <string>
 
-#include "runtime/executor.hpp"
 #include "runtime/opencl.hpp"
 
 namespace ipt::runtime {
+
+struct PreparedPlan;  // runtime/executor.hpp
 
 struct CheckedPlanKey {
   cl_context context = nullptr;
