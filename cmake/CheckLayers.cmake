@@ -1,5 +1,5 @@
-# The layering of src/, checked at configure time so that a wrong include fails the
-# build: api -> runtime -> planner, one way. The planner is pure C++ (no OpenCL header,
+# The layering of src/, checked when CMake configures and again by every build, so that a
+# wrong include fails the build: api -> runtime -> planner, one way. The planner is pure C++ (no OpenCL header,
 # no ipt.h), nothing includes a layer above its own, the project's includes form no
 # cycle, and no chain of them is deeper than IPT_MAX_INCLUDE_DEPTH.
 #

@@ -51,7 +51,8 @@ TEST_CASE("forced square tiles win when they fit, and are refused when they do n
 }
 
 TEST_CASE("square steps switch to 64-bit indices exactly when needed", "[planner]") {
-  // One rule for every family: offset + elements >= 2^31.
+  // The one rule (needs_index64): a kernel that strides over a grid from offset +
+  // elements = 2^31, the square kernel, which forms no index past the matrix, from 2^32.
   using ipt::planner::needs_index64;
   using ipt::planner::square_step;
   using ipt::planner::StepSite;
@@ -59,23 +60,24 @@ TEST_CASE("square steps switch to 64-bit indices exactly when needed", "[planner
   CHECK(needs_index64(0, std::uint64_t{1} << 31));
   CHECK_FALSE(needs_index64(1000, (std::uint64_t{1} << 31) - 1001));
   CHECK(needs_index64(1000, (std::uint64_t{1} << 31) - 1000));
+  CHECK_FALSE(needs_index64(0, (std::uint64_t{1} << 32) - 1, false));
+  CHECK(needs_index64(0, std::uint64_t{1} << 32, false));
   DeviceProfile gpu;
   auto step_of = [&gpu](std::uint64_t n, std::uint64_t offset, bool forced = false) {
     return square_step(StepSite{4, offset, gpu.local_mem_bytes, forced}, n, plan_square(gpu, n, 4));
   };
-  // 46340^2 < 2^31 <= 46341^2.
-  CHECK_FALSE(step_of(46340, 0).index64);
-  CHECK(step_of(46341, 0).index64);
-  // 1000 x 1000 elements ending just below 2^31, and reaching it.
-  const std::uint64_t last32 = (std::uint64_t{1} << 31) - 1000000 - 1;
+  // 65535^2 < 2^32 <= 65536^2: squares of 46341 to 65535 (beyond 2^31) stay 32-bit.
+  CHECK_FALSE(step_of(46341, 0).index64);
+  CHECK_FALSE(step_of(65535, 0).index64);
+  CHECK(step_of(65536, 0).index64);
+  // 1000 x 1000 elements ending just below 2^32, and reaching it.
+  const std::uint64_t last32 = (std::uint64_t{1} << 32) - 1000000 - 1;
   CHECK_FALSE(step_of(1000, last32).index64);
   CHECK(step_of(1000, last32 + 1).index64);
-  // The 2^32 boundary the square kernel once used is well past the switch.
-  CHECK(step_of(65535, 0).index64);
   CHECK(step_of(7, 0, true).index64);
   // The width reaches the kernel's build options.
-  CHECK(step_of(46340, 0).options.find("-DIPT_INDEX_64=0") != std::string::npos);
-  CHECK(step_of(46341, 0).options.find("-DIPT_INDEX_64=1") != std::string::npos);
+  CHECK(step_of(65535, 0).options.find("-DIPT_INDEX_64=0") != std::string::npos);
+  CHECK(step_of(65536, 0).options.find("-DIPT_INDEX_64=1") != std::string::npos);
 }
 
 TEST_CASE("square plans cover every tile pair once", "[planner]") {

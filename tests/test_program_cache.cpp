@@ -79,6 +79,21 @@ TEST_CASE("IPT_KERNEL_DIR replaces the embedded sources, and build failures carr
           IPT_SUCCESS);
     CHECK(m.check_transposed() == "");
   }
+  SECTION("a source edited between two calls of one shape is built again") {
+    // The second call must not run the first call's program from a kept plan.
+    fs::copy_file(fs::path(IPT_SOURCE_KERNEL_DIR) / "square.cl", dir / "square.cl");
+    ipt::test::GuardedMatrix first(24, 24, 4, 0, 4, 44);
+    CHECK(ipt_transpose_f32(session().queue(), first.buffer(), 0, 24, 24, 0, nullptr, nullptr) ==
+          IPT_SUCCESS);
+    CHECK(first.check_transposed() == "");
+    std::ofstream(dir / "square.cl", std::ios::trunc)
+        << "__kernel void ipt_square_swap(__global elem_t* b) {\n  edited_and_broken;\n}\n";
+    ipt::test::GuardedMatrix second(24, 24, 4, 0, 4, 45);
+    CHECK(ipt_transpose_f32(session().queue(), second.buffer(), 0, 24, 24, 0, nullptr, nullptr) ==
+          IPT_BUILD_PROGRAM_FAILURE);
+    CHECK(std::string(ipt_last_error_message()).find("edited_and_broken") != std::string::npos);
+    CHECK(second.check_unchanged() == "");
+  }
   fs::remove_all(dir);
 }
 

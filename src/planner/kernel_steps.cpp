@@ -127,8 +127,8 @@ const char* family_kernel(Family family) {
   return "?";
 }
 
-bool needs_index64(std::uint64_t offset, std::uint64_t elements) {
-  return offset + elements >= (std::uint64_t{1} << 31);
+bool needs_index64(std::uint64_t offset, std::uint64_t elements, bool strides) {
+  return offset + elements >= (std::uint64_t{1} << (strides ? 31 : 32));
 }
 
 Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
@@ -204,10 +204,11 @@ Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint6
   if (slices + max_groups * config.units >= (std::uint64_t{1} << 32))
     throw ResourceError("SoA-ASTA: more start slices than a 32-bit counter holds");
   const std::uint64_t groups = std::min((slices + config.units - 1) / config.units, max_groups);
-  Step step = launch(Family::kSoa, site, index64,
-                     " -DVW=" + std::to_string(config.vw) + " -DUNITS=" +
-                         std::to_string(config.units) + " -DREGS=" + std::to_string(config.regs),
-                     groups, config.vw * config.units);
+  Step step =
+      launch(Family::kSoa, site, index64,
+             " -DVW=" + std::to_string(config.vw) + " -DUNITS=" + std::to_string(config.units) +
+                 " -DREGS=" + std::to_string(config.regs),
+             groups, config.vw * config.units);
   // Register tiling needs no local tiles; a local argument may not be empty, so it gets
   // one element it never touches.
   step.local_bytes = config.regs > 0 ? elem_size : 2 * std::uint64_t{config.units} * L * elem_size;
@@ -261,8 +262,13 @@ Step pttwac_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::ui
                          " -DFLAG_PADDING=" + (config.padding ? "1" : "0"),
                      groups, config.work_group);
   step.local_bytes = words * 4;
-  step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), index_arg(A), index_arg(B),
-               index_arg(C),                index_arg(words),       local_arg(words * 4)};
+  step.args = {buffer_arg(Buffer::kMatrix),
+               index_arg(site.offset),
+               index_arg(A),
+               index_arg(B),
+               index_arg(C),
+               index_arg(words),
+               local_arg(words * 4)};
   step.touches = A * n;
   step.move = permute(A, B, C, 1);
   step.what = "010! on " + shape_text(A, B, C) + ": PTTWAC tiles of " + std::to_string(B) + " x " +
@@ -280,24 +286,18 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
       std::min(instances, config.groups * config.tiles / onchip_tiles(config, rows, cols));
   const OnChipTile tile = onchip_tile(config, rows, cols);
   const bool index64 = site.index64 || needs_index64(site.offset, instances * rows * cols);
-  Step step = launch(Family::kOnChip, site, index64,
-                     " -DWG=" + std::to_string(config.work_group) +
-                         " -DTR=" + std::to_string(tile.rows) +
-                         " -DTC=" + std::to_string(tile.cols) +
-                         " -DTILES=" + std::to_string(config.tiles) +
-                         " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)) +
-                         " -DFLAGS_AT=" + std::to_string(kOnChipFlagsAt / 4),
-                     config.groups, config.work_group);
+  Step step =
+      launch(Family::kOnChip, site, index64,
+             " -DWG=" + std::to_string(config.work_group) + " -DTR=" + std::to_string(tile.rows) +
+                 " -DTC=" + std::to_string(tile.cols) + " -DTILES=" + std::to_string(config.tiles) +
+                 " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)) +
+                 " -DFLAGS_AT=" + std::to_string(kOnChipFlagsAt / 4),
+             config.groups, config.work_group);
   step.flags = placed(scratch, Buffer::kZeroScratch, onchip_scratch_bytes(instances * rows * cols));
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
-  step.args = {buffer_arg(Buffer::kMatrix),
-               index_arg(site.offset),
-               uint_arg(rows),
-               uint_arg(cols),
-               uint_arg(instances),
-               uint_arg(per_round),
-               buffer_arg(step.flags.buffer),
+  step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), uint_arg(rows), uint_arg(cols),
+               uint_arg(instances), uint_arg(per_round), buffer_arg(step.flags.buffer),
                ulong_arg(step.flags.offset / 4),
                // Waiting for one group more than launched never ends: the fallback.
                uint_arg(config.groups + (give_up ? 1 : 0)),
@@ -307,9 +307,10 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   step.touches = instances * rows * cols;
   step.move = permute(instances, rows, cols, 1);
   if (instances == 1)
-    step.what = "on chip, in one kernel (one pass: every element read, a grid barrier, every "
-                "element written; when the device cannot run every work-group at once, the same "
-                "kernel follows the permutation's cycles instead)";
+    step.what =
+        "on chip, in one kernel (one pass: every element read, a grid barrier, every "
+        "element written; when the device cannot run every work-group at once, the same "
+        "kernel follows the permutation's cycles instead)";
   else
     step.what = "010! on " + shape_text(instances, rows, cols) + ": on chip, rounds of whole " +
                 std::to_string(rows) + " x " + std::to_string(cols) +
@@ -318,9 +319,33 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   return step;
 }
 
-Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len,
-                   std::uint64_t s_in, std::uint64_t s_out, const RestrideConfig& config,
-                   Region scratch) {
+Step onchip_probe_step(const Step& onchip) {
+  if (onchip.family != Family::kOnChip) throw std::logic_error("a probe of a non-on-chip step");
+  Step probe = onchip;
+  probe.args = {buffer_arg(Buffer::kMatrix),
+                index_arg(0),
+                uint_arg(1),
+                uint_arg(1),
+                uint_arg(1),
+                uint_arg(1),
+                buffer_arg(Buffer::kZeroScratch),
+                ulong_arg(0),
+                onchip.args[8],  // the groups the kernel waits for
+                uint_arg(0),
+                buffer_arg(Buffer::kZeroScratch),
+                ulong_arg(0),
+                ulong_arg(0),
+                buffer_arg(Buffer::kNone)};
+  probe.flags = {Buffer::kZeroScratch, 0, onchip_scratch_bytes(1)};
+  probe.zeroes = {};
+  probe.touches = 1;
+  probe.move = permute(1, 1, 1, 1);
+  probe.what = "probe of the on-chip kernel";
+  return probe;
+}
+
+Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
+                   std::uint64_t s_out, const RestrideConfig& config, Region scratch) {
   check_elem_size(site.elem_size);
   if (config.work_group == 0 || config.per_item == 0)
     throw std::invalid_argument("restride: work_group and per_item must be positive");
@@ -338,9 +363,14 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len,
                      chunks, config.work_group);
   // The id counter, then one "read" flag per chunk.
   step.flags = placed(scratch, Buffer::kScratch, restride_scratch_bytes(config, rows * len));
-  step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset),  index_arg(rows),
-               index_arg(len),              index_arg(s_in),         index_arg(s_out),
-               index_arg(chunks),           buffer_arg(step.flags.buffer),
+  step.args = {buffer_arg(Buffer::kMatrix),
+               index_arg(site.offset),
+               index_arg(rows),
+               index_arg(len),
+               index_arg(s_in),
+               index_arg(s_out),
+               index_arg(chunks),
+               buffer_arg(step.flags.buffer),
                ulong_arg(step.flags.offset / 4)};
   step.touches = extent;
   step.move.kind = Move::Kind::kRestride;
@@ -388,11 +418,11 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   check_elem_size(site.elem_size);
   // Every index the kernel forms is below offset + n * n; the pair arithmetic stays far
   // below it.
-  const bool index64 = site.index64 || needs_index64(site.offset, n * n);
-  Step step = launch(Family::kSquare, site, index64,
-                     " -DTILE=" + std::to_string(plan.tile) +
-                         " -DWG_ROWS=" + std::to_string(plan.wg_rows),
-                     plan.grid_x, plan.tile);
+  const bool index64 = site.index64 || needs_index64(site.offset, n * n, /*strides=*/false);
+  Step step =
+      launch(Family::kSquare, site, index64,
+             " -DTILE=" + std::to_string(plan.tile) + " -DWG_ROWS=" + std::to_string(plan.wg_rows),
+             plan.grid_x, plan.tile);
   step.dims = 2;
   step.global[1] = plan.grid_y * plan.wg_rows;
   step.local[1] = plan.wg_rows;
@@ -404,6 +434,18 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
               std::to_string(plan.tile) + ", work-groups of " + std::to_string(plan.tile) + " x " +
               std::to_string(plan.wg_rows);
   return step;
+}
+
+Step square_tile_step(const Step& square, std::size_t elem_size) {
+  if (square.family != Family::kSquare) throw std::logic_error("a square tile of another step");
+  SquarePlan tile;
+  tile.tile = static_cast<std::size_t>(square.local[0]);
+  tile.wg_rows = static_cast<std::size_t>(square.local[1]);
+  tile = complete_square_plan(tile, tile.tile);
+  StepSite site;
+  site.elem_size = elem_size;
+  site.index64 = square.index64;
+  return square_step(site, tile.tile, tile);
 }
 
 }  // namespace ipt::planner

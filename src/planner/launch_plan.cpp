@@ -95,8 +95,11 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
   const TransposePlan& plan = launch.transpose;
   const std::size_t elem_size = launch.elem_size;
   const std::uint64_t M = plan.rows, N = plan.cols;
-  StepSite site{elem_size, launch.offset, device.local_mem_bytes,
-                needs_index64(launch.offset, plan.padded_elements())};
+  // The stages share the index width of the padded matrix; the other steps take their
+  // own extent's.
+  const StepSite site{elem_size, launch.offset, device.local_mem_bytes, false};
+  StepSite stage_site = site;
+  stage_site.index64 = needs_index64(launch.offset, plan.padded_elements());
   ScratchLayout layout;
   // The padded matrix runs past the caller's: its elements there are kept in scratch and
   // given back at the end, so that the buffer beyond the matrix is as the caller left it.
@@ -161,7 +164,7 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     if (i == 0 && first_zeroes) zeroes = flags;
     if (i + 1 == stages.size() && i > 0 && by_last && !zeroed_by_last.empty())
       zeroes = zeroed_by_last;
-    add(stage_step(site, device, *stages[i], stage_flags[i], zeroes, overrides.onchip_abort));
+    add(stage_step(stage_site, device, *stages[i], stage_flags[i], zeroes, overrides.onchip_abort));
   }
   // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
   if (unpads) add(restride_step(site, N, M, plan.padded_rows, M, restride, unpad_flags));

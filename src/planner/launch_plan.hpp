@@ -78,7 +78,9 @@ struct Step {
   // kernel's own static local memory).
   std::uint64_t local_bytes = 0;
   std::vector<KernelArg> args;
-  Region flags;   // scratch the kernel uses; zero when it starts (zero scratch: left zero)
+  // Scratch the kernel uses, zero when it starts (in zero scratch the plan leaves it zero:
+  // the on-chip kernel clears its own, the plan's last kernel the flags of earlier ones).
+  Region flags;
   Region zeroes;  // words of scratch that the kernel zeroes on the way for other steps
   // Elements of the matrix's buffer, from the matrix's start, that the kernel may touch.
   std::uint64_t touches = 0;
@@ -112,8 +114,8 @@ class ResourceError : public std::runtime_error {
 };
 
 // Where a step runs: its element size, the matrix's offset in its buffer, the local
-// memory the family sizes its tiles by, and whether indices must be 64-bit everywhere
-// (a plan's steps share the width its largest extent needs).
+// memory the family sizes its tiles by, and whether its indices must be 64-bit whatever
+// its own extent (a plan's stages share the width of the padded matrix; tests force it).
 struct StepSite {
   std::size_t elem_size = 4;
   std::uint64_t offset = 0;
@@ -121,9 +123,11 @@ struct StepSite {
   bool index64 = false;
 };
 
-// 64-bit indices when an index a kernel forms (offset + elements, plus a grid-stride step
-// past the end) could reach 2^31: the one rule for every family.
-bool needs_index64(std::uint64_t offset, std::uint64_t elements);
+// Whether a kernel over `elements` elements from `offset` needs 64-bit indices: when an
+// index it forms could pass 32 bits. A kernel that strides over a grid forms indices up
+// to a stride past the end, so 64-bit from offset + elements = 2^31; the square kernel
+// (strides = false) forms none past the matrix, so from 2^32. The one rule of every step.
+bool needs_index64(std::uint64_t offset, std::uint64_t elements, bool strides = true);
 
 // Steps of each family. A region left with Buffer::kNone is placed at the start of the
 // call scratch (the on-chip kernel's: of the zero scratch), as a kernel run alone needs.
@@ -143,6 +147,11 @@ Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer 
                std::uint64_t to_at, std::uint64_t count, Region zeroes = {});
 Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan);
 
+// The kernel of a square step of elem_size-byte elements on one tile of its own (tile x
+// tile elements at offset 0, the same build options): some drivers (PoCL) finish compiling a kernel
+// for its work-group only at its first launch, which warming up does on such a tile.
+Step square_tile_step(const Step& square, std::size_t elem_size);
+
 // Scratch of the on-chip kernel for `elements` elements: its words (tickets, decision,
 // loads announced, groups gone), then, a cache line on, a flag bit per element for the
 // cycle following it falls back to.
@@ -150,6 +159,14 @@ inline constexpr std::uint64_t kOnChipFlagsAt = 128;
 constexpr std::uint64_t onchip_scratch_bytes(std::uint64_t elements) {
   return kOnChipFlagsAt + (elements + 31) / 32 * 4;
 }
+
+// The on-chip kernel's probe: the kernel of `onchip` on a matrix of one element, with
+// zero scratch of onchip_scratch_bytes(1) that starts with kOnChipClosedPoll (the poll
+// closed: every group takes the fallback, which has nothing to move). A device that
+// refuses the kernel's work-group then says so before a call enqueues anything; NVIDIA's
+// driver under-reports this kernel's work-group limit, so asking it is not enough.
+inline constexpr std::uint32_t kOnChipClosedPoll[2] = {0x80000000u, 2};
+Step onchip_probe_step(const Step& onchip);
 
 // A plan of the given steps alone (kernel tests, benchmarks): noops dropped, scratch
 // sized to the regions they use, every call-scratch region they use zeroed by a fill.

@@ -5,8 +5,8 @@
 //
 // Copies are modelled as moves: the value leaves its source for the destination and the
 // source is a stale duplicate from then on. A plan that read a copied value back from
-// its source would fail the check, never pass it wrongly; every plan copies borrowed
-// bytes out and back, which this models exactly.
+// its source would fail the check, never pass it wrongly; every padded plan copies
+// borrowed bytes out and back, which this models exactly.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "runtime/device_query.hpp"
 
-#include "runtime/error.hpp"
 #include "runtime/environment.hpp"
+#include "runtime/error.hpp"
 
 namespace ipt::runtime {
 namespace {

@@ -48,8 +48,8 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       if (zero.fresh) {  // zeroed once; the plans that use it leave it zero
         cl::Event zeroed;
         check_cl(queue.enqueueFillBuffer(zero.buffer, cl_uint{0}, 0,
-                                         static_cast<std::size_t>(plan.zero_scratch_bytes),
-                                         &after, event_slot(zeroed, !ordered)),
+                                         static_cast<std::size_t>(plan.zero_scratch_bytes), &after,
+                                         event_slot(zeroed, !ordered)),
                  "clEnqueueFillBuffer");
         then(zeroed);
       }
@@ -64,10 +64,9 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     }
     if (!plan.fill.empty()) {
       cl::Event filled;
-      check_cl(queue.enqueueFillBuffer(*buffers.scratch, cl_uint{0},
-                                       static_cast<std::size_t>(plan.fill.offset),
-                                       static_cast<std::size_t>(plan.fill.bytes), &after,
-                                       event_slot(filled, !ordered)),
+      check_cl(queue.enqueueFillBuffer(
+                   *buffers.scratch, cl_uint{0}, static_cast<std::size_t>(plan.fill.offset),
+                   static_cast<std::size_t>(plan.fill.bytes), &after, event_slot(filled, !ordered)),
                "clEnqueueFillBuffer");
       then(filled);
     }

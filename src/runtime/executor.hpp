@@ -17,7 +17,8 @@ struct PreparedPlan {
 };
 
 // Builds and checks every step (runtime/launcher.hpp), so that a plan that cannot run
-// fails here, before anything of the call is enqueued. Throws ipt::Error.
+// fails here, before any command of the call (a probe of the on-chip kernel runs on
+// buffers of its own). Throws ipt::Error.
 PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan);
 
 struct EnqueueOptions {

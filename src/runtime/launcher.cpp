@@ -1,6 +1,9 @@
 #include "runtime/launcher.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "runtime/deferred_release.hpp"
 
@@ -64,40 +67,28 @@ cl::NDRange range(unsigned dims, const std::uint64_t* sizes) {
   return cl::NDRange(static_cast<std::size_t>(sizes[0]));
 }
 
-// Launches the on-chip kernel once on a 1 x 1 matrix whose scratch says that the poll is
-// closed (every group takes the fallback, which has nothing to move), so that a device
-// that refuses its work-group says so now, while nothing of the call has been enqueued.
-void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context,
-                  PooledKernel& kernel, const planner::Step& step) {
-  cl_uint closed[planner::onchip_scratch_bytes(1) / 4] = {0x80000000u, 2};
-  const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof closed, closed);
+// Launches the on-chip kernel's probe (planner::onchip_probe_step) on buffers of its own.
+// Throws IPT_OUT_OF_RESOURCES when the device refuses it.
+void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, PooledKernel& kernel,
+                  const planner::Step& step) {
+  const planner::Step probe = planner::onchip_probe_step(step);
+  std::vector<cl_uint> words(planner::onchip_scratch_bytes(1) / 4, 0);
+  std::copy(std::begin(planner::kOnChipClosedPoll), std::end(planner::kOnChipClosedPoll),
+            words.begin());
+  const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, words.size() * 4,
+                        words.data());
   const cl::Buffer one(context, CL_MEM_READ_WRITE, 16);
-  planner::Step probe = step;
-  probe.args = {{KernelArg::Kind::kBuffer, Buffer::kMatrix, 0},
-                {KernelArg::Kind::kIndex, Buffer::kNone, 0},
-                {KernelArg::Kind::kUint, Buffer::kNone, 1},
-                {KernelArg::Kind::kUint, Buffer::kNone, 1},
-                {KernelArg::Kind::kUint, Buffer::kNone, 1},
-                {KernelArg::Kind::kUint, Buffer::kNone, 1},
-                {KernelArg::Kind::kBuffer, Buffer::kZeroScratch, 0},
-                {KernelArg::Kind::kUlong, Buffer::kNone, 0},
-                step.args[8],  // the groups it waits for
-                {KernelArg::Kind::kUint, Buffer::kNone, 0},
-                {KernelArg::Kind::kBuffer, Buffer::kZeroScratch, 0},
-                {KernelArg::Kind::kUlong, Buffer::kNone, 0},
-                {KernelArg::Kind::kUlong, Buffer::kNone, 0},
-                {KernelArg::Kind::kBuffer, Buffer::kNone, 0}};
   BoundBuffers buffers;
   buffers.matrix = &one;
   buffers.zero_scratch = &sync;
   set_args(kernel, probe, buffers);
   cl::Event done;
   try {
-    queue.enqueueNDRangeKernel(*kernel, cl::NullRange, range(step.dims, step.global),
-                               range(step.dims, step.local), nullptr, &done);
+    queue.enqueueNDRangeKernel(*kernel, cl::NullRange, range(probe.dims, probe.global),
+                               range(probe.dims, probe.local), nullptr, &done);
   } catch (const cl::Error& e) {
     fail(IPT_OUT_OF_RESOURCES, "on-chip transposition: the device refuses work-groups of " +
-                                   std::to_string(step.work_group()) + " work-items (" +
+                                   std::to_string(probe.work_group()) + " work-items (" +
                                    std::to_string(e.err()) + ")");
   }
   release_when_complete(done, sync);

@@ -26,8 +26,9 @@ class WorkGroupTooLarge : public Error {
 
 // Builds (or finds in the program cache) the step's program and checks its launch: the
 // work-group against the compiled kernel's limit, the local memory against the device's.
-// The on-chip kernel, whose limit NVIDIA's driver under-reports, is launched once on a
-// matrix of one element instead (on `queue`, waiting for nothing). Throws ipt::Error:
+// An on-chip kernel compiled for exactly its work-group whose reported limit is lower
+// (NVIDIA's driver under-reports it) runs its probe instead (planner::onchip_probe_step,
+// on `queue`, on buffers of its own, waiting for nothing). Throws ipt::Error:
 // WorkGroupTooLarge, IPT_OUT_OF_RESOURCES, IPT_BUILD_PROGRAM_FAILURE.
 ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& context,
                         const cl::Device& device, const planner::Step& step);
@@ -43,8 +44,7 @@ struct BoundBuffers {
 // Enqueues a prepared step after `wait`; its event only when `event` (see event_slot).
 cl::Event enqueue_step(const cl::CommandQueue& queue, const cl::Device& device,
                        const ProgramRef& program, const planner::Step& step,
-                       const BoundBuffers& buffers, const std::vector<cl::Event>& wait,
-                       bool event);
+                       const BoundBuffers& buffers, const std::vector<cl::Event>& wait, bool event);
 
 // Where a launch asks the driver to put its command's event: `event`, or nowhere when
 // the caller needs none. On NVIDIA's driver (580, H200) with a profiling queue, a kernel

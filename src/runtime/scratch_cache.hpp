@@ -46,15 +46,15 @@ TakenScratch take_scratch(const ScratchUse& use, std::uint64_t bytes);
 
 // Zero scratch: buffers whose bytes are all zero whenever no call uses them, for the
 // kernels that leave their scratch as they found it (kernels/onchip.cl) and the flags
-// that a call's last kernel clears (call_scratch.hpp), so that such a call needs no fill (one
-// command fewer: 8-10 us of an idle H200). A buffer of at least `bytes` bytes: a kept one, all zero
-// by the time this use's commands run, or a new one (`fresh`), whose contents are undefined and
-// which the caller fills before use. A kept buffer whose tag ended abnormally may be dirty: it is
-// released, never handed to another queue. On the same in-order queue the tag of a buffer that was
-// zero before its last call is not asked: a command cut short by a failed wait list never ran and
-// left the buffer as it was, and a kernel that faults half-way leaves the context unusable anyway.
-// (Uploading zeros from the host instead cost a call of 10^8 elements, whose fallback flags take 12
-// MB, 4-35 ms.)
+// that a call's last kernel clears (planner/launch_plan.cpp), so that such a call needs no fill
+// (one command fewer: 8-10 us of an idle H200). A buffer of at least `bytes` bytes: a kept one, all
+// zero by the time this use's commands run, or a new one (`fresh`), whose contents are undefined
+// and which the caller fills before use. A kept buffer whose tag ended abnormally may be dirty: it
+// is released, never handed to another queue. On the same in-order queue the tag of a buffer that
+// was zero before its last call is not asked: a command cut short by a failed wait list never ran
+// and left the buffer as it was, and a kernel that faults half-way leaves the context unusable
+// anyway. (Uploading zeros from the host instead cost a call of 10^8 elements, whose fallback flags
+// take 12 MB, 4-35 ms.)
 TakenScratch take_zero_scratch(const ScratchUse& use, std::uint64_t bytes);
 
 // Hands `buffer` back, tagged with `last` (the last command enqueued on use.queue that

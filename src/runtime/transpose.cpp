@@ -11,6 +11,7 @@
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/kernel_sources.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/program_cache.hpp"
@@ -27,8 +28,7 @@ planner::PlanOverrides overrides_for(const planner::PlanRequest* request) {
   return overrides;
 }
 
-planner::LaunchPlan plan_with(const planner::DeviceProfile& profile,
-                              const planner::CallShape& call,
+planner::LaunchPlan plan_with(const planner::DeviceProfile& profile, const planner::CallShape& call,
                               const planner::PlanOverrides& overrides, bool forced) {
   const std::string source = forced ? "plan options: " : "IPT_OVERRIDES: ";
   try {
@@ -129,19 +129,20 @@ void execute_transpose(const TransposeRequest& request) {
       buffer_capacity(request.buffer_bytes, request.offset, request.elem_size, request.max_bytes);
   // A call that repeats an earlier one (same shape, room, offset and settings) reuses its
   // prepared plan: no planning, no building, no checks (checked_plans.hpp).
-  const CheckedPlanKey key{request.context, request.device,    request.rows,
-                           request.cols,    capacity,          request.offset,
-                           request.elem_size, environment_key()};
+  const CheckedPlanKey key{request.context, request.device, request.rows,      request.cols,
+                           capacity,        request.offset, request.elem_size, environment_key()};
+  // Sources read from IPT_KERNEL_DIR may be edited between calls: such calls look their
+  // programs up again (the program cache compares the text), so they keep no plan.
+  const bool cacheable = !request.forced_plan && !kernel_sources_from_files();
   std::shared_ptr<const PreparedPlan> prepared;
-  if (!request.forced_plan) prepared = find_checked_plan(key);
+  if (cacheable) prepared = find_checked_plan(key);
   if (prepared == nullptr) {
     const planner::CallShape call{request.rows, request.cols, request.elem_size, request.offset,
                                   capacity};
     prepared = std::make_shared<const PreparedPlan>(prepare_call(
         queue, query_device_profile(request.device), call,
         overrides_for(request.forced_plan ? &request.plan_request : nullptr), request.forced_plan));
-    if (!request.forced_plan)
-      remember_checked_plan(key, Borrowed<cl::Context>(request.context), prepared);
+    if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), prepared);
   }
   give_event(enqueue_plan(queue, buffer, *prepared, wait_events(request)), request.event);
 }
@@ -158,24 +159,19 @@ void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::u
   // the matrix and the padded one (ipt_padded_size bytes) when they differ.
   std::vector<PreparedPlan> plans;
   plans.push_back(prepare_call(queue, profile, {rows, cols, elem_size, 0, 0}, overrides, false));
-  if (plan_with(profile, {rows, cols, elem_size, 0, kUnlimited}, overrides, false)
-          .transpose.padded())
-    plans.push_back(
-        prepare_call(queue, profile, {rows, cols, elem_size, 0, kUnlimited}, overrides, false));
+  PreparedPlan roomy =
+      prepare_call(queue, profile, {rows, cols, elem_size, 0, kUnlimited}, overrides, false);
+  if (roomy.plan.transpose.padded()) plans.push_back(std::move(roomy));
   // Some drivers (PoCL) finish compiling a kernel for its work-group size only at its
   // first launch, so the square kernel also runs once, on a tile of scratch.
-  for (const PreparedPlan& prepared : plans)
-  for (const planner::Step& step : prepared.plan.steps) {
-    if (step.family != planner::Family::kSquare) continue;
-    planner::SquarePlan tile;
-    tile.tile = static_cast<std::size_t>(step.local[0]);
-    tile.wg_rows = static_cast<std::size_t>(step.local[1]);
-    tile = planner::complete_square_plan(tile, tile.tile);
-    const planner::StepSite site{elem_size, 0, profile.local_mem_bytes, step.index64};
-    const PreparedPlan once = prepare_plan(
-        queue, planner::plan_of_steps({planner::square_step(site, tile.tile, tile)}, elem_size, 0));
-    const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE, tile.tile * tile.tile * elem_size);
-    enqueue_plan(queue, scratch, once, {});
+  for (const PreparedPlan& prepared : plans) {
+    for (const planner::Step& step : prepared.plan.steps) {
+      if (step.family != planner::Family::kSquare) continue;
+      const planner::Step tile = planner::square_tile_step(step, elem_size);
+      const PreparedPlan once = prepare_plan(queue, planner::plan_of_steps({tile}, elem_size, 0));
+      const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE, tile.touches * elem_size);
+      enqueue_plan(queue, scratch, once, {});
+    }
   }
   queue.finish();
 }

@@ -32,8 +32,8 @@ struct TransposeRequest {
 
 // Enqueues the transposition. The request must have passed api::validate_transpose
 // (which fills in its context, device and buffer_bytes). Throws ipt::Error or
-// cl::Error; nothing is enqueued when it throws before the first command, which is
-// where every check happens.
+// cl::Error; every check happens before the call's first command, so a call that fails
+// them enqueues nothing that touches the caller's buffer.
 void execute_transpose(const TransposeRequest& request);
 
 // The launch plan a call would run: `request` when given, else IPT_OVERRIDES' plan keys,
