@@ -58,8 +58,8 @@ class CachedProgram {
 };
 
 // A kernel object of a cached program, borrowed from the program's pool and given back
-// when this handle is destroyed: creating kernel objects on every call (twice, with the
-// dry run) was part of the fixed cost of a call. A borrowed kernel is used by one launch
+// when this handle is destroyed: creating kernel objects on every call was a large part
+// of a small call's fixed cost. A borrowed kernel is used by one launch
 // at a time (its arguments are set, then it is enqueued; OpenCL copies the arguments at
 // the enqueue), so threads never share one.
 //
