@@ -7,7 +7,7 @@ set -euo pipefail
 bench=$1
 dir=$2
 mkdir -p "$dir"
-header="mode,library,variant,param,type,elem_size,rows,cols,sequence,m,n,padded_rows,padded_cols,time_s,wall_s,throughput_gbs,copy_gbs,fraction_of_copy,memory_bytes,verified"
+header="mode,library,variant,param,type,elem_size,rows,cols,sequence,m,n,padded_rows,padded_cols,time_s,wall_s,throughput_gbs,copy_gbs,fraction_of_copy,memory_bytes,verified,extra_bytes"
 check() {  # $1 name: the CSV has the header, rows, and every row verified
   local csv=$dir/$1.csv
   [ "$(head -1 "$csv")" = "$header" ] || { echo "$1: bad CSV header"; exit 1; }
@@ -16,6 +16,7 @@ check() {  # $1 name: the CSV has the header, rows, and every row verified
     echo "$1: a row failed or was not verified"; exit 1
   fi
   grep -q '"median_gbs"' "$dir/$1.json" || { echo "$1: no JSON summary"; exit 1; }
+  grep -q '"median_extra_fraction"' "$dir/$1.json" || { echo "$1: no extra memory"; exit 1; }
   echo "$1: ok ($(($(wc -l < "$csv") - 1)) rows)"
 }
 common=(--reps 1)
@@ -24,6 +25,14 @@ check random
 [ "$(wc -l < "$dir/shapes.txt")" = 3 ] || { echo "shapes file: expected 3 lines"; exit 1; }
 "$bench" shapes --shapes-file "$dir/shapes.txt" --type f64 --verify host "${common[@]}" --csv "$dir/shapes.csv" --json "$dir/shapes.json" > /dev/null
 check shapes
+# A prime side in an exact buffer (the default) and in a padded one: the padded buffer's
+# call pads (padded_cols past cols) and reports the room as extra memory.
+"$bench" shapes --shapes 1009x997 --buffer padded "${common[@]}" --csv "$dir/padded.csv" --json "$dir/padded.json" > /dev/null
+check padded
+grep -q '"buffer": "padded"' "$dir/padded.json" || { echo "padded: buffer not recorded"; exit 1; }
+"$bench" shapes --shapes 1009x997 "${common[@]}" --csv "$dir/exact.csv" --json "$dir/exact.json" > /dev/null
+check exact
+grep -q '"buffer": "exact"' "$dir/exact.json" || { echo "exact: buffer not recorded"; exit 1; }
 "$bench" skinny --shapes 20011x3,5x4099 "${common[@]}" --csv "$dir/skinny.csv" --json "$dir/skinny.json" > /dev/null
 check skinny
 "$bench" square --sizes 33,64 --type 2 "${common[@]}" --csv "$dir/square.csv" --json "$dir/square.json" > /dev/null

@@ -17,7 +17,13 @@
 //   ipt-bench latency   [--sizes 1024]    first-call and cached-call times
 // common: [--type f32|f64|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
 //         [--baselines all|none|oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE]
-//         [--shapes-out FILE] [--list-shapes]
+//         [--shapes-out FILE] [--list-shapes] [--buffer exact|padded]
+// --buffer: the buffer each call gets in the random, skinny, square and shapes modes:
+// exactly rows * cols elements (the default: what callers allocate), or ipt_padded_size
+// bytes (padding then borrows its room from the caller's buffer instead of scratch). The
+// sequences, tiles and padding modes force padded shapes and always give the room.
+// Each row records the extra device memory of the call (scratch, and the room beyond the
+// matrix a padded buffer gives), also as a fraction of the matrix with a histogram.
 // Verification: every result is checked element by element against the transpose of the
 // original: by default on the device (the matrix is a hash of its indices, made and
 // checked by kernels: support/device_pattern.hpp), or with --verify host against random
@@ -64,6 +70,7 @@ struct Options {
   std::vector<std::string> baselines{"default"};
   std::string csv, json, shapes_out;
   bool list_shapes = false;
+  std::string buffer = "exact";  // exact | padded
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -79,7 +86,8 @@ struct Options {
                "  common: [--type f32|f64|1|2|4|8|16] [--reps N] [--verify device|host]\n"
                "          [--no-verify]\n"
                "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
-               "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n",
+               "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n"
+               "          [--buffer exact|padded]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -168,7 +176,11 @@ Options parse(int argc, char** argv) {
       options.shapes_out = value();
     else if (arg == "--list-shapes")
       options.list_shapes = true;
-    else
+    else if (arg == "--buffer") {
+      options.buffer = value();
+      if (options.buffer != "exact" && options.buffer != "padded")
+        usage("--buffer takes exact or padded");
+    } else
       usage("unknown option " + arg);
   }
   const std::vector<std::string> modes{"random",    "skinny", "square",  "shapes",
@@ -244,8 +256,7 @@ class Bench {
 
   // libipt on one shape with `plan_options` (NULL: automatic); returns the row added.
   ipt::bench::Row libipt(std::size_t rows, std::size_t cols, std::uint64_t seed,
-                         const std::string& variant, const ipt_plan_options* plan_options,
-                         bool room = true) {
+                         const std::string& variant, const ipt_plan_options* plan_options) {
     ipt::support::RunOptions run;
     run.rows = rows;
     run.cols = cols;
@@ -255,7 +266,10 @@ class Bench {
     run.verify = options_.verify;
     run.seed = seed;
     run.pattern = pattern();
-    run.padding_room = room;
+    // Modes that force padded shapes need the room for them.
+    const bool forces_padding =
+        options_.mode == "sequences" || options_.mode == "tiles" || options_.mode == "padding";
+    run.padding_room = forces_padding || options_.buffer == "padded";
     run.options = plan_options;
     const auto r = ipt::support::run_transpose(session_, run);
     ipt::bench::Row row = base_row(rows, cols);
@@ -275,6 +289,7 @@ class Bench {
     row.wall_s = r.wall_seconds;
     row.throughput_gbs = r.throughput_gbs;
     row.memory_bytes = r.buffer_bytes + r.plan.scratch_bytes;
+    row.extra_bytes = row.memory_bytes - std::min(row.memory_bytes, rows * cols * elem_size_);
     row.verified = r.verified;
     row.ok = r.status == IPT_SUCCESS && (!options_.verify || r.verified);
     if (!row.ok)
@@ -297,6 +312,7 @@ class Bench {
       row.wall_s = b.wall_seconds;
       row.throughput_gbs = bytes(rows, cols) / b.seconds * 1e-9;
       row.memory_bytes = b.memory_bytes;
+      row.extra_bytes = b.memory_bytes - std::min(b.memory_bytes, rows * cols * elem_size_);
       row.verified = b.verified;
       row.ok = !options_.verify || b.verified;
       results_.add(row);
@@ -331,6 +347,7 @@ class Bench {
             {"min", std::to_string(options.min_side)},
             {"max", std::to_string(options.max_side)},
             {"repetitions", std::to_string(options.repetitions)},
+            {"buffer", options.buffer},
             {"verify", !options.verify          ? "no"
                        : options.verify_on_host ? "host"
                                                 : "device"}};

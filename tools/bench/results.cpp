@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <sstream>
 
 #include "support/measure.hpp"
@@ -12,7 +13,7 @@ namespace ipt::bench {
 
 const char* const kCsvHeader =
     "mode,library,variant,param,type,elem_size,rows,cols,sequence,m,n,padded_rows,padded_cols,"
-    "time_s,wall_s,throughput_gbs,copy_gbs,fraction_of_copy,memory_bytes,verified";
+    "time_s,wall_s,throughput_gbs,copy_gbs,fraction_of_copy,memory_bytes,verified,extra_bytes";
 
 namespace {
 
@@ -52,7 +53,7 @@ void Results::add(const Row& r) {
        << ',' << blank_if_zero(r.padded_cols) << ',' << r.time_s << ',' << r.wall_s << ','
        << (r.ok ? r.throughput_gbs : 0.0) << ',' << copy_gbs_ << ','
        << (r.ok ? r.throughput_gbs / copy_gbs_ : 0.0) << ',' << r.memory_bytes << ','
-       << (r.verified ? 1 : 0) << '\n';
+       << (r.verified ? 1 : 0) << ',' << r.extra_bytes << '\n';
   csv_.flush();
 }
 
@@ -60,12 +61,16 @@ int Results::finish() {
   std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
   std::map<std::pair<std::string, std::string>, int> failures;
   std::map<std::pair<std::string, std::string>, std::size_t> memory;
+  // Extra device memory per shape, as a fraction of the matrix.
+  std::map<std::pair<std::string, std::string>, std::vector<double>> extra;
   int failed = 0;
   for (const Row& r : rows_) {
     const auto key = std::make_pair(r.library, r.variant);
     if (r.ok) {
       groups[key].push_back(r.throughput_gbs);
       memory[key] = std::max(memory[key], r.memory_bytes);
+      const double matrix = static_cast<double>(r.rows * r.cols * r.elem_size);
+      extra[key].push_back(matrix > 0 ? static_cast<double>(r.extra_bytes) / matrix : 0.0);
     } else {
       ++failures[key];
       ++failed;
@@ -90,7 +95,13 @@ int Results::finish() {
          << ", \"failures\": " << failures[key] << ", \"median_gbs\": " << s.median
          << ", \"p10_gbs\": " << s.p10 << ", \"p90_gbs\": " << s.p90 << ", \"min_gbs\": " << s.min
          << ", \"max_gbs\": " << s.max << ", \"median_fraction_of_copy\": " << s.median / copy_gbs_
-         << ", \"max_memory_bytes\": " << memory[key] << "}";
+         << ", \"max_memory_bytes\": " << memory[key];
+    if (!extra[key].empty()) {
+      const auto e = support::stats_of(extra[key]);
+      json << ", \"median_extra_fraction\": " << e.median << ", \"p90_extra_fraction\": " << e.p90
+           << ", \"max_extra_fraction\": " << e.max;
+    }
+    json << "}";
     first = false;
   }
   json << "\n  ],\n  \"histograms\": [";
@@ -121,6 +132,41 @@ int Results::finish() {
       const std::size_t bar = peak == 0 ? 0 : (counts[b] * 50 + peak - 1) / peak;
       std::printf("  %3d-%3d%% %5zu %s\n", b * 5, b * 5 + 5, counts[b],
                   std::string(bar, '#').c_str());
+      json << (b > 0 ? ", " : "") << counts[b];
+    }
+    json << "]}";
+    first = false;
+  }
+  json << "\n  ],\n  \"extra_memory_histograms\": [";
+  // Extra device memory (scratch, and room past the matrix) as a fraction of the matrix,
+  // in bins that separate the papers' overhead (0.01-0.03%) from a flag per element (3%).
+  static const double kEdges[] = {0, 0.0001, 0.0003, 0.001, 0.003, 0.006, 0.01, 0.03, 0.1};
+  constexpr std::size_t kMemoryBins = std::size(kEdges);
+  first = true;
+  for (const auto& [key, fractions] : extra) {
+    if (fractions.empty()) continue;
+    std::vector<std::size_t> counts(kMemoryBins, 0);
+    for (double f : fractions) {
+      std::size_t bin = 0;
+      while (bin + 1 < kMemoryBins && f >= kEdges[bin + 1]) ++bin;
+      ++counts[bin];
+    }
+    const auto e = support::stats_of(fractions);
+    std::printf("\n%s %s, extra device memory (%% of the matrix; median %.4f%%, max %.4f%%):\n",
+                key.first.c_str(), key.second.c_str(), 100 * e.median, 100 * e.max);
+    const std::size_t peak = *std::max_element(counts.begin(), counts.end());
+    json << (first ? "\n" : ",\n") << "    {\"library\": " << json_string(key.first)
+         << ", \"variant\": " << json_string(key.second) << ", \"bin_lower_fractions\": [";
+    for (std::size_t b = 0; b < kMemoryBins; ++b) json << (b > 0 ? ", " : "") << kEdges[b];
+    json << "], \"counts\": [";
+    for (std::size_t b = 0; b < kMemoryBins; ++b) {
+      const std::size_t bar = peak == 0 ? 0 : (counts[b] * 50 + peak - 1) / peak;
+      char range[40];
+      if (b + 1 < kMemoryBins)
+        std::snprintf(range, sizeof range, "%g-%g%%", 100 * kEdges[b], 100 * kEdges[b + 1]);
+      else
+        std::snprintf(range, sizeof range, ">= %g%%", 100 * kEdges[b]);
+      std::printf("  %-12s %5zu %s\n", range, counts[b], std::string(bar, '#').c_str());
       json << (b > 0 ? ", " : "") << counts[b];
     }
     json << "]}";

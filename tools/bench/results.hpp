@@ -17,8 +17,9 @@ struct Row {
   std::string sequence;  // libipt's plan; empty for baselines
   std::size_t m = 0, n = 0, padded_rows = 0, padded_cols = 0;
   double time_s = 0, wall_s = 0, throughput_gbs = 0;
-  std::size_t memory_bytes = 0;
-  bool ok = false;  // ran, and verified when verification was on
+  std::size_t memory_bytes = 0;  // device memory of the call: the buffer(s) and scratch
+  std::size_t extra_bytes = 0;   // beyond the matrix: scratch and room past it
+  bool ok = false;               // ran, and verified when verification was on
   bool verified = false;
 };
 

@@ -5,7 +5,9 @@
 # tool brings back at most 8 files, so everything goes into $OUT/protocol-<parts>.tar.gz.
 #   bash tools/device/protocol_run.sh COUNT REPS PART...   (PART: random-f32, skinny-f64...)
 # PART_TIMEOUT (seconds, default 170) bounds each part; the CSV is written row by row, so
-# a part cut short keeps the shapes it finished.
+# a part cut short keeps the shapes it finished. BUFFER (exact, the default, or padded)
+# is ipt-bench's --buffer: exactly the matrix, or ipt_padded_size bytes; the files of a
+# padded run are named <part>-padded.
 set -uo pipefail
 count=$1
 reps=$2
@@ -17,10 +19,13 @@ for part in "$@"; do
   mode=${part%-*}
   type=${part#*-}
   start=$(date +%s)
+  buffer=${BUFFER:-exact}
+  name=$mode-$type
+  [ "$buffer" = exact ] || name=$name-$buffer
   timeout "${PART_TIMEOUT:-170}" build-gpu/tools/ipt-bench "$mode" --count "$count" --type "$type" \
-    --reps "$reps" --shapes-out "$dir/$mode-shapes.txt" --csv "$dir/$mode-$type.csv" \
-    --json "$dir/$mode-$type.json" > "$dir/$mode-$type.log" 2>&1
-  echo "== $part: exit $?, $(($(date +%s) - start)) s, $(($(wc -l < "$dir/$mode-$type.csv") - 1)) rows"
-  tail -6 "$dir/$mode-$type.log"
+    --reps "$reps" --buffer "$buffer" --shapes-out "$dir/$mode-shapes.txt" --csv "$dir/$name.csv" \
+    --json "$dir/$name.json" > "$dir/$name.log" 2>&1
+  echo "== $part ($buffer buffer): exit $?, $(($(date +%s) - start)) s, $(($(wc -l < "$dir/$name.csv") - 1)) rows"
+  tail -16 "$dir/$name.log"
 done
 tar czf "$out/protocol-$(echo "$@" | tr ' ' '_').tar.gz" -C "$dir" .
