@@ -63,6 +63,7 @@ module ipt
     integer(c_int64_t) :: m = 0, n = 0, padded_rows = 0, padded_cols = 0
     integer(c_int) :: num_stages = 0
     integer(c_int64_t) :: scratch_bytes = 0
+    integer(c_int64_t) :: borrowed_bytes = 0
     character(len=:), allocatable :: description
   end type
 
@@ -79,6 +80,7 @@ module ipt
     integer(c_size_t) :: m, n, padded_rows, padded_cols
     integer(c_int) :: num_stages
     integer(c_size_t) :: scratch_bytes
+    integer(c_size_t) :: borrowed_bytes
     character(kind=c_char) :: description(1024)
   end type
 
@@ -260,6 +262,7 @@ contains
     info%padded_cols = int(c_info%padded_cols, c_int64_t)
     info%num_stages = c_info%num_stages
     info%scratch_bytes = int(c_info%scratch_bytes, c_int64_t)
+    info%borrowed_bytes = int(c_info%borrowed_bytes, c_int64_t)
     length = 0
     do while (length < size(c_info%description))
       if (c_info%description(length + 1) == c_null_char) exit

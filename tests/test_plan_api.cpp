@@ -56,6 +56,9 @@ TEST_CASE("ipt_plan describes the plan a call runs", "[plan_api]") {
   CHECK(info.padded_rows * info.padded_cols > 6203u * 6607u);
   CHECK(info.padded_rows * info.padded_cols <= 6203u * 6607u + 6203u * 6607u / 200);
   CHECK(std::string(info.description).find("padded to") != std::string::npos);
+  // What the padded matrix takes past the caller's is borrowed, and kept in scratch.
+  CHECK(info.borrowed_bytes == (info.padded_rows * info.padded_cols - 6203u * 6607u) * 4);
+  CHECK(info.scratch_bytes >= info.borrowed_bytes);
   std::size_t bytes = 0;
   REQUIRE(ipt_padded_size(session().device(), 6203, 6607, 4, &bytes) == IPT_SUCCESS);
   CHECK(bytes == info.padded_rows * info.padded_cols * 4);
@@ -64,6 +67,7 @@ TEST_CASE("ipt_plan describes the plan a call runs", "[plan_api]") {
   REQUIRE(ipt_plan(session().device(), 6203, 6607, 4, &tight, &info) == IPT_SUCCESS);
   CHECK(info.sequence == IPT_SEQUENCE_ONE_STAGE);
   CHECK(info.padded_rows == 6203);
+  CHECK(info.borrowed_bytes == 0);
   // Flag bits and the start counter, in the call's scratch (128-byte-aligned regions).
   CHECK(info.scratch_bytes == (((6203u * 6607u + 31) / 32 + 1) * 4 + 127) / 128 * 128);
   ipt_plan_options off{};
@@ -165,4 +169,27 @@ TEST_CASE("ipt_sequence_name names every sequence, and nothing else", "[plan_api
   CHECK(std::string(info.description)
             .find(std::string("sequence ") + ipt_sequence_name(info.sequence)) !=
         std::string::npos);
+}
+
+TEST_CASE("a plan whose scratch exceeds one allocation is refused, the buffer untouched",
+          "[plan_api]") {
+  // 6203 x 6607 in a buffer of just the matrix: the one-stage plan's flag bits, about
+  // 5 MB of scratch, against a device that allows allocations of 1 MB.
+  ScopedEnv small("IPT_OVERRIDES", "local_mem=49152,onchip=off,max_alloc=1048576");
+  ipt_plan_options tight{};
+  tight.max_bytes = 6203u * 6607u * 4u;
+  ipt_plan_info info;
+  CHECK(ipt_plan(session().device(), 6203, 6607, 4, &tight, &info) == IPT_OUT_OF_RESOURCES);
+  CHECK(std::string(ipt_last_error_message()).find("1048576") != std::string::npos);
+  ipt::test::GuardedMatrix m(6203, 6607, 4, 0, 0, 77);
+  CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 6203, 6607, 0, nullptr, nullptr) ==
+        IPT_OUT_OF_RESOURCES);
+  CHECK(m.check_unchanged() == "");
+  // A plan within the limit runs.
+  REQUIRE(ipt_plan(session().device(), 300, 200, 4, nullptr, &info) == IPT_SUCCESS);
+  REQUIRE(info.scratch_bytes < 1048576);
+  ipt::test::GuardedMatrix fits(300, 200, 4, 0, 0, 78);
+  CHECK(ipt_transpose_f32(session().queue(), fits.buffer(), 0, 300, 200, 0, nullptr, nullptr) ==
+        IPT_SUCCESS);
+  CHECK(fits.check_transposed() == "");
 }

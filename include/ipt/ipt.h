@@ -238,6 +238,8 @@ typedef struct ipt_plan_info {
   unsigned num_stages;    /* kernels enqueued per call (padding, unpadding and the copies */
                           /* of borrowed bytes included; an on-chip plan: 1) */
   size_t scratch_bytes;   /* device scratch allocated per call (flags, borrowed bytes) */
+  size_t borrowed_bytes;  /* bytes past the matrix in the caller's buffer that a call */
+                          /* uses as workspace and gives back (a padded plan) */
   char description[1024]; /* the plan in words, NUL-terminated, possibly truncated */
 } ipt_plan_info;
 

@@ -35,9 +35,7 @@ ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t rows, size
 }
 
 ipt_status ipt_clear_cache(void) {
-  return ipt::api::guarded("ipt_clear_cache", [] {
-    ipt::runtime::clear_caches();
-  });
+  return ipt::api::guarded("ipt_clear_cache", [] { ipt::runtime::clear_caches(); });
 }
 
 }  // extern "C"

@@ -30,6 +30,7 @@ extern "C" ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, si
     result.padded_cols = plan.padded_cols;
     result.num_stages = static_cast<unsigned>(launch.steps.size());
     result.scratch_bytes = launch.scratch_bytes + launch.zero_scratch_bytes;
+    result.borrowed_bytes = launch.borrowed_bytes;
     const std::string text = ipt::planner::describe(launch);
     const std::size_t length = std::min(text.size(), sizeof(result.description) - 1);
     std::memcpy(result.description, text.data(), length);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace ipt::planner {
@@ -12,6 +13,7 @@ struct DeviceProfile {
   std::size_t max_work_group_size = 1024;   // CL_DEVICE_MAX_WORK_GROUP_SIZE
   std::size_t simd_width = 32;              // warp / wavefront width
   std::size_t compute_units = 1;            // CL_DEVICE_MAX_COMPUTE_UNITS
+  std::uint64_t max_alloc_bytes = 0;        // CL_DEVICE_MAX_MEM_ALLOC_SIZE (0: no limit)
   bool has_fp64 = true;                     // CL_DEVICE_DOUBLE_FP_CONFIG != 0
   std::string vendor;                       // CL_DEVICE_VENDOR
   // CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE; 0: the planner prefers no alignment (TPDS's

@@ -174,6 +174,17 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
   launch.zero_scratch_bytes = layout.zero_total();
 }
 
+// Each scratch buffer is one allocation, which the device caps
+// (CL_DEVICE_MAX_MEM_ALLOC_SIZE): a plan that needs more is refused before anything runs.
+void check_allocations(const LaunchPlan& launch, const DeviceProfile& device) {
+  if (device.max_alloc_bytes == 0) return;
+  for (const std::uint64_t bytes : {launch.scratch_bytes, launch.zero_scratch_bytes})
+    if (bytes > device.max_alloc_bytes)
+      throw ResourceError("the plan needs " + std::to_string(bytes) +
+                          " bytes of scratch in one allocation; the device allows " +
+                          std::to_string(device.max_alloc_bytes));
+}
+
 }  // namespace
 
 bool LaunchPlan::uses_onchip() const {
@@ -231,9 +242,11 @@ LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                                        choose_onchip(device, call.elem_size), {}, {},
                                        overrides.onchip_abort));
     launch.zero_scratch_bytes = launch.steps.back().flags.bytes;
+    check_allocations(launch, device);
     return launch;
   }
   add_sequence_steps(launch, device, overrides);
+  check_allocations(launch, device);
   return launch;
 }
 

@@ -57,6 +57,8 @@ Overrides parse_overrides(const std::string& text) {
       overrides.max_wg = parse_number(key, value);
     else if (key == "simd")
       overrides.simd = parse_number(key, value);
+    else if (key == "max_alloc")
+      overrides.max_alloc = parse_number(key, value);
     else if (key == "compute_units")
       overrides.compute_units = parse_number(key, value);
     else if (key == "line")
@@ -89,7 +91,7 @@ Overrides parse_overrides(const std::string& text) {
     else
       fail(IPT_INVALID_VALUE,
            "IPT_OVERRIDES: unknown key '" + key +
-               "' (known: local_mem, max_wg, simd, compute_units, fp64, "
+               "' (known: local_mem, max_wg, max_alloc, simd, compute_units, fp64, "
                "line, resident_groups, square.tile, square.wg_rows, sequence, m, n, "
                "padding, padded_rows, padded_cols, onchip, onchip.abort)");
   }
@@ -118,6 +120,10 @@ void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile
     profile.local_mem_bytes = std::min(profile.local_mem_bytes, *overrides.local_mem);
   if (overrides.max_wg)
     profile.max_work_group_size = std::min(profile.max_work_group_size, *overrides.max_wg);
+  if (overrides.max_alloc)
+    profile.max_alloc_bytes = profile.max_alloc_bytes == 0
+                                  ? *overrides.max_alloc
+                                  : std::min(profile.max_alloc_bytes, *overrides.max_alloc);
   if (overrides.simd) profile.simd_width = *overrides.simd;
   if (overrides.compute_units) profile.compute_units = *overrides.compute_units;
   if (overrides.fp64) profile.has_fp64 = *overrides.fp64;

@@ -1,10 +1,11 @@
 // The one documented override path: IPT_OVERRIDES="key=value,..." makes the planner see
-// a different device (local_mem, max_wg, simd, compute_units, fp64, line, resident_groups) and
-// forces planning choices (square.tile, square.wg_rows, sequence, m, n, padding, padded_rows,
-// padded_cols, onchip; onchip.abort makes every on-chip attempt give up, so that its
-// fallback runs). Tests use it so that PoCL plans as a GPU would.
+// a different device (local_mem, max_wg, max_alloc, simd, compute_units, fp64, line,
+// resident_groups) and forces planning choices (square.tile, square.wg_rows, sequence, m,
+// n, padding, padded_rows, padded_cols, onchip; onchip.abort makes every on-chip attempt
+// give up, so that its fallback runs). Tests use it so that PoCL plans as a GPU would.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,7 @@ namespace ipt::runtime {
 
 struct Overrides {
   std::optional<std::size_t> local_mem, max_wg, simd, compute_units;
+  std::optional<std::uint64_t> max_alloc;  // can only lower the device's
   std::optional<bool> fp64;
   std::optional<std::size_t> line;      // the cache line size the planner aligns to (0: none)
   std::optional<bool> resident_groups;  // DeviceProfile::resident_groups

@@ -103,6 +103,8 @@ program test_fortran
                 "plan factors divide the padded shape")
   end if
   call expect(info%padded_rows >= 7200 .and. info%padded_cols >= 1800, "plan padded shape")
+  call expect(info%borrowed_bytes == (info%padded_rows * info%padded_cols - 7200_c_int64_t * 1800) * 4, &
+              "plan borrowed bytes")
   call expect(len(info%description) > 0 .and. index(info%description, "7200") > 0, &
               "plan description: " // info%description)
   options%sequence = IPT_SEQUENCE_ONE_STAGE
