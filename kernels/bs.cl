@@ -32,8 +32,8 @@
 
 __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                          idx_t tiles_per_group, __local elem_t *lds, __global uint *zero,
-                         ulong zero_word, ulong zero_words) {
-  __global elem_t *data = buffer + offset;
+                         ulong zero_word, ulong zero_words SPLIT_PARAMS) {
+  const matrix_t m = MATRIX(buffer, offset);
   const idx_t n = B * C;
   const idx_t lid = get_local_id(0);
   const idx_t wg = get_local_size(0);
@@ -50,14 +50,14 @@ __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B
   for (idx_t t0 = (idx_t)get_group_id(0) * tiles_per_group; t0 < A; t0 += stride) {
     const idx_t tiles = min(tiles_per_group, A - t0);
     const idx_t len = tiles * n;
-    __global elem_t *chunk = data + t0 * n;
+    const idx_t first = t0 * n;  // the chunk's first element
     idx_t t = t_first, r = r_first, c = c_first;
     for (idx_t i = lid; i < len; i += LOADS * wg) {
       elem_t v[LOADS];
 #pragma unroll
       for (int k = 0; k < LOADS; ++k) {
         const idx_t j = i + (idx_t)k * wg;
-        if (j < len) v[k] = chunk[j];
+        if (j < len) v[k] = AT(m, first + j);
       }
 #pragma unroll
       for (int k = 0; k < LOADS; ++k) {
@@ -79,7 +79,7 @@ __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B
     // any work-item overwrites the chunk.
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #pragma unroll 4
-    for (idx_t i = lid; i < len; i += wg) chunk[i] = lds[PAD(i)];
+    for (idx_t i = lid; i < len; i += wg) AT(m, first + i) = lds[PAD(i)];
     barrier(CLK_LOCAL_MEM_FENCE);  // the next chunk reuses lds
   }
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))

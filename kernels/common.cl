@@ -36,3 +36,31 @@ typedef uint idx_t;
 #else
 #define ELEM_WORD(v) ((uint)(v))
 #endif
+
+// A matrix whose last elements live in another buffer: a padded plan on a buffer that
+// holds only the caller's matrix keeps the padded matrix's elements from `split` on in
+// scratch (IPT_SPLIT=1; the host appends SPLIT_PARAMS to the kernel's arguments: the
+// scratch buffer, the tail's first element in it, and `split`). Every access to the
+// matrix goes through AT(m, i), i counted from the matrix's first element; without a
+// split AT is plain indexing and costs nothing.
+#ifndef IPT_SPLIT
+#define IPT_SPLIT 0
+#endif
+#if IPT_SPLIT
+typedef struct {
+  __global elem_t *data;
+  __global elem_t *tail;
+  idx_t split;
+} matrix_t;
+#define SPLIT_PARAMS , __global elem_t *split_tail, ulong split_tail_at, idx_t split_at
+#define MATRIX(buffer, offset) \
+  ((matrix_t){(buffer) + (offset), split_tail + split_tail_at, split_at})
+#define AT(m, i) (*((i) < (m).split ? (m).data + (i) : (m).tail + ((i) - (m).split)))
+#else
+typedef struct {
+  __global elem_t *data;
+} matrix_t;
+#define SPLIT_PARAMS
+#define MATRIX(buffer, offset) ((matrix_t){(buffer) + (offset)})
+#define AT(m, i) ((m).data[i])
+#endif

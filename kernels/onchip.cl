@@ -80,22 +80,22 @@ idx_t onchip_successor(idx_t q, uint rows, uint cols) {
 // run of the GPU suite (H200) lost 1 and 2 elements in two 1-byte fallback tests (the
 // race did not show again in some 300 further runs of those tests, alone or beside a
 // benchmark, with or without the sink: it is rare, not absent).
-void follow_cycles(__global elem_t *data, uint rows, uint cols, idx_t total,
+void follow_cycles(matrix_t m, uint rows, uint cols, idx_t total,
                    volatile __global uint *flags, __local volatile uint *sink) {
   for (idx_t s = get_global_id(0); s < total; s += get_global_size(0)) {
     idx_t nxt = onchip_successor(s, rows, cols);
     if (nxt == s) continue;  // fixed point
-    elem_t carry = data[s];
+    elem_t carry = AT(m, s);
     *sink = ELEM_WORD(carry);                                // (i) read, then test
     mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // (this work-group's view)
     if (atomic_or(&flags[s >> 5], 0u) & (1u << (uint)(s & 31))) continue;
     for (;;) {
-      const elem_t next_value = data[nxt];
+      const elem_t next_value = AT(m, nxt);
       mem_fence(CLK_GLOBAL_MEM_FENCE);  // (ii) read, then claim
       const uint bit = 1u << (uint)(nxt & 31);
       if (atomic_or(&flags[nxt >> 5], bit) & bit) break;  // claimed by another chain
       mem_fence(CLK_GLOBAL_MEM_FENCE);  // (iii) claim, then store
-      data[nxt] = carry;
+      AT(m, nxt) = carry;
       carry = next_value;
       nxt = onchip_successor(nxt, rows, cols);
     }
@@ -145,14 +145,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uint instances,
                 uint per_round, volatile __global uint *scratch_base, ulong scratch_word,
                 uint groups, uint patience, __global uint *zero_base, ulong zero_word,
-                ulong zero_words, __global uint *report) {
+                ulong zero_words, __global uint *report SPLIT_PARAMS) {
   volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
   // The fallback's flags follow the words, a bit per element, zero as well.
   volatile __global uint *flags = scratch_base + scratch_word + FLAGS_AT;
   __local elem_t stage[STAGE][TR][TC + 1];  // +1: column reads hit different banks
   __local volatile uint sink[WG];
   __local uint ticket_of_group, decision, last_out;
-  __global elem_t *data = buffer + offset;
+  const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
   const uint lid = get_local_id(0);
   // Loads: a pass covers LOAD_ROWS whole tile rows; stores: STORE_COLS whole tile columns,
   // which are rows of the output.
@@ -186,7 +186,8 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
 
       uint consumed = 0;
       {
-        __global const elem_t *src = data + (idx_t)(i0 + i_first) * instance_elements;
+        // The current instance's first element; an index within an instance is a uint.
+        idx_t src = (idx_t)(i0 + i_first) * instance_elements;
         uint ti = ti_first, tj = tj_first;
 #pragma unroll
         for (int j = 0; j < TILES; ++j) {
@@ -194,7 +195,8 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
 #pragma unroll
             for (int p = 0; p < PASSES; ++p) {
               const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
-              if (row < rows && col < cols) reg[j * PASSES + p] = src[row * cols + col];
+              if (row < rows && col < cols)
+                reg[j * PASSES + p] = AT(m, src + (idx_t)(row * cols + col));
             }
             if (++tj == tile_cols) {
               tj = 0;
@@ -227,7 +229,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
       // Output element (orow, ocol) of an instance's cols x rows result is its input
       // (ocol, orow): tile (ti, tj) of the input is tile (tj, ti) of the output,
       // transposed in local memory.
-      __global elem_t *dst = data + (idx_t)(i0 + i_first) * instance_elements;
+      idx_t dst = (idx_t)(i0 + i_first) * instance_elements;  // as `src` above
       uint ti = ti_first, tj = tj_first;
 #pragma unroll
       for (int base = 0; base < TILES; base += STAGE) {
@@ -249,7 +251,8 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
               for (int p = 0; p < PASSES; ++p) {
                 const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)
-                  dst[orow * rows + ocol] = stage[jj][sr][p * STORE_COLS + sc];
+                  AT(m, dst + (idx_t)(orow * rows + ocol)) =
+                      stage[jj][sr][p * STORE_COLS + sc];
               }
               if (++tj == tile_cols) {
                 tj = 0;
@@ -266,7 +269,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
     }
   }
   if (decision != DECISION_GO)
-    follow_cycles(data, rows, cols, (idx_t)instances * rows * cols, flags, &sink[lid]);
+    follow_cycles(m, rows, cols, (idx_t)instances * rows * cols, flags, &sink[lid]);
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
     zero_base[zero_word + w] = 0;

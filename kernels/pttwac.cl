@@ -56,29 +56,29 @@ idx_t tile_successor(idx_t p, idx_t B, idx_t C) {
 }
 
 __kernel void ipt_pttwac_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B,
-                             idx_t C, idx_t flag_words, __local uint *flags) {
-  __global elem_t *data = buffer + offset;
+                             idx_t C, idx_t flag_words, __local uint *flags SPLIT_PARAMS) {
+  const matrix_t m = MATRIX(buffer, offset);
   const idx_t n = B * C;
   const idx_t lid = get_local_id(0);
   const idx_t wg = get_local_size(0);
   for (idx_t t = get_group_id(0); t < A; t += get_num_groups(0)) {
-    __global elem_t *tile = data + t * n;
+    const idx_t first = t * n;  // the tile's first element
     for (idx_t w = lid; w < flag_words; w += wg) flags[w] = 0;
     // Flags cleared for everyone; the previous tile's chains are all finished.
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     for (idx_t s = lid; s < n; s += wg) {
       idx_t nxt = tile_successor(s, B, C);
       if (nxt == s) continue;  // fixed point
-      elem_t carry = tile[s];
+      elem_t carry = AT(m, first + s);
       mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // (i) read, then test
       if (atomic_or(&flags[flag_word(s)], 0u) & flag_bit(s)) continue;
       for (;;) {
-        const elem_t next_value = tile[nxt];
+        const elem_t next_value = AT(m, first + nxt);
         mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // (ii) read, then claim
         const uint bit = flag_bit(nxt);
         if (atomic_or(&flags[flag_word(nxt)], bit) & bit) break;  // claimed by another
         mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // (iii) claim, then store
-        tile[nxt] = carry;
+        AT(m, first + nxt) = carry;
         carry = next_value;
         nxt = tile_successor(nxt, B, C);
       }

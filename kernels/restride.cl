@@ -50,13 +50,13 @@ void wait_read(volatile __global int *flags, idx_t chunk) {
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, idx_t s_in,
                   idx_t s_out, idx_t chunks, volatile __global int *scratch_base,
-                  ulong scratch_word) {
+                  ulong scratch_word SPLIT_PARAMS) {
   volatile __global int *scratch = scratch_base + scratch_word;  // this launch's region
   volatile __global int *counter = scratch;                      // dynamic chunk ids
   volatile __global int *flags = scratch + 1;                    // "read" flag per chunk
   __local elem_t stage[WG * PER_ITEM];
   __local idx_t chunk_of_group;
-  __global elem_t *data = buffer + offset;
+  const matrix_t m = MATRIX(buffer, offset);
   const idx_t lid = get_local_id(0);
   const bool spread = s_out > s_in;
 
@@ -72,7 +72,7 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
 
   for (idx_t k = k0 + lid; k < k1; k += WG) {
     const idx_t r = k / len;
-    stage[k - k0] = data[r * s_in + (k - r * len)];
+    stage[k - k0] = AT(m, r * s_in + (k - r * len));
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // all of the chunk is in local memory
   if (lid == 0) {
@@ -103,6 +103,6 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
 
   for (idx_t k = k0 + lid; k < k1; k += WG) {
     const idx_t r = k / len;
-    data[r * s_out + (k - r * len)] = stage[k - k0];
+    AT(m, r * s_out + (k - r * len)) = stage[k - k0];
   }
 }

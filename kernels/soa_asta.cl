@@ -75,17 +75,17 @@
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                  idx_t L, idx_t K, idx_t total_items, __global uint *scratch,
-                 ulong flags_word, __local elem_t *tiles, uint slice_shift) {
+                 ulong flags_word, __local elem_t *tiles, uint slice_shift SPLIT_PARAMS) {
   // Published by a unit's lane 0 in step t (buffer t & 1), read by its lanes after the
   // barrier of step t: the store decision for step t, and the mode, chunk length and
-  // first element (index in `data`) of the item the unit reads in step t + 1.
+  // first element (index in the matrix `m`) of the item the unit reads in step t + 1.
   __local idx_t pub_base[2][UNITS];
   __local uint pub_state[2][UNITS];
   __local int live[3];  // units live after step t: live[t % 3] (see the reset below)
 #if REGS > 0
   __local volatile uint start_sink[WG];  // see (i)
 #endif
-  __global elem_t *data = buffer + offset;
+  const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
   __global uint *flags = scratch + flags_word;  // this launch's region of the scratch
   const uint lid = get_local_id(0);
   const uint unit = lid / VW;
@@ -102,7 +102,7 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
   __local elem_t *next_value = carry + L;
 #endif
   // Lane 0's private state: its mode; its item q = q0 + g (q0: the instance and chunk,
-  // g: the super-element), the index in `data` of element 0 of the chunk in
+  // g: the super-element), the index in `m` of element 0 of the chunk in
   // super-element 0 and the chunk's length; the start being tested (FIRST); the flag
   // word its starts come from and the bits of that word still to try.
   int my_mode = MODE_DONE;
@@ -123,7 +123,6 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
     }
     const uint mode = state & 3;
     const uint len = state >> 3;
-    __global const elem_t *src = data + base;
     if (mode == MODE_START) {
 #if REGS > 0
       uint consumed = 0;
@@ -131,7 +130,7 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
       for (int r = 0; r < REGS; ++r) {
         const uint e = lane + (uint)r * VW;
         if (e < len) {
-          carry[r] = src[e];
+          carry[r] = AT(m, base + e);
           consumed ^= ELEM_WORD(carry[r]);
         }
       }
@@ -142,17 +141,17 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
       // 2^24 elements; local tiling stores the values.)
       start_sink[lid] = consumed;
 #else
-      for (uint e = lane; e < len; e += VW) carry[e] = src[e];
+      for (uint e = lane; e < len; e += VW) carry[e] = AT(m, base + e);
 #endif
     } else if (mode != MODE_DONE) {
 #if REGS > 0
 #pragma unroll
       for (int r = 0; r < REGS; ++r) {
         const uint e = lane + (uint)r * VW;
-        if (e < len) next_value[r] = src[e];
+        if (e < len) next_value[r] = AT(m, base + e);
       }
 #else
-      for (uint e = lane; e < len; e += VW) next_value[e] = src[e];
+      for (uint e = lane; e < len; e += VW) next_value[e] = AT(m, base + e);
 #endif
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE);
@@ -217,19 +216,18 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // (i), (iii)
 
     if (pub_state[p][unit] & 4) {
-      __global elem_t *dst = data + base;
 #if REGS > 0
 #pragma unroll
       for (int r = 0; r < REGS; ++r) {
         const uint e = lane + (uint)r * VW;
         if (e < len) {
-          dst[e] = carry[r];
+          AT(m, base + e) = carry[r];
           carry[r] = next_value[r];
         }
       }
 #else
       for (uint e = lane; e < len; e += VW) {
-        dst[e] = carry[e];
+        AT(m, base + e) = carry[e];
         carry[e] = next_value[e];
       }
 #endif

@@ -28,6 +28,21 @@ void check_elem_size(std::size_t elem_size) {
                                 " is not 1, 2, 4, 8 or 16");
 }
 
+// The kernels of a split matrix take the tail's buffer, its first element there and the
+// split after their own arguments, and touch no more of the matrix's buffer than `split`.
+Step with_split(Step step, const StepSite& site) {
+  if (site.split == 0 || step.noop()) return step;
+  if (site.tail.buffer != Buffer::kScratch || site.tail.offset % site.elem_size != 0)
+    throw std::logic_error("a split matrix's tail must be call scratch, aligned");
+  step.options += " -DIPT_SPLIT=1";
+  step.args.insert(step.args.end(),
+                   {buffer_arg(site.tail.buffer), ulong_arg(site.tail.offset / site.elem_size),
+                    index_arg(site.split)});
+  step.touches = std::min(step.touches, site.split);
+  step.tail = site.tail;
+  return step;
+}
+
 // The step every family starts from: a 1-D launch of `groups` groups of `work_group`.
 Step launch(Family family, const StepSite& site, bool index64, std::string options,
             std::uint64_t groups, std::uint64_t work_group) {
@@ -161,7 +176,7 @@ Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64
   step.move = permute(A, B, C, 1);
   step.what = "010! on " + shape_text(A, B, C) + ": BS tiles of " + std::to_string(B) + " x " +
               std::to_string(C);
-  return step;
+  return with_split(std::move(step), site);
 }
 
 Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
@@ -231,7 +246,7 @@ Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint6
   step.what = (I > 1 ? "0100! on (" + std::to_string(I) + " | " : std::string("100! on (")) +
               std::to_string(A) + ", " + std::to_string(B) + ", " + std::to_string(C) +
               "): super-elements of " + std::to_string(C);
-  return step;
+  return with_split(std::move(step), site);
 }
 
 Step pttwac_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
@@ -273,7 +288,7 @@ Step pttwac_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::ui
   step.move = permute(A, B, C, 1);
   step.what = "010! on " + shape_text(A, B, C) + ": PTTWAC tiles of " + std::to_string(B) + " x " +
               std::to_string(C) + " (flags in local memory)";
-  return step;
+  return with_split(std::move(step), site);
 }
 
 Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
@@ -316,7 +331,7 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                 std::to_string(rows) + " x " + std::to_string(cols) +
                 " instances (cycle following in the same kernel if the device cannot run every "
                 "work-group at once)";
-  return step;
+  return with_split(std::move(step), site);
 }
 
 Step onchip_probe_step(const Step& onchip) {
@@ -340,6 +355,9 @@ Step onchip_probe_step(const Step& onchip) {
   probe.zeroes = {};
   probe.touches = 1;
   probe.move = permute(1, 1, 1, 1);
+  if (onchip.options.find("-DIPT_SPLIT=1") != std::string::npos)  // a tail never reached
+    probe.args.insert(probe.args.end(),
+                      {buffer_arg(Buffer::kZeroScratch), ulong_arg(0), index_arg(1)});
   probe.what = "probe of the on-chip kernel";
   return probe;
 }
@@ -382,7 +400,7 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
                                  std::to_string(s_out) + " elements"
                            : "unpad: rows closed up from " + std::to_string(s_in) + " to " +
                                  std::to_string(s_out) + " elements";
-  return step;
+  return with_split(std::move(step), site);
 }
 
 Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer to,
@@ -433,7 +451,7 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   step.what = "tiled swap across the diagonal: tiles of " + std::to_string(plan.tile) + " x " +
               std::to_string(plan.tile) + ", work-groups of " + std::to_string(plan.tile) + " x " +
               std::to_string(plan.wg_rows);
-  return step;
+  return with_split(std::move(step), site);
 }
 
 Step square_tile_step(const Step& square, std::size_t elem_size) {

@@ -82,6 +82,7 @@ struct Step {
   // the on-chip kernel clears its own, the plan's last kernel the flags of earlier ones).
   Region flags;
   Region zeroes;  // words of scratch that the kernel zeroes on the way for other steps
+  Region tail;    // a split matrix's elements past the buffer (StepSite::split), or none
   // Elements of the matrix's buffer, from the matrix's start, that the kernel may touch.
   std::uint64_t touches = 0;
   Move move;
@@ -100,6 +101,10 @@ struct LaunchPlan {
   Region fill;  // call scratch the runtime zeroes before the first step (empty: none)
   // Bytes of the caller's buffer past the matrix used as workspace and given back.
   std::uint64_t borrowed_bytes = 0;
+  // A padded plan on a buffer without room for it: the padded matrix's elements from
+  // `split` on (the caller's rows * cols) live in `split_tail`, call scratch (0: none).
+  std::uint64_t split = 0;
+  Region split_tail;
   // Whether a step is the on-chip kernel (a device that refuses it gets a plan without).
   bool uses_onchip() const;
 };
@@ -117,10 +122,21 @@ class ResourceError : public std::runtime_error {
 // memory the family sizes its tiles by, and whether its indices must be 64-bit whatever
 // its own extent (a plan's stages share the width of the padded matrix; tests force it).
 struct StepSite {
+  StepSite() = default;
+  StepSite(std::size_t elem_size_, std::uint64_t offset_, std::size_t local_mem_bytes_,
+           bool index64_)
+      : elem_size(elem_size_),
+        offset(offset_),
+        local_mem_bytes(local_mem_bytes_),
+        index64(index64_) {}
   std::size_t elem_size = 4;
   std::uint64_t offset = 0;
   std::size_t local_mem_bytes = 48 * 1024;
   bool index64 = false;
+  // A matrix split in two (kernels/common.cl, IPT_SPLIT): its elements from `split` on
+  // live in `tail` (call scratch) instead of the matrix's buffer; 0: no split.
+  std::uint64_t split = 0;
+  Region tail;
 };
 
 // Whether a kernel over `elements` elements from `offset` needs 64-bit indices: when an
