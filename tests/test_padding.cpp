@@ -4,11 +4,15 @@
 // shapes with every sequence; skinny shapes with a prime long side. Every result is
 // checked in full against the host reference, with every byte around the matrix
 // (including the bytes a padded plan borrows) checked unchanged.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "support/host_reference.hpp"
 #include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
@@ -159,7 +163,8 @@ TEST_CASE("padding: skinny shapes with a prime long side", "[padding]") {
     }
 }
 
-TEST_CASE("padding off, or no room: nothing beyond the matrix is used", "[padding]") {
+TEST_CASE("padding off uses nothing beyond the matrix; without room, padding lives in scratch",
+          "[padding]") {
   ScopedEnv env("IPT_OVERRIDES", "local_mem=49152");
   const std::size_t rows = 1009, cols = 1013;  // both prime
   REQUIRE(plan_pads(rows, cols, 4));
@@ -172,14 +177,72 @@ TEST_CASE("padding off, or no room: nothing beyond the matrix is used", "[paddin
   GuardedMatrix m(rows, cols, 4, 1, padded_bytes(rows, cols, 4), 6000);
   run(m, rows, cols, 4, &off);
   CHECK(m.check_transposed() == "");
-  // max_bytes = the matrix: the same as a buffer without room.
+  // max_bytes = the matrix: the same as a buffer without room. The plan still pads, its
+  // extra elements in scratch: it borrows nothing, and the guard bytes stay untouched.
   ipt_plan_options tight{};
   tight.max_bytes = rows * cols * 4;
   REQUIRE(ipt_plan(session().device(), rows, cols, 4, &tight, &info) == IPT_SUCCESS);
-  CHECK(info.padded_rows == rows);
+  CHECK(info.padded_rows * info.padded_cols > rows * cols);
+  CHECK(info.borrowed_bytes == 0);
+  CHECK(info.scratch_bytes >= (info.padded_rows * info.padded_cols - rows * cols) * 4);
   GuardedMatrix t(rows, cols, 4, 0, padded_bytes(rows, cols, 4), 6001);
   run(t, rows, cols, 4, &tight);
   CHECK(t.check_transposed() == "");
+}
+
+TEST_CASE("padded plans in a sub-buffer of exactly the matrix leave its parent untouched",
+          "[padding]") {
+  // The matrix is a sub-buffer of exactly rows * cols elements inside a larger parent of
+  // random bytes: a padded plan must keep its extra elements in scratch, never in the
+  // parent's bytes after (or before) the sub-buffer.
+  cl_uint align_bits = 0;
+  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                          &align_bits, nullptr) == CL_SUCCESS);
+  const std::size_t origin = std::max<std::size_t>(align_bits / 8, 16);
+  std::uint64_t seed = 6100;
+  int padded = 0;
+  for (const char* device : {"local_mem=49152", "local_mem=32768,max_wg=256,simd=64"}) {
+    ScopedEnv env("IPT_OVERRIDES", device);
+    for (const auto& [rows, cols] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {1009, 1013}, {997, 2003}, {4099, 61}, {3, 10007}, {10007, 5}, {1021, 1031}})
+      for (std::size_t elem_size : {1, 4, 8, 16}) {
+        INFO(device << ": " << rows << " x " << cols << ", elem_size " << elem_size);
+        const std::size_t bytes = rows * cols * elem_size;
+        GuardedMatrix parent(1, origin / elem_size + rows * cols + 4096 / elem_size, elem_size, 0,
+                             0, ++seed);
+        cl_buffer_region region{origin, bytes};
+        cl_int code = CL_SUCCESS;
+        cl_mem sub = clCreateSubBuffer(parent.buffer(), CL_MEM_READ_WRITE,
+                                       CL_BUFFER_CREATE_TYPE_REGION, &region, &code);
+        REQUIRE(code == CL_SUCCESS);
+        // The plan a buffer of just the matrix gets: padded (in scratch) for most shapes.
+        ipt_plan_options exact{};
+        exact.max_bytes = bytes;
+        ipt_plan_info info;
+        REQUIRE(ipt_plan(session().device(), rows, cols, elem_size, &exact, &info) == IPT_SUCCESS);
+        CHECK(info.borrowed_bytes == 0);
+        if (info.padded_rows * info.padded_cols > rows * cols) ++padded;
+        cl_event done = nullptr;
+        const ipt_status status =
+            ipt_transpose(session().queue(), sub, 0, rows, cols, 0, nullptr, &done, elem_size);
+        INFO(ipt_last_error_message());
+        REQUIRE(status == IPT_SUCCESS);
+        REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
+        clReleaseEvent(done);
+        clReleaseMemObject(sub);
+        // The whole parent: the sub-buffer's bytes transposed, every other byte as it was.
+        const std::vector<unsigned char> now = parent.read_all();
+        const std::vector<unsigned char>& before = parent.initial();
+        const std::vector<unsigned char> matrix(before.begin() + origin,
+                                                before.begin() + origin + bytes);
+        const auto expected = ipt::support::transpose_reference(matrix, rows, cols, elem_size);
+        CHECK(std::memcmp(now.data() + origin, expected.data(), bytes) == 0);
+        CHECK(std::memcmp(now.data(), before.data(), origin) == 0);
+        CHECK(std::memcmp(now.data() + origin + bytes, before.data() + origin + bytes,
+                          now.size() - origin - bytes) == 0);
+      }
+  }
+  CHECK(padded >= 12);  // most of the 24 runs take a padded plan
 }
 
 TEST_CASE("padding: bad input leaves the buffer unchanged", "[padding][bad_input]") {

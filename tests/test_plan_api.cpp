@@ -62,8 +62,16 @@ TEST_CASE("ipt_plan describes the plan a call runs", "[plan_api]") {
   std::size_t bytes = 0;
   REQUIRE(ipt_padded_size(session().device(), 6203, 6607, 4, &bytes) == IPT_SUCCESS);
   CHECK(bytes == info.padded_rows * info.padded_cols * 4);
+  // Without room (max_bytes = the matrix) it pads all the same, the extra elements in
+  // scratch; with padding off, the one-stage cycle following.
   ipt_plan_options tight{};
   tight.max_bytes = 6203u * 6607u * 4u;
+  REQUIRE(ipt_plan(session().device(), 6203, 6607, 4, &tight, &info) == IPT_SUCCESS);
+  CHECK(info.sequence != IPT_SEQUENCE_ONE_STAGE);
+  CHECK(info.padded_rows * info.padded_cols > 6203u * 6607u);
+  CHECK(info.borrowed_bytes == 0);
+  CHECK(info.scratch_bytes >= (info.padded_rows * info.padded_cols - 6203u * 6607u) * 4);
+  tight.padding = IPT_PADDING_OFF;
   REQUIRE(ipt_plan(session().device(), 6203, 6607, 4, &tight, &info) == IPT_SUCCESS);
   CHECK(info.sequence == IPT_SEQUENCE_ONE_STAGE);
   CHECK(info.padded_rows == 6203);
@@ -173,13 +181,13 @@ TEST_CASE("ipt_sequence_name names every sequence, and nothing else", "[plan_api
 
 TEST_CASE("a plan whose scratch exceeds one allocation is refused, the buffer untouched",
           "[plan_api]") {
-  // 6203 x 6607 in a buffer of just the matrix: the one-stage plan's flag bits, about
-  // 5 MB of scratch, against a device that allows allocations of 1 MB.
-  ScopedEnv small("IPT_OVERRIDES", "local_mem=49152,onchip=off,max_alloc=1048576");
-  ipt_plan_options tight{};
-  tight.max_bytes = 6203u * 6607u * 4u;
+  // 6203 x 6607 without padding: the one-stage plan's flag bits, about 5 MB of scratch,
+  // against a device that allows allocations of 1 MB.
+  ScopedEnv small("IPT_OVERRIDES", "local_mem=49152,onchip=off,padding=off,max_alloc=1048576");
+  ipt_plan_options off{};  // options replace IPT_OVERRIDES' plan keys: padding off here too
+  off.padding = IPT_PADDING_OFF;
   ipt_plan_info info;
-  CHECK(ipt_plan(session().device(), 6203, 6607, 4, &tight, &info) == IPT_OUT_OF_RESOURCES);
+  CHECK(ipt_plan(session().device(), 6203, 6607, 4, &off, &info) == IPT_OUT_OF_RESOURCES);
   CHECK(std::string(ipt_last_error_message()).find("1048576") != std::string::npos);
   ipt::test::GuardedMatrix m(6203, 6607, 4, 0, 0, 77);
   CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 6203, 6607, 0, nullptr, nullptr) ==

@@ -140,17 +140,19 @@ IPT_API const char* ipt_version_string(void);
  * bytes of scratch (ipt_plan_info's scratch_bytes), held until the call completes (then
  * kept for reuse by later calls).
  *
- * Padding. A side without good factors (a prime, say) would leave only slow plans. When
- * the buffer holds more than the matrix (CL_MEM_SIZE beyond offset + rows * cols
- * elements; ipt_padded_size says how much helps), the call may transpose a slightly
- * larger matrix instead: at most 0.5% more elements, a few extra rows and columns. The
- * bytes between the matrix's end and the padded extent are then BORROWED: copied to
+ * Padding. A side without good factors (a prime, say) would leave only slow plans, so
+ * the call may transpose a slightly larger matrix instead: at most 0.5% more elements, a
+ * few extra rows and columns. In a buffer of exactly the matrix the extra elements live
+ * in device scratch (counted in ipt_plan_info's scratch_bytes), and no byte of the
+ * buffer beyond the matrix is read or written. When the buffer holds more than the
+ * matrix (CL_MEM_SIZE beyond offset + rows * cols elements; ipt_padded_size says how
+ * much), the extra elements use that room instead: those bytes are BORROWED, copied to
  * scratch before the first kernel, used as workspace, and restored after the last, so
  * that when the event completes the whole buffer beyond the matrix is as it was. Do not
- * read or write those bytes while the call runs, and call with IPT_PADDING_OFF (see
- * ipt_transpose_with_options) to forbid it. Without room, or with padding off, the call
- * runs the best unpadded plan: for prime sides, the one-stage cycle following, correct
- * for every shape but much slower than a copy.
+ * read or write them while the call runs; options->max_bytes (see
+ * ipt_transpose_with_options) caps what may be borrowed, and IPT_PADDING_OFF forbids
+ * padding: the call then runs the best unpadded plan, for prime sides the one-stage
+ * cycle following, correct for every shape but much slower than a copy.
  *
  * Returns IPT_SUCCESS or: IPT_INVALID_COMMAND_QUEUE, IPT_INVALID_MEM_OBJECT,
  * IPT_INVALID_CONTEXT, IPT_INVALID_EVENT_WAIT_LIST, IPT_INVALID_ELEMENT_SIZE,
@@ -178,9 +180,10 @@ IPT_API ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size
 
 /*
  * Stores in *bytes how many bytes, counted from the matrix's offset, a buffer needs so
- * that the fastest plan for this shape can run in place on this device: rows * cols *
- * elem_size, or up to 0.5% more where padding pays (see ipt_transpose). A call on a
- * smaller buffer still works, with a slower plan.
+ * that the fastest plan for this shape can pad in place, without scratch for its extra
+ * elements, on this device: rows * cols * elem_size, or up to 0.5% more where padding
+ * pays (see ipt_transpose). A call on a buffer of just the matrix takes the same plan,
+ * with those elements in device scratch.
  *
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (bytes is NULL),
  * IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.
@@ -226,7 +229,8 @@ typedef struct ipt_plan_options {
   ipt_padding padding;   /* automatic padding (for IPT_SEQUENCE_AUTO), or none */
   size_t padded_rows;    /* a padded shape to use (>= rows, >= cols; 0: the caller's), with */
   size_t padded_cols;    /* any sequence; the buffer must have room for it */
-  size_t max_bytes;      /* bytes from the offset a padded plan may use; 0: the buffer's */
+  size_t max_bytes;      /* bytes from the offset a padded plan may borrow (beyond: its */
+                         /* extra elements in scratch); 0: the buffer's */
                          /* size for a call, no limit for ipt_plan */
 } ipt_plan_options;
 

@@ -82,30 +82,40 @@ Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& 
 
 // The steps of a plan whose every kernel runs (not the whole-matrix on-chip kernel).
 //
+// Room: the padded matrix runs past the caller's. Where the buffer has room for it
+// (`room` elements from the matrix's start), the elements there are kept in scratch and
+// given back at the end (borrowed), so that the buffer beyond the matrix is as the caller
+// left it. Where it has not, the padded matrix is split: its elements past the caller's
+// live in call scratch, and every kernel addresses them there (kernels/common.cl).
+//
 // Zeroing: the flags of the call scratch must be zero before the kernels that use them.
-// A padded call saves the borrowed bytes first, and that copy zeroes them; a call that
-// starts with a BS or on-chip kernel has that kernel zero them; otherwise one fill does
+// A call that borrows saves the borrowed bytes first, and that copy zeroes them; a call
+// that starts with a BS or on-chip kernel has that kernel zero them; otherwise one fill does
 // (a command: 8-10 us of an idle H200). When the last kernel can zero words on the way
 // (BS or on-chip, and not also the first) and the plan is not padded, the earlier
 // stages' flags live in zero scratch instead, which they find zero and that last kernel
 // leaves zero for the next call: a call starting with a cycle-following stage (2.2)
 // needs no fill either.
 void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
-                        const PlanOverrides& overrides) {
+                        const PlanOverrides& overrides, std::uint64_t room) {
   const TransposePlan& plan = launch.transpose;
   const std::size_t elem_size = launch.elem_size;
   const std::uint64_t M = plan.rows, N = plan.cols;
   // The stages share the index width of the padded matrix; the other steps take their
   // own extent's.
-  const StepSite site{elem_size, launch.offset, device.local_mem_bytes, false};
+  StepSite site{elem_size, launch.offset, device.local_mem_bytes, false};
+  ScratchLayout layout;
+  const std::uint64_t extra = plan.padded_elements() - M * N;
+  const bool split = plan.padded_elements() > room;
+  const std::uint64_t tail = split ? 0 : extra;  // borrowed elements
+  const Region saved = layout.take(Buffer::kScratch, extra * elem_size);
+  launch.borrowed_bytes = tail * elem_size;
+  if (split) {
+    site.split = launch.split = M * N;
+    site.tail = launch.split_tail = saved;
+  }
   StepSite stage_site = site;
   stage_site.index64 = needs_index64(launch.offset, plan.padded_elements());
-  ScratchLayout layout;
-  // The padded matrix runs past the caller's: its elements there are kept in scratch and
-  // given back at the end, so that the buffer beyond the matrix is as the caller left it.
-  const std::uint64_t tail = plan.padded_elements() - M * N;
-  const Region saved = layout.take(Buffer::kScratch, tail * elem_size);
-  launch.borrowed_bytes = tail * elem_size;
   const std::uint64_t flags_start = layout.total();
   const RestrideConfig restride = choose_restride(device, elem_size);
   const bool pads = plan.padded_cols != N, unpads = plan.padded_rows != M;
@@ -138,7 +148,7 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     unpad_flags = layout.take(Buffer::kScratch, restride_scratch_bytes(restride, M * N));
   const Region flags{Buffer::kScratch, flags_start, layout.total() - flags_start};
 
-  const bool first_zeroes = tail == 0 && !square && !stages.empty() &&
+  const bool first_zeroes = tail == 0 && !pads && !square && !stages.empty() &&
                             zeroes_on_the_way(*stages.front(), device, elem_size);
   if (tail == 0 && !first_zeroes) launch.fill = flags;
   // Identities (a dimension of 1 in a step's view) launch nothing.
@@ -210,6 +220,9 @@ LaunchPlan plan_of_steps(std::vector<Step> steps, std::size_t elem_size, std::ui
       fill_begin = std::min(fill_begin, region->offset);
       fill_end = std::max(fill_end, end);
     }
+    // A split matrix's tail is data in the call scratch: sized, never filled.
+    if (!step.tail.empty())
+      plan.scratch_bytes = std::max(plan.scratch_bytes, step.tail.offset + step.tail.bytes);
     // A copy to or from scratch needs that scratch too (its range is data, not flags; an
     // element at least: the kernel's argument names the buffer even when it copies none).
     const Move& move = step.move;
@@ -231,8 +244,13 @@ LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
   LaunchPlan launch;
   launch.elem_size = call.elem_size;
   launch.offset = call.offset;
-  launch.transpose = plan_transpose(device, call.rows, call.cols, call.elem_size, overrides.request,
-                                    {}, call.capacity);
+  // Automatic padding may keep what does not fit the buffer in scratch (a split matrix),
+  // so it plans as for a buffer with room; a forced padded shape needs the room.
+  const PlanRequest& request = overrides.request;
+  const bool forced_shape = request.padded_rows != 0 || request.padded_cols != 0;
+  const std::uint64_t room = call.capacity == 0 ? call.rows * call.cols : call.capacity;
+  launch.transpose = plan_transpose(device, call.rows, call.cols, call.elem_size, request, {},
+                                    forced_shape ? room : ~std::uint64_t{0});
   const TransposePlan& plan = launch.transpose;
   if (plan.onchip) {
     // One command, which falls back by itself; it needs no call scratch, so nothing to
@@ -245,7 +263,7 @@ LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
     check_allocations(launch, device);
     return launch;
   }
-  add_sequence_steps(launch, device, overrides);
+  add_sequence_steps(launch, device, overrides, room);
   check_allocations(launch, device);
   return launch;
 }

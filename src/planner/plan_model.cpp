@@ -144,7 +144,25 @@ std::string check_header(const LaunchPlan& plan, u64 rows, u64 cols) {
   if (t.padded_rows < rows || t.padded_cols < cols)
     return "the padded shape is smaller than the matrix";
   const u64 borrowed = t.padded_elements() - rows * cols;
-  if (plan.borrowed_bytes != borrowed * es)
+  if (plan.split != 0) {
+    // What does not fit the caller's buffer lives in scratch that nothing else may use.
+    if (plan.split != rows * cols || plan.borrowed_bytes != 0)
+      return "a split plan splits at " + std::to_string(plan.split) + " and borrows " +
+             std::to_string(plan.borrowed_bytes) + " bytes";
+    const Region& tail = plan.split_tail;
+    if (tail.buffer != Buffer::kScratch || tail.bytes != borrowed * es ||
+        tail.offset + tail.bytes > plan.scratch_bytes)
+      return "the split tail is not the padding's " + std::to_string(borrowed * es) +
+             " bytes inside the call scratch";
+    const auto overlaps = [&tail](const Region& r) {
+      return r.buffer == tail.buffer && !r.empty() && r.offset < tail.offset + tail.bytes &&
+             tail.offset < r.offset + r.bytes;
+    };
+    if (overlaps(plan.fill)) return "the fill overwrites the split tail";
+    for (std::size_t i = 0; i < plan.steps.size(); ++i)
+      if (overlaps(plan.steps[i].flags) || overlaps(plan.steps[i].zeroes))
+        return step_name(plan, i) + " uses the split tail as flags";
+  } else if (plan.borrowed_bytes != borrowed * es)
     return "borrowed_bytes is " + std::to_string(plan.borrowed_bytes) + ", the padding needs " +
            std::to_string(borrowed * es);
   for (std::size_t i = 0; i < plan.steps.size(); ++i)
@@ -188,7 +206,7 @@ std::string move_extent(const Move& move, std::size_t elem_size, u64 scratch_byt
 }
 
 // No step touches past the matrix and its padding, nor past the buffer; no move reaches
-// past what its step touches.
+// further into the buffer than its step says it touches.
 std::string check_extents(const LaunchPlan& plan, u64 rows, u64 cols, u64 capacity) {
   const u64 room = std::max(rows * cols, plan.transpose.padded_elements());
   const u64 buffer = capacity == 0 ? rows * cols : capacity;
@@ -202,9 +220,11 @@ std::string check_extents(const LaunchPlan& plan, u64 rows, u64 cols, u64 capaci
     const std::string bad =
         move_extent(step.move, plan.elem_size, plan.scratch_bytes, plan.zero_scratch_bytes, extent);
     if (!bad.empty()) return step_name(plan, i) + ": " + bad;
-    if (extent > step.touches)
-      return step_name(plan, i) + " moves elements up to " + std::to_string(extent) +
-             " but says it touches " + std::to_string(step.touches);
+    // A split plan's kernels reach past `split` in the tail, not in the buffer.
+    const u64 in_buffer = plan.split != 0 ? std::min(extent, plan.split) : extent;
+    if (in_buffer > step.touches)
+      return step_name(plan, i) + " moves elements up to " + std::to_string(in_buffer) +
+             " of the buffer but says it touches " + std::to_string(step.touches);
   }
   return "";
 }
