@@ -5,6 +5,8 @@
 # verified on the device and the copy bandwidth is measured by each run. Prints the
 # libipt medians side by side; the JSON summaries go into $OUT/ab.tar.gz.
 #   bash tools/device/ab_run.sh OLD_DIR COUNT REPS ROUNDS PART...   (PART: random-f32, ...)
+# NEW_ARGS: extra ipt-bench arguments for this tree's build only (e.g. --buffer padded,
+# the buffers an older ipt-bench always gave).
 set -uo pipefail
 old_dir=$1
 count=$2
@@ -27,10 +29,11 @@ for part in "$@"; do
   for round in $(seq 1 "$rounds"); do
     for build in old new; do
       bin=build-gpu/tools/ipt-bench
-      [ "$build" = old ] && bin=build-old/tools/ipt-bench
+      extra=(${NEW_ARGS:-})
+      [ "$build" = old ] && bin=build-old/tools/ipt-bench && extra=()
       json="$dir/$part-$build-$round.json"
       timeout 280 "$bin" "$mode" --count "$count" --type "$type" --reps "$reps" --baselines none \
-        --json "$json" > "$dir/$part-$build-$round.log" 2>&1
+        "${extra[@]}" --json "$json" > "$dir/$part-$build-$round.log" 2>&1
       echo "$part round $round $build: exit $? median $(median "$json") GB/s, copy $(copy "$json") GB/s"
     done
   done
