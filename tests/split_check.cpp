@@ -1,6 +1,7 @@
 #include "split_check.hpp"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -62,6 +63,16 @@ planner::StepSite split_site(std::size_t elem_size, std::uint64_t offset, std::u
   return site;
 }
 
+std::vector<std::uint64_t> split_points(std::uint64_t elements,
+                                        const std::vector<std::uint64_t>& boundaries) {
+  std::set<std::uint64_t> points{1, elements / 2, elements - 1};
+  points.insert(boundaries.begin(), boundaries.end());
+  std::vector<std::uint64_t> inside;
+  for (std::uint64_t s : points)
+    if (s > 0 && s < elements) inside.push_back(s);
+  return inside;
+}
+
 planner::Region after_tail(const planner::StepSite& site, std::uint64_t bytes) {
   return {planner::Buffer::kScratch, round_up(site.tail.offset + site.tail.bytes, 128), bytes};
 }
@@ -82,11 +93,7 @@ std::string check_split_step(const planner::Step& step, const planner::StepSite&
   std::vector<unsigned char> initial = support::random_bytes(before, seed ^ 0x5eedu);
   initial.insert(initial.end(), logical.begin(), logical.begin() + head);
 
-  // plan_of_steps sizes (and binds) call scratch by the steps' regions only, not by a
-  // split's tail: a step without regions gets one after the tail, which the plan's fill
-  // zeroes and the kernel never reads, so that the scratch buffer is bound.
-  planner::Step run = step;
-  if (run.flags.empty() && run.zeroes.empty()) run.flags = after_tail(site, 16);
+  const planner::Step& run = step;
 
   // The scratch: 0xA5 everywhere but the tail, up to past every region of the step.
   std::uint64_t scratch_bytes = site.tail.offset + site.tail.bytes;

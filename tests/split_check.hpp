@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "planner/launch_plan.hpp"
 
@@ -20,6 +21,12 @@ constexpr std::uint64_t kSplitTailAt = 128;
 // kSplitTailAt.
 planner::StepSite split_site(std::size_t elem_size, std::uint64_t offset, std::uint64_t split,
                              std::uint64_t elements, bool index64 = false);
+
+// The split points the tests try for a matrix of `elements` elements: the first element,
+// the middle, the last one and `boundaries` (tile, chunk or instance edges), those
+// strictly inside the matrix, in order.
+std::vector<std::uint64_t> split_points(std::uint64_t elements,
+                                        const std::vector<std::uint64_t>& boundaries);
 
 // `bytes` of call scratch after the tail of `site`, at a multiple of 128 bytes: where a
 // split step's flags go so that they do not overlap the tail.

@@ -5,7 +5,6 @@
 // element, so that tiles, chunks, cycles and rows straddle the split.
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <set>
 #include <vector>
 
 #include "planner/elementary_configs.hpp"
@@ -23,11 +22,10 @@ namespace {
 constexpr std::uint64_t kOffset = 3;
 
 // 1, the boundary `unit` elements in (when inside), the middle, elements - 1.
+// The split points of a matrix of `elements` elements cut in units (tiles, rows, chunks):
+// one unit in and three, besides the first, middle and last element.
 std::vector<std::uint64_t> splits_of(std::uint64_t elements, std::uint64_t unit) {
-  std::set<std::uint64_t> splits{1, elements / 2, elements - 1};
-  if (unit > 0 && unit < elements) splits.insert(unit);
-  if (3 * unit < elements) splits.insert(3 * unit);
-  return {splits.begin(), splits.end()};
+  return ipt::test::split_points(elements, {unit, 3 * unit});
 }
 
 struct Shape {

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -28,22 +27,12 @@ using ipt::planner::StepSite;
 using ipt::test::after_tail;
 using ipt::test::check_split_step;
 using ipt::test::session;
+using ipt::test::split_points;
 using ipt::test::split_site;
 
 namespace {
 
 constexpr std::uint64_t kOffset = 3;
-
-// The split points of a matrix of `elements` elements: 1, the middle, the last element and
-// `boundaries` (those strictly inside the matrix).
-std::vector<std::uint64_t> splits(std::uint64_t elements, std::vector<std::uint64_t> boundaries) {
-  std::set<std::uint64_t> points{1, elements / 2, elements - 1};
-  points.insert(boundaries.begin(), boundaries.end());
-  std::vector<std::uint64_t> inside;
-  for (std::uint64_t s : points)
-    if (s > 0 && s < elements) inside.push_back(s);
-  return inside;
-}
 
 ipt::planner::SoaConfig soa_config(std::size_t vw, std::size_t units, std::size_t regs,
                                    bool index64) {
@@ -79,8 +68,8 @@ cl_uint run_onchip(std::uint64_t instances, std::uint64_t rows, std::uint64_t co
                    std::uint64_t split, std::uint64_t seed) {
   const std::uint64_t elements = instances * rows * cols;
   const StepSite site = split_site(elem_size, kOffset, split, elements);
-  // Words of call scratch after the tail for the kernel to zero on the way: a call-scratch
-  // region, so that the plan binds the call scratch that holds the tail.
+  // Words of call scratch after the tail for the kernel to zero on the way, checked
+  // zeroed exactly: zeroing on the way must not disturb the split matrix.
   auto step = ipt::planner::onchip_step(site, instances, rows, cols, config, {},
                                         after_tail(site, 64), give_up);
   REQUIRE(step.options.find("-DIPT_SPLIT=1") != std::string::npos);
@@ -169,7 +158,7 @@ TEST_CASE("SoA-ASTA on a split matrix", "[split][soa]") {
           // A super-element boundary, one inside a super-element (a chunk boundary where
           // chunked), an instance boundary.
           for (std::uint64_t split :
-               splits(elements, {C, 2 * C + (C == 23 ? 5 : 1), A * B * C + C})) {
+               split_points(elements, {C, 2 * C + (C == 23 ? 5 : 1), A * B * C + C})) {
             INFO("shape " << I << "x" << A << "x" << B << "x" << C << " elem " << elem_size
                           << " regs " << regs << " idx64 " << index64 << " split " << split);
             CHECK(run_soa(shape, elem_size, config, split, ++seed) == "");
@@ -193,7 +182,8 @@ TEST_CASE("square kernel on a split matrix", "[split][square]") {
         plan = ipt::planner::complete_square_plan(plan, n, 3);  // several grid rows
         const std::uint64_t elements = n * n;
         // A tile row's end, a point inside a tile, a tile's column boundary in row 0.
-        for (std::uint64_t split : splits(elements, {tile * n, tile * n + tile / 2 + 1, tile})) {
+        for (std::uint64_t split :
+             split_points(elements, {tile * n, tile * n + tile / 2 + 1, tile})) {
           const bool index64 = split == elements / 2 && n == 130;  // one of each width
           const StepSite site = split_site(elem_size, kOffset, split, elements, index64);
           const auto step = ipt::planner::square_step(site, n, plan);
@@ -226,7 +216,7 @@ TEST_CASE("on-chip kernel on a split matrix", "[split][onchip]") {
     for (std::uint64_t instances : {std::uint64_t{1}, std::uint64_t{5}}) {
       const std::uint64_t elements = instances * area;
       // An instance boundary, a tile row's end, a tile's column boundary.
-      for (std::uint64_t split : splits(elements, {area, 32 * cols, 32, 2 * area + 17})) {
+      for (std::uint64_t split : split_points(elements, {area, 32 * cols, 32, 2 * area + 17})) {
         config.groups = 1;  // one group never waits for another: one pass
         CHECK(run_onchip(instances, rows, cols, elem_size, config, false, split, ++seed) == 1);
         CHECK(run_onchip(instances, rows, cols, elem_size, config, true, split, ++seed) == 2);
