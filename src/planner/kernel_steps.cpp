@@ -355,7 +355,7 @@ Step onchip_probe_step(const Step& onchip) {
   probe.zeroes = {};
   probe.touches = 1;
   probe.move = permute(1, 1, 1, 1);
-  if (onchip.options.find("-DIPT_SPLIT=1") != std::string::npos)  // a tail never reached
+  if (!onchip.tail.empty())  // a split kernel's tail, never reached
     probe.args.insert(probe.args.end(),
                       {buffer_arg(Buffer::kZeroScratch), ulong_arg(0), index_arg(1)});
   probe.what = "probe of the on-chip kernel";
