@@ -12,12 +12,13 @@
 // "loaded" (sync[2]); the group with ticket 0 waits, for at most `patience` polls, for
 // `groups` announcements, then closes the tickets (sets CLOSED in sync[0]) and decides:
 //   GO     all groups announced: every one has read its tiles, so every group may write;
-//   ABORT  otherwise: no group writes a tile; every group, those arriving after the
-//          close included (they see CLOSED in their ticket and read nothing), transposes
-//          the matrices by cycle following instead (below), which needs no group to
-//          wait for another.
-// Every wait is bounded or waits for a group that is running (the ticket-0 group's
-// decision; the barriers of later rounds after GO), so the kernel always ends, with the
+//   ABORT  otherwise: no group writes a tile; the groups that took a ticket before the
+//          close transpose the matrices by cycle following instead (below), waiting
+//          only for one another; those arriving after the close (they see CLOSED in
+//          their ticket) read and write nothing.
+// Every wait is bounded or waits for groups that are running (the ticket-0 group's
+// decision; the barriers of later rounds after GO; the fallback's barrier among the
+// groups that took a ticket before the close), so the kernel always ends, with the
 // matrices transposed either way: a device that cannot run every group at once (a CPU, a
 // GPU shared with other work) gets the slow path, not a hang. One grid-wide wait, not
 // two: an earlier version decided on the tickets before any load and then waited again
@@ -33,8 +34,8 @@
 // of host time while the GPU sat idle, more than this kernel's own run on a few million
 // elements; so the kernel needs no fill and no kernel after it:
 //   - its scratch is zero when it starts and zero again when it ends: the last group to
-//     leave (sync[3] counts the groups that left) clears the words and, after ABORT,
-//     the cycle-following flags; the host keeps such buffers only for such kernels
+//     leave (sync[3] counts the groups that left) clears the words; the host keeps
+//     such buffers only for such kernels
 //     (runtime/scratch_cache.hpp) and hands one back only after a run that completed;
 //   - `zero` words of another buffer (the flags of the call's next kernel, or those its
 //     earlier kernels left set) are cleared by all groups on the way, so that no fill
@@ -44,8 +45,7 @@
 // TC (the tile: 32 x 32, or narrower and longer for a matrix with few columns or rows;
 // TR * TC = 1024, both powers of two of at most WG), TILES (tiles each group can hold:
 // TILES * 1024 / WG registers of elements per work-item), STAGE (tiles staged in local
-// memory per round of stores) and FLAGS_AT (the scratch word where the flags start: a
-// cache line away from the polled words).
+// memory per round of stores).
 
 #define PASSES (TR * TC / WG)  // elements of a tile each work-item moves
 #define LOAD_ROWS (WG / TC)   // tile rows per pass of loads
@@ -54,7 +54,7 @@
 #define CLOSED 0x80000000u
 #define DECISION_GO 1u
 #define DECISION_ABORT 2u
-#define SYNC_WORDS 4  // tickets, decision, loaded, left
+#define SYNC_WORDS 5  // tickets, decision, loaded, left, arrived at the fallback's barrier
 
 // Element q = i * rows * cols + r * cols + c (instance i, row r, column c) goes to
 // i * rows * cols + c * rows + r.
@@ -64,48 +64,92 @@ idx_t onchip_successor(idx_t q, uint rows, uint cols) {
   return i * n + (p - r * cols) * rows + r;
 }
 
-// The ABORT path: PTTWAC's cycle following (pttwac.cl, whose claim protocol (i)-(iii)
-// this follows) over all the instances at once, with a flag bit per element in global
-// memory and every work-item of the grid trying every start s = its global id, + the
-// grid size, ... A work-item never waits for another, so the groups may run in any
-// order, one at a time if need be. Bit q set = element q claimed: only its claimant
-// writes it, after the claim.
-// The claims of different groups meet, and OpenCL 1.2 fences order a work-item's accesses
-// only for its own work-group (NVIDIA's driver 580 compiles mem_fence to membar.cta). So
-// the orders between groups come from dependences instead: (iii) a store follows a claim
-// whose returned value it depends on; (i) the read of a start must have COMPLETED before
-// its flag is tested, else a read still in flight could be served after another group's
-// claim and store of s, and carry s's new value on. Storing a word of it to the
-// work-item's `sink` slot first waits for it (as in soa_asta.cl (i)). Without that, one
-// run of the GPU suite (H200) lost 1 and 2 elements in two 1-byte fallback tests (the
-// race did not show again in some 300 further runs of those tests, alone or beside a
-// benchmark, with or without the sink: it is rare, not absent).
-void follow_cycles(matrix_t m, uint rows, uint cols, idx_t total,
-                   volatile __global uint *flags, __local volatile uint *sink) {
-  for (idx_t s = get_global_id(0); s < total; s += get_global_size(0)) {
-    idx_t nxt = onchip_successor(s, rows, cols);
-    if (nxt == s) continue;  // fixed point
+// The ABORT path: the permutation's cycles, followed by the groups that took a ticket
+// before the close (the participants, numbered by their tickets): each of them runs, so
+// they may wait for one another, though not for the groups that came too late (those
+// only leave). No flag per element: the cycles are cut into segments at fixed heads.
+// Every multiple of `stride` is a head, its value held by one work-item (head
+// number k by work-item k mod items of the participants, in its slot k / items: the
+// stride makes the heads fit the REGS slots). Then:
+//   1. every work-item reads its heads; a grid barrier among the participants (the
+//      reads COMPLETED first: stored to `sink`, as for the loads of round 0);
+//   2. the work-item of head h moves the segment from h: h's value to its successor,
+//      whose value to the next, ... until the next head, which takes the last carried
+//      value (its own is held by its work-item). A segment's other elements
+//      are read and written by this work-item alone;
+//   3. a cycle without a head is moved whole by the work-item whose start is its
+//      smallest element (the test walks the cycle by arithmetic alone, stopping at a
+//      smaller element or a head); a fixed point so "moves" onto itself.
+// Each element is thus written by exactly one work-item, after its value was read, and
+// no order between groups is needed beyond the barrier; no scratch beyond `arrived`.
+void follow_cycles(matrix_t m, uint rows, uint cols, idx_t total, uint participant,
+                   uint participants, volatile __global uint *arrived,
+                   __local volatile uint *sink) {
+  const idx_t items = (idx_t)participants * WG;
+  const idx_t me = (idx_t)participant * WG + get_local_id(0);
+  const idx_t capacity = items * REGS;
+  const idx_t stride = total <= capacity ? 1 : (total + capacity - 1) / capacity;
+  // The loops are not unrolled: unrolled, they doubled the time PoCL takes to build the
+  // kernel, for a path GPUs seldom take.
+  elem_t held[REGS];
+  uint consumed = 0;
+#pragma unroll 1
+  for (int j = 0; j < REGS; ++j) {
+    const idx_t h = ((idx_t)j * items + me) * stride;
+    held[j] = h < total ? AT(m, h) : (elem_t)(0);
+  }
+#pragma unroll 1
+  for (int j = 0; j < REGS; ++j) consumed ^= ELEM_WORD(held[j]);
+  *sink = consumed;  // (1) the reads completed
+  mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (get_local_id(0) == 0) {
+    atomic_inc(arrived);
+    while (*arrived < participants) {  // every participant runs
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#pragma unroll 1
+  for (int j = 0; j < REGS; ++j) {  // (2)
+    const idx_t h = ((idx_t)j * items + me) * stride;
+    if (h < total) {
+      elem_t carry = held[j];
+      for (idx_t x = h;;) {
+        const idx_t nxt = onchip_successor(x, rows, cols);
+        if (nxt % stride == 0) {
+          AT(m, nxt) = carry;
+          break;
+        }
+        const elem_t next_value = AT(m, nxt);
+        AT(m, nxt) = carry;
+        carry = next_value;
+        x = nxt;
+      }
+    }
+  }
+  if (stride == 1) return;  // every element is a head
+  for (idx_t s = me; s < total; s += items) {  // (3)
+    if (s % stride == 0) continue;
+    idx_t x = s;
+    do x = onchip_successor(x, rows, cols);
+    while (x > s && x % stride != 0);
+    if (x != s) continue;  // not the smallest element of a cycle without heads
     elem_t carry = AT(m, s);
-    *sink = ELEM_WORD(carry);                                // (i) read, then test
-    mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);  // (this work-group's view)
-    if (atomic_or(&flags[s >> 5], 0u) & (1u << (uint)(s & 31))) continue;
-    for (;;) {
+    do {
+      const idx_t nxt = onchip_successor(x, rows, cols);
       const elem_t next_value = AT(m, nxt);
-      mem_fence(CLK_GLOBAL_MEM_FENCE);  // (ii) read, then claim
-      const uint bit = 1u << (uint)(nxt & 31);
-      if (atomic_or(&flags[nxt >> 5], bit) & bit) break;  // claimed by another chain
-      mem_fence(CLK_GLOBAL_MEM_FENCE);  // (iii) claim, then store
       AT(m, nxt) = carry;
       carry = next_value;
-      nxt = onchip_successor(nxt, rows, cols);
-    }
+      x = nxt;
+    } while (x != s);
   }
 }
 
 // Round 0's check that every group runs (run by work-item 0 of each group, after its
 // group announced its loads in sync[2]): the ticket-0 group polls, at most `patience`
 // times, for all `groups` announcements, closes the tickets and publishes the decision;
-// the others wait for it. Returns the decision.
+// the others wait for it. Returns the decision, with the number of tickets taken before
+// the close (the groups that run) in its bits from 2 on.
 uint decide(volatile __global uint *sync, uint ticket, uint groups, uint patience) {
   if (ticket != 0) {
     uint d;
@@ -117,17 +161,17 @@ uint decide(volatile __global uint *sync, uint ticket, uint groups, uint patienc
   // several-fold on an H200.
   for (uint polls = 0; sync[2] < groups && polls < patience; ++polls) {
   }
-  atomic_or(&sync[0], CLOSED);  // from now on, a new ticket says CLOSED
-  const uint d = atomic_or(&sync[2], 0u) == groups ? DECISION_GO : DECISION_ABORT;
+  const uint running = atomic_or(&sync[0], CLOSED);  // from now on a ticket says CLOSED
+  const uint d = (atomic_or(&sync[2], 0u) == groups ? DECISION_GO : DECISION_ABORT) |
+                 running << 2;  // one word: the decision and the count arrive together
   atomic_xchg(&sync[1], d);
   return d;
 }
 
 // Every group's last step: the last one out (all others have made their last access to
 // the scratch) zeroes it, so that the next kernel given this buffer finds it as this one
-// did. Its flags were only touched after ABORT. Sets *last_out for the whole group.
-void leave(volatile __global uint *sync, volatile __global uint *flags, idx_t total,
-           uint decision, __local uint *last_out) {
+// did. Sets *last_out for the whole group.
+void leave(volatile __global uint *sync, __local uint *last_out) {
   const uint lid = get_local_id(0);
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // every work-item of the group done
   if (lid == 0) {
@@ -136,8 +180,6 @@ void leave(volatile __global uint *sync, volatile __global uint *flags, idx_t to
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (*last_out == 0) return;
-  if (decision != DECISION_GO)
-    for (idx_t w = lid; w < (total + 31) / 32; w += get_local_size(0)) flags[w] = 0;
   if (lid < SYNC_WORDS) sync[lid] = 0;
 }
 
@@ -147,11 +189,9 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
                 uint groups, uint patience, __global uint *zero_base, ulong zero_word,
                 ulong zero_words, __global uint *report SPLIT_PARAMS) {
   volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
-  // The fallback's flags follow the words, a bit per element, zero as well.
-  volatile __global uint *flags = scratch_base + scratch_word + FLAGS_AT;
   __local elem_t stage[STAGE][TR][TC + 1];  // +1: column reads hit different banks
   __local volatile uint sink[WG];
-  __local uint ticket_of_group, decision, last_out;
+  __local uint ticket_of_group, decision, running, last_out;
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
   const uint lid = get_local_id(0);
   // Loads: a pass covers LOAD_ROWS whole tile rows; stores: STORE_COLS whole tile columns,
@@ -217,9 +257,11 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
       if (lid == 0) {
         atomic_inc(&sync[2]);
-        if (k == 0)
-          decision = decide(sync, ticket, groups, patience);
-        else
+        if (k == 0) {
+          const uint d = decide(sync, ticket, groups, patience);
+          decision = d & 3u;
+          running = d >> 2;
+        } else
           while (sync[2] < groups * (k + 1)) {  // every group is running (GO)
           }
       }
@@ -267,12 +309,13 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
         }
       }
     }
+    if (decision != DECISION_GO)
+      follow_cycles(m, rows, cols, (idx_t)instances * rows * cols, ticket, running, &sync[4],
+                    &sink[lid]);
   }
-  if (decision != DECISION_GO)
-    follow_cycles(m, rows, cols, (idx_t)instances * rows * cols, flags, &sink[lid]);
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
     zero_base[zero_word + w] = 0;
-  leave(sync, flags, (idx_t)instances * rows * cols, decision, &last_out);
+  leave(sync, &last_out);
   if (last_out != 0 && report != 0 && lid == 0) *report = decision;  // tests, benchmarks
 }

@@ -159,6 +159,7 @@ RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_siz
   RestrideConfig config;
   config.work_group = std::min<std::size_t>(
       kMaxDefaultWorkGroup, floor_pow2(std::max<std::size_t>(1, device.max_work_group_size)));
+  config.per_item = 8 * std::max<std::size_t>(1, 4 / std::max<std::size_t>(1, elem_size));
   while (config.per_item > 1 &&
          config.work_group * config.per_item * elem_size > usable_local_bytes(device))
     config.per_item /= 2;

@@ -305,10 +305,9 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
       launch(Family::kOnChip, site, index64,
              " -DWG=" + std::to_string(config.work_group) + " -DTR=" + std::to_string(tile.rows) +
                  " -DTC=" + std::to_string(tile.cols) + " -DTILES=" + std::to_string(config.tiles) +
-                 " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)) +
-                 " -DFLAGS_AT=" + std::to_string(kOnChipFlagsAt / 4),
+                 " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)),
              config.groups, config.work_group);
-  step.flags = placed(scratch, Buffer::kZeroScratch, onchip_scratch_bytes(instances * rows * cols));
+  step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
   step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), uint_arg(rows), uint_arg(cols),
@@ -351,7 +350,7 @@ Step onchip_probe_step(const Step& onchip) {
                 ulong_arg(0),
                 ulong_arg(0),
                 buffer_arg(Buffer::kNone)};
-  probe.flags = {Buffer::kZeroScratch, 0, onchip_scratch_bytes(1)};
+  probe.flags = {Buffer::kZeroScratch, 0, kOnChipScratchBytes};
   probe.zeroes = {};
   probe.touches = 1;
   probe.move = permute(1, 1, 1, 1);

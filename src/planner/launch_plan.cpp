@@ -139,8 +139,7 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const Stage& stage = *stages[i];
     if (stage.onchip)
-      stage_flags[i] = layout.take(Buffer::kZeroScratch,
-                                   onchip_scratch_bytes(stage.I * stage.A * stage.B * stage.C));
+      stage_flags[i] = layout.take(Buffer::kZeroScratch, kOnChipScratchBytes);
     else if (!by_last)
       stage_flags[i] = layout.take(Buffer::kScratch, stage_flag_bytes(stage, device, elem_size));
   }

@@ -168,16 +168,13 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan);
 // for its work-group only at its first launch, which warming up does on such a tile.
 Step square_tile_step(const Step& square, std::size_t elem_size);
 
-// Scratch of the on-chip kernel for `elements` elements: its words (tickets, decision,
-// loads announced, groups gone), then, a cache line on, a flag bit per element for the
-// cycle following it falls back to.
-inline constexpr std::uint64_t kOnChipFlagsAt = 128;
-constexpr std::uint64_t onchip_scratch_bytes(std::uint64_t elements) {
-  return kOnChipFlagsAt + (elements + 31) / 32 * 4;
-}
+// Scratch of the on-chip kernel, whatever the matrix: its polled words (tickets,
+// decision, loads announced, groups gone, arrivals at the fallback's barrier) on a cache
+// line of their own. Its fallback needs no flag per element (kernels/onchip.cl).
+inline constexpr std::uint64_t kOnChipScratchBytes = 128;
 
 // The on-chip kernel's probe: the kernel of `onchip` on a matrix of one element, with
-// zero scratch of onchip_scratch_bytes(1) that starts with kOnChipClosedPoll (the poll
+// zero scratch of kOnChipScratchBytes that starts with kOnChipClosedPoll (the poll
 // closed: every group takes the fallback, which has nothing to move). A device that
 // refuses the kernel's work-group then says so before a call enqueues anything; NVIDIA's
 // driver under-reports this kernel's work-group limit, so asking it is not enough.

@@ -72,7 +72,7 @@ cl::NDRange range(unsigned dims, const std::uint64_t* sizes) {
 void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, PooledKernel& kernel,
                   const planner::Step& step) {
   const planner::Step probe = planner::onchip_probe_step(step);
-  std::vector<cl_uint> words(planner::onchip_scratch_bytes(1) / 4, 0);
+  std::vector<cl_uint> words(planner::kOnChipScratchBytes / 4, 0);
   std::copy(std::begin(planner::kOnChipClosedPoll), std::end(planner::kOnChipClosedPoll),
             words.begin());
   const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, words.size() * 4,
