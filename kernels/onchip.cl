@@ -56,92 +56,107 @@
 #define DECISION_ABORT 2u
 #define SYNC_WORDS 5  // tickets, decision, loaded, left, arrived at the fallback's barrier
 
-// Element q = i * rows * cols + r * cols + c (instance i, row r, column c) goes to
-// i * rows * cols + c * rows + r.
-idx_t onchip_successor(idx_t q, uint rows, uint cols) {
-  const idx_t n = (idx_t)rows * cols;
-  const idx_t i = q / n, p = q - i * n, r = p / cols;
-  return i * n + (p - r * cols) * rows + r;
+// Within an instance, element p = r * cols + c (row r, column c) goes to c * rows + r.
+// An instance holds fewer than 2^32 elements (the host checks), so 32-bit arithmetic.
+uint onchip_next(uint p, uint rows, uint cols) {
+  const uint r = p / cols;
+  return (p - r * cols) * rows + r;
 }
 
 // The ABORT path: the permutation's cycles, followed by the groups that took a ticket
 // before the close (the participants, numbered by their tickets): each of them runs, so
 // they may wait for one another, though not for the groups that came too late (those
-// only leave). No flag per element: the cycles are cut into segments at fixed heads.
-// Every multiple of `stride` is a head, its value held by one work-item (head
-// number k by work-item k mod items of the participants, in its slot k / items: the
-// stride makes the heads fit the REGS slots). Then:
-//   1. every work-item reads its heads; a grid barrier among the participants (the
-//      reads COMPLETED first: stored to `sink`, as for the loads of round 0);
+// only leave). No flag per element: the cycles are cut into segments at fixed heads,
+// the positions of each instance that are multiples of `stride` (a power of two, as
+// small as lets the participants' REGS slots per work-item hold every instance's heads,
+// or a batch of whole instances at a time). For each batch:
+//   1. every work-item reads the heads it holds (head k in slot k / items of work-item
+//      k mod items); a barrier among the participants (the reads COMPLETED first:
+//      stored to `sink`, as for the loads of round 0);
 //   2. the work-item of head h moves the segment from h: h's value to its successor,
 //      whose value to the next, ... until the next head, which takes the last carried
-//      value (its own is held by its work-item). A segment's other elements
-//      are read and written by this work-item alone;
+//      value (its own is held by its work-item). A segment's other elements are read
+//      and written by this work-item alone.
+// Batches touch different instances, so one needs nothing of another. Then
 //   3. a cycle without a head is moved whole by the work-item whose start is its
 //      smallest element (the test walks the cycle by arithmetic alone, stopping at a
 //      smaller element or a head); a fixed point so "moves" onto itself.
 // Each element is thus written by exactly one work-item, after its value was read, and
-// no order between groups is needed beyond the barrier; no scratch beyond `arrived`.
-void follow_cycles(matrix_t m, uint rows, uint cols, idx_t total, uint participant,
+// no order between groups is needed beyond the barriers; no scratch beyond `arrived`.
+void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint participant,
                    uint participants, volatile __global uint *arrived,
                    __local volatile uint *sink) {
-  const idx_t items = (idx_t)participants * WG;
-  const idx_t me = (idx_t)participant * WG + get_local_id(0);
-  const idx_t capacity = items * REGS;
-  const idx_t stride = total <= capacity ? 1 : (total + capacity - 1) / capacity;
+  const uint n = rows * cols;
+  const uint items = participants * WG;
+  const uint me = participant * WG + get_local_id(0);
+  const ulong capacity = (ulong)items * REGS;
+  uint stride = 1;
+  while (stride < n && (ulong)instances * ((n - 1) / stride + 1) > capacity) stride *= 2;
+  const uint mask = stride - 1;
+  const uint per_instance = (n - 1) / stride + 1;  // <= capacity
+  const uint batch = (uint)min((ulong)instances, max(capacity / per_instance, (ulong)1));
   // The loops are not unrolled: unrolled, they doubled the time PoCL takes to build the
   // kernel, for a path GPUs seldom take.
   elem_t held[REGS];
-  uint consumed = 0;
+  for (uint i0 = 0, round = 1; i0 < instances; i0 += batch, ++round) {
+    const uint heads = min(batch, instances - i0) * per_instance;
+    uint consumed = 0;
 #pragma unroll 1
-  for (int j = 0; j < REGS; ++j) {
-    const idx_t h = ((idx_t)j * items + me) * stride;
-    held[j] = h < total ? AT(m, h) : (elem_t)(0);
-  }
-#pragma unroll 1
-  for (int j = 0; j < REGS; ++j) consumed ^= ELEM_WORD(held[j]);
-  *sink = consumed;  // (1) the reads completed
-  mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (get_local_id(0) == 0) {
-    atomic_inc(arrived);
-    while (*arrived < participants) {  // every participant runs
+    for (int j = 0; j < REGS; ++j) {
+      const uint k = (uint)j * items + me;
+      const uint i = i0 + k / per_instance, p = (k % per_instance) * stride;
+      held[j] = k < heads ? AT(m, (idx_t)i * n + p) : (elem_t)(0);
     }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #pragma unroll 1
-  for (int j = 0; j < REGS; ++j) {  // (2)
-    const idx_t h = ((idx_t)j * items + me) * stride;
-    if (h < total) {
-      elem_t carry = held[j];
-      for (idx_t x = h;;) {
-        const idx_t nxt = onchip_successor(x, rows, cols);
-        if (nxt % stride == 0) {
-          AT(m, nxt) = carry;
-          break;
+    for (int j = 0; j < REGS; ++j) consumed ^= ELEM_WORD(held[j]);
+    *sink = consumed;  // (1) the reads completed
+    mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+      atomic_inc(arrived);
+      while (*arrived < participants * round) {  // every participant runs
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#pragma unroll 1
+    for (int j = 0; j < REGS; ++j) {  // (2)
+      const uint k = (uint)j * items + me;
+      if (k < heads) {
+        const uint i = i0 + k / per_instance;
+        const idx_t base = (idx_t)i * n;
+        elem_t carry = held[j];
+        for (uint x = (k % per_instance) * stride;;) {
+          const uint nxt = onchip_next(x, rows, cols);
+          if ((nxt & mask) == 0) {
+            AT(m, base + nxt) = carry;
+            break;
+          }
+          const elem_t next_value = AT(m, base + nxt);
+          AT(m, base + nxt) = carry;
+          carry = next_value;
+          x = nxt;
         }
-        const elem_t next_value = AT(m, nxt);
-        AT(m, nxt) = carry;
-        carry = next_value;
-        x = nxt;
       }
     }
   }
   if (stride == 1) return;  // every element is a head
-  for (idx_t s = me; s < total; s += items) {  // (3)
-    if (s % stride == 0) continue;
-    idx_t x = s;
-    do x = onchip_successor(x, rows, cols);
-    while (x > s && x % stride != 0);
-    if (x != s) continue;  // not the smallest element of a cycle without heads
-    elem_t carry = AT(m, s);
+  for (idx_t g = me; g < (idx_t)instances * n; g += items) {  // (3)
+    const idx_t i = g / n;
+    const uint p = (uint)(g - i * n);
+    if ((p & mask) == 0) continue;
+    uint x = p;
+    do x = onchip_next(x, rows, cols);
+    while (x > p && (x & mask) != 0);
+    if (x != p) continue;  // not the smallest element of a cycle without heads
+    const idx_t base = i * n;
+    elem_t carry = AT(m, base + p);
     do {
-      const idx_t nxt = onchip_successor(x, rows, cols);
-      const elem_t next_value = AT(m, nxt);
-      AT(m, nxt) = carry;
+      const uint nxt = onchip_next(x, rows, cols);
+      const elem_t next_value = AT(m, base + nxt);
+      AT(m, base + nxt) = carry;
       carry = next_value;
       x = nxt;
-    } while (x != s);
+    } while (x != p);
   }
 }
 
@@ -310,8 +325,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
       }
     }
     if (decision != DECISION_GO)
-      follow_cycles(m, rows, cols, (idx_t)instances * rows * cols, ticket, running, &sync[4],
-                    &sink[lid]);
+      follow_cycles(m, rows, cols, instances, ticket, running, &sync[4], &sink[lid]);
   }
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
