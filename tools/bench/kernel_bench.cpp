@@ -13,8 +13,10 @@
 //   ipt-kernel-bench pttwac-spreading PTTWAC with spreading 1..32, padding off/on
 //                                     (PPoPP Fig. 6)
 //   ipt-kernel-bench restride         padding / unpadding of rows (TPDS Algorithm 4)
-//   ipt-kernel-bench stages --shapes RxC,...
-//                                     each stage of the automatic plan of each shape
+//   ipt-kernel-bench stages --shapes RxC,... [--buffer exact|padded]
+//                                     each stage of the automatic plan of each shape, in
+//                                     a buffer of exactly the matrix (the default) or
+//                                     with room for any padding
 // options: [--type 1|2|4|8|16] [--mib N (array size, default 128)] [--reps N]
 //          [--no-verify] [--csv FILE]
 // The device is the one IPT_DEVICE names (default: the first OpenCL device).
@@ -53,6 +55,7 @@ struct Options {
   bool verify = true;
   std::string csv;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> shapes;  // stages mode
+  bool exact_buffer = true;                                     // stages mode
   std::vector<std::array<std::uint64_t, 4>> soa_shapes;         // soa mode: I, A, B, C
 };
 
@@ -86,7 +89,11 @@ Options parse(int argc, char** argv) {
       options.verify = false;
     else if (arg == "--csv")
       options.csv = value();
-    else if (arg == "--shapes") {
+    else if (arg == "--buffer") {
+      const std::string buffer = value();
+      if (buffer != "exact" && buffer != "padded") usage("--buffer takes exact or padded");
+      options.exact_buffer = buffer == "exact";
+    } else if (arg == "--shapes") {
       std::string list = value();
       for (std::size_t start = 0; start < list.size();) {
         const std::size_t comma = std::min(list.find(',', start), list.size());
@@ -440,7 +447,8 @@ int main(int argc, char** argv) {
         options.repetitions, copy_gbs, copy_bytes);
     if (options.mode == "stages")
       return ipt::bench::run_stage_profile(session, options.shapes, options.elem_size,
-                                           options.repetitions, copy_gbs, options.verify);
+                                           options.repetitions, copy_gbs, options.verify,
+                                           options.exact_buffer);
     Runner runner(options, session, copy_gbs);
     if (options.mode == "soa")
       run_soa(runner, options, elements);

@@ -18,7 +18,8 @@ namespace ipt::bench {
 
 int run_stage_profile(const support::Session& session,
                       const std::vector<std::pair<std::uint64_t, std::uint64_t>>& shapes,
-                      std::size_t elem_size, int repetitions, double copy_gbs, bool verify) {
+                      std::size_t elem_size, int repetitions, double copy_gbs, bool verify,
+                      bool exact_buffer) {
   const cl::CommandQueue queue(session.queue(), true);
   const cl::Context context(session.context(), true);
   const auto profile = runtime::query_device_profile(session.device());
@@ -28,18 +29,20 @@ int run_stage_profile(const support::Session& session,
   int failed = 0;
   std::uint64_t seed = 7;  // a different array per shape
   for (const auto& [rows, cols] : shapes) {
-    // The plan of a call whose buffer has room for any padding, every step included.
-    // Built and checked once, as a call would (another plan where the device refuses a
-    // kernel): the runs below only enqueue.
-    const runtime::PreparedPlan prepared = runtime::prepare_for_call(
-        queue, profile, rows, cols, elem_size, 0, nullptr, runtime::kUnlimited);
+    // The plan of a call on this buffer, every step included. Built and checked once, as
+    // a call would (another plan where the device refuses a kernel): the runs below only
+    // enqueue.
+    const runtime::PreparedPlan prepared =
+        runtime::prepare_for_call(queue, profile, rows, cols, elem_size, 0, nullptr,
+                                  exact_buffer ? rows * cols : runtime::kUnlimited);
     const planner::LaunchPlan& plan = prepared.plan;
     if (plan.steps.empty()) {
       std::printf("%s\n  no kernel to time\n", planner::describe(plan.transpose).c_str());
       continue;
     }
-    // The matrix and the elements past it that a padded plan borrows.
-    const std::uint64_t elements = std::max(rows * cols, plan.transpose.padded_elements());
+    // The matrix and, with room, the elements past it that a padded plan borrows.
+    const std::uint64_t elements =
+        exact_buffer ? rows * cols : std::max(rows * cols, plan.transpose.padded_elements());
     const std::size_t matrix_bytes = static_cast<std::size_t>(rows * cols) * elem_size;
     const std::size_t buffer_bytes = static_cast<std::size_t>(elements) * elem_size;
     cl::Buffer buffer(context, CL_MEM_READ_WRITE, buffer_bytes);
@@ -84,9 +87,10 @@ int run_stage_profile(const support::Session& session,
     }
     const double bytes = 2.0 * static_cast<double>(rows * cols * elem_size);
     const double total = support::stats_of(totals).median;
-    std::printf("%s\n  total %.3f ms, %.1f GB/s (%.1f%% of copy %.0f)\n  check %s\n",
-                planner::describe(plan.transpose).c_str(), total * 1e3, bytes / total * 1e-9,
-                100 * bytes / total * 1e-9 / copy_gbs, copy_gbs, check.c_str());
+    std::printf("%s\n  %s buffer, total %.3f ms, %.1f GB/s (%.1f%% of copy %.0f)\n  check %s\n",
+                planner::describe(plan.transpose).c_str(), exact_buffer ? "exact" : "padded",
+                total * 1e3, bytes / total * 1e-9, 100 * bytes / total * 1e-9 / copy_gbs, copy_gbs,
+                check.c_str());
     double sum = 0;
     for (std::size_t s = 0; s < plan.steps.size(); ++s) {
       const double t = support::stats_of(step_seconds[s]).median;
