@@ -74,12 +74,25 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
   // divisions where they suffice (a 64-bit one per access, in the indexing of a matrix of
   // more than 2^32 elements, held the unpadding of 90001 x 100003 floats to 31% of copy).
   const idx_t r0 = k0 / len, c0 = k0 - r0 * len;
+  const idx_t r1 = (k1 - 1) / len, c1 = (k1 - 1) - r1 * len;
   const bool narrow = len <= (idx_t)(UINT_MAX - CHUNK);
-  for (idx_t k = k0 + lid; k < k1; k += WG) {
-    const idx_t d = c0 + (k - k0);
-    const idx_t dr = narrow ? (idx_t)((uint)d / (uint)len) : d / len;
-    stage[k - k0] = AT(m, (r0 + dr) * s_in + (d - dr * len));
-  }
+#define ROW_OF(k) \
+  (narrow ? (idx_t)((uint)(c0 + ((k)-k0)) / (uint)len) : (c0 + ((k)-k0)) / len)
+#if IPT_SPLIT
+  // The chunk's sources (and below, its destinations) as one array where they can be.
+  const idx_t src_first = r0 * s_in + c0;
+  __global elem_t *src = run_of(m, src_first, r1 * s_in + c1);
+  if (src != 0) {
+    for (idx_t k = k0 + lid; k < k1; k += WG) {
+      const idx_t dr = ROW_OF(k);
+      stage[k - k0] = src[(r0 + dr) * s_in + (c0 + (k - k0) - dr * len) - src_first];
+    }
+  } else
+#endif
+    for (idx_t k = k0 + lid; k < k1; k += WG) {
+      const idx_t dr = ROW_OF(k);
+      stage[k - k0] = AT(m, (r0 + dr) * s_in + (c0 + (k - k0) - dr * len));
+    }
   barrier(CLK_LOCAL_MEM_FENCE);  // all of the chunk is in local memory
   if (lid == 0) {
     mem_fence(CLK_GLOBAL_MEM_FENCE);
@@ -92,7 +105,6 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
   // instead of 78% (H200, 19935 x 13388 -> 13440). When rows spread by a large fraction
   // of their length (10 -> 11 elements), a destination still spans about two chunks'
   // sources; every work-item checks its share of the flags.
-  const idx_t r1 = (k1 - 1) / len;
   const idx_t first_dest = r0 * s_out + (k0 - r0 * len);
   const idx_t last_dest = r1 * s_out + (k1 - 1 - r1 * len);
   idx_t first_wait = first_source_at_or_after(first_dest, len, s_in) / CHUNK;
@@ -107,9 +119,18 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
   mem_fence(CLK_GLOBAL_MEM_FENCE);
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // the sources we cover are read
 
-  for (idx_t k = k0 + lid; k < k1; k += WG) {
-    const idx_t d = c0 + (k - k0);
-    const idx_t dr = narrow ? (idx_t)((uint)d / (uint)len) : d / len;
-    AT(m, (r0 + dr) * s_out + (d - dr * len)) = stage[k - k0];
-  }
+#if IPT_SPLIT
+  __global elem_t *dst = run_of(m, first_dest, last_dest);
+  if (dst != 0) {
+    for (idx_t k = k0 + lid; k < k1; k += WG) {
+      const idx_t dr = ROW_OF(k);
+      dst[(r0 + dr) * s_out + (c0 + (k - k0) - dr * len) - first_dest] = stage[k - k0];
+    }
+  } else
+#endif
+    for (idx_t k = k0 + lid; k < k1; k += WG) {
+      const idx_t dr = ROW_OF(k);
+      AT(m, (r0 + dr) * s_out + (c0 + (k - k0) - dr * len)) = stage[k - k0];
+    }
+#undef ROW_OF
 }
