@@ -72,6 +72,71 @@
 // length above (the host keeps L below 2^28).
 #define STATE(mode, store, len) ((uint)(mode) | ((uint)(store) << 2) | ((uint)(len) << 3))
 
+// The loads and stores of a super-element's chunk (`len` elements from `base`), written
+// once for each way to reach its elements, EL(e) being element e of the chunk. A split
+// build (common.cl) indexes a chunk that lies on one side of the split as one array and
+// goes through AT only for the chunk that straddles it: choosing the buffer at every
+// access cost the split 100! 14-58% of its time on an H200.
+//
+// LOAD_START: (i) needs each start read COMPLETE, not merely issued, before lane 0 tests
+// the flag: a GPU keeps a load in flight past a barrier until its register is used. A
+// store of a value that depends on every loaded element makes the lane wait for them
+// here. (Seen on an H200: one super-element wrong in a register-tiled 100! of 2^24
+// elements; local tiling stores the values.)
+#if REGS > 0
+#define LOAD_START(EL)                                 \
+  {                                                    \
+    uint consumed = 0;                                 \
+    _Pragma("unroll") for (int r = 0; r < REGS; ++r) { \
+      const uint e = lane + (uint)r * VW;              \
+      if (e < len) {                                   \
+        carry[r] = EL(e);                              \
+        consumed ^= ELEM_WORD(carry[r]);               \
+      }                                                \
+    }                                                  \
+    start_sink[lid] = consumed;                        \
+  }
+#define LOAD_NEXT(EL)                                  \
+  _Pragma("unroll") for (int r = 0; r < REGS; ++r) {   \
+    const uint e = lane + (uint)r * VW;                \
+    if (e < len) next_value[r] = EL(e);                \
+  }
+#define STORE(EL)                                      \
+  _Pragma("unroll") for (int r = 0; r < REGS; ++r) {   \
+    const uint e = lane + (uint)r * VW;                \
+    if (e < len) {                                     \
+      EL(e) = carry[r];                                \
+      carry[r] = next_value[r];                        \
+    }                                                  \
+  }
+#else
+#define LOAD_START(EL) \
+  for (uint e = lane; e < len; e += VW) carry[e] = EL(e);
+#define LOAD_NEXT(EL) \
+  for (uint e = lane; e < len; e += VW) next_value[e] = EL(e);
+#define STORE(EL)                         \
+  for (uint e = lane; e < len; e += VW) { \
+    EL(e) = carry[e];                     \
+    carry[e] = next_value[e];             \
+  }
+#endif
+#define CHUNK_AT(e) AT(m, base + (e))
+#define RUN_AT(e) run[e]
+#if IPT_SPLIT
+#define ON_CHUNK(OP)                                                               \
+  {                                                                                \
+    __global elem_t *run = len > 0 ? run_of(m, base, base + len - 1) : 0;          \
+    if (run != 0) {                                                                \
+      OP(RUN_AT)                                                                   \
+    } else {                                                                       \
+      OP(CHUNK_AT)                                                                 \
+    }                                                                              \
+  }
+#else
+#define ON_CHUNK(OP) \
+  { OP(CHUNK_AT) }
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                  idx_t L, idx_t K, idx_t total_items, __global uint *scratch,
@@ -124,35 +189,9 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
     const uint mode = state & 3;
     const uint len = state >> 3;
     if (mode == MODE_START) {
-#if REGS > 0
-      uint consumed = 0;
-#pragma unroll
-      for (int r = 0; r < REGS; ++r) {
-        const uint e = lane + (uint)r * VW;
-        if (e < len) {
-          carry[r] = AT(m, base + e);
-          consumed ^= ELEM_WORD(carry[r]);
-        }
-      }
-      // (i) needs each start read COMPLETE, not merely issued, before lane 0 tests the
-      // flag: a GPU keeps a load in flight past a barrier until its register is used. A
-      // store of a value that depends on every loaded element makes the lane wait for
-      // them here. (Seen on an H200: one super-element wrong in a register-tiled 100! of
-      // 2^24 elements; local tiling stores the values.)
-      start_sink[lid] = consumed;
-#else
-      for (uint e = lane; e < len; e += VW) carry[e] = AT(m, base + e);
-#endif
+      ON_CHUNK(LOAD_START)
     } else if (mode != MODE_DONE) {
-#if REGS > 0
-#pragma unroll
-      for (int r = 0; r < REGS; ++r) {
-        const uint e = lane + (uint)r * VW;
-        if (e < len) next_value[r] = AT(m, base + e);
-      }
-#else
-      for (uint e = lane; e < len; e += VW) next_value[e] = AT(m, base + e);
-#endif
+      ON_CHUNK(LOAD_NEXT)
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE);
 
@@ -215,23 +254,7 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // (i), (iii)
 
-    if (pub_state[p][unit] & 4) {
-#if REGS > 0
-#pragma unroll
-      for (int r = 0; r < REGS; ++r) {
-        const uint e = lane + (uint)r * VW;
-        if (e < len) {
-          AT(m, base + e) = carry[r];
-          carry[r] = next_value[r];
-        }
-      }
-#else
-      for (uint e = lane; e < len; e += VW) {
-        AT(m, base + e) = carry[e];
-        carry[e] = next_value[e];
-      }
-#endif
-    }
+    if (pub_state[p][unit] & 4) ON_CHUNK(STORE)
     if (live[t % 3] == 0) break;
   }
 }
