@@ -22,15 +22,6 @@ namespace {
 
 using u64 = std::uint64_t;
 
-struct NamedProfile {
-  const char* name;
-  DeviceProfile device;
-};
-
-std::vector<NamedProfile> profiles() {
-  return {{"H200-like", ipt::test::h200_like()}, {"AMD-like", ipt::test::amd_like()}};
-}
-
 u64 extra_bytes(const LaunchPlan& plan) {
   return plan.scratch_bytes + plan.zero_scratch_bytes + plan.borrowed_bytes;
 }
@@ -71,11 +62,11 @@ TEST_CASE("exact-buffer plans of 10^5 random calls stay within the memory bounds
   constexpr u64 kShapes = 100000, kLarge = 1000000;
   constexpr double kLargeBound = 0.006;
   constexpr std::size_t kElemSizes[] = {1, 2, 4, 8, 16};
-  const auto devices = profiles();
+  const auto devices = ipt::test::gpu_profiles();
   const u64 per_combination = kShapes / (devices.size() * std::size(kElemSizes));
   std::mt19937_64 random(20261125);
   u64 planned = 0, large = 0;
-  for (const NamedProfile& profile : devices) {
+  for (const ipt::test::NamedProfile& profile : devices) {
     for (std::size_t elem_size : kElemSizes) {
       for (u64 k = 0; k < per_combination; ++k) {
         const CallShape call = ipt::test::random_call(random, elem_size);
@@ -97,7 +88,7 @@ TEST_CASE("exact-buffer plans of 10^5 random calls stay within the memory bounds
 TEST_CASE("the large benchmark shapes cost at most 0.6% more memory", "[planner][memory]") {
   const std::pair<u64, u64> shapes[] = {
       {65537, 65539}, {100003, 43003}, {90001, 100003}, {3, 1431655769}, {46349, 46349}};
-  for (const NamedProfile& profile : profiles())
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles())
     for (std::size_t elem_size : {4, 8})
       for (auto [rows, cols] : shapes) {
         CallShape call;
@@ -115,7 +106,7 @@ TEST_CASE("the random protocol's median extra memory is at most 0.1% of the matr
           "[planner][memory]") {
   constexpr u64 kShapes = 10000;
   constexpr double kMedianBound = 0.001;
-  for (const NamedProfile& profile : profiles()) {
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
     for (std::size_t elem_size : {4, 8}) {
       std::mt19937_64 random(elem_size);
       std::vector<double> fractions;

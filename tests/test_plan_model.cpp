@@ -28,15 +28,6 @@ using u64 = std::uint64_t;
 constexpr u64 kUnlimited = ~u64{0};  // a buffer with room for any padding
 constexpr std::size_t kElemSizes[] = {1, 2, 4, 8, 16};
 
-struct NamedProfile {
-  const char* name;
-  DeviceProfile device;
-};
-
-std::vector<NamedProfile> profiles() {
-  return {{"H200-like", ipt::test::h200_like()}, {"AMD-like", ipt::test::amd_like()}};
-}
-
 Position matrix(u64 index) { return {Buffer::kMatrix, index}; }
 Position scratch(u64 index) { return {Buffer::kScratch, index}; }
 
@@ -155,11 +146,11 @@ TEST_CASE("plans of 10^5 random shapes transpose", "[planner][model]") {
   // on samples of each matrix (all of the small ones): the plans below check every
   // element of a few hundred shapes.
   constexpr u64 kShapes = 100000, kMaxFull = 4096, kSamples = 256;
-  const auto devices = profiles();
+  const auto devices = ipt::test::gpu_profiles();
   const u64 per_combination = kShapes / (devices.size() * std::size(kElemSizes));
   std::mt19937_64 random(20240611);
   u64 checked = 0, refused = 0;
-  for (const NamedProfile& profile : devices) {
+  for (const ipt::test::NamedProfile& profile : devices) {
     for (std::size_t elem_size : kElemSizes) {
       for (u64 k = 0; k < per_combination; ++k) {
         CallShape call = random_call(random, elem_size);
@@ -182,7 +173,7 @@ TEST_CASE("plans of 10^5 random shapes transpose", "[planner][model]") {
 
 TEST_CASE("plans of a few hundred random shapes transpose, every element", "[planner][model]") {
   std::mt19937_64 random(7);
-  for (const NamedProfile& profile : profiles()) {
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
     for (int k = 0; k < 150; ++k) {
       CallShape call;
       call.elem_size = kElemSizes[random() % std::size(kElemSizes)];
@@ -198,7 +189,7 @@ TEST_CASE("plans of a few hundred random shapes transpose, every element", "[pla
 }
 
 TEST_CASE("square plans transpose", "[planner][model]") {
-  for (const NamedProfile& profile : profiles())
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles())
     for (std::size_t elem_size : kElemSizes)
       for (u64 n : {1, 2, 3, 31, 64, 100, 257, 1000, 1023}) {
         const CallShape call{n, n, elem_size, 0, 0};
@@ -221,7 +212,7 @@ TEST_CASE("each sequence of the papers, forced, transposes", "[planner][model]")
   for (std::size_t elem_size : kElemSizes)
     for (auto [rows, cols] : {std::pair<u64, u64>{1000, 600}, {96, 80}, {60, 84}, {36, 2000}})
       cases.push_back({rows, cols, elem_size});
-  for (const NamedProfile& profile : profiles()) {
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
     for (Sequence sequence : sequences) {
       INFO("sequence " << sequence_name(sequence));
       int planned = 0;
@@ -250,7 +241,7 @@ TEST_CASE("padded plans transpose and give the borrowed elements back", "[planne
   no_onchip.request.onchip = OnChip::kOff;
   const std::pair<u64, u64> shapes[] = {{1009, 997},  {997, 1009},  {2003, 1999},
                                         {10007, 211}, {211, 10007}, {4999, 3001}};
-  for (const NamedProfile& profile : profiles()) {
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
     for (std::size_t elem_size : {std::size_t{1}, std::size_t{4}, std::size_t{16}}) {
       for (auto [rows, cols] : shapes) {
         if (rows == 4999 && (elem_size != 4 || std::string(profile.name) != "H200-like"))
@@ -294,7 +285,7 @@ TEST_CASE("on-chip plans transpose", "[planner][model]") {
   PlanOverrides onchip;
   onchip.request.onchip = OnChip::kForce;
   const std::pair<u64, u64> shapes[] = {{300, 500}, {500, 300}, {1, 1000}, {37, 41}, {1000, 3}};
-  for (const NamedProfile& profile : profiles()) {
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
     for (std::size_t elem_size : kElemSizes) {
       for (auto [rows, cols] : shapes) {
         const CallShape call{rows, cols, elem_size, 1, 0};

@@ -1,6 +1,8 @@
 // Device profiles of the GPUs the planner tests plan for, without the devices.
 #pragma once
 
+#include <vector>
+
 #include "planner/device_profile.hpp"
 
 namespace ipt::test {
@@ -29,6 +31,16 @@ inline planner::DeviceProfile amd_like() {
   p.vendor = "Advanced Micro Devices, Inc.";
   p.resident_groups = true;
   return p;
+}
+
+struct NamedProfile {
+  const char* name;
+  planner::DeviceProfile device;
+};
+
+// The GPUs the planner tests plan for, by name.
+inline std::vector<NamedProfile> gpu_profiles() {
+  return {{"H200-like", h200_like()}, {"AMD-like", amd_like()}};
 }
 
 }  // namespace ipt::test
