@@ -51,6 +51,7 @@
 #define LOAD_ROWS (WG / TC)   // tile rows per pass of loads
 #define STORE_COLS (WG / TR)  // tile columns (output rows) per pass of stores
 #define REGS (TILES * PASSES)
+#define SLOTS (STAGE * TR * (TC + 1) / WG)  // the fallback's heads per work-item
 #define CLOSED 0x80000000u
 #define DECISION_GO 1u
 #define DECISION_ABORT 2u
@@ -68,7 +69,7 @@ uint onchip_next(uint p, uint rows, uint cols) {
 // they may wait for one another, though not for the groups that came too late (those
 // only leave). No flag per element: the cycles are cut into segments at fixed heads,
 // the positions of each instance that are multiples of `stride` (a power of two, as
-// small as lets the participants' REGS slots per work-item hold every instance's heads,
+// small as lets the participants' SLOTS slots per work-item hold every instance's heads,
 // or a batch of whole instances at a time). For each batch:
 //   1. every work-item reads the heads it holds (head k in slot k / items of work-item
 //      k mod items); a barrier among the participants (the reads COMPLETED first:
@@ -85,30 +86,33 @@ uint onchip_next(uint p, uint rows, uint cols) {
 // no order between groups is needed beyond the barriers; no scratch beyond `arrived`.
 void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint participant,
                    uint participants, volatile __global uint *arrived,
-                   __local volatile uint *sink) {
+                   __local volatile uint *sink, __local elem_t *held) {
   const uint n = rows * cols;
   const uint items = participants * WG;
   const uint me = participant * WG + get_local_id(0);
-  const ulong capacity = (ulong)items * REGS;
+  const ulong capacity = (ulong)items * SLOTS;
   uint stride = 1;
   while (stride < n && (ulong)instances * ((n - 1) / stride + 1) > capacity) stride *= 2;
   const uint mask = stride - 1;
   const uint per_instance = (n - 1) / stride + 1;  // <= capacity
   const uint batch = (uint)min((ulong)instances, max(capacity / per_instance, (ulong)1));
-  // The loops are not unrolled: unrolled, they doubled the time PoCL takes to build the
-  // kernel, for a path GPUs seldom take.
-  elem_t held[REGS];
+  // `held`: SLOTS values per work-item, in the local memory that stages the tiles (free
+  // now). Not registers: PoCL keeps a copy of what a work-item holds across barriers for
+  // each of its 1024 work-items on one thread's stack, and a private array here, indexed
+  // in a loop, took that stack from 1.3 to 10 MB (past the 8 MB of a thread). The loops
+  // are not unrolled: unrolled, they doubled the time PoCL takes to build the kernel, for
+  // a path GPUs seldom take.
   for (uint i0 = 0, round = 1; i0 < instances; i0 += batch, ++round) {
     const uint heads = min(batch, instances - i0) * per_instance;
     uint consumed = 0;
 #pragma unroll 1
-    for (int j = 0; j < REGS; ++j) {
-      const uint k = (uint)j * items + me;
+    for (uint j = 0; j < SLOTS; ++j) {
+      const uint k = j * items + me;
       const uint i = i0 + k / per_instance, p = (k % per_instance) * stride;
-      held[j] = k < heads ? AT(m, (idx_t)i * n + p) : (elem_t)(0);
+      const elem_t v = k < heads ? AT(m, (idx_t)i * n + p) : (elem_t)(0);
+      held[j * WG + get_local_id(0)] = v;
+      consumed ^= ELEM_WORD(v);
     }
-#pragma unroll 1
-    for (int j = 0; j < REGS; ++j) consumed ^= ELEM_WORD(held[j]);
     *sink = consumed;  // (1) the reads completed
     mem_fence(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -119,12 +123,12 @@ void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint partic
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #pragma unroll 1
-    for (int j = 0; j < REGS; ++j) {  // (2)
-      const uint k = (uint)j * items + me;
+    for (uint j = 0; j < SLOTS; ++j) {  // (2)
+      const uint k = j * items + me;
       if (k < heads) {
         const uint i = i0 + k / per_instance;
         const idx_t base = (idx_t)i * n;
-        elem_t carry = held[j];
+        elem_t carry = held[j * WG + get_local_id(0)];
         for (uint x = (k % per_instance) * stride;;) {
           const uint nxt = onchip_next(x, rows, cols);
           if ((nxt & mask) == 0) {
@@ -325,7 +329,8 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
       }
     }
     if (decision != DECISION_GO)
-      follow_cycles(m, rows, cols, instances, ticket, running, &sync[4], &sink[lid]);
+      follow_cycles(m, rows, cols, instances, ticket, running, &sync[4], &sink[lid],
+                    &stage[0][0][0]);
   }
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
