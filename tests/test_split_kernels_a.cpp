@@ -21,7 +21,6 @@ namespace {
 
 constexpr std::uint64_t kOffset = 3;
 
-// 1, the boundary `unit` elements in (when inside), the middle, elements - 1.
 // The split points of a matrix of `elements` elements cut in units (tiles, rows, chunks):
 // one unit in and three, besides the first, middle and last element.
 std::vector<std::uint64_t> splits_of(std::uint64_t elements, std::uint64_t unit) {
