@@ -86,13 +86,18 @@ TEST_CASE("restride with 64-bit indices and the planner's configurations", "[res
   amd.local_mem_bytes = 32 * 1024;
   amd.max_work_group_size = 256;
   for (const auto& device : {gpu, amd})
-    for (std::size_t elem_size : {2, 16}) {
-      const auto config = ipt::planner::choose_restride(device, elem_size);
-      CHECK(config.work_group * config.per_item * elem_size <=
-            ipt::planner::usable_local_bytes(device));
-      CHECK(run_restride({2000, 999, 999, 1000}, elem_size, config, 72) == "");
-      CHECK(run_restride({2000, 999, 1000, 999}, elem_size, config, 73) == "");
-    }
+    for (std::size_t elem_size : {2, 4, 16})
+      for (std::uint64_t elements : {std::uint64_t{0}, std::uint64_t{1} << 33}) {
+        // Matrices of more than 2^31 elements get larger chunks; the kernel is run here on
+        // a small one with the same build.
+        const auto config = ipt::planner::choose_restride(device, elem_size, elements);
+        // The chunk lives in registers: at most kMaxRestrideBytes per work-item, and at
+        // least 8 KiB per chunk (one flag per chunk).
+        CHECK(config.per_item * elem_size <= ipt::planner::kMaxRestrideBytes);
+        CHECK(config.work_group * config.per_item * elem_size >= 8192);
+        CHECK(run_restride({2000, 999, 999, 1000}, elem_size, config, 72) == "");
+        CHECK(run_restride({2000, 999, 1000, 999}, elem_size, config, 73) == "");
+      }
 }
 
 TEST_CASE("restride uses the scratch region it is given, and nothing around it", "[restride]") {

@@ -155,14 +155,15 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   return config;
 }
 
-RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_size) {
+RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_size,
+                               std::uint64_t elements) {
   RestrideConfig config;
   config.work_group = std::min<std::size_t>(
       kMaxDefaultWorkGroup, floor_pow2(std::max<std::size_t>(1, device.max_work_group_size)));
-  config.per_item = 8 * std::max<std::size_t>(1, 4 / std::max<std::size_t>(1, elem_size));
-  while (config.per_item > 1 &&
-         config.work_group * config.per_item * elem_size > usable_local_bytes(device))
-    config.per_item /= 2;
+  const std::size_t words = elements > (std::uint64_t{1} << 31) ? 32 : 16;
+  const std::size_t size = std::max<std::size_t>(1, elem_size);
+  config.per_item = std::min<std::size_t>(
+      {words * std::max<std::size_t>(1, 4 / size), kMaxRestrideItems, kMaxRestrideBytes / size});
   return config;
 }
 

@@ -117,7 +117,7 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
   StepSite stage_site = site;
   stage_site.index64 = needs_index64(launch.offset, plan.padded_elements());
   const std::uint64_t flags_start = layout.total();
-  const RestrideConfig restride = choose_restride(device, elem_size);
+  const RestrideConfig restride = choose_restride(device, elem_size, plan.padded_elements());
   const bool pads = plan.padded_cols != N, unpads = plan.padded_rows != M;
   Region pad_flags, unpad_flags;
   if (pads && M > 1)
