@@ -73,3 +73,43 @@ typedef struct {
 #define MATRIX(buffer, offset) ((matrix_t){(buffer) + (offset)})
 #define AT(m, i) ((m).data[i])
 #endif
+
+// Swizzled local tiles (IPT_SWIZZLE=1 in square.cl and onchip.cl): a tile of H rows of W
+// elements, both powers of two, without the padding column. Element (r, c) sits in row r
+// at column SWZ_COL(r, c, H, W) = c ^ g(r), g(r) < W: each row's columns permuted.
+//
+// Why it is conflict-free. Local memory has 32 banks of 4 bytes; lanes that hit distinct
+// banks, or the same 4-byte word, are served at once. A request moves at most 128 bytes
+// at a time, so lanes are served in groups of SWZ_LANES: 32 for 1-, 2- and 4-byte
+// elements, a half-warp (16) for 8-byte ones, a quarter-warp (8) for 16-byte ones. A group
+// whose elements lie in one run of 128 bytes (SWZ_LINE elements) is conflict-free,
+// whatever their order.
+//   - Row accesses (the kernels' loads into a tile; lanes along a row, or along several
+//     whole consecutive rows when W is narrower than the group): the XOR with g(r) only
+//     permutes the columns of row r. g(r) is a multiple of SWZ_WORD (elements per 4-byte
+//     word), so 1- and 2-byte elements keep their words, and XOR maps an aligned block of
+//     columns onto an aligned block: the group hits the same words as in an unpadded
+//     row-major tile, one run.
+//   - Column accesses (the stores from a tile; lanes down consecutive rows, and lanes / H
+//     adjacent columns when H is shorter than the group): rows share a 128-byte line when
+//     W is short (SWZ_LINE / W of them), and those already sit in different banks by their
+//     place in the line. Rows of different lines, r / (SWZ_LINE / W) apart, would all put
+//     column c in the same bank; g(r) moves each one by a different multiple of
+//     max(SWZ_WORD, SWZ_LANES / H) columns: by whole words (so that 1- and 2-byte lanes of
+//     one word keep sharing it), and by more than the lanes / H columns a group reads of
+//     each row, so that no two (row, column) pairs of the group meet in one bank.
+// For 4-byte elements in 32 x 32 tiles this is the classic c ^ r. The padded layout (rows
+// of W + 1) is not conflict-free in several of these cases: column reads of 1- and 2-byte
+// elements, and accesses to tiles narrower or shorter than a group of lanes (the square
+// kernel's 16-wide tiles, the on-chip kernel's skinny ones) take up to twice, for some
+// skinny tiles seven times, the passes of a conflict-free access. tests/test_tile_layout.cpp
+// counts them in a model of the banks (32 banks of 4 bytes, NVIDIA's; AMD's LDS has 32
+// such banks too) for every access of both kernels, with the same function in C++
+// (planner/tile_layout.hpp: the two must stay the same).
+#define SWZ_WORD (IPT_ELEM_BYTES < 4 ? 4 / IPT_ELEM_BYTES : 1)
+#define SWZ_LANES (IPT_ELEM_BYTES > 4 ? 128 / IPT_ELEM_BYTES : 32)
+#define SWZ_LINE (128 / IPT_ELEM_BYTES)
+#define SWZ_COL(r, c, H, W)                                             \
+  ((c) ^ ((((r) / (SWZ_LINE > (W) ? SWZ_LINE / (W) : 1)) *              \
+           (SWZ_LANES / (H) > SWZ_WORD ? SWZ_LANES / (H) : SWZ_WORD)) & \
+          ((W) - 1)))
