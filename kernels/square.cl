@@ -7,15 +7,28 @@
 // transposed. Every element belongs to exactly one pair, so work-groups never touch the
 // same address and need no synchronisation between them.
 //
-// Local tiles have TILE + 1 columns: reading a tile column then walks the banks with an
-// odd stride (in 4-byte words: 33 for 4-byte elements, 66 for 8-byte ones served by
-// half-warps, 8.25 for 1-byte ones), which is conflict-free for every element size
-// (the padding-column method of bank-conflict-free tiled transposes).
+// Local tiles, by default, have TILE + 1 columns: reading a tile column then walks the
+// banks with an odd stride (in 4-byte words: 33 for 4-byte elements, 66 for 8-byte ones
+// served by half-warps, 8.25 for 1-byte ones), the padding-column method of
+// bank-conflict-free tiled transposes. With IPT_SWIZZLE=1 they have TILE columns, each
+// row's permuted (SWZ_COL, common.cl): no padding, and conflict-free also where the odd
+// stride is not (column reads of 1- and 2-byte elements; tiles 8 or 16 wide of 4-byte
+// ones, 8 wide of 8-byte ones, whose warps span several tile rows).
 //
 // Host-defined: TILE, WG_ROWS (the work-group is TILE x WG_ROWS work-items; each one
-// moves TILE / WG_ROWS elements of each tile).
+// moves TILE / WG_ROWS elements of each tile); IPT_SWIZZLE (0 or 1; TILE a power of two).
 
+#ifndef IPT_SWIZZLE
+#define IPT_SWIZZLE 0
+#endif
+#if IPT_SWIZZLE
+#define TILE_STRIDE TILE
+// Local indices stay below TILE * TILE: 32-bit arithmetic whatever idx_t is.
+#define SLOT(r, c) ((uint)(r) * TILE + SWZ_COL((uint)(r), (uint)(c), TILE, TILE))
+#else
 #define TILE_STRIDE (TILE + 1)
+#define SLOT(r, c) ((r) * TILE_STRIDE + (c))
+#endif
 
 // Pair k -> (ti, tj), ti <= tj, in the order (0,0) (0,1) (1,1) (0,2) (1,2) (2,2) ...:
 // tj is the largest integer with tj (tj + 1) / 2 <= k. The float estimate is off by at
@@ -36,7 +49,7 @@ void load_tile(__local elem_t *tile, matrix_t m, idx_t n, idx_t row0, idx_t col0
   const idx_t x = get_local_id(0);
   if (x < w)
     for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
-      tile[r * TILE_STRIDE + x] = AT(m, (row0 + r) * n + col0 + x);
+      tile[SLOT(r, x)] = AT(m, (row0 + r) * n + col0 + x);
 }
 
 // Writes the h x w block at (row0, col0) with the transpose of `tile` (a w x h tile).
@@ -45,7 +58,7 @@ void store_transposed(matrix_t m, __local const elem_t *tile, idx_t n, idx_t row
   const idx_t x = get_local_id(0);
   if (x < w)
     for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
-      AT(m, (row0 + r) * n + col0 + x) = tile[x * TILE_STRIDE + r];
+      AT(m, (row0 + r) * n + col0 + x) = tile[SLOT(x, r)];
 }
 
 // One tile pair per work-group. The groups form a grid_x x grid_y rectangle (so that

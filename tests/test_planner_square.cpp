@@ -97,3 +97,42 @@ TEST_CASE("square plans cover every tile pair once", "[planner]") {
   CHECK(narrow.grid_x == 3);
   CHECK(narrow.grid_y == (narrow.num_pairs + 2) / 3);
 }
+
+TEST_CASE("swizzled square tiles are sized without the padding column", "[planner][tile_layout]") {
+  using ipt::planner::TileLayout;
+  constexpr auto kSwizzled = TileLayout::kSwizzled;
+  CHECK(square_local_bytes(64, 4) == 2 * 64 * 65 * 4);
+  CHECK(square_local_bytes(64, 4, kSwizzled) == 2 * 64 * 64 * 4);
+  // Three quarters of 44000 bytes hold two 64 x 64 float tiles (32768 bytes), not two
+  // padded ones (33280): the swizzled plan takes the larger tile.
+  DeviceProfile device;
+  device.local_mem_bytes = 44000;
+  CHECK(plan_square(device, 1000, 4).tile == 32);
+  const auto swizzled = plan_square(device, 1000, 4, 0, 0, kSwizzled);
+  CHECK(swizzled.tile == 64);
+  CHECK(swizzled.layout == kSwizzled);
+  CHECK(plan_square(device, 1000, 4).layout == TileLayout::kPadded);
+  // A forced tile: 64 x 64 floats fit 32768 bytes only swizzled.
+  device.local_mem_bytes = 32768;
+  CHECK_THROWS_AS(plan_square(device, 1000, 4, 64), std::invalid_argument);
+  CHECK(plan_square(device, 1000, 4, 64, 0, kSwizzled).tile == 64);
+  // XOR keeps a row's columns in the row only for a power-of-two width.
+  CHECK_THROWS_AS(plan_square(device, 1000, 4, 24, 0, kSwizzled), std::invalid_argument);
+  CHECK(plan_square(device, 1000, 4, 24).tile == 24);
+
+  // The layout reaches the kernel as IPT_SWIZZLE=1; padded steps keep the options they
+  // had before there was a layout (the same programs and cached binaries).
+  using ipt::planner::square_step;
+  using ipt::planner::StepSite;
+  const StepSite site{4, 0, device.local_mem_bytes, false};
+  const auto padded_step = square_step(site, 1000, plan_square(device, 1000, 4));
+  CHECK(padded_step.options == "-DIPT_ELEM_BYTES=4 -DIPT_INDEX_64=0 -DTILE=32 -DWG_ROWS=4");
+  const auto swizzled_step = square_step(site, 1000, plan_square(device, 1000, 4, 0, 0, kSwizzled));
+  CHECK(swizzled_step.options == padded_step.options + " -DIPT_SWIZZLE=1");
+  auto bad = plan_square(device, 1000, 4, 24);
+  bad.layout = kSwizzled;
+  CHECK_THROWS_AS(square_step(site, 1000, bad), std::invalid_argument);
+  // The warm-up tile of a step is built with the same options.
+  CHECK(ipt::planner::square_tile_step(swizzled_step, 4).options == swizzled_step.options);
+  CHECK(ipt::planner::square_tile_step(padded_step, 4).options == padded_step.options);
+}

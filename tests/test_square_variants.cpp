@@ -1,5 +1,6 @@
 // The square kernel in every variant the planner can choose (tile 8/16/32/64, several
-// work-group heights, 32- and 64-bit indices), its step run alone.
+// work-group heights, 32- and 64-bit indices, padded and swizzled tiles), its step run
+// alone.
 #include <catch2/catch.hpp>
 
 #include "planner/launch_plan.hpp"
@@ -64,4 +65,42 @@ TEST_CASE("square kernel variants", "[square][variants]") {
     }
   }
   CHECK(refused < variants);
+}
+
+TEST_CASE("square kernel with swizzled tiles", "[square][variants][tile_layout]") {
+  // Swizzled tiles (IPT_SWIZZLE=1) in every element size, in tiles of each width the
+  // planner picks, with work-groups of one row, a few rows and a whole tile; full and
+  // partial tiles, several pairs per grid row. Checked as the padded ones above.
+  const cl::CommandQueue queue(session().queue(), true);
+  std::size_t max_wg = 0;
+  clGetDeviceInfo(session().device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg,
+                  nullptr);
+  struct Variant {
+    std::size_t tile, wg_rows;
+    bool index64;
+  };
+  for (const Variant v : {Variant{8, 8, false}, Variant{16, 2, false}, Variant{32, 4, true},
+                          Variant{64, 4, false}, Variant{64, 1, false}}) {
+    if (v.tile * v.wg_rows > max_wg) continue;
+    for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
+      ipt::planner::SquarePlan plan;
+      plan.tile = v.tile;
+      plan.wg_rows = v.wg_rows;
+      plan.layout = ipt::planner::TileLayout::kSwizzled;
+      const std::size_t local = ipt::planner::square_local_bytes(v.tile, elem_size, plan.layout);
+      // Two swizzled tiles of 64 x 64 16-byte elements (128 KiB) exceed most devices.
+      if (local > ipt::test::device_local_mem()) continue;
+      for (std::size_t n : {1, 7, 9, 33, 64, 97, 130}) {
+        plan = ipt::planner::complete_square_plan(plan, n, 3);
+        const auto site = ipt::test::site_of(elem_size, 5, v.index64);
+        const auto step = ipt::planner::square_step(site, n, plan);
+        INFO("tile " << v.tile << " rows " << v.wg_rows << " elem " << elem_size << " n " << n);
+        REQUIRE(step.options.find("-DIPT_SWIZZLE=1") != std::string::npos);
+        GuardedMatrix m(n, n, elem_size, 5, 7, n * v.tile + v.wg_rows);
+        const cl::Buffer buffer(m.buffer(), true);
+        ipt::support::run_steps(queue, buffer, {step}, elem_size, 5).wait();
+        CHECK(m.check_transposed() == "");
+      }
+    }
+  }
 }

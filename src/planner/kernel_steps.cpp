@@ -433,12 +433,16 @@ Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer 
 
 Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) {
   check_elem_size(site.elem_size);
+  if (plan.layout == TileLayout::kSwizzled && (plan.tile & (plan.tile - 1)) != 0)
+    throw std::invalid_argument("square: swizzled tiles need a power-of-two tile, not " +
+                                std::to_string(plan.tile));
   // Every index the kernel forms is below offset + n * n; the pair arithmetic stays far
   // below it.
   const bool index64 = site.index64 || needs_index64(site.offset, n * n, /*strides=*/false);
   Step step =
       launch(Family::kSquare, site, index64,
-             " -DTILE=" + std::to_string(plan.tile) + " -DWG_ROWS=" + std::to_string(plan.wg_rows),
+             " -DTILE=" + std::to_string(plan.tile) + " -DWG_ROWS=" + std::to_string(plan.wg_rows) +
+                 tile_layout_option(plan.layout),
              plan.grid_x, plan.tile);
   step.dims = 2;
   step.global[1] = plan.grid_y * plan.wg_rows;
@@ -450,6 +454,7 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   step.what = "tiled swap across the diagonal: tiles of " + std::to_string(plan.tile) + " x " +
               std::to_string(plan.tile) + ", work-groups of " + std::to_string(plan.tile) + " x " +
               std::to_string(plan.wg_rows);
+  if (plan.layout == TileLayout::kSwizzled) step.what += ", swizzled tiles";
   return with_split(std::move(step), site);
 }
 
@@ -458,6 +463,9 @@ Step square_tile_step(const Step& square, std::size_t elem_size) {
   SquarePlan tile;
   tile.tile = static_cast<std::size_t>(square.local[0]);
   tile.wg_rows = static_cast<std::size_t>(square.local[1]);
+  // The layout travels in the build options only; the tile's program must be the same.
+  const std::string swizzled = tile_layout_option(TileLayout::kSwizzled);
+  if (square.options.find(swizzled) != std::string::npos) tile.layout = TileLayout::kSwizzled;
   tile = complete_square_plan(tile, tile.tile);
   StepSite site;
   site.elem_size = elem_size;

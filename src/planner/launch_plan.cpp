@@ -162,7 +162,7 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     SquarePlan square_plan;
     try {
       square_plan = plan_square(device, plan.padded_rows, elem_size, overrides.square_tile,
-                                overrides.square_wg_rows);
+                                overrides.square_wg_rows, overrides.square_tiles);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("square kernel: ") + e.what());
     }

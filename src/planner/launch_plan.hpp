@@ -200,6 +200,8 @@ struct PlanOverrides {
   std::size_t square_wg_rows = 0;  // WG_ROWS of kernels/square.cl
   PlanRequest request;             // forced sequence, factors, padding, on-chip use
   bool onchip_abort = false;       // on-chip kernels always take their fallback
+  // IPT_SWIZZLE of kernels/square.cl.
+  TileLayout square_tiles = TileLayout::kPadded;
 };
 
 // The plan of a whole call: plan_transpose's sequence, then its steps: the copy of the

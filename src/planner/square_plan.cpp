@@ -6,16 +6,17 @@
 
 namespace ipt::planner {
 
-std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size) {
-  return 2 * tile * (tile + 1) * elem_size;
+std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size, TileLayout layout) {
+  return static_cast<std::size_t>(2 * tile_slots(tile, tile, layout)) * elem_size;
 }
 
 SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t elem_size,
-                       std::size_t forced_tile, std::size_t forced_wg_rows) {
+                       std::size_t forced_tile, std::size_t forced_wg_rows, TileLayout layout) {
   SquarePlan plan;
+  plan.layout = layout;
   plan.tile = 8;
   for (std::size_t tile : {64, 32, 16}) {
-    if (square_local_bytes(tile, elem_size) <= device.local_mem_bytes * 3 / 4 &&
+    if (square_local_bytes(tile, elem_size, layout) <= device.local_mem_bytes * 3 / 4 &&
         tile * 4 <= device.max_work_group_size) {
       plan.tile = tile;
       break;
@@ -31,10 +32,15 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   if (forced_wg_rows != 0) plan.wg_rows = forced_wg_rows;
   if (forced_tile != 0 || forced_wg_rows != 0) {
     if (plan.wg_rows > plan.tile || plan.tile * plan.wg_rows > device.max_work_group_size ||
-        square_local_bytes(plan.tile, elem_size) > device.local_mem_bytes)
+        square_local_bytes(plan.tile, elem_size, layout) > device.local_mem_bytes)
       throw std::invalid_argument(
           "square tile " + std::to_string(plan.tile) + " x " + std::to_string(plan.wg_rows) +
           " work-items does not fit the device (work-group or local memory limit)");
+    // The swizzle permutes a row's columns by XOR, which stays within the row only for a
+    // power-of-two width.
+    if (layout == TileLayout::kSwizzled && (plan.tile & (plan.tile - 1)) != 0)
+      throw std::invalid_argument("square tile " + std::to_string(plan.tile) +
+                                  ": swizzled tiles need a power of two");
   }
   return complete_square_plan(plan, n);
 }

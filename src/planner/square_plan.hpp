@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/tile_layout.hpp"
 
 namespace ipt::planner {
 
@@ -14,18 +15,22 @@ struct SquarePlan {
   std::uint64_t num_pairs = 0;  // tile pairs (ti <= tj), one work-group each
   std::uint64_t grid_x = 0;     // work-groups in NDRange dimension 0
   std::uint64_t grid_y = 0;     // rows of grid_x groups: grid_x * grid_y >= num_pairs
+  // IPT_SWIZZLE of kernels/square.cl (swizzled: the tile a power of two).
+  TileLayout layout = TileLayout::kPadded;
 };
 
-// Bytes of local memory the kernel uses for one work-group (two padded tiles).
-std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size);
+// Bytes of local memory the kernel uses for one work-group (two tiles in `layout`).
+std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size,
+                               TileLayout layout = TileLayout::kPadded);
 
-// The plan for an n x n matrix of elem_size-byte elements. The tile is the largest of 64,
-// 32, 16, 8 whose two padded tiles fit in three quarters of the device's local memory and
-// whose work-group (tile x 4) fits max_work_group_size. A forced tile / wg_rows (non-zero)
-// wins; it must fit the device (local memory, work-group size), else
-// std::invalid_argument.
+// The plan for an n x n matrix of elem_size-byte elements, its tiles in `layout`. The
+// tile is the largest of 64, 32, 16, 8 whose two tiles fit in three quarters of the
+// device's local memory and whose work-group (tile x 4) fits max_work_group_size. A
+// forced tile / wg_rows (non-zero) wins; it must fit the device (local memory, work-group
+// size) and, swizzled, be a power of two, else std::invalid_argument.
 SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t elem_size,
-                       std::size_t forced_tile = 0, std::size_t forced_wg_rows = 0);
+                       std::size_t forced_tile = 0, std::size_t forced_wg_rows = 0,
+                       TileLayout layout = TileLayout::kPadded);
 
 // Completes a plan whose tile and wg_rows were chosen by the caller (tests, tuning):
 // fills num_pairs and the grid (at most max_grid_x groups per row).
