@@ -45,13 +45,27 @@
 // TC (the tile: 32 x 32, or narrower and longer for a matrix with few columns or rows;
 // TR * TC = 1024, both powers of two of at most WG), TILES (tiles each group can hold:
 // TILES * 1024 / WG registers of elements per work-item), STAGE (tiles staged in local
-// memory per round of stores).
+// memory per round of stores), IPT_SWIZZLE (0: staged tiles of TR x (TC + 1), the
+// padding column keeping column reads off one bank; 1: of TR x TC, each row's columns
+// permuted instead, SWZ_COL of common.cl, which is conflict-free also for the skinny
+// tiles and small elements where the padding column is not).
 
+#ifndef IPT_SWIZZLE
+#define IPT_SWIZZLE 0
+#endif
+#if IPT_SWIZZLE
+#define STAGE_COLS TC
+#define STAGED(r, c) SWZ_COL(r, c, TR, TC)
+#else
+#define STAGE_COLS (TC + 1)
+#define STAGED(r, c) (c)
+#endif
 #define PASSES (TR * TC / WG)  // elements of a tile each work-item moves
 #define LOAD_ROWS (WG / TC)   // tile rows per pass of loads
 #define STORE_COLS (WG / TR)  // tile columns (output rows) per pass of stores
 #define REGS (TILES * PASSES)
-#define SLOTS (STAGE * TR * (TC + 1) / WG)  // the fallback's heads per work-item
+// The fallback's heads per work-item: what the stage array holds (it keeps them there).
+#define SLOTS (STAGE * TR * STAGE_COLS / WG)
 #define CLOSED 0x80000000u
 #define DECISION_GO 1u
 #define DECISION_ABORT 2u
@@ -208,7 +222,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
                 uint groups, uint patience, __global uint *zero_base, ulong zero_word,
                 ulong zero_words, __global uint *report SPLIT_PARAMS) {
   volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
-  __local elem_t stage[STAGE][TR][TC + 1];  // +1: column reads hit different banks
+  __local elem_t stage[STAGE][TR][STAGE_COLS];  // padded or swizzled: see IPT_SWIZZLE
   __local volatile uint sink[WG];
   __local uint ticket_of_group, decision, running, last_out;
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
@@ -299,9 +313,11 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
           for (int jj = 0; jj < STAGE; ++jj) {
             if (base + jj < TILES && (uint)(base + jj) < mine) {
 #pragma unroll
-              for (int p = 0; p < PASSES; ++p)
-                stage[jj][p * LOAD_ROWS + lr][lc] =
+              for (int p = 0; p < PASSES; ++p) {
+                const uint row = (uint)p * LOAD_ROWS + lr;
+                stage[jj][row][STAGED(row, lc)] =
                     reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];
+              }
             }
           }
           barrier(CLK_LOCAL_MEM_FENCE);
@@ -313,7 +329,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
                 const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)
                   AT(m, dst + (idx_t)(orow * rows + ocol)) =
-                      stage[jj][sr][p * STORE_COLS + sc];
+                      stage[jj][sr][STAGED(sr, (uint)p * STORE_COLS + sc)];
               }
               if (++tj == tile_cols) {
                 tj = 0;

@@ -238,6 +238,123 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
     }
 }
 
+TEST_CASE("swizzled on-chip tiles stage without the padding column",
+          "[onchip][planner][tile_layout]") {
+  using ipt::planner::OnChipTile;
+  using ipt::planner::TileLayout;
+  constexpr auto kSwizzled = TileLayout::kSwizzled;
+  const DeviceProfile gpu = h200_like();
+  // Tiles of 32 x 32: as many staged either way on an H200 (at most 8; doubles 5 of the
+  // 44992 bytes, 8448 padded, 8192 swizzled), the rest of the configuration the same.
+  for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
+    const auto padded = ipt::planner::choose_onchip(gpu, elem_size);
+    const auto swizzled = ipt::planner::choose_onchip(gpu, elem_size, kSwizzled);
+    INFO("elem_size " << elem_size);
+    CHECK(padded.layout == TileLayout::kPadded);
+    CHECK(swizzled.layout == kSwizzled);
+    CHECK(swizzled.stage == padded.stage);
+    CHECK(swizzled.work_group == padded.work_group);
+    CHECK(swizzled.tiles == padded.tiles);
+    CHECK(swizzled.stage_bytes == padded.stage_bytes);
+  }
+  // Skinny tiles lose the most to the padding column: 512 x 2 doubles stage as 512 x 3.
+  const auto f64 = ipt::planner::choose_onchip(gpu, 8);
+  const auto f64_swizzled = ipt::planner::choose_onchip(gpu, 8, kSwizzled);
+  CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{512, 2}) == 3);
+  CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{512, 2}) == 5);
+  CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{128, 8}) == 4);
+  CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{128, 8}) == 5);
+  // With little local memory a skinny tile of 16-byte elements fits only swizzled.
+  DeviceProfile small = h200_like();
+  small.local_mem_bytes = 24 * 1024;
+  const auto wide = ipt::planner::choose_onchip(small, 16);
+  const auto wide_swizzled = ipt::planner::choose_onchip(small, 16, kSwizzled);
+  const auto tile = ipt::planner::onchip_tile(wide, 1000000, 2);
+  const auto tile_swizzled = ipt::planner::onchip_tile(wide_swizzled, 1000000, 2);
+  CHECK((tile.rows == 32 && tile.cols == 32));
+  CHECK((tile_swizzled.rows == 512 && tile_swizzled.cols == 2));
+  // Whatever fits padded fits swizzled, in as many tiles or fewer.
+  std::mt19937_64 random(17);
+  std::uniform_int_distribution<std::uint64_t> side(1, 60000);
+  for (const DeviceProfile& device : {gpu, small, amd_like()})
+    for (std::size_t elem_size : {1, 4, 8, 16}) {
+      const auto padded = ipt::planner::choose_onchip(device, elem_size);
+      const auto swizzled = ipt::planner::choose_onchip(device, elem_size, kSwizzled);
+      for (int i = 0; i < 300; ++i) {
+        const std::uint64_t rows = side(random), cols = 1 + side(random) % (i % 2 ? 40 : 4000);
+        INFO(rows << " x " << cols << ", elem_size " << elem_size);
+        if (ipt::planner::onchip_fits(padded, rows, cols)) {
+          CHECK(ipt::planner::onchip_fits(swizzled, rows, cols));
+          CHECK(ipt::planner::onchip_tiles(swizzled, rows, cols) <=
+                ipt::planner::onchip_tiles(padded, rows, cols));
+        }
+      }
+    }
+  // The layout reaches the kernel (IPT_SWIZZLE=1), from a call's overrides too, for the
+  // whole matrix and for an on-chip 010! stage; padded steps keep their options.
+  const auto has_swizzle = [](const ipt::planner::Step& step) {
+    return step.options.find("-DIPT_SWIZZLE=1") != std::string::npos;
+  };
+  const ipt::planner::StepSite site;
+  CHECK(has_swizzle(ipt::planner::onchip_step(site, 1, 100, 97, f64_swizzled)));
+  CHECK_FALSE(has_swizzle(ipt::planner::onchip_step(site, 1, 100, 97, f64)));
+  ipt::planner::PlanOverrides overrides;
+  overrides.request.onchip_tiles = kSwizzled;
+  for (auto [rows, cols] : {std::pair<std::uint64_t, std::uint64_t>{1294, 1339}, {12800, 10000}}) {
+    INFO(rows << " x " << cols);
+    const auto launch = ipt::planner::plan_call(gpu, {rows, cols, 4, 0, 0}, overrides);
+    const auto regular = ipt::planner::plan_call(gpu, {rows, cols, 4, 0, 0});
+    REQUIRE(launch.uses_onchip());
+    REQUIRE(launch.steps.size() == regular.steps.size());
+    for (std::size_t i = 0; i < launch.steps.size(); ++i) {
+      const bool onchip = launch.steps[i].family == ipt::planner::Family::kOnChip;
+      CHECK(has_swizzle(launch.steps[i]) == onchip);
+      CHECK_FALSE(has_swizzle(regular.steps[i]));
+      if (!onchip) CHECK(launch.steps[i].options == regular.steps[i].options);
+    }
+  }
+}
+
+TEST_CASE("the on-chip kernel with swizzled tiles: one pass, rounds and cycle following",
+          "[onchip][tile_layout]") {
+  // Three programs (20-25 s each to build on PoCL): 32 x 32 tiles of 4- and 8-byte
+  // elements, and the narrow tiles of a skinny matrix of 4-byte ones.
+  using ipt::planner::TileLayout;
+  std::uint64_t seed = 1300;
+  DeviceProfile profile;
+  profile.max_work_group_size = 1024;
+  profile.local_mem_bytes = 48 * 1024;
+  profile.compute_units = 1;
+  for (std::size_t elem_size : {4, 8}) {
+    auto config = ipt::planner::choose_onchip(profile, elem_size, TileLayout::kSwizzled);
+    INFO("elem_size " << elem_size << ", stage " << config.stage);
+    REQUIRE(config.work_group == 1024);
+    // Whole and partial tiles in one pass; instances in rounds (an on-chip 010! stage),
+    // the last round not full.
+    CHECK(ipt::test::run_onchip_kernel(1, 100, 97, elem_size, config, false, ++seed) == 1);
+    const std::uint64_t per_round =
+        config.groups * config.tiles / ipt::planner::onchip_tiles(config, 50, 40);
+    CHECK(ipt::test::run_onchip_kernel(2 * per_round + 1, 50, 40, elem_size, config, false,
+                                       ++seed) == 1);
+    // Giving up: 100 x 97 has more elements than the stage array holds heads (STAGE * 1024,
+    // SLOTS per work-item), so the fallback cuts its cycles into segments; instances too.
+    REQUIRE(100 * 97 > config.stage * 1024);
+    CHECK(ipt::test::run_onchip_kernel(1, 100, 97, elem_size, config, true, ++seed) == 2);
+    CHECK(ipt::test::run_onchip_kernel(3, 50, 40, elem_size, config, true, ++seed) == 2);
+    // Several groups: each outcome is checked (a CPU device may not run them at once).
+    config.groups = 3;
+    ipt::test::run_onchip_kernel(1, 100, 97, elem_size, config, false, ++seed);
+    CHECK(ipt::test::run_onchip_kernel(1, 100, 97, elem_size, config, true, ++seed) == 2);
+  }
+  // A skinny matrix in tiles of 128 x 8, filling the group but for half a tile.
+  const auto config = ipt::planner::choose_onchip(profile, 4, TileLayout::kSwizzled);
+  const auto tile = ipt::planner::onchip_tile(config, 32 * config.tiles + 1, 6);
+  REQUIRE((tile.rows == 128 && tile.cols == 8));
+  const std::uint64_t length = tile.rows * config.tiles - tile.rows / 2;
+  CHECK(ipt::test::run_onchip_kernel(1, length, 6, 4, config, false, ++seed) == 1);
+  CHECK(ipt::test::run_onchip_kernel(1, length, 6, 4, config, true, ++seed) == 2);
+}
+
 namespace {
 
 void transpose_and_check(std::size_t rows, std::size_t cols, std::size_t elem_size,

@@ -66,8 +66,8 @@ double restride_efficiency(std::uint64_t row_bytes) {
   return interpolate(points, std::size(points), static_cast<double>(row_bytes));
 }
 
-double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
-                      std::size_t elem_size) {
+double estimated_cost(const DeviceProfile& device, const TransposePlan& plan, std::size_t elem_size,
+                      TileLayout onchip_tiles) {
   // Every pass moves the padded matrix; the cost is relative to the caller's matrix.
   const double scale =
       static_cast<double>(plan.padded_elements()) / static_cast<double>(plan.rows * plan.cols);
@@ -75,7 +75,8 @@ double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
   if (plan.sequence == Sequence::kSquare) cost += scale / 0.88;
   for (const Stage& s : plan.stages) {
     if (s.kind == Stage::Kind::k010 && s.onchip)
-      cost += scale / onchip_efficiency(choose_onchip(device, elem_size), s.B, s.C, elem_size);
+      cost += scale / onchip_efficiency(choose_onchip(device, elem_size, onchip_tiles), s.B, s.C,
+                                        elem_size);
     else if (s.kind == Stage::Kind::k010)
       cost += scale / (bs_fits(device, s.B, s.C, elem_size) ? 0.85 : 0.1);  // BS: 75-93%
     else

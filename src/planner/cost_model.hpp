@@ -12,6 +12,7 @@
 #include "planner/device_profile.hpp"
 #include "planner/onchip_plan.hpp"
 #include "planner/sequence.hpp"
+#include "planner/tile_layout.hpp"
 
 namespace ipt::planner {
 
@@ -36,8 +37,9 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
 double restride_efficiency(std::uint64_t row_bytes);
 
 // Estimated time of the whole plan, padding and unpadding included, in units of the
-// time a copy of the caller's matrix takes.
-double estimated_cost(const DeviceProfile& device, const TransposePlan& plan,
-                      std::size_t elem_size);
+// time a copy of the caller's matrix takes; its on-chip stages stage tiles in
+// `onchip_tiles`.
+double estimated_cost(const DeviceProfile& device, const TransposePlan& plan, std::size_t elem_size,
+                      TileLayout onchip_tiles = TileLayout::kPadded);
 
 }  // namespace ipt::planner

@@ -305,7 +305,8 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
       launch(Family::kOnChip, site, index64,
              " -DWG=" + std::to_string(config.work_group) + " -DTR=" + std::to_string(tile.rows) +
                  " -DTC=" + std::to_string(tile.cols) + " -DTILES=" + std::to_string(config.tiles) +
-                 " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)),
+                 " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)) +
+                 tile_layout_option(config.layout),
              config.groups, config.work_group);
   step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
   if (step.flags.buffer != Buffer::kZeroScratch)
@@ -330,6 +331,7 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                 std::to_string(rows) + " x " + std::to_string(cols) +
                 " instances (cycle following in the same kernel if the device cannot run every "
                 "work-group at once)";
+  if (config.layout == TileLayout::kSwizzled) step.what += "; swizzled tiles";
   return with_split(std::move(step), site);
 }
 

@@ -61,11 +61,12 @@ std::uint64_t stage_flag_bytes(const Stage& stage, const DeviceProfile& device,
 }
 
 Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& stage, Region flags,
-                Region zeroes, bool give_up) {
+                Region zeroes, const PlanOverrides& overrides) {
   const std::size_t elem_size = site.elem_size;
   if (stage.onchip)
-    return onchip_step(site, stage.I * stage.A, stage.B, stage.C, choose_onchip(device, elem_size),
-                       flags, zeroes, give_up);
+    return onchip_step(site, stage.I * stage.A, stage.B, stage.C,
+                       choose_onchip(device, elem_size, overrides.request.onchip_tiles), flags,
+                       zeroes, overrides.onchip_abort);
   if (stage.kind == Stage::Kind::k010) {
     const std::uint64_t tiles = stage.I * stage.A;
     if (bs_fits(device, stage.B, stage.C, elem_size))
@@ -173,7 +174,7 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     if (i == 0 && first_zeroes) zeroes = flags;
     if (i + 1 == stages.size() && i > 0 && by_last && !zeroed_by_last.empty())
       zeroes = zeroed_by_last;
-    add(stage_step(stage_site, device, *stages[i], stage_flags[i], zeroes, overrides.onchip_abort));
+    add(stage_step(stage_site, device, *stages[i], stage_flags[i], zeroes, overrides));
   }
   // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
   if (unpads) add(restride_step(site, N, M, plan.padded_rows, M, restride, unpad_flags));
@@ -256,8 +257,8 @@ LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
     // zero before it.
     const StepSite site{call.elem_size, call.offset, device.local_mem_bytes, false};
     launch.steps.push_back(onchip_step(site, 1, plan.rows, plan.cols,
-                                       choose_onchip(device, call.elem_size), {}, {},
-                                       overrides.onchip_abort));
+                                       choose_onchip(device, call.elem_size, request.onchip_tiles),
+                                       {}, {}, overrides.onchip_abort));
     launch.zero_scratch_bytes = launch.steps.back().flags.bytes;
     check_allocations(launch, device);
     return launch;

@@ -198,9 +198,9 @@ struct CallShape {
 struct PlanOverrides {
   std::size_t square_tile = 0;     // TILE of kernels/square.cl (0: the planner's)
   std::size_t square_wg_rows = 0;  // WG_ROWS of kernels/square.cl
-  PlanRequest request;             // forced sequence, factors, padding, on-chip use
+  PlanRequest request;             // forced sequence, factors, padding, on-chip use and tiles
   bool onchip_abort = false;       // on-chip kernels always take their fallback
-  // IPT_SWIZZLE of kernels/square.cl.
+  // IPT_SWIZZLE of kernels/square.cl (the on-chip kernel's: request.onchip_tiles).
   TileLayout square_tiles = TileLayout::kPadded;
 };
 

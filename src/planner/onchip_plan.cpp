@@ -6,8 +6,8 @@ namespace ipt::planner {
 
 namespace {
 
-std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile) {
-  return tile.rows * (tile.cols + 1) * elem_size;  // +1: see onchip.cl
+std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, TileLayout layout) {
+  return tile_slots(tile.rows, tile.cols, layout) * elem_size;  // onchip.cl, IPT_SWIZZLE
 }
 
 std::uint64_t tile_count(const OnChipTile& tile, std::uint64_t rows, std::uint64_t cols) {
@@ -16,8 +16,9 @@ std::uint64_t tile_count(const OnChipTile& tile, std::uint64_t rows, std::uint64
 
 }  // namespace
 
-OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size) {
+OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size, TileLayout layout) {
   OnChipConfig config;
+  config.layout = layout;
   if (elem_size == 0 || device.compute_units == 0) return config;
   std::size_t wg = 1024;
   while (wg > device.max_work_group_size) wg /= 2;
@@ -25,10 +26,10 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size) {
   const std::size_t words_per_element = std::max<std::size_t>(1, elem_size / 4);
   const std::size_t elements_per_item = kOnChipRegisterWords / words_per_element;
   const std::size_t tiles = elements_per_item * wg / kOnChipTileArea;
-  // Local memory: the staged tiles (a 32 x 32 tile stages as 32 x 33) and a sink word per
-  // item.
+  // Local memory: the staged tiles (a 32 x 32 tile stages as 32 x 33 padded, 32 x 32
+  // swizzled) and a sink word per item.
   const std::size_t fixed = 4 * wg + 64;
-  if (tiles == 0 || device.local_mem_bytes < fixed + staged_tile_bytes(elem_size, {}))
+  if (tiles == 0 || device.local_mem_bytes < fixed + staged_tile_bytes(elem_size, {}, layout))
     return config;
   config.work_group = wg;
   config.tiles = tiles;
@@ -55,14 +56,15 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
   OnChipTile shaped;
   shaped.rows = narrow ? kOnChipTileArea / side : side;
   shaped.cols = narrow ? side : kOnChipTileArea / side;
-  if (staged_tile_bytes(config.elem_size, shaped) > config.stage_bytes) return tile;
+  if (staged_tile_bytes(config.elem_size, shaped, config.layout) > config.stage_bytes) return tile;
   return shaped;
 }
 
 std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile) {
   return std::min<std::size_t>(
       {8, config.tiles,
-       static_cast<std::size_t>(config.stage_bytes / staged_tile_bytes(config.elem_size, tile))});
+       static_cast<std::size_t>(config.stage_bytes /
+                                staged_tile_bytes(config.elem_size, tile, config.layout))});
 }
 
 std::uint64_t onchip_tiles(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/tile_layout.hpp"
 
 namespace ipt::planner {
 
@@ -22,6 +23,8 @@ struct OnChipConfig {
   std::uint32_t patience = 0;  // polls the first group waits for the others to start
   std::size_t elem_size = 0;
   std::size_t stage_bytes = 0;  // local memory for staged tiles
+  // The staged tiles' layout (IPT_SWIZZLE of kernels/onchip.cl).
+  TileLayout layout = TileLayout::kPadded;
 };
 
 // The tile shape (TR x TC in onchip.cl) for a rows x cols matrix: 32 x 32, except for a
@@ -29,20 +32,26 @@ struct OnChipConfig {
 // tiles are as narrow (short) as it, to a power of two, and as much longer: the 32-wide
 // tiles of 463844 x 6 floats were three-quarters empty and did not fit on chip. Both
 // sides at most the work-group (a pass of loads covers whole tile rows, one of stores
-// whole tile columns), and a tile stages in local memory.
+// whole tile columns), and a tile stages in local memory (in config.layout: a padded
+// skinny tile takes half as much again as a swizzled one).
 struct OnChipTile {
   std::uint64_t rows = kOnChipTile, cols = kOnChipTile;
 };
 OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 
-// Tiles of `tile` staged in local memory per round of stores (STAGE): at most 8.
+// Tiles of `tile` staged in local memory per round of stores (STAGE), in config.layout:
+// at most 8.
 std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile);
 
 // Registers of 32 bits per work-item (of a 1024-item group) that hold elements: 40 left
 // an H200's kernel at 64 registers with 60 bytes of spills, and fastest of 40 and 56.
 inline constexpr std::size_t kOnChipRegisterWords = 40;
 
-OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size);
+// The configuration for elem_size-byte elements, its staged tiles in `layout`. A swizzled
+// configuration fits (onchip_fits) every matrix a padded one fits, in as many tiles or
+// fewer: only the staged bytes differ.
+OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size,
+                           TileLayout layout = TileLayout::kPadded);
 
 // Tiles of a rows x cols matrix (onchip_tile), and whether `config` holds them all.
 std::uint64_t onchip_tiles(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);

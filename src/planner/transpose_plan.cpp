@@ -116,7 +116,7 @@ Pair best_pair(const DeviceProfile& device, std::uint64_t M, std::uint64_t N, st
 // registers can, run on chip (Stage::onchip) unless the request rules it out.
 void mark_onchip_stages(const DeviceProfile& device, TransposePlan& plan, std::size_t elem_size,
                         const PlanRequest& request) {
-  const OnChipConfig config = choose_onchip(device, elem_size);
+  const OnChipConfig config = choose_onchip(device, elem_size, request.onchip_tiles);
   for (Stage& s : plan.stages)
     s.onchip = request.onchip != OnChip::kOff && s.kind == Kind::k010 && !s.identity() &&
                !bs_fits(device, s.B, s.C, elem_size) && onchip_fits(config, s.B, s.C);
@@ -127,8 +127,11 @@ void mark_onchip_stages(const DeviceProfile& device, TransposePlan& plan, std::s
 // 100! super-elements run best (whole cache lines, a few hundred bytes and more), which a
 // BS tile rarely allows. Two passes over the matrix instead of three. No stages: none.
 TransposePlan best_onchip_two_stage(const DeviceProfile& device, std::uint64_t M, std::uint64_t N,
-                                    std::size_t elem_size, const FactorLimits& limits) {
-  const OnChipConfig config = choose_onchip(device, elem_size);
+                                    std::size_t elem_size, const FactorLimits& limits,
+                                    TileLayout layout) {
+  const OnChipConfig config = choose_onchip(device, elem_size, layout);
+  PlanRequest automatic;
+  automatic.onchip_tiles = layout;
   TransposePlan best;
   double best_cost = 0;
   const auto consider = [&](Sequence sequence, std::uint64_t f) {
@@ -138,11 +141,11 @@ TransposePlan best_onchip_two_stage(const DeviceProfile& device, std::uint64_t M
     plan.sequence = sequence;
     (sequence == Sequence::k21 ? plan.m : plan.n) = f;
     fill_stages(plan);
-    mark_onchip_stages(device, plan, elem_size, {});
+    mark_onchip_stages(device, plan, elem_size, automatic);
     if (std::none_of(plan.stages.begin(), plan.stages.end(),
                      [](const Stage& s) { return s.onchip; }))
       return;
-    const double cost = estimated_cost(device, plan, elem_size);
+    const double cost = estimated_cost(device, plan, elem_size, layout);
     if (best.stages.empty() || cost < best_cost) {
       best = plan;
       best_cost = cost;
@@ -209,7 +212,8 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
   // A forced 2.x may take tiles that only the on-chip kernel can move (any device: the
   // regular kernel after it does the work where the attempt gives up).
   const auto fits_on_chip = [&](std::uint64_t b, std::uint64_t c) {
-    return request.onchip != OnChip::kOff && onchip_fits(choose_onchip(device, elem_size), b, c);
+    return request.onchip != OnChip::kOff &&
+           onchip_fits(choose_onchip(device, elem_size, request.onchip_tiles), b, c);
   };
 
   if (request.auto_sequence) {
@@ -241,9 +245,11 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
     fill_stages(plan);
     if (M != N && request.onchip != OnChip::kOff && device.resident_groups &&
         !(plan.sequence == Sequence::k21 && plan.m == M)) {
-      TransposePlan onchip = best_onchip_two_stage(device, M, N, elem_size, limits);
+      TransposePlan onchip =
+          best_onchip_two_stage(device, M, N, elem_size, limits, request.onchip_tiles);
       if (!onchip.stages.empty() &&
-          estimated_cost(device, onchip, elem_size) < estimated_cost(device, plan, elem_size))
+          estimated_cost(device, onchip, elem_size, request.onchip_tiles) <
+              estimated_cost(device, plan, elem_size, request.onchip_tiles))
         return onchip;
     }
     return plan;
@@ -341,17 +347,18 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
       if (std::find(sides.begin(), sides.end(), s) == sides.end()) sides.push_back(s);
     return sides;
   };
-  const double unpadded_cost = estimated_cost(device, best, elem_size);
+  const double unpadded_cost = estimated_cost(device, best, elem_size, request.onchip_tiles);
   double best_cost = unpadded_cost;
   const auto consider = [&](std::uint64_t M2, std::uint64_t N2) {
     if ((M2 == rows && N2 == cols) || !padding_allowed(rows, cols, M2, N2, capacity, padding))
       return;
     PlanRequest automatic;
     automatic.onchip = request.onchip == OnChip::kOff ? OnChip::kOff : OnChip::kAuto;
+    automatic.onchip_tiles = request.onchip_tiles;
     TransposePlan plan = plan_sequence(device, M2, N2, elem_size, automatic, limits);
     plan.rows = rows;
     plan.cols = cols;
-    const double cost = estimated_cost(device, plan, elem_size);
+    const double cost = estimated_cost(device, plan, elem_size, request.onchip_tiles);
     // Padding must pay clearly: the model is rough, and an unpadded plan borrows no
     // memory beyond the matrix.
     if (cost < 0.9 * unpadded_cost && cost < best_cost) {
@@ -406,7 +413,7 @@ TransposePlan whole_onchip_plan(std::uint64_t rows, std::uint64_t cols) {
 TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                              std::size_t elem_size, const PlanRequest& request,
                              const FactorLimits& limits, std::uint64_t capacity) {
-  const OnChipConfig onchip = choose_onchip(device, elem_size);
+  const OnChipConfig onchip = choose_onchip(device, elem_size, request.onchip_tiles);
   if (request.onchip == OnChip::kForce) {
     if (request.padded_rows != 0 || request.padded_cols != 0)
       refuse("an on-chip plan transposes the matrix as it is: no padded shape");

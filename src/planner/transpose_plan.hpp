@@ -11,6 +11,7 @@
 
 #include "planner/device_profile.hpp"
 #include "planner/sequence.hpp"
+#include "planner/tile_layout.hpp"
 
 namespace ipt::planner {
 
@@ -37,6 +38,9 @@ struct PlanRequest {
   Padding padding = Padding::kAuto;
   std::uint64_t padded_rows = 0, padded_cols = 0;  // forced padded shape (0: planner's)
   OnChip onchip = OnChip::kAuto;
+  // How the on-chip kernel stages its tiles (IPT_OVERRIDES onchip.tiles): it decides which
+  // tiles fit local memory, hence which matrices fit on chip.
+  TileLayout onchip_tiles = TileLayout::kPadded;
 };
 
 // Tuning of the factor search (TPDS Algorithm 2): factors strictly inside (min, max).
