@@ -278,3 +278,45 @@ TEST_CASE("padded plans with an on-chip 010! stage", "[onchip_stage]") {
     CHECK(found == 4);
   }
 }
+
+TEST_CASE("calls with swizzled on-chip tiles (IPT_OVERRIDES onchip.tiles)",
+          "[onchip_stage][tile_layout]") {
+  // The configuration of the kernel tests of swizzled tiles (test_onchip.cpp): 1024
+  // work-items, 48 KiB, one group, so the same programs. An on-chip 010! stage (2.1 with
+  // m = 32) in one pass or by its cycle following, and the whole matrix.
+  const std::string device = "resident_groups=1,local_mem=49152,compute_units=1,max_wg=1024";
+  std::uint64_t seed = 1700;
+  for (const char* attempt : {"", ",onchip.abort=1"}) {
+    const std::string overrides = device + ",onchip.tiles=swizzled" + attempt;
+    INFO(overrides);
+    {
+      ScopedEnv env("IPT_OVERRIDES", (overrides + ",sequence=2.1,m=32").c_str());
+      ipt_plan_info info{};
+      REQUIRE(ipt_plan(session().device(), 384, 1000, 4, nullptr, &info) == IPT_SUCCESS);
+      CHECK(std::string(info.description).find("swizzled tiles") != std::string::npos);
+      transpose_and_check(384, 1000, 4, ++seed, true);
+    }
+    {
+      ScopedEnv env("IPT_OVERRIDES", (overrides + ",onchip=on").c_str());
+      for (std::size_t elem_size : {4, 8}) {
+        ++seed;
+        CHECK(ipt::test::transpose_through_api(100, 97, elem_size, seed % 7, 9, seed) == "");
+      }
+    }
+  }
+  // A caller's plan options choose the plan, not how the kernel lays out its tiles: the
+  // layout of IPT_OVERRIDES stays.
+  ScopedEnv env("IPT_OVERRIDES", (device + ",onchip.tiles=swizzled").c_str());
+  ipt_plan_options options{};
+  options.sequence = IPT_SEQUENCE_2_1;
+  options.m = 32;
+  ipt_plan_info info{};
+  REQUIRE(ipt_plan(session().device(), 384, 1000, 4, &options, &info) == IPT_SUCCESS);
+  CHECK(std::string(info.description).find("on chip, rounds") != std::string::npos);
+  CHECK(std::string(info.description).find("swizzled tiles") != std::string::npos);
+  GuardedMatrix m(384, 1000, 4, 3, 8, ++seed);
+  CHECK(ipt_transpose_with_options(session().queue(), m.buffer(), 3, 384, 1000, 4, &options, 0,
+                                   nullptr, nullptr) == IPT_SUCCESS);
+  CHECK(clFinish(session().queue()) == CL_SUCCESS);
+  CHECK(m.check_transposed() == "");
+}

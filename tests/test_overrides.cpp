@@ -22,8 +22,26 @@ TEST_CASE("IPT_OVERRIDES parses every documented key", "[overrides]") {
   CHECK_FALSE(parse_overrides("").local_mem.has_value());
 }
 
+TEST_CASE("IPT_OVERRIDES lays tiles out padded or swizzled, per family or both",
+          "[overrides][tile_layout]") {
+  using ipt::planner::TileLayout;
+  const auto none = parse_overrides("");
+  CHECK(none.plan.square_tiles == TileLayout::kPadded);
+  CHECK(none.plan.request.onchip_tiles == TileLayout::kPadded);
+  const auto square = parse_overrides("square.tiles=swizzled");
+  CHECK(square.plan.square_tiles == TileLayout::kSwizzled);
+  CHECK(square.plan.request.onchip_tiles == TileLayout::kPadded);
+  const auto onchip = parse_overrides("onchip.tiles=swizzled");
+  CHECK(onchip.plan.square_tiles == TileLayout::kPadded);
+  CHECK(onchip.plan.request.onchip_tiles == TileLayout::kSwizzled);
+  const auto both = parse_overrides("tiles=swizzled,square.tiles=padded");
+  CHECK(both.plan.square_tiles == TileLayout::kPadded);
+  CHECK(both.plan.request.onchip_tiles == TileLayout::kSwizzled);
+}
+
 TEST_CASE("IPT_OVERRIDES rejects unknown keys and bad numbers", "[overrides]") {
-  for (const char* text : {"local_memory=1", "simd=", "simd=abc", "simd=-4", "simd=4x", "=3"}) {
+  for (const char* text : {"local_memory=1", "simd=", "simd=abc", "simd=-4", "simd=4x", "=3",
+                           "tiles=xor", "square.tiles=", "onchip.tiles=Swizzled"}) {
     INFO(text);
     try {
       parse_overrides(text);

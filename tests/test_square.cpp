@@ -80,6 +80,26 @@ TEST_CASE("square transpose with forced tiles through IPT_OVERRIDES", "[square][
   }
 }
 
+TEST_CASE("square transpose with swizzled tiles through IPT_OVERRIDES",
+          "[square][api][overrides][tile_layout]") {
+  // The planner's tile for each element size, and a forced one; `tiles` sets both
+  // families' layout, `square.tiles` this one's.
+  for (const char* forced :
+       {"square.tiles=swizzled", "tiles=swizzled,square.tile=16,square.wg_rows=2"}) {
+    ipt::test::ScopedEnv env("IPT_OVERRIDES", forced);
+    INFO(forced);
+    for (std::size_t elem_size : {1, 2, 4, 8, 16})
+      for (std::size_t n : {1, 23, 64, 65, 200}) transpose_and_check(n, elem_size, n + 2000);
+  }
+  // XOR keeps a row's columns within it only for a power-of-two width.
+  ipt::test::ScopedEnv env("IPT_OVERRIDES", "square.tiles=swizzled,square.tile=24");
+  GuardedMatrix m(40, 40, 4, 0, 4, 78);
+  CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 40, 40, 0, nullptr, nullptr) ==
+        IPT_INVALID_VALUE);
+  CHECK(std::string(ipt_last_error_message()).find("power of two") != std::string::npos);
+  CHECK(m.check_unchanged() == "");
+}
+
 TEST_CASE("a forced tile that does not fit is refused, buffer untouched", "[square][bad_input]") {
   ipt::test::ScopedEnv env("IPT_OVERRIDES", "max_wg=64,square.tile=32,square.wg_rows=8");
   GuardedMatrix m(40, 40, 4, 0, 4, 77);

@@ -33,6 +33,12 @@ planner::Padding parse_padding(const std::string& text) {
   fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: padding '" + text + "' is not auto or off");
 }
 
+planner::TileLayout parse_tiles(const std::string& key, const std::string& text) {
+  if (text == "padded") return planner::TileLayout::kPadded;
+  if (text == "swizzled") return planner::TileLayout::kSwizzled;
+  fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: " + key + " '" + text + "' is not padded or swizzled");
+}
+
 planner::OnChip parse_onchip(const std::string& text) {
   if (text == "auto") return planner::OnChip::kAuto;
   if (text == "off") return planner::OnChip::kOff;
@@ -69,6 +75,12 @@ Overrides parse_overrides(const std::string& text) {
       overrides.plan.square_tile = parse_number(key, value);
     else if (key == "square.wg_rows")
       overrides.plan.square_wg_rows = parse_number(key, value);
+    else if (key == "square.tiles")
+      overrides.plan.square_tiles = parse_tiles(key, value);
+    else if (key == "onchip.tiles")
+      overrides.plan.request.onchip_tiles = parse_tiles(key, value);
+    else if (key == "tiles")
+      overrides.plan.square_tiles = overrides.plan.request.onchip_tiles = parse_tiles(key, value);
     else if (key == "sequence") {
       overrides.plan.request.auto_sequence = false;
       overrides.plan.request.sequence = parse_sequence(value);
@@ -92,8 +104,9 @@ Overrides parse_overrides(const std::string& text) {
       fail(IPT_INVALID_VALUE,
            "IPT_OVERRIDES: unknown key '" + key +
                "' (known: local_mem, max_wg, max_alloc, simd, compute_units, fp64, "
-               "line, resident_groups, square.tile, square.wg_rows, sequence, m, n, "
-               "padding, padded_rows, padded_cols, onchip, onchip.abort)");
+               "line, resident_groups, square.tile, square.wg_rows, square.tiles, sequence, "
+               "m, n, padding, padded_rows, padded_cols, onchip, onchip.abort, onchip.tiles, "
+               "tiles)");
   }
   return overrides;
 }

@@ -2,7 +2,9 @@
 // a different device (local_mem, max_wg, max_alloc, simd, compute_units, fp64, line,
 // resident_groups) and forces planning choices (square.tile, square.wg_rows, sequence, m,
 // n, padding, padded_rows, padded_cols, onchip; onchip.abort makes every on-chip attempt
-// give up, so that its fallback runs). Tests use it so that PoCL plans as a GPU would.
+// give up, so that its fallback runs; square.tiles, onchip.tiles, or tiles for both, lay
+// the kernels' local tiles out padded, the default, or swizzled). Tests use it so that
+// PoCL plans as a GPU would.
 #pragma once
 
 #include <cstdint>

@@ -21,10 +21,15 @@ namespace ipt::runtime {
 namespace {
 
 // The planner's choices for a call: IPT_OVERRIDES', with the plan keys replaced by the
-// caller's request when it gives one.
+// caller's request when it gives one. The on-chip tile layout stays IPT_OVERRIDES': it is
+// how a kernel is built, not a plan option of the API.
 planner::PlanOverrides overrides_for(const planner::PlanRequest* request) {
   planner::PlanOverrides overrides = current_overrides().plan;
-  if (request != nullptr) overrides.request = *request;
+  if (request != nullptr) {
+    const planner::TileLayout onchip_tiles = overrides.request.onchip_tiles;
+    overrides.request = *request;
+    overrides.request.onchip_tiles = onchip_tiles;
+  }
   return overrides;
 }
 
