@@ -17,8 +17,18 @@
 //                                     each stage of the automatic plan of each shape, in
 //                                     a buffer of exactly the matrix (the default) or
 //                                     with room for any padding
+//   ipt-kernel-bench square [--sizes N,...] [--tile T] [--wg-rows R]
+//                                     the square kernel on n x n (default: the n of
+//                                     --mib), the planner's tile unless forced
+//   ipt-kernel-bench onchip --shapes RxC,...|IxRxC,...
+//                                     the on-chip kernel on the whole matrix, or on I
+//                                     instances of R x C (an on-chip 010! stage); each
+//                                     row says whether it ran in one pass or fell back
 // options: [--type 1|2|4|8|16] [--mib N (array size, default 128)] [--reps N]
 //          [--no-verify] [--csv FILE]
+//          [--tiles padded|swizzled|both]: the local tiles of the square and on-chip
+//          kernels (square and onchip modes: both by default, padded first; stages
+//          mode: what IPT_OVERRIDES says unless given, each layout a run of all shapes)
 // The device is the one IPT_DEVICE names (default: the first OpenCL device).
 #include <algorithm>
 #include <array>
@@ -34,6 +44,9 @@
 
 #include "planner/elementary_configs.hpp"
 #include "planner/launch_plan.hpp"
+#include "planner/onchip_plan.hpp"
+#include "planner/square_plan.hpp"
+#include "planner/tile_layout.hpp"
 #include "results.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/error.hpp"
@@ -57,14 +70,19 @@ struct Options {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> shapes;  // stages mode
   bool exact_buffer = true;                                     // stages mode
   std::vector<std::array<std::uint64_t, 4>> soa_shapes;         // soa mode: I, A, B, C
+  std::vector<std::array<std::uint64_t, 3>> instances;          // onchip mode: I, R, C
+  std::vector<std::uint64_t> sizes;                             // square mode
+  std::size_t tile = 0, wg_rows = 0;                            // square mode (0: planner's)
+  std::vector<ipt::planner::TileLayout> layouts;  // --tiles (empty: the mode's default)
 };
 
 [[noreturn]] void usage(const std::string& problem) {
   std::fprintf(
       stderr,
       "ipt-kernel-bench: %s\n"
-      "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading|restride [--type 1|2|4|8|16]\n"
-      "                        [--mib N] [--reps N] [--no-verify] [--csv FILE]\n",
+      "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading|restride|stages|square|onchip\n"
+      "                        [--type 1|2|4|8|16] [--mib N] [--reps N] [--no-verify]\n"
+      "                        [--csv FILE] [--tiles padded|swizzled|both] (see the source)\n",
       problem.c_str());
   std::exit(2);
 }
@@ -94,16 +112,48 @@ Options parse(int argc, char** argv) {
       if (buffer != "exact" && buffer != "padded") usage("--buffer takes exact or padded");
       options.exact_buffer = buffer == "exact";
     } else if (arg == "--shapes") {
+      // RxC, or IxRxC (onchip mode: I instances of R x C).
       std::string list = value();
       for (std::size_t start = 0; start < list.size();) {
         const std::size_t comma = std::min(list.find(',', start), list.size());
         const std::string item = list.substr(start, comma - start);
         const std::size_t x = item.find('x');
         if (x == std::string::npos) usage("a shape is ROWSxCOLS, not '" + item + "'");
-        options.shapes.emplace_back(std::stoull(item.substr(0, x)),
-                                    std::stoull(item.substr(x + 1)));
+        const std::size_t x2 = item.find('x', x + 1);
+        if (x2 == std::string::npos) {
+          options.shapes.emplace_back(std::stoull(item.substr(0, x)),
+                                      std::stoull(item.substr(x + 1)));
+          options.instances.push_back(
+              {1, options.shapes.back().first, options.shapes.back().second});
+        } else {
+          options.instances.push_back({std::stoull(item.substr(0, x)),
+                                       std::stoull(item.substr(x + 1, x2 - x - 1)),
+                                       std::stoull(item.substr(x2 + 1))});
+        }
         start = comma + 1;
       }
+    } else if (arg == "--sizes") {
+      std::string list = value();
+      for (std::size_t start = 0; start < list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        options.sizes.push_back(std::stoull(list.substr(start, comma - start)));
+        start = comma + 1;
+      }
+    } else if (arg == "--tile") {
+      options.tile = std::stoull(value());
+    } else if (arg == "--wg-rows") {
+      options.wg_rows = std::stoull(value());
+    } else if (arg == "--tiles") {
+      const std::string tiles = value();
+      using ipt::planner::TileLayout;
+      if (tiles == "padded")
+        options.layouts = {TileLayout::kPadded};
+      else if (tiles == "swizzled")
+        options.layouts = {TileLayout::kSwizzled};
+      else if (tiles == "both")
+        options.layouts = {TileLayout::kPadded, TileLayout::kSwizzled};
+      else
+        usage("--tiles takes padded, swizzled or both");
     } else if (arg == "--soa-shapes") {
       std::string list = value();
       for (std::size_t start = 0; start < list.size();) {
@@ -127,8 +177,15 @@ Options parse(int argc, char** argv) {
   const auto e = options.elem_size;
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) usage("bad --type");
   if (options.mode != "soa" && options.mode != "bs-vs-pttwac" &&
-      options.mode != "pttwac-spreading" && options.mode != "restride" && options.mode != "stages")
+      options.mode != "pttwac-spreading" && options.mode != "restride" &&
+      options.mode != "stages" && options.mode != "square" && options.mode != "onchip")
     usage("unknown mode '" + options.mode + "'");
+  if (options.mode == "onchip" && options.instances.empty())
+    usage("onchip needs --shapes RxC,... or IxRxC,...");
+  if (options.mode == "stages" && options.instances.size() != options.shapes.size())
+    usage("stages takes --shapes RxC,...");
+  if (options.layouts.empty() && (options.mode == "square" || options.mode == "onchip"))
+    options.layouts = {ipt::planner::TileLayout::kPadded, ipt::planner::TileLayout::kSwizzled};
   return options;
 }
 
@@ -191,25 +248,44 @@ class Runner {
       const Bytes data(random_.begin(), random_.begin() + static_cast<std::ptrdiff_t>(bytes));
       cl::Buffer buffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                         const_cast<unsigned char*>(data.data()));
-      ipt::runtime::enqueue_plan(queue_, buffer, prepared, {}).wait();  // warm-up, verified
+      // The on-chip kernel reports whether it went in one pass or fell back to cycle
+      // following: a fallback's time is not the one-pass kernel's.
+      const bool onchip = step.family == ipt::planner::Family::kOnChip;
+      ipt::runtime::EnqueueOptions enqueue;
+      cl::Buffer report;
+      if (onchip) {
+        report = cl::Buffer(context_, CL_MEM_READ_WRITE, sizeof(cl_uint));
+        enqueue.report = &report;
+      }
+      ipt::runtime::enqueue_plan(queue_, buffer, prepared, {}, enqueue).wait();  // warm-up
       if (options_.verify) {
         Bytes result(bytes);
         queue_.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, result.data());
         check = result == reference(data, move) ? "ok" : "WRONG";
       }
       std::vector<double> seconds;
+      int fallbacks = 0;
       for (int i = 0; i < options_.repetitions; ++i) {
         // A one-step plan's event is its kernel's.
-        cl::Event event = ipt::runtime::enqueue_plan(queue_, buffer, prepared, {});
+        cl::Event event = ipt::runtime::enqueue_plan(queue_, buffer, prepared, {}, enqueue);
         event.wait();
         seconds.push_back(ipt::support::event_seconds(event()));
+        if (onchip) {
+          cl_uint decision = 0;
+          queue_.enqueueReadBuffer(report, CL_TRUE, 0, sizeof decision, &decision);
+          fallbacks += decision != 1;
+        }
       }
+      if (onchip)
+        check += fallbacks == 0 ? " one-pass"
+                                : " FALLBACK " + std::to_string(fallbacks) + "/" +
+                                      std::to_string(options_.repetitions);
       const double median = ipt::support::stats_of(seconds).median;
       const double gbs = 2.0 * static_cast<double>(moved_bytes) / median * 1e-9;
       std::printf("%-8s %-34s %-22s %10.4f %9.1f %9.1f %6.3f %s\n", kernel.c_str(), variant.c_str(),
                   shape.c_str(), median * 1e3, gbs, copy_gbs_, gbs / copy_gbs_, check.c_str());
       if (csv_.is_open()) write_csv(kernel, variant, shape, median, gbs, check, bytes);
-      if (check == "WRONG") ++wrong_;
+      if (check.rfind("WRONG", 0) == 0) ++wrong_;
     } catch (const ipt::Error& e) {  // a launch the device refuses
       skipped(kernel, variant, shape, e.what());
     } catch (const ipt::planner::ResourceError& e) {  // a launch the kernel cannot take
@@ -248,9 +324,9 @@ class Runner {
   }
 
   // One row in ipt-bench's columns (mode "kernels"), so that tools/plots draws it:
-  // variant "100! vw=32 local" (the unit width and tiling; param = C) or the kernel name
+  // variant "100! vw=32 local" (the unit width and tiling; param = C), the kernel name
   // with its spreading (param = tile elements B * C), the rows/cols columns hold A and
-  // B * C.
+  // B * C; or "square padded", "onchip swizzled" (the tile layout).
   void write_csv(const std::string& kernel, const std::string& variant, const std::string& shape,
                  double seconds, double gbs, const std::string& check, std::size_t bytes) {
     std::vector<std::uint64_t> d;
@@ -271,6 +347,9 @@ class Runner {
       if (r != std::string::npos) label += " " + variant.substr(r, variant.find(' ', r) - r);
       if (variant.find("unpadded") != std::string::npos) label += " unpadded";
       param = std::to_string(before * last);
+    } else if (kernel == "square" || kernel == "onchip") {
+      label += variant.find("swizzled") != std::string::npos ? " swizzled" : " padded";
+      param = std::to_string(d.size() > 1 ? before : last);
     } else {
       param = std::to_string(d.size() > 1 ? before : last);
     }
@@ -278,7 +357,7 @@ class Runner {
          << "libipt," << label << ',' << param << ',' << options_.elem_size << ','
          << options_.elem_size << ',' << (d.size() > 2 ? d[d.size() - 3] : 1) << ','
          << before * last << ",,,,,," << seconds << ",," << gbs << ',' << copy_gbs_ << ','
-         << gbs / copy_gbs_ << ',' << bytes << ',' << (check == "ok" ? 1 : 0) << '\n';
+         << gbs / copy_gbs_ << ',' << bytes << ',' << (check.rfind("ok", 0) == 0 ? 1 : 0) << '\n';
   }
 
   std::ofstream csv_;
@@ -428,6 +507,64 @@ void run_pttwac_spreading(Runner& runner, std::uint64_t elements) {
   }
 }
 
+// The square kernel on n x n (each --sizes entry, else the n of --mib) in each tile
+// layout: the planner's tile for the device in that layout (or --tile / --wg-rows).
+void run_square(Runner& runner, const Options& options, std::uint64_t elements) {
+  std::vector<std::uint64_t> sizes = options.sizes;
+  if (sizes.empty())
+    sizes.push_back(static_cast<std::uint64_t>(std::sqrt(static_cast<double>(elements))));
+  for (const std::uint64_t n : sizes)
+    for (const auto layout : options.layouts) {
+      ipt::planner::SquarePlan plan;
+      try {
+        plan = ipt::planner::plan_square(runner.profile(), n, options.elem_size, options.tile,
+                                         options.wg_rows, layout);
+      } catch (const std::invalid_argument& e) {
+        std::printf("%-8s %-34s %-22s skipped: %s\n", "square",
+                    ipt::planner::tile_layout_name(layout), dims({n, n}).c_str(), e.what());
+        continue;
+      }
+      runner.row("square",
+                 "tile=" + std::to_string(plan.tile) + "x" + std::to_string(plan.wg_rows) + " " +
+                     ipt::planner::tile_layout_name(layout),
+                 dims({n, n}), n * n,
+                 [&](const StepSite& site) { return ipt::planner::square_step(site, n, plan); });
+    }
+}
+
+// The on-chip kernel on each shape (I instances of R x C; I = 1: the whole matrix) in each
+// tile layout, with the device's configuration (a work-group per compute unit).
+void run_onchip(Runner& runner, const Options& options) {
+  for (const auto& [I, R, C] : options.instances)
+    for (const auto layout : options.layouts) {
+      const auto config = ipt::planner::choose_onchip(runner.profile(), options.elem_size, layout);
+      const std::string shape = I == 1 ? dims({R, C}) : dims({I, R, C});
+      if (!ipt::planner::onchip_fits(config, R, C)) {
+        std::printf("%-8s %-34s %-22s skipped: does not fit on chip\n", "onchip",
+                    ipt::planner::tile_layout_name(layout), shape.c_str());
+        continue;
+      }
+      const auto tile = ipt::planner::onchip_tile(config, R, C);
+      runner.row("onchip",
+                 "wg=" + std::to_string(config.work_group) + " " + std::to_string(tile.rows) + "x" +
+                     std::to_string(tile.cols) +
+                     " stage=" + std::to_string(ipt::planner::onchip_stage_tiles(config, tile)) +
+                     " " + ipt::planner::tile_layout_name(layout),
+                 shape, I * R * C, [&](const StepSite& site) {
+                   return ipt::planner::onchip_step(site, I, R, C, config);
+                 });
+    }
+}
+
+// The stages mode in the given tile layout: the library plans a call by IPT_OVERRIDES,
+// its one override path, so the layout is added to it (`tiles`, both families).
+void use_tiles(const std::string& overrides, ipt::planner::TileLayout layout) {
+  const std::string text = overrides + (overrides.empty() ? "" : ",") +
+                           "tiles=" + ipt::planner::tile_layout_name(layout);
+  setenv("IPT_OVERRIDES", text.c_str(), 1);
+  std::printf("IPT_OVERRIDES=%s\n", text.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -445,10 +582,22 @@ int main(int argc, char** argv) {
         "copy bandwidth %.1f GB/s (%zu bytes)\n",
         session.description().c_str(), options.mode.c_str(), options.elem_size, options.mib,
         options.repetitions, copy_gbs, copy_bytes);
-    if (options.mode == "stages")
-      return ipt::bench::run_stage_profile(session, options.shapes, options.elem_size,
-                                           options.repetitions, copy_gbs, options.verify,
-                                           options.exact_buffer);
+    if (options.mode == "stages") {
+      if (options.layouts.empty())
+        return ipt::bench::run_stage_profile(session, options.shapes, options.elem_size,
+                                             options.repetitions, copy_gbs, options.verify,
+                                             options.exact_buffer);
+      const char* given = std::getenv("IPT_OVERRIDES");
+      const std::string overrides = given != nullptr ? given : "";
+      int status = 0;
+      for (const auto layout : options.layouts) {
+        use_tiles(overrides, layout);
+        status |= ipt::bench::run_stage_profile(session, options.shapes, options.elem_size,
+                                                options.repetitions, copy_gbs, options.verify,
+                                                options.exact_buffer);
+      }
+      return status;
+    }
     Runner runner(options, session, copy_gbs);
     if (options.mode == "soa")
       run_soa(runner, options, elements);
@@ -456,6 +605,10 @@ int main(int argc, char** argv) {
       run_bs_vs_pttwac(runner, options, elements);
     else if (options.mode == "restride")
       run_restride(runner, options);
+    else if (options.mode == "square")
+      run_square(runner, options, elements);
+    else if (options.mode == "onchip")
+      run_onchip(runner, options);
     else
       run_pttwac_spreading(runner, elements);
     if (runner.wrong() > 0) {
