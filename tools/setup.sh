@@ -3,8 +3,8 @@
 # with apt-get, configures, builds, then runs the demo or the test suite.
 #
 #   bash tools/setup.sh demo       build and run ipt-demo on the default OpenCL device
-#   bash tools/setup.sh test       build and run the whole test suite (ctest), then the
-#                                  same suite built with AddressSanitizer + UBSan
+#   bash tools/setup.sh test       build and run the whole test suite (ctest) with
+#                                  AddressSanitizer + UBSan, then the release build's
 #   bash tools/setup.sh test-fast  the test suite without the sanitizer build
 #
 # Environment: BUILD_DIR (default build), IPT_DEVICE (device name substring), JOBS.
