@@ -22,6 +22,11 @@ check() {  # $1 name: the CSV has the header, rows, and every row verified
 common=(--reps 1)
 "$bench" random --count 3 --min 20 --max 90 "${common[@]}" --csv "$dir/random.csv" --json "$dir/random.json" --shapes-out "$dir/shapes.txt" > "$dir/random.log"
 check random
+# The run's settings are JSON numbers, not strings.
+for key in count seed min max repetitions; do
+  grep -Eq "\"$key\": [0-9]+," "$dir/random.json" || { echo "random: $key is not a JSON number"; exit 1; }
+done
+grep -q '"count": 3,' "$dir/random.json" || { echo "random: count is not 3"; exit 1; }
 [ "$(wc -l < "$dir/shapes.txt")" = 3 ] || { echo "shapes file: expected 3 lines"; exit 1; }
 "$bench" shapes --shapes-file "$dir/shapes.txt" --type f64 --verify host "${common[@]}" --csv "$dir/shapes.csv" --json "$dir/shapes.json" > /dev/null
 check shapes

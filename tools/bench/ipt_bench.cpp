@@ -73,9 +73,11 @@ struct Options {
   std::string buffer = "exact";  // exact | padded
 };
 
+// Prints the usage: on stderr after `problem` (exit 2), or on stdout for --help (exit 0).
 [[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr,
-               "ipt-bench: %s\n"
+  std::FILE* out = problem.empty() ? stdout : stderr;
+  if (!problem.empty()) std::fprintf(out, "ipt-bench: %s\n", problem.c_str());
+  std::fprintf(out,
                "usage: ipt-bench random|sequences|tiles|padding [--count N] [--seed S] [--min N] "
                "[--max N]\n"
                "       ipt-bench skinny [--count N] [--seed S]\n"
@@ -87,9 +89,9 @@ struct Options {
                "          [--no-verify]\n"
                "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
                "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n"
-               "          [--buffer exact|padded]\n",
-               problem.c_str());
-  std::exit(2);
+               "          [--buffer exact|padded]\n"
+               "  ipt-bench --help: this text. The source's header comment describes each mode.\n");
+  std::exit(problem.empty() ? 0 : 2);
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -122,6 +124,7 @@ Shape parse_shape(const std::string& item) {
 Options parse(int argc, char** argv) {
   Options options;
   if (argc < 2) usage("no mode given");
+  if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") usage("");
   options.mode = argv[1];
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -241,7 +244,8 @@ class Bench {
       : options_(options),
         session_(session),
         elem_size_(elem_size_of(options.type)),
-        results_(options.csv, options.json, copy_gbs, context(options, session)) {
+        results_(options.csv, options.json, copy_gbs, context(options, session),
+                 numbers(options)) {
     if (!options.verify_on_host) pattern_.emplace(session);
     baselines_ = options.baselines;
     const bool by_default = options.mode == "random" || options.mode == "skinny" ||
@@ -342,15 +346,17 @@ class Bench {
             {"driver", device_info(session.device(), CL_DRIVER_VERSION)},
             {"libipt", ipt_version_string()},
             {"commit", IPT_BENCH_COMMIT},
-            {"count", std::to_string(options.count)},
-            {"seed", std::to_string(options.seed)},
-            {"min", std::to_string(options.min_side)},
-            {"max", std::to_string(options.max_side)},
-            {"repetitions", std::to_string(options.repetitions)},
             {"buffer", options.buffer},
             {"verify", !options.verify          ? "no"
                        : options.verify_on_host ? "host"
                                                 : "device"}};
+  }
+  static std::map<std::string, std::uint64_t> numbers(const Options& options) {
+    return {{"count", options.count},
+            {"seed", options.seed},
+            {"min", options.min_side},
+            {"max", options.max_side},
+            {"repetitions", static_cast<std::uint64_t>(options.repetitions)}};
   }
 
   ipt::bench::Row base_row(std::size_t rows, std::size_t cols) const {

@@ -76,20 +76,22 @@ struct Options {
   std::vector<ipt::planner::TileLayout> layouts;  // --tiles (empty: the mode's default)
 };
 
+// Prints the usage: on stderr after `problem` (exit 2), or on stdout for --help (exit 0).
 [[noreturn]] void usage(const std::string& problem) {
+  std::FILE* out = problem.empty() ? stdout : stderr;
+  if (!problem.empty()) std::fprintf(out, "ipt-kernel-bench: %s\n", problem.c_str());
   std::fprintf(
-      stderr,
-      "ipt-kernel-bench: %s\n"
+      out,
       "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading|restride|stages|square|onchip\n"
       "                        [--type 1|2|4|8|16] [--mib N] [--reps N] [--no-verify]\n"
-      "                        [--csv FILE] [--tiles padded|swizzled|both] (see the source)\n",
-      problem.c_str());
-  std::exit(2);
+      "                        [--csv FILE] [--tiles padded|swizzled|both] (see the source)\n");
+  std::exit(problem.empty() ? 0 : 2);
 }
 
 Options parse(int argc, char** argv) {
   Options options;
   if (argc < 2) usage("no mode given");
+  if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") usage("");
   options.mode = argv[1];
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];

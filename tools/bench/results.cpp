@@ -36,8 +36,12 @@ double now_seconds() {
 }  // namespace
 
 Results::Results(const std::string& csv, const std::string& json, double copy_gbs,
-                 std::map<std::string, std::string> context)
-    : json_path_(json), copy_gbs_(copy_gbs), context_(std::move(context)) {
+                 std::map<std::string, std::string> context,
+                 std::map<std::string, std::uint64_t> numbers)
+    : json_path_(json),
+      copy_gbs_(copy_gbs),
+      context_(std::move(context)),
+      numbers_(std::move(numbers)) {
   if (!csv.empty()) {
     csv_.open(csv);
     csv_ << kCsvHeader << '\n';
@@ -83,6 +87,7 @@ int Results::finish() {
   json << "{\n";
   for (const auto& [k, v] : context_)
     json << "  " << json_string(k) << ": " << json_string(v) << ",\n";
+  for (const auto& [k, v] : numbers_) json << "  " << json_string(k) << ": " << v << ",\n";
   json << "  \"copy_gbs\": " << copy_gbs_ << ",\n  \"results\": [";
   bool first = true;
   for (const auto& [key, values] : groups) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -28,9 +29,11 @@ extern const char* const kCsvHeader;
 
 class Results {
  public:
-  // `csv` and `json` may be empty (not written). `context` goes into the JSON summary.
+  // `csv` and `json` may be empty (not written). `context` (strings) and `numbers` go
+  // into the JSON summary, the numbers as JSON numbers.
   Results(const std::string& csv, const std::string& json, double copy_gbs,
-          std::map<std::string, std::string> context);
+          std::map<std::string, std::string> context,
+          std::map<std::string, std::uint64_t> numbers = {});
   void add(const Row& row);
   // Summary table per (library, variant) on stdout; JSON written. Returns failed rows.
   int finish();
@@ -40,6 +43,7 @@ class Results {
   std::string json_path_;
   double copy_gbs_;
   std::map<std::string, std::string> context_;
+  std::map<std::string, std::uint64_t> numbers_;
   std::vector<Row> rows_;
 };
 

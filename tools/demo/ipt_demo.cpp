@@ -3,11 +3,24 @@
 // to the device's copy bandwidth. Exit status 0 only if every result was right.
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <utility>
 
 #include "support/transpose_run.hpp"
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    const std::string arg = argv[1];
+    const bool help = arg == "--help" || arg == "-h";
+    std::fprintf(help ? stdout : stderr,
+                 "%susage: ipt-demo\n"
+                 "Transposes a few matrices in place on the default OpenCL device (the\n"
+                 "environment variable IPT_DEVICE picks another by a part of its name), checks\n"
+                 "every result against the host and prints the throughput beside the copy\n"
+                 "bandwidth. Exit status 0 only if every result was right.\n",
+                 help ? "" : ("ipt-demo: unexpected argument '" + arg + "'\n").c_str());
+    return help ? 0 : 2;
+  }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   try {
     const ipt::support::Session session;

@@ -12,9 +12,14 @@
 #include "support/device_select.hpp"
 
 int main(int argc, char** argv) {
-  if (argc < 3 || argc > 4) {
-    std::fprintf(stderr, "usage: ipt-plan ROWS COLS [ELEM_SIZE (default 4)]\n");
-    return 2;
+  const bool help = argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h");
+  if (help || argc < 3 || argc > 4) {
+    std::fprintf(help ? stdout : stderr,
+                 "usage: ipt-plan ROWS COLS [ELEM_SIZE (default 4)]\n"
+                 "Prints the plan libipt makes for a ROWS x COLS matrix of ELEM_SIZE-byte\n"
+                 "elements on the default OpenCL device (IPT_DEVICE picks another): its\n"
+                 "sequence, every kernel, and the scratch memory a call needs.\n");
+    return help ? 0 : 2;
   }
   try {
     const std::size_t rows = std::stoull(argv[1]), cols = std::stoull(argv[2]);
