@@ -14,6 +14,13 @@ libdir=$(dirname "$(find "$prefix" -name 'libipt.so.*.*.*' | head -n 1)")
 ls -l "$libdir"/libipt.so*
 readelf -d "$libdir/libipt.so" | grep -q 'SONAME.*libipt.so.0.1' || { echo "SONAME is not libipt.so.0.1"; exit 1; }
 
+echo "== installed tools start from the prefix (RUNPATH), without LD_LIBRARY_PATH"
+for tool in ipt-plan ipt-bench ipt-kernel-bench ipt-demo; do
+  readelf -d "$prefix/bin/$tool" | grep -q 'RUNPATH.*\$ORIGIN' || { echo "$tool: no \$ORIGIN RUNPATH"; exit 1; }
+  env -u LD_LIBRARY_PATH "$prefix/bin/$tool" --help > /dev/null || { echo "$tool does not start"; exit 1; }
+done
+env -u LD_LIBRARY_PATH "$prefix/bin/ipt-plan" 300 200 4 > /dev/null
+
 echo "== find_package(ipt): C and C++"
 cmake -S "$source/tests/consumers/find_package" -B "$work/fp" -DCMAKE_PREFIX_PATH="$prefix" \
   -DEXAMPLES="$source/examples" > "$work/fp.log" || { cat "$work/fp.log"; exit 1; }
