@@ -20,18 +20,13 @@
 
 #include <stddef.h>
 
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#define IPT_DEFINED_CL_TARGET_OPENCL_VERSION
-#endif
+/* The OpenCL header as the caller configures it: this header defines none of its macros
+ * (CL_TARGET_OPENCL_VERSION, ...), so including it first, last or alone declares what
+ * <CL/cl.h> would declare at that point. It uses only OpenCL 1.0 types. */
 #ifdef __APPLE__
 #include <OpenCL/cl.h>
 #else
 #include <CL/cl.h>
-#endif
-#ifdef IPT_DEFINED_CL_TARGET_OPENCL_VERSION
-#undef CL_TARGET_OPENCL_VERSION
-#undef IPT_DEFINED_CL_TARGET_OPENCL_VERSION
 #endif
 
 #if defined(_WIN32)
@@ -67,7 +62,9 @@ typedef enum ipt_status {
   IPT_OUT_OF_RESOURCES = -5,       /* CL_OUT_OF_RESOURCES */
   IPT_OUT_OF_HOST_MEMORY = -6,     /* CL_OUT_OF_HOST_MEMORY */
   IPT_BUILD_PROGRAM_FAILURE = -11, /* a kernel failed to compile; see ipt_last_error_message() */
-  IPT_INVALID_VALUE = -30,         /* CL_INVALID_VALUE: a required output pointer is NULL */
+  IPT_INVALID_VALUE = -30,         /* CL_INVALID_VALUE: a required output pointer is NULL, an
+                                      ipt_plan_options field is out of range, a forced plan
+                                      cannot work, or IPT_OVERRIDES is malformed */
   IPT_INVALID_DEVICE = -33,        /* CL_INVALID_DEVICE: NULL or invalid cl_device_id */
   IPT_INVALID_CONTEXT = -34,       /* CL_INVALID_CONTEXT: buffer and queue in different contexts */
   IPT_INVALID_COMMAND_QUEUE = -36, /* CL_INVALID_COMMAND_QUEUE: NULL or invalid queue */

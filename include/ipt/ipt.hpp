@@ -7,13 +7,14 @@
 //   done.wait();  // buffer holds the cols x rows transpose
 //
 // Define your CL_HPP_* configuration (e.g. CL_HPP_TARGET_OPENCL_VERSION) before including
-// this header, as for <CL/opencl.hpp>, which it includes.
+// this header, as for <CL/opencl.hpp>, which it includes first: the bindings then
+// configure <CL/cl.h> exactly as they would without libipt, in any include order.
 #ifndef IPT_IPT_HPP
 #define IPT_IPT_HPP
 
-#include <ipt/ipt.h>
-
 #include <CL/opencl.hpp>
+
+#include <ipt/ipt.h>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
