@@ -34,13 +34,18 @@ pkg-config --exists --print-errors ipt
 cc -std=c99 -Wall "$source/examples/transpose.c" $(pkg-config --cflags --libs ipt) \
   -Wl,-rpath,"$(pkg-config --variable=libdir ipt)" -o "$work/consumer_pc"
 "$work/consumer_pc"
+echo "== pkg-config ipt: C++"
+c++ -std=c++17 -Wall "$source/examples/transpose.cpp" $(pkg-config --cflags --libs ipt) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir ipt)" -o "$work/consumer_pc_cpp"
+"$work/consumer_pc_cpp"
 
 if [ "$fortran" = ON ]; then
-  echo "== find_package(ipt): Fortran module"
+  echo "== find_package(ipt) from a Fortran-only project: the module and the example"
   test -f "$prefix/include/ipt/ipt.mod" || { echo "missing ipt.mod"; exit 1; }
   cmake -S "$source/tests/consumers/fortran" -B "$work/ff" -DCMAKE_PREFIX_PATH="$prefix" \
-    > "$work/ff.log" || { cat "$work/ff.log"; exit 1; }
+    -DEXAMPLES="$source/examples" > "$work/ff.log" || { cat "$work/ff.log"; exit 1; }
   cmake --build "$work/ff" > "$work/ff-build.log" || { cat "$work/ff-build.log"; exit 1; }
   "$work/ff/consumer_fortran"
+  "$work/ff/example_fortran"
 fi
 echo "consumers: all built and ran"
