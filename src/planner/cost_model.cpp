@@ -26,11 +26,11 @@ double interpolate(const std::pair<double, double>* points, std::size_t count, d
 
 double soa_efficiency(std::uint64_t super_element_bytes, bool line_aligned) {
   // 100! on (10000, 99, C), H200, kernels of 6600c64 (ipt-kernel-bench soa --soa-shapes,
-  // f32 and f64; docs/performance.md, "Super-elements of whole cache lines"): 39-42% of
-  // copy at 120-136 bytes, 53-54% at 248-264, 62% at 376-392, 67-68% at 504-520, 72% at
-  // 636-644, 74-75% at 760-776, 79% at 1020-1028, where the super-elements straddle
-  // 128-byte lines; exactly 128, 256, 384, 512, 768 and 1024 bytes ran at 50-52%, 67-72%,
-  // 73-74%, 81-85%, 89% and 91%. Below 120 bytes, from the older 100! sweep.
+  // f32 and f64; docs/performance-history.md, "Super-elements of whole cache lines"):
+  // 39-42% of copy at 120-136 bytes, 53-54% at 248-264, 62% at 376-392, 67-68% at
+  // 504-520, 72% at 636-644, 74-75% at 760-776, 79% at 1020-1028, where the super-elements
+  // straddle 128-byte lines; exactly 128, 256, 384, 512, 768 and 1024 bytes ran at 50-52%,
+  // 67-72%, 73-74%, 81-85%, 89% and 91%. Below 120 bytes, from the older 100! sweep.
   static const std::pair<double, double> straddling[] = {
       {4, 0.02},   {16, 0.08},  {32, 0.16},  {48, 0.22},   {72, 0.26},   {128, 0.40},
       {256, 0.53}, {384, 0.62}, {512, 0.67}, {640, 0.715}, {768, 0.745}, {1024, 0.79}};

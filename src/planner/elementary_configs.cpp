@@ -130,7 +130,7 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   // Register tiling for every C (the kernel guards each lane's last, partial register,
   // so C need not divide or be a multiple of the unit width as in PPoPP §5.2): on the
   // H200 it ran 1.1-2x faster than local-memory tiling at every C measured
-  // (docs/performance.md, 100! against C). The unit: the smallest power of two from 4
+  // (docs/performance-history.md, 100! against C). The unit: the smallest power of two from 4
   // lanes up to the SIMD width that holds C in about kLaneBytes per lane (measured best
   // at 16-24 bytes of f32 per lane: 4-6 registers; units narrower than 4 lanes lost at
   // every C, even C = 1). Wider C is cut into chunks of max_regs per lane.

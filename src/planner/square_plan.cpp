@@ -23,7 +23,8 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
     }
   }
   // Four rows of work-items: each moves tile / 4 elements of each tile, which keeps many
-  // loads in flight per work-item. Measured on an H200 (f32, n = 16384, docs/performance.md):
+  // loads in flight per work-item. Measured on an H200 (f32, n = 16384,
+  // docs/performance-history.md, "Square matrices (0.1)"):
   // 64 x 4 reached 86% of the copy bandwidth, 32 x 4 82%, 32 x 8 80%, 16 x 4 48%.
   plan.wg_rows = 4;
   while (plan.tile * plan.wg_rows > device.max_work_group_size && plan.wg_rows > 1)

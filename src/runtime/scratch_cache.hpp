@@ -3,7 +3,7 @@
 // driver (580, H200) creating and first filling it took 11-22 us of host time before the
 // call's first kernel, and calls of small matrices are bound by their host time. Reusing
 // buffers cut the median skinny call under 10^6 elements from 74 to 50 us (A/B in one
-// session, docs/performance.md).
+// session, docs/performance-history.md).
 //
 // A call hands its buffers back as soon as it has enqueued its commands, tagged with its
 // last command's event; a later call may take a buffer once that event has completed, or

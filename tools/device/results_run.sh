@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# On the GPU machine: the benchmark runs behind docs/performance.md, in parts that each fit
-# one device call. CSV/JSON/logs go to $OUT.
+# On the GPU machine: the benchmark runs of the older results pages
+# (docs/performance-history.md), in parts that each fit one device call. CSV/JSON/logs go
+# to $OUT.
 #   bash tools/device/results_run.sh random-f32|random-f64|skinny|studies [count]
 # random-f32 also writes the shapes file and, when build-peer/inplace holds a checkout of
 # bryancatanzaro/inplace (never committed), runs the peer on the same shapes.
