@@ -1,0 +1,27 @@
+"""libipt for pyopencl: transpose a matrix in place in its OpenCL buffer.
+
+    import ipt
+    t = ipt.transpose(queue, a)   # a: C-contiguous rows x cols pyopencl.array.Array
+    # t: a cols x rows Array over the same buffer; t.events and a.events hold the event
+
+Also ipt.plan(device, rows, cols, dtype, options=None) -> ipt.PlanInfo,
+ipt.padded_size(device, rows, cols, dtype) -> bytes, ipt.warmup, ipt.clear_cache.
+Errors of the library raise ipt.Error (.status: an ipt.Status, .name, .message);
+arguments it could not take raise TypeError or ValueError before it is called.
+
+The package loads libipt over its C ABI with ctypes, from $IPT_LIBRARY if set, else
+from where CMake built or installed it, else from the loader's search path;
+ipt.library_path says which file was loaded. include/ipt/ipt.h documents every call.
+"""
+
+from ._errors import Error, Status
+from ._library import path as library_path
+from ._library import lib as _lib
+from ._plan import (SEQUENCES, PlanInfo, PlanOptions, clear_cache, padded_size, plan,
+                    warmup)
+from ._transpose import ELEMENT_SIZES, transpose
+
+__version__ = _lib.ipt_version_string().decode()
+
+__all__ = ["transpose", "plan", "padded_size", "warmup", "clear_cache", "PlanOptions",
+           "PlanInfo", "Error", "Status", "SEQUENCES", "ELEMENT_SIZES", "library_path"]

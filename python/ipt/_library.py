@@ -1,0 +1,118 @@
+"""Loads libipt and declares the C functions the package calls (include/ipt/ipt.h).
+
+ctypes needs every signature spelled out: without argtypes a size_t would be passed as a
+C int and a pointer returned as one, both silently truncated on 64-bit machines.
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+# The environment variable that names the library file to load, before any other place.
+LIBRARY_ENV = "IPT_LIBRARY"
+
+# The SONAME carries the minor version until 1.0 (every minor release may change the ABI,
+# the structures below included), so a library of another 0.x is refused.
+ABI_VERSION = (0, 1)
+_SONAME = "libipt.so.%d.%d" % ABI_VERSION
+
+cl_handle = ctypes.c_void_p  # cl_command_queue, cl_mem, cl_event, cl_device_id, cl_context
+
+
+class PlanOptionsStruct(ctypes.Structure):
+    """struct ipt_plan_options."""
+    _fields_ = [
+        ("sequence", ctypes.c_int),
+        ("m", ctypes.c_size_t),
+        ("n", ctypes.c_size_t),
+        ("padding", ctypes.c_int),
+        ("padded_rows", ctypes.c_size_t),
+        ("padded_cols", ctypes.c_size_t),
+        ("max_bytes", ctypes.c_size_t),
+    ]
+
+
+class PlanInfoStruct(ctypes.Structure):
+    """struct ipt_plan_info."""
+    _fields_ = [
+        ("sequence", ctypes.c_int),
+        ("m", ctypes.c_size_t),
+        ("n", ctypes.c_size_t),
+        ("padded_rows", ctypes.c_size_t),
+        ("padded_cols", ctypes.c_size_t),
+        ("num_stages", ctypes.c_uint),
+        ("scratch_bytes", ctypes.c_size_t),
+        ("borrowed_bytes", ctypes.c_size_t),
+        ("description", ctypes.c_char * 1024),
+    ]
+
+
+def _candidates():
+    """Where to look for the library, in order, as (path, where it came from)."""
+    explicit = os.environ.get(LIBRARY_ENV)
+    if explicit:
+        # An explicit choice is final: falling back to another copy would hide the mistake.
+        return [(explicit, "$" + LIBRARY_ENV)]
+    found = []
+    try:
+        from . import _build_config  # written by CMake; absent in the source tree
+    except ImportError:
+        _build_config = None
+    if _build_config is not None:
+        path = _build_config.LIBRARY
+        if not os.path.isabs(path):  # an install tree: relative to this package
+            path = os.path.join(os.path.dirname(os.path.abspath(__file__)), path)
+        found.append((os.path.normpath(path), "the path CMake recorded"))
+    found.append((ctypes.util.find_library("ipt"), "ctypes.util.find_library('ipt')"))
+    found.append((_SONAME, "the dynamic loader's search path"))
+    return [(path, origin) for path, origin in found if path]
+
+
+def _load():
+    tried = []
+    for path, origin in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as error:
+            tried.append("  %s (%s): %s" % (path, origin, error))
+            if origin.startswith("$"):
+                break
+    raise ImportError("ipt: cannot load libipt; tried:\n" + "\n".join(tried) +
+                      "\nSet %s to the path of libipt.so." % LIBRARY_ENV)
+
+
+lib, path = _load()
+
+_signatures = {
+    "ipt_status_string": (ctypes.c_char_p, [ctypes.c_int]),
+    "ipt_last_error_message": (ctypes.c_char_p, []),
+    "ipt_version": (ctypes.c_uint, []),
+    "ipt_version_string": (ctypes.c_char_p, []),
+    "ipt_sequence_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "ipt_transpose": (ctypes.c_int, [
+        cl_handle, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
+        ctypes.c_uint32, ctypes.POINTER(cl_handle), ctypes.POINTER(cl_handle),
+        ctypes.c_size_t]),
+    "ipt_transpose_with_options": (ctypes.c_int, [
+        cl_handle, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
+        ctypes.c_size_t, ctypes.POINTER(PlanOptionsStruct), ctypes.c_uint32,
+        ctypes.POINTER(cl_handle), ctypes.POINTER(cl_handle)]),
+    "ipt_padded_size": (ctypes.c_int, [
+        cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_size_t)]),
+    "ipt_plan": (ctypes.c_int, [
+        cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
+        ctypes.POINTER(PlanOptionsStruct), ctypes.POINTER(PlanInfoStruct)]),
+    "ipt_warmup": (ctypes.c_int, [
+        cl_handle, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t]),
+    "ipt_clear_cache": (ctypes.c_int, []),
+}
+for _name, (_restype, _argtypes) in _signatures.items():
+    _function = getattr(lib, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes
+
+_loaded = (lib.ipt_version() // 10000, lib.ipt_version() // 100 % 100)
+if _loaded != ABI_VERSION:
+    raise ImportError("ipt: %s is libipt %s; this package needs %d.%d.x"
+                      % (path, lib.ipt_version_string().decode(), *ABI_VERSION))
