@@ -63,22 +63,38 @@ def _candidates():
         if not os.path.isabs(path):  # an install tree: relative to this package
             path = os.path.join(os.path.dirname(os.path.abspath(__file__)), path)
         found.append((os.path.normpath(path), "the path CMake recorded"))
-    found.append((ctypes.util.find_library("ipt"), "ctypes.util.find_library('ipt')"))
     found.append((_SONAME, "the dynamic loader's search path"))
+    found.append((ctypes.util.find_library("ipt"), "ctypes.util.find_library('ipt')"))
     return [(path, origin) for path, origin in found if path]
+
+
+def _open(path):
+    """The library at `path` if it is a libipt of this ABI, else raises OSError saying why.
+
+    The name alone proves nothing: Intel's processor-trace decoder is also libipt
+    (libipt.so.2, which gdb pulls in on Debian), and find_library may well return it.
+    """
+    library = ctypes.CDLL(path)
+    if not all(hasattr(library, name) for name in ("ipt_version", "ipt_transpose")):
+        raise OSError("not this libipt (no ipt_transpose: another library of that name)")
+    library.ipt_version.restype = ctypes.c_uint
+    library.ipt_version.argtypes = []
+    version = library.ipt_version()
+    if (version // 10000, version // 100 % 100) != ABI_VERSION:
+        raise OSError("libipt %d.%d.%d; this package needs %d.%d.x"
+                      % (version // 10000, version // 100 % 100, version % 100, *ABI_VERSION))
+    return library
 
 
 def _load():
     tried = []
     for path, origin in _candidates():
         try:
-            return ctypes.CDLL(path), path
+            return _open(path), path
         except OSError as error:
             tried.append("  %s (%s): %s" % (path, origin, error))
-            if origin.startswith("$"):
-                break
     raise ImportError("ipt: cannot load libipt; tried:\n" + "\n".join(tried) +
-                      "\nSet %s to the path of libipt.so." % LIBRARY_ENV)
+                      "\nSet %s to the path of libipt.so.%d.%d." % (LIBRARY_ENV, *ABI_VERSION))
 
 
 lib, path = _load()
@@ -111,8 +127,3 @@ for _name, (_restype, _argtypes) in _signatures.items():
     _function = getattr(lib, _name)
     _function.restype = _restype
     _function.argtypes = _argtypes
-
-_loaded = (lib.ipt_version() // 10000, lib.ipt_version() // 100 % 100)
-if _loaded != ABI_VERSION:
-    raise ImportError("ipt: %s is libipt %s; this package needs %d.%d.x"
-                      % (path, lib.ipt_version_string().decode(), *ABI_VERSION))

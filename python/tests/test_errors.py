@@ -150,6 +150,10 @@ def test_library_from_environment(tmp_path):
     assert child.returncode != 0
     assert "ImportError" in child.stderr and missing in child.stderr
     assert "IPT_LIBRARY" in child.stderr
+    # Another library of that name (Intel's processor-trace libipt.so.2 on many Debian
+    # machines) is refused by its symbols; libm stands in for it.
+    child = _import_in_child({"IPT_LIBRARY": "libm.so.6"})
+    assert child.returncode != 0 and "not this libipt" in child.stderr
     loaded = ipt.library_path
     child = _import_in_child({"IPT_LIBRARY": loaded})
     assert child.returncode == 0 and child.stdout.strip() == loaded
