@@ -9,6 +9,8 @@ set(IPT_PYTHON_TEST_EXECUTABLE "")
 if(NOT IPT_BUILD_PYTHON)
   return()
 endif()
+set(IPT_INSTALL_PYTHONDIR lib/python3/dist-packages CACHE STRING
+    "Where the ipt Python package is installed, relative to the prefix (Debian's layout: with prefix /usr, Python finds it without PYTHONPATH)")
 find_package(Python3 COMPONENTS Interpreter)
 if(NOT Python3_Interpreter_FOUND)
   message(STATUS "No Python 3 interpreter found: the Python package is not built")

@@ -15,8 +15,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
+# python3-*: the ipt Python package's tests and example (ctest registers them only when
+# the interpreter imports all three).
 packages=(cmake make g++ gfortran pkg-config ocl-icd-opencl-dev opencl-headers
-          opencl-clhpp-headers catch2 pocl-opencl-icd)
+          opencl-clhpp-headers catch2 pocl-opencl-icd python3-pyopencl python3-pytest
+          python3-numpy)
 
 install_missing() {
   local missing=()

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs the build tree into a temporary prefix, then builds and runs small downstream
 # programs against it: with find_package(ipt) (C, C++, and Fortran when built) and with
-# pkg-config (C). Usage: run_consumers.sh BUILD_DIR SOURCE_DIR FORTRAN(ON|OFF)
+# pkg-config (C), and the Python package with its example when a Python interpreter with
+# pyopencl is given. Usage:
+#   run_consumers.sh BUILD_DIR SOURCE_DIR FORTRAN(ON|OFF) [PYTHON(path|OFF) PYTHON_DIR]
+# PYTHON_DIR: where the package installs, relative to the prefix.
 set -euo pipefail
-build=$1 source=$2 fortran=$3
+build=$1 source=$2 fortran=$3 python=${4:-OFF} python_dir=${5:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -47,5 +50,25 @@ if [ "$fortran" = ON ]; then
   cmake --build "$work/ff" > "$work/ff-build.log" || { cat "$work/ff-build.log"; exit 1; }
   "$work/ff/consumer_fortran"
   "$work/ff/example_fortran"
+fi
+if [ "$python" != OFF ]; then
+  echo "== the Python package from the prefix: import ipt, examples/transpose.py"
+  packages=$prefix/$python_dir
+  test -f "$packages/ipt/__init__.py" || { echo "missing $python_dir/ipt"; exit 1; }
+  # Nothing but the prefix: no build tree on PYTHONPATH, no IPT_LIBRARY, no loader path;
+  # from $work, so that the current directory holds no ipt either.
+  run_python() {
+    (cd "$work" && env -u LD_LIBRARY_PATH -u IPT_LIBRARY PYTHONPATH="$packages" \
+       PYTHONDONTWRITEBYTECODE=1 "$python" "$@")
+  }
+  run_python -c '
+import os, sys, ipt
+prefix = os.path.realpath(sys.argv[1])
+for what, path in [("package", ipt.__file__), ("library", ipt.library_path)]:
+    print("ipt", what, path)
+    if not os.path.realpath(path).startswith(prefix + os.sep):
+        sys.exit("the installed package loaded its %s from outside the prefix" % what)
+' "$prefix"
+  run_python "$source/examples/transpose.py"
 fi
 echo "consumers: all built and ran"
