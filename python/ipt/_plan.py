@@ -48,9 +48,10 @@ def itemsize_of(dtype):
 
 
 def handle(name, value, kind):
+    """The OpenCL handle of a pyopencl object of class `kind`, as an int."""
     if not isinstance(value, kind):
-        raise TypeError("ipt: %s must be a %s.%s, not %s"
-                        % (name, kind.__module__, kind.__name__, type(value).__name__))
+        raise TypeError("ipt: %s must be a pyopencl.%s, not %s"
+                        % (name, kind.__name__, type(value).__name__))
     return value.int_ptr
 
 
