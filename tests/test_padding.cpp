@@ -163,26 +163,46 @@ TEST_CASE("padding: skinny shapes with a prime long side", "[padding]") {
     }
 }
 
-TEST_CASE("padding: primes near 2^16 and single rows, every element size", "[padding]") {
-  // As the NVIDIA-like and AMD-like GPUs would plan them (on-chip plans included), each
-  // in a buffer of exactly the matrix and of ipt_padded_size bytes; the element sizes
-  // shared between the two profiles (each one builds its own kernels on PoCL).
-  const std::pair<const char*, std::vector<std::size_t>> profiles[] = {
-      {"resident_groups=1,local_mem=49152,compute_units=132", {1, 4, 16}},
-      {"resident_groups=1,local_mem=32768,max_wg=256,simd=64,compute_units=64", {2, 8}}};
-  for (const auto& [profile, elem_sizes] : profiles) {
-    ScopedEnv env("IPT_OVERRIDES", profile);
-    INFO(profile);
-    std::uint64_t seed = 6000;
-    for (std::size_t elem_size : elem_sizes)
-      for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{65521, 3},
-                                {5, 65537},
-                                {65519, 1},
-                                {1, 65521},
-                                {257, 65521},
-                                {65537, 61}})
-        check_shape(rows, cols, elem_size, ++seed, elem_size == 4);
-  }
+namespace {
+
+// Primes near 2^16 and single rows, as the NVIDIA-like and AMD-like GPUs would plan them
+// (on-chip plans included), each in a buffer of exactly the matrix and of
+// ipt_padded_size bytes; the element sizes shared between the two profiles (each one
+// builds its own kernels on PoCL). One test case per profile and element size, so that
+// ctest runs them side by side.
+constexpr const char* kNvidiaLike = "resident_groups=1,local_mem=49152,compute_units=132";
+constexpr const char* kAmdLike =
+    "resident_groups=1,local_mem=32768,max_wg=256,simd=64,compute_units=64";
+
+void check_primes_near_2_16(const char* profile, std::size_t elem_size) {
+  ScopedEnv env("IPT_OVERRIDES", profile);
+  INFO(profile);
+  std::uint64_t seed = 6000 + 10 * elem_size;
+  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{65521, 3},
+                            {5, 65537},
+                            {65519, 1},
+                            {1, 65521},
+                            {257, 65521},
+                            {65537, 61}})
+    check_shape(rows, cols, elem_size, ++seed, elem_size == 4);
+}
+
+}  // namespace
+
+TEST_CASE("padding: primes near 2^16 and single rows, 1-byte elements", "[padding]") {
+  check_primes_near_2_16(kNvidiaLike, 1);
+}
+TEST_CASE("padding: primes near 2^16 and single rows, 2-byte elements", "[padding]") {
+  check_primes_near_2_16(kAmdLike, 2);
+}
+TEST_CASE("padding: primes near 2^16 and single rows, 4-byte elements", "[padding]") {
+  check_primes_near_2_16(kNvidiaLike, 4);
+}
+TEST_CASE("padding: primes near 2^16 and single rows, 8-byte elements", "[padding]") {
+  check_primes_near_2_16(kAmdLike, 8);
+}
+TEST_CASE("padding: primes near 2^16 and single rows, 16-byte elements", "[padding]") {
+  check_primes_near_2_16(kNvidiaLike, 16);
 }
 
 TEST_CASE("padding off uses nothing beyond the matrix; without room, padding lives in scratch",
