@@ -54,12 +54,12 @@ __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B
     idx_t t = t_first, r = r_first, c = c_first;
     for (idx_t i = lid; i < len; i += LOADS * wg) {
       elem_t v[LOADS];
-#pragma unroll
+UNROLL
       for (int k = 0; k < LOADS; ++k) {
         const idx_t j = i + (idx_t)k * wg;
         if (j < len) v[k] = AT(m, first + j);
       }
-#pragma unroll
+UNROLL
       for (int k = 0; k < LOADS; ++k) {
         if (i + (idx_t)k * wg < len) lds[PAD(t * n + c * B + r)] = v[k];
         t += dt;

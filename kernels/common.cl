@@ -26,6 +26,19 @@ typedef ulong idx_t;
 typedef uint idx_t;
 #endif
 
+// Loops over a work-item's registers are unrolled, so that a private array indexed by
+// the loop stays in registers on a GPU. On a CPU device the host builds with
+// IPT_UNROLL=0: its compiler keeps such arrays in memory either way, and unrolling made
+// PoCL take 70 s instead of 2 s to build one on-chip kernel.
+#ifndef IPT_UNROLL
+#define IPT_UNROLL 1
+#endif
+#if IPT_UNROLL
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("unroll 1")
+#endif
+
 // Helper functions in kernels are plain (not `inline`): under C99 rules an `inline`
 // function has no external definition, and NVIDIA's compiler then fails at
 // -cl-opt-disable with "Unresolved extern function".

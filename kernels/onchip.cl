@@ -243,7 +243,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
     const uint instance_tiles = tile_rows * tile_cols;
     const idx_t instance_elements = (idx_t)rows * cols;
     elem_t reg[REGS];
-#pragma unroll
+UNROLL
     for (int r = 0; r < REGS; ++r) reg[r] = (elem_t)(0);  // no unset value reaches the sink
     // Round k moves instances [k * per_round, ...): whole instances, so that a round's
     // stores land only where that round's loads came from.
@@ -262,10 +262,10 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
         // The current instance's first element; an index within an instance is a uint.
         idx_t src = (idx_t)(i0 + i_first) * instance_elements;
         uint ti = ti_first, tj = tj_first;
-#pragma unroll
+UNROLL
         for (int j = 0; j < TILES; ++j) {
           if ((uint)j < mine) {
-#pragma unroll
+UNROLL
             for (int p = 0; p < PASSES; ++p) {
               const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
               if (row < rows && col < cols)
@@ -283,7 +283,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
       }
       // Only now, with every load issued: a use right after each load would make the
       // work-item wait for one load before issuing the next.
-#pragma unroll
+UNROLL
       for (int r = 0; r < REGS; ++r) consumed ^= ELEM_WORD(reg[r]);
       sink[lid] = consumed;  // waits for every load (see above)
       mem_fence(CLK_GLOBAL_MEM_FENCE);
@@ -306,13 +306,13 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
       // transposed in local memory.
       idx_t dst = (idx_t)(i0 + i_first) * instance_elements;  // as `src` above
       uint ti = ti_first, tj = tj_first;
-#pragma unroll
+UNROLL
       for (int base = 0; base < TILES; base += STAGE) {
         if ((uint)base < mine) {
-#pragma unroll
+UNROLL
           for (int jj = 0; jj < STAGE; ++jj) {
             if (base + jj < TILES && (uint)(base + jj) < mine) {
-#pragma unroll
+UNROLL
               for (int p = 0; p < PASSES; ++p) {
                 const uint row = (uint)p * LOAD_ROWS + lr;
                 stage[jj][row][STAGED(row, lc)] =
@@ -321,10 +321,10 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
             }
           }
           barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
+UNROLL
           for (int jj = 0; jj < STAGE; ++jj) {
             if (base + jj < TILES && (uint)(base + jj) < mine) {
-#pragma unroll
+UNROLL
               for (int p = 0; p < PASSES; ++p) {
                 const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)

@@ -57,7 +57,7 @@ void wait_read(volatile __global int *flags, idx_t chunk) {
 #define FOR_MY_ELEMENTS(BODY)                                      \
   {                                                                \
     idx_t dr = first_dr, c = first_c;                              \
-    _Pragma("unroll") for (int p = 0; p < PER_ITEM; ++p) {         \
+    UNROLL for (int p = 0; p < PER_ITEM; ++p) {         \
       if (k0 + lid + (idx_t)p * WG < k1) {                         \
         BODY                                                       \
       }                                                            \

@@ -87,7 +87,7 @@
 #define LOAD_START(EL)                                 \
   {                                                    \
     uint consumed = 0;                                 \
-    _Pragma("unroll") for (int r = 0; r < REGS; ++r) { \
+    UNROLL for (int r = 0; r < REGS; ++r) { \
       const uint e = lane + (uint)r * VW;              \
       if (e < len) {                                   \
         carry[r] = EL(e);                              \
@@ -97,12 +97,12 @@
     start_sink[lid] = consumed;                        \
   }
 #define LOAD_NEXT(EL)                                  \
-  _Pragma("unroll") for (int r = 0; r < REGS; ++r) {   \
+  UNROLL for (int r = 0; r < REGS; ++r) {   \
     const uint e = lane + (uint)r * VW;                \
     if (e < len) next_value[r] = EL(e);                \
   }
 #define STORE(EL)                                      \
-  _Pragma("unroll") for (int r = 0; r < REGS; ++r) {   \
+  UNROLL for (int r = 0; r < REGS; ++r) {   \
     const uint e = lane + (uint)r * VW;                \
     if (e < len) {                                     \
       EL(e) = carry[r];                                \

@@ -36,10 +36,14 @@ Cache& cache() {
   return *instance;
 }
 
-std::string full_options(const std::string& options) {
+// The step's options, then what depends on the device alone (kernels/common.cl,
+// IPT_UNROLL: no unrolling on a CPU device), then the caller's IPT_BUILD_OPTIONS.
+std::string full_options(const cl::Device& device, const std::string& options) {
+  std::string all = options;
+  if ((device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0) all += " -DIPT_UNROLL=0";
   const char* extra = std::getenv("IPT_BUILD_OPTIONS");
-  if (extra == nullptr || *extra == '\0') return options;
-  return options + " " + extra;
+  if (extra != nullptr && *extra != '\0') all += std::string(" ") + extra;
+  return all;
 }
 
 void count(std::size_t ProgramCacheStats::*field) {
@@ -117,7 +121,7 @@ ProgramRef get_program(const cl::Context& context, const cl::Device& device,
                        const std::string& family, const std::string& options) {
   const bool from_files = kernel_sources_from_files();
   std::string source = from_files ? program_source(family) : std::string();
-  const std::string all_options = full_options(options);
+  const std::string all_options = full_options(device, options);
   Key key{context(), device(), from_files ? "file:" + source : "embedded:" + family, all_options};
 
   std::promise<ProgramRef> promise;
