@@ -3,8 +3,8 @@
 # with apt-get, configures, builds, then runs the demo or the test suite.
 #
 #   bash tools/setup.sh demo       build and run ipt-demo on the default OpenCL device
-#   bash tools/setup.sh test       build and run the whole test suite (ctest) with
-#                                  AddressSanitizer + UBSan, then the release build's
+#   bash tools/setup.sh test       build and run the whole test suite (ctest), then the
+#                                  same suite built with AddressSanitizer + UBSan
 #   bash tools/setup.sh test-fast  the test suite without the sanitizer build
 #
 # Environment: BUILD_DIR (default build), IPT_DEVICE (device name substring), JOBS.
@@ -34,15 +34,24 @@ install_missing() {
   fi
 }
 
+started=$(date +%s)
+phase() {  # a header with the time since the start, so that a long step shows progress
+  echo "== [$(($(date +%s) - started)) s] $*"
+}
+
 configure_and_build() {  # $1 build dir, then extra cmake arguments
   local dir=$1
   shift
+  phase "configure $dir"
   cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@"
+  phase "build $dir"
   cmake --build "$dir" -j "$jobs"
 }
 
 run_tests() {  # $1 build dir
+  phase "ctest in $1"
   (cd "$1" && ctest --output-on-failure -j "$jobs")
+  phase "ctest in $1 done"
 }
 
 install_missing
@@ -56,15 +65,19 @@ case "$mode" in
     run_tests "$build"
     ;;
   test)
-    # Sanitized first: an address or UB error fails the test that hits it. Leak
-    # checking is off here: on a fresh Debian 12, LeakSanitizer's own tracer crashed at
-    # exit (signal 11) in a process with PoCL's worker threads, failing a test that had
-    # passed. Run ctest in build-asan by hand for leak checks (driver leaks suppressed
-    # by tests/sanitizers/lsan.supp).
-    configure_and_build "$build-asan" -DIPT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
-    ASAN_OPTIONS=detect_leaks=0 run_tests "$build-asan"
+    # The release build first: it compiles every kernel variant the suite uses into
+    # PoCL's kernel cache, so that the sanitized run finds them built (PoCL's compiler
+    # runs in the test process, and under AddressSanitizer it took several times as
+    # long). Kernels run the same in both builds; the sanitized run checks the host code.
+    # Leak checking is off there: on a fresh Debian 12, LeakSanitizer's own tracer
+    # crashed at exit (signal 11) in a process with PoCL's worker threads, failing a test
+    # that had passed. Run ctest in build-asan by hand for leak checks (driver leaks
+    # suppressed by tests/sanitizers/lsan.supp).
     configure_and_build "$build"
     run_tests "$build"
+    configure_and_build "$build-asan" -DIPT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    ASAN_OPTIONS=detect_leaks=0 run_tests "$build-asan"
+    phase "all tests passed"
     ;;
   *)
     echo "usage: $0 demo|test|test-fast" >&2
