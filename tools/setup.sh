@@ -16,10 +16,10 @@ build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
 # python3-*: the ipt Python package's tests and example (ctest registers them only when
-# the interpreter imports all three).
+# the interpreter imports all three). dpkg-dev, file: cpack's Debian packages.
 packages=(cmake make g++ gfortran pkg-config ocl-icd-opencl-dev opencl-headers
           opencl-clhpp-headers catch2 pocl-opencl-icd python3-pyopencl python3-pytest
-          python3-numpy)
+          python3-numpy dpkg-dev file)
 
 install_missing() {
   local missing=()
