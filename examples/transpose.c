@@ -19,9 +19,9 @@ static cl_device_id pick_device(void) {
 }
 
 int main(void) {
-  enum { N = 512 };
-  static float host[N * N];
-  for (int i = 0; i < N * N; ++i) host[i] = (float)i;
+  enum { ROWS = 300, COLS = 500 };
+  static float host[ROWS * COLS];
+  for (int i = 0; i < ROWS * COLS; ++i) host[i] = (float)i; /* exact in a float */
 
   cl_device_id device = pick_device();
   if (device == NULL) return 2;
@@ -32,17 +32,23 @@ int main(void) {
       clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof host, host, &err);
   if (err != CL_SUCCESS) return 2;
 
+  /* The ROWS x COLS row-major matrix becomes its COLS x ROWS transpose in place. */
   cl_event done;
-  ipt_status status = ipt_transpose_f32(queue, matrix, 0, N, N, 0, NULL, &done);
+  ipt_status status = ipt_transpose_f32(queue, matrix, 0, ROWS, COLS, 0, NULL, &done);
   if (status != IPT_SUCCESS) {
     fprintf(stderr, "%s: %s\n", ipt_status_string(status), ipt_last_error_message());
     return 1;
   }
   clEnqueueReadBuffer(queue, matrix, CL_TRUE, 0, sizeof host, host, 1, &done, NULL);
   clReleaseEvent(done);
-  printf("element (1, 0) is now %.0f (was element (0, 1) = 1)\n", host[N]);
   clReleaseMemObject(matrix);
   clReleaseCommandQueue(queue);
   clReleaseContext(context);
-  return host[N] == 1.0f && host[1] == (float)N ? 0 : 1;
+
+  /* Element (c, r) of the transpose is element (r, c) of the matrix. */
+  int wrong = 0;
+  for (int c = 0; c < COLS; ++c)
+    for (int r = 0; r < ROWS; ++r) wrong += host[c * ROWS + r] != (float)(r * COLS + c);
+  printf("%d x %d transposed in place: %d of %d elements wrong\n", ROWS, COLS, wrong, ROWS * COLS);
+  return wrong == 0 ? 0 : 1;
 }

@@ -27,20 +27,27 @@ cl::Device pick_device() {
 }
 
 int main() try {
-  const std::size_t n = 1000;
-  std::vector<float> host(n * n);
-  std::iota(host.begin(), host.end(), 0.0f);
+  const std::size_t rows = 700, cols = 1100;
+  std::vector<float> host(rows * cols);
+  std::iota(host.begin(), host.end(), 0.0f);  // exact in a float
 
   const cl::Device device = pick_device();
   cl::Context context(device);
   cl::CommandQueue queue(context, device);
   cl::Buffer matrix(context, host.begin(), host.end(), /*readOnly=*/false);
 
-  ipt::transpose<float>(queue, matrix, n, n).wait();
+  // The rows x cols row-major matrix becomes its cols x rows transpose in place.
+  ipt::transpose<float>(queue, matrix, rows, cols).wait();
 
   cl::copy(queue, matrix, host.begin(), host.end());
-  std::cout << "element (1, 0) is now " << host[n] << " (was element (0, 1) = 1)\n";
-  return host[n] == 1.0f && host[1] == static_cast<float>(n) ? 0 : 1;
+  // Element (c, r) of the transpose is element (r, c) of the matrix.
+  std::size_t wrong = 0;
+  for (std::size_t c = 0; c < cols; ++c)
+    for (std::size_t r = 0; r < rows; ++r)
+      wrong += host[c * rows + r] != static_cast<float>(r * cols + c);
+  std::cout << rows << " x " << cols << " transposed in place: " << wrong << " of " << rows * cols
+            << " elements wrong\n";
+  return wrong == 0 ? 0 : 1;
 } catch (const ipt::error& e) {
   std::cerr << e.what() << '\n';
   return 1;
