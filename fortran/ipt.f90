@@ -30,6 +30,8 @@ module ipt
   integer(c_int), parameter, public :: IPT_BUFFER_TOO_SMALL = -1003
   integer(c_int), parameter, public :: IPT_FP64_NOT_SUPPORTED = -1004
   integer(c_int), parameter, public :: IPT_SHAPE_NOT_SUPPORTED = -1005
+  integer(c_int), parameter, public :: IPT_ROLLED_BACK = -1006
+  integer(c_int), parameter, public :: IPT_BUFFER_UNDEFINED = -1007
   integer(c_int), parameter, public :: IPT_INTERNAL_ERROR = -1999
 
   ! Sequences and padding of ipt_plan / ipt_transpose_with_options (ipt.h says what each

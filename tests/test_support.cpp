@@ -133,6 +133,13 @@ std::string GuardedMatrix::check_unchanged() const {
   return compare_with(matrix_before(), read_all());
 }
 
+std::string GuardedMatrix::check_guards() const {
+  const std::vector<unsigned char> now = read_all();
+  const auto begin = now.begin() + static_cast<std::ptrdiff_t>(offset_ * elem_size_);
+  return compare_with({begin, begin + static_cast<std::ptrdiff_t>(rows_ * cols_ * elem_size_)},
+                      now);
+}
+
 ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
   if (const char* old = std::getenv(name)) {
     had_old_ = true;

@@ -52,6 +52,9 @@ class GuardedMatrix {
   std::string check_transposed(const std::vector<unsigned char>& now) const;
   // Empty when the whole buffer is byte-for-byte as it was created.
   std::string check_unchanged() const;
+  // Empty when every byte around the matrix is as it was created (the matrix's own bytes
+  // are not compared).
+  std::string check_guards() const;
 
  private:
   std::string compare_with(const std::vector<unsigned char>& expected,

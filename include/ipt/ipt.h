@@ -55,7 +55,11 @@ extern "C" {
  * Status codes. Where an OpenCL error code exists for the condition, the value is that
  * code; libipt's own conditions live in -1000 .. -1999. Any other negative value in
  * -1 .. -999 is an OpenCL error returned by the runtime and passed through unchanged
- * (ipt_last_error_message() says which call failed).
+ * (ipt_last_error_message() says which call failed). After a transposition call, every
+ * status but IPT_SUCCESS, IPT_ROLLED_BACK and IPT_BUFFER_UNDEFINED means that the
+ * buffer is unchanged and nothing that touches it was enqueued; IPT_ROLLED_BACK that it
+ * is unchanged once the commands enqueued complete; IPT_BUFFER_UNDEFINED that the
+ * matrix's bytes are undefined.
  */
 typedef enum ipt_status {
   IPT_SUCCESS = 0,
@@ -76,6 +80,14 @@ typedef enum ipt_status {
   IPT_FP64_NOT_SUPPORTED = -1004,    /* ipt_transpose_f64 on a device without double support */
   IPT_SHAPE_NOT_SUPPORTED = -1005,   /* reserved: a shape the library cannot transpose (none
                                         in this version; kept so that values stay stable) */
+  IPT_ROLLED_BACK = -1006,     /* a command failed after part of the transposition was
+                                  enqueued; the library enqueued the inverse of that part:
+                                  once the commands enqueued complete (the event, if asked
+                                  for, says when) the buffer holds its original bytes. The
+                                  cause is in ipt_last_error_message() */
+  IPT_BUFFER_UNDEFINED = -1007, /* a command failed part-way and undoing the part already
+                                   enqueued failed too: the matrix's bytes are undefined
+                                   (the bytes beyond it are untouched unless borrowed) */
   IPT_INTERNAL_ERROR = -1999         /* a bug in libipt; please report it with the message */
 } ipt_status;
 
@@ -121,8 +133,9 @@ IPT_API const char* ipt_version_string(void);
  * matrices take a tiled swap across the diagonal (one pass, near copy bandwidth). Other
  * shapes take the 2- or 3-stage sequences of elementary transpositions of Sung et al.
  * (TPDS 2015) when their sides have factors whose tiles fit local memory. The
- * cycle-following stages allocate a flag buffer of one bit per moved item (at most
- * rows * cols / 8 bytes) for the call.
+ * cycle-following stages need a flag bit per moved super-element (a row segment of the
+ * matrix; a typical call's scratch is 0.01% of the matrix: ipt_plan_info's
+ * scratch_bytes), allocated once and kept for reuse by later calls.
  *
  * Small matrices. On NVIDIA and AMD GPUs, a non-square matrix small enough for the
  * registers of one work-group per compute unit (about 5 million 4-byte elements on a GPU
@@ -133,9 +146,7 @@ IPT_API const char* ipt_version_string(void);
  * other work) the same kernel transposes by cycle following instead (slower). Either
  * way the event completes with the matrix transposed. The same kernel also runs the
  * 010! stage of most large matrices' plans (instances of m x N rows at a time), which
- * turns three passes into two; its fallback's flags can take up to 1/32 of the matrix's
- * bytes of scratch (ipt_plan_info's scratch_bytes), held until the call completes (then
- * kept for reuse by later calls).
+ * turns three passes into two; its fallback needs no flags (128 bytes of scratch).
  *
  * Padding. A side without good factors (a prime, say) would leave only slow plans, so
  * the call may transpose a slightly larger matrix instead: at most 0.5% more elements, a
@@ -155,8 +166,17 @@ IPT_API const char* ipt_version_string(void);
  * IPT_INVALID_CONTEXT, IPT_INVALID_EVENT_WAIT_LIST, IPT_INVALID_ELEMENT_SIZE,
  * IPT_SIZE_OVERFLOW, IPT_BUFFER_TOO_SMALL, IPT_INVALID_VALUE (a malformed IPT_OVERRIDES),
  * IPT_BUILD_PROGRAM_FAILURE, IPT_OUT_OF_RESOURCES, IPT_OUT_OF_HOST_MEMORY, an OpenCL error
- * code, or IPT_INTERNAL_ERROR. On any error nothing has been enqueued and the buffer is
- * unchanged.
+ * code, or IPT_INTERNAL_ERROR: for all of these nothing that touches the buffer has been
+ * enqueued and the buffer is unchanged (byte for byte, beyond the matrix too).
+ *
+ * A failure part-way. Every resource a call needs (kernels, scratch) is acquired before
+ * its first command. Should enqueueing a later command still fail (the device out of
+ * resources, say), the call enqueues the inverse of the commands already enqueued and
+ * returns IPT_ROLLED_BACK: when those commands complete, the buffer holds its original
+ * bytes; `event`, if not NULL, receives an event that completes then. Only if undoing
+ * fails too does it return IPT_BUFFER_UNDEFINED: the matrix's contents are then
+ * undefined. A command that fails while it runs (its event ends with a negative status:
+ * a device fault or a lost device) also leaves the buffer undefined.
  */
 IPT_API ipt_status ipt_transpose(cl_command_queue queue, cl_mem buffer, size_t offset, size_t rows,
                                  size_t cols, cl_uint num_events_in_wait_list,

@@ -26,11 +26,15 @@ class Status(enum.IntEnum):
     BUFFER_TOO_SMALL = -1003
     FP64_NOT_SUPPORTED = -1004
     SHAPE_NOT_SUPPORTED = -1005
+    ROLLED_BACK = -1006
+    BUFFER_UNDEFINED = -1007
     INTERNAL_ERROR = -1999
 
 
 class Error(Exception):
-    """A libipt call returned an error status; nothing was enqueued, the buffer is unchanged.
+    """A libipt call returned an error status. The buffer is unchanged (nothing was
+    enqueued), except for ROLLED_BACK (what was enqueued is undone: the array's events say
+    when its bytes are back) and BUFFER_UNDEFINED (the matrix's contents are undefined).
 
     Attributes: status (a Status, or an int for an OpenCL code the enum does not name),
     name (ipt_status_string: the status's name and meaning) and message

@@ -6,7 +6,7 @@ import pyopencl
 import pyopencl.array
 
 from . import _library
-from ._errors import check
+from ._errors import Status, check
 from ._plan import handle, options_pointer
 
 _lib = _library.lib
@@ -83,6 +83,10 @@ def transpose(queue, array, wait_for=None, options=None):
         status = _lib.ipt_transpose_with_options(queue_handle, buffer, offset, rows, cols,
                                                  itemsize, options, len(events), wait,
                                                  ctypes.byref(event))
+    if status == Status.ROLLED_BACK and event.value:
+        # The array keeps its shape and its bytes once the undo completes: later work on it
+        # waits for that.
+        array.add_event(pyopencl.Event.from_int_ptr(event.value, retain=False))
     check(status, function)
 
     # The library hands over a retained event that the caller releases: pyopencl now

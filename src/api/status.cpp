@@ -37,6 +37,12 @@ const char* ipt_status_string(ipt_status status) {
       return "IPT_FP64_NOT_SUPPORTED: the device does not support double precision";
     case IPT_SHAPE_NOT_SUPPORTED:
       return "IPT_SHAPE_NOT_SUPPORTED: libipt cannot transpose this shape";
+    case IPT_ROLLED_BACK:
+      return "IPT_ROLLED_BACK: a command failed part-way; what was enqueued is undone and the "
+             "buffer holds its original bytes once those commands complete";
+    case IPT_BUFFER_UNDEFINED:
+      return "IPT_BUFFER_UNDEFINED: a command failed part-way and could not be undone: the "
+             "matrix's contents are undefined";
     case IPT_INTERNAL_ERROR:
       return "IPT_INTERNAL_ERROR: internal error in libipt (please report it)";
   }

@@ -151,14 +151,24 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
   const bool first_zeroes = tail == 0 && !pads && !square && !stages.empty() &&
                             zeroes_on_the_way(*stages.front(), device, elem_size);
   if (tail == 0 && !first_zeroes) launch.fill = flags;
-  // Identities (a dimension of 1 in a step's view) launch nothing.
-  const auto add = [&launch](Step step) {
-    if (!step.noop()) launch.steps.push_back(std::move(step));
+  // Each step with the step that undoes it. Identities (a dimension of 1 in a step's
+  // view) launch nothing.
+  const auto add = [&launch](Step step, Step undo) {
+    if (step.noop()) return;
+    if (undo.noop() || !undo.zeroes.empty())
+      throw std::logic_error("the inverse of " + step.what + " launches nothing or zeroes words");
+    undo.fill_before = undo.flags;
+    undo.what = "undo " + step.what;
+    launch.steps.push_back(std::move(step));
+    launch.undo.push_back(std::move(undo));
   };
+  const std::uint64_t saved_at = saved.offset / elem_size;
   if (tail > 0)
-    add(copy_step(site, Buffer::kMatrix, M * N, Buffer::kScratch, saved.offset / elem_size, tail,
-                  flags));
-  if (pads) add(restride_step(site, M, N, N, plan.padded_cols, restride, pad_flags));
+    add(copy_step(site, Buffer::kMatrix, M * N, Buffer::kScratch, saved_at, tail, flags),
+        copy_step(site, Buffer::kScratch, saved_at, Buffer::kMatrix, M * N, tail));
+  if (pads)
+    add(restride_step(site, M, N, N, plan.padded_cols, restride, pad_flags),
+        restride_step(site, M, N, plan.padded_cols, N, restride, pad_flags));
   if (square) {
     SquarePlan square_plan;
     try {
@@ -167,19 +177,27 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("square kernel: ") + e.what());
     }
-    add(square_step(site, plan.padded_rows, square_plan));
+    const Step swap = square_step(site, plan.padded_rows, square_plan);
+    add(swap, swap);  // its own inverse
   }
   for (std::size_t i = 0; i < stages.size(); ++i) {
     Region zeroes;
     if (i == 0 && first_zeroes) zeroes = flags;
     if (i + 1 == stages.size() && i > 0 && by_last && !zeroed_by_last.empty())
       zeroes = zeroed_by_last;
-    add(stage_step(stage_site, device, *stages[i], stage_flags[i], zeroes, overrides));
+    add(stage_step(stage_site, device, *stages[i], stage_flags[i], zeroes, overrides),
+        stage_step(stage_site, device, inverse(*stages[i]), stage_flags[i], {}, overrides));
   }
   // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
-  if (unpads) add(restride_step(site, N, M, plan.padded_rows, M, restride, unpad_flags));
+  if (unpads)
+    add(restride_step(site, N, M, plan.padded_rows, M, restride, unpad_flags),
+        restride_step(site, N, M, M, plan.padded_rows, restride, unpad_flags));
   if (tail > 0)
-    add(copy_step(site, Buffer::kScratch, saved.offset / elem_size, Buffer::kMatrix, M * N, tail));
+    add(copy_step(site, Buffer::kScratch, saved_at, Buffer::kMatrix, M * N, tail),
+        copy_step(site, Buffer::kMatrix, M * N, Buffer::kScratch, saved_at, tail));
+  // The last step needs none: when its command fails, every other one has been enqueued
+  // and is undone; when it is enqueued, the call has succeeded.
+  if (!launch.undo.empty()) launch.undo.pop_back();
   launch.scratch_bytes = layout.total();
   launch.zero_scratch_bytes = layout.zero_total();
 }
@@ -237,6 +255,21 @@ LaunchPlan plan_of_steps(std::vector<Step> steps, std::size_t elem_size, std::ui
   }
   if (fill_end > 0) plan.fill = {Buffer::kScratch, fill_begin, fill_end - fill_begin};
   return plan;
+}
+
+LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done) {
+  if (done > plan.undo.size()) throw std::logic_error("no undo for a step of the plan");
+  LaunchPlan rollback;
+  rollback.transpose = plan.transpose;
+  rollback.elem_size = plan.elem_size;
+  rollback.offset = plan.offset;
+  rollback.split = plan.split;
+  rollback.split_tail = plan.split_tail;
+  rollback.borrowed_bytes = plan.borrowed_bytes;
+  rollback.scratch_bytes = plan.scratch_bytes;
+  rollback.zero_scratch_bytes = plan.zero_scratch_bytes;
+  for (std::size_t i = done; i-- > 0;) rollback.steps.push_back(plan.undo[i]);
+  return rollback;
 }
 
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,

@@ -83,6 +83,9 @@ struct Step {
   Region flags;
   Region zeroes;  // words of scratch that the kernel zeroes on the way for other steps
   Region tail;    // a split matrix's elements past the buffer (StepSite::split), or none
+  // Scratch the runtime zeroes with a fill command just before the kernel (the steps that
+  // undo a call, whose flags nothing else zeroes), or none.
+  Region fill_before;
   // Elements of the matrix's buffer, from the matrix's start, that the kernel may touch.
   std::uint64_t touches = 0;
   Move move;
@@ -105,9 +108,21 @@ struct LaunchPlan {
   // `split` on (the caller's rows * cols) live in `split_tail`, call scratch (0: none).
   std::uint64_t split = 0;
   Region split_tail;
+  // undo[i] undoes steps[i] on the same buffers and scratch: the same family on the
+  // transposed view (a square swap is its own inverse; a restride and a copy go back),
+  // with its flags zeroed by its fill_before. Every step but the last has one: when a
+  // command fails part-way, the runtime enqueues the inverses of the steps already
+  // enqueued, last first (rollback_plan), and the buffer returns to its original bytes.
+  std::vector<Step> undo;
   // Whether a step is the on-chip kernel (a device that refuses it gets a plan without).
   bool uses_onchip() const;
 };
+
+// The plan that undoes the first `done` steps of `plan` once they have run: their
+// inverses, last first, on the plan's scratch (no fill of its own: each inverse zeroes
+// its flags by fill_before). It leaves the zero scratch dirty: the runtime drops that
+// buffer instead of keeping it. Throws std::logic_error if `plan` has no undo for them.
+LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done);
 
 // Thrown for a launch that a kernel cannot take (a chunk larger than a unit holds, more
 // items than its counters count): the runtime reports IPT_OUT_OF_RESOURCES. A config

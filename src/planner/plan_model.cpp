@@ -258,6 +258,8 @@ std::string check_regions(const LaunchPlan& plan) {
       return bad;
     if (std::string bad = check_region(plan, step.zeroes, name + "'s zeroes"); !bad.empty())
       return bad;
+    if (std::string bad = check_region(plan, step.fill_before, name + "'s fill"); !bad.empty())
+      return bad;
     if (!step.flags.empty() && !step.zeroes.empty() && step.flags.buffer == step.zeroes.buffer &&
         overlaps(step.flags.offset, step.flags.offset + step.flags.bytes, step.zeroes.offset,
                  step.zeroes.offset + step.zeroes.bytes))
@@ -269,7 +271,7 @@ std::string check_regions(const LaunchPlan& plan) {
 // Bytes [begin, end) of `buffer` that a step writes besides its move, or that its copy
 // writes.
 bool step_writes(const Step& step, std::size_t elem_size, Buffer buffer, u64 begin, u64 end) {
-  for (const Region* region : {&step.flags, &step.zeroes})
+  for (const Region* region : {&step.flags, &step.zeroes, &step.fill_before})
     if (!region->empty() && region->buffer == buffer &&
         overlaps(region->offset, region->offset + region->bytes, begin, end))
       return true;
@@ -312,8 +314,9 @@ std::string check_held_bytes(const LaunchPlan& plan) {
 // Flags are zero when their step starts: the call scratch by the fill or an earlier
 // step's zeroing, the zero scratch by the previous call. Kernels leave their flags set,
 // but the on-chip kernel clears its own scratch as it leaves; the zero scratch must be
-// all zero again at the end, for the next call.
-std::string check_zero_state(const LaunchPlan& plan) {
+// all zero again at the end, for the next call (unless `zero_at_end` is false: a
+// rollback, after which the runtime drops the zero scratch).
+std::string check_zero_state(const LaunchPlan& plan, bool zero_at_end = true) {
   ZeroBytes scratch, zero_scratch;
   zero_scratch.add(0, plan.zero_scratch_bytes);
   if (!plan.fill.empty()) scratch.add(plan.fill.offset, plan.fill.offset + plan.fill.bytes);
@@ -324,6 +327,9 @@ std::string check_zero_state(const LaunchPlan& plan) {
   };
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const Step& step = plan.steps[i];
+    const Region& fill = step.fill_before;
+    if (ZeroBytes* zeros = fill.empty() ? nullptr : zeros_of(fill.buffer))
+      zeros->add(fill.offset, fill.offset + fill.bytes);
     const Region& flags = step.flags;
     if (ZeroBytes* zeros = flags.empty() ? nullptr : zeros_of(flags.buffer)) {
       const u64 end = flags.offset + flags.bytes;
@@ -341,7 +347,7 @@ std::string check_zero_state(const LaunchPlan& plan) {
       zeros->add(step.zeroes.offset, step.zeroes.offset + step.zeroes.bytes);
   }
   const u64 dirty = zero_scratch.first_unknown(0, plan.zero_scratch_bytes);
-  if (dirty != plan.zero_scratch_bytes)
+  if (zero_at_end && dirty != plan.zero_scratch_bytes)
     return "the zero scratch is left set from byte " + std::to_string(dirty);
   return "";
 }
@@ -391,16 +397,18 @@ std::vector<u64> sample_indices(u64 rows, u64 cols, u64 borrowed, u64 samples, u
   return picked;
 }
 
-// Where the value of element `index` must end: the transposed place for the matrix's,
-// the same place for a borrowed element past it.
-Position expected_end(u64 rows, u64 cols, u64 index) {
-  if (index >= rows * cols) return {Buffer::kMatrix, index};
+// Where the value of element `index` must end: the transposed place for the matrix's
+// (the same place when the steps undo themselves), the same place for a borrowed
+// element past it.
+Position expected_end(u64 rows, u64 cols, u64 index, bool transposed) {
+  if (index >= rows * cols || !transposed) return {Buffer::kMatrix, index};
   return {Buffer::kMatrix, index % cols * rows + index / cols};
 }
 
-std::string misplaced(u64 rows, u64 cols, u64 index, const std::optional<Position>& end) {
+std::string misplaced(u64 rows, u64 cols, u64 index, const std::optional<Position>& end,
+                      bool transposed) {
   const std::string got = end ? "ends at " + to_string(*end) : "is overwritten";
-  const std::string want = to_string(expected_end(rows, cols, index));
+  const std::string want = to_string(expected_end(rows, cols, index, transposed));
   if (index >= rows * cols)
     return "borrowed element " + std::to_string(index - rows * cols) + " past the matrix " + got +
            ", expected " + want;
@@ -409,13 +417,13 @@ std::string misplaced(u64 rows, u64 cols, u64 index, const std::optional<Positio
 }
 
 std::string check_values(const LaunchPlan& plan, u64 rows, u64 cols, u64 max_full, u64 samples,
-                         u64 seed) {
+                         u64 seed, bool transposed = true) {
   const PlanModel model(plan);
   const u64 total = rows * cols, borrowed = plan.borrowed_bytes / plan.elem_size;
   const auto check = [&](u64 index) -> std::string {
     const std::optional<Position> end = model.final_position({Buffer::kMatrix, index});
-    if (end && *end == expected_end(rows, cols, index)) return "";
-    return misplaced(rows, cols, index, end);
+    if (end && *end == expected_end(rows, cols, index, transposed)) return "";
+    return misplaced(rows, cols, index, end, transposed);
   };
   if (total + borrowed <= max_full) {
     for (u64 index = 0; index < total + borrowed; ++index)
@@ -452,6 +460,11 @@ PlanModel::PlanModel(const LaunchPlan& plan) : elem_size_(plan.elem_size) {
     effects_.push_back(std::move(fill));
   }
   for (const Step& step : plan.steps) {
+    if (!step.fill_before.empty()) {
+      Effect fill;
+      add_overwrite(fill, step.fill_before);
+      effects_.push_back(std::move(fill));
+    }
     Effect effect;
     effect.moves = true;
     effect.move = step.move;
@@ -506,6 +519,28 @@ std::string check_plan(const LaunchPlan& plan, std::uint64_t rows, std::uint64_t
   if (std::string bad = check_held_bytes(plan); !bad.empty()) return bad;
   if (std::string bad = check_zero_state(plan); !bad.empty()) return bad;
   return check_values(plan, rows, cols, max_full, samples, seed);
+}
+
+std::string check_rollback(const LaunchPlan& plan, std::size_t done, std::uint64_t rows,
+                           std::uint64_t cols, std::uint64_t capacity, std::uint64_t max_full,
+                           std::uint64_t samples, std::uint64_t seed) {
+  if (done > plan.steps.size()) return "fewer steps than " + std::to_string(done);
+  LaunchPlan run;
+  try {
+    run = rollback_plan(plan, done);
+  } catch (const std::logic_error& e) {
+    return e.what();
+  }
+  run.fill = plan.fill;
+  run.steps.insert(run.steps.begin(), plan.steps.begin(), plan.steps.begin() + done);
+  const std::string what = "the first " + std::to_string(done) + " step(s) and their undo: ";
+  for (const auto& bad :
+       {check_header(run, rows, cols), check_extents(run, rows, cols, capacity), check_regions(run),
+        check_held_bytes(run), check_zero_state(run, /*zero_at_end=*/false)})
+    if (!bad.empty()) return what + bad;
+  if (std::string bad = check_values(run, rows, cols, max_full, samples, seed, false); !bad.empty())
+    return what + bad;
+  return "";
 }
 
 }  // namespace ipt::planner

@@ -42,9 +42,9 @@ std::string to_string(const Position& position);
 //              lost.
 std::optional<Position> forward(const Move& move, Position p);
 
-// A plan's effect on single values: its moves, the fill before the first step, and the
-// scratch each step writes besides its move (its flags, the words it zeroes), which
-// overwrite any value kept there.
+// A plan's effect on single values: its moves, the fill before the first step and those
+// before single steps, and the scratch each step writes besides its move (its flags, the
+// words it zeroes), which overwrite any value kept there.
 class PlanModel {
  public:
   explicit PlanModel(const LaunchPlan& plan);
@@ -93,5 +93,14 @@ std::vector<std::optional<Position>> track(const LaunchPlan& plan,
 std::string check_plan(const LaunchPlan& plan, std::uint64_t rows, std::uint64_t cols,
                        std::uint64_t capacity, std::uint64_t max_full = 1000000,
                        std::uint64_t samples = 4096, std::uint64_t seed = 1);
+
+// Empty if the first `done` steps of `plan` followed by rollback_plan(plan, done) leave
+// every element of the matrix, and every borrowed element, where it started, with the
+// same checks of extents, regions, held bytes and flags as check_plan (the zero scratch
+// may be left set: the runtime drops it after a rollback); else the first problem.
+std::string check_rollback(const LaunchPlan& plan, std::size_t done, std::uint64_t rows,
+                           std::uint64_t cols, std::uint64_t capacity,
+                           std::uint64_t max_full = 1000000, std::uint64_t samples = 4096,
+                           std::uint64_t seed = 1);
 
 }  // namespace ipt::planner

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace ipt::planner {
@@ -37,6 +38,17 @@ struct Stage {
   // A factor of 1 in the transposed pair: the stage moves nothing.
   bool identity() const { return kind == Kind::k010 ? (B == 1 || C == 1) : (A == 1 || B == 1); }
 };
+
+// The stage that undoes `stage`: the same elementary transposition on the transposed
+// view, (I*A, C, B) for 010! and (I, B, A, C) for 0100!. Tiles, flags and super-elements
+// keep their sizes, so the inverse runs on the scratch the stage had.
+inline Stage inverse(Stage stage) {
+  if (stage.kind == Stage::Kind::k010)
+    std::swap(stage.B, stage.C);
+  else
+    std::swap(stage.A, stage.B);
+  return stage;
+}
 
 // A padded plan (TPDS 2015 §6.2, Algorithm 5) transposes a padded_rows x padded_cols
 // matrix instead of the caller's rows x cols: the rows are first spread from cols to

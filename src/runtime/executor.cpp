@@ -1,10 +1,123 @@
 #include "runtime/executor.hpp"
 
+#include <exception>
+#include <string>
+
+#include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/scratch_cache.hpp"
 
 namespace ipt::runtime {
+namespace {
+
+const cl::Buffer& bound(const BoundBuffers& buffers, planner::Buffer which) {
+  const cl::Buffer* buffer = nullptr;
+  if (which == planner::Buffer::kScratch) buffer = buffers.scratch;
+  if (which == planner::Buffer::kZeroScratch) buffer = buffers.zero_scratch;
+  if (buffer == nullptr) fail(IPT_INTERNAL_ERROR, "a fill of a buffer the call has not bound");
+  return *buffer;
+}
+
+// The commands of one call, each after the previous: the caller's wait list first; after
+// that, on an in-order queue nothing (an explicit event between two commands of one
+// in-order queue cost about 20 us of GPU time on NVIDIA's driver 580), else the previous
+// command's event.
+class Chain {
+ public:
+  Chain(const cl::CommandQueue& queue, const std::vector<cl::Event>& wait, bool every_event)
+      : queue_(queue),
+        device_(queue_device(queue)),
+        ordered_(in_order(queue)),
+        every_event_(every_event || !ordered_),
+        after_(wait) {}
+
+  void fill(const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t bytes) {
+    faults::point(faults::Site::kEnqueue, "clEnqueueFillBuffer");
+    cl::Event filled;
+    check_cl(queue_.enqueueFillBuffer(buffer, cl_uint{0}, static_cast<std::size_t>(offset),
+                                      static_cast<std::size_t>(bytes), &after_,
+                                      event_slot(filled, every_event_)),
+             "clEnqueueFillBuffer");
+    then(filled);
+  }
+
+  void step(const ProgramRef& program, const planner::Step& step, const BoundBuffers& buffers,
+            bool event) {
+    then(enqueue_step(queue_, device_, program, step, buffers, after_, every_event_ || event));
+  }
+
+  void marker() {
+    faults::point(faults::Site::kEnqueue, "clEnqueueMarkerWithWaitList");
+    cl::Event done;
+    check_cl(queue_.enqueueMarkerWithWaitList(&after_, &done), "clEnqueueMarkerWithWaitList");
+    then(done);
+  }
+
+  // The last command's event (when it was asked for one).
+  const cl::Event& last() const { return last_; }
+
+ private:
+  void then(const cl::Event& done) {
+    last_ = done;
+    if (ordered_)
+      after_.clear();
+    else
+      after_ = {done};
+  }
+
+  const cl::CommandQueue& queue_;
+  const cl::Device device_;
+  const bool ordered_, every_event_;
+  std::vector<cl::Event> after_;
+  cl::Event last_;
+};
+
+// What went wrong, in words, for the message of a rolled-back call.
+std::string cause_of(const std::exception_ptr& cause) {
+  try {
+    std::rethrow_exception(cause);
+  } catch (const cl::Error& e) {
+    return std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err());
+  } catch (const std::bad_alloc&) {
+    return "out of host memory";
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an unknown exception";
+  }
+}
+
+// Enqueues the undo of the first `done` steps (planner::rollback_plan) after them and
+// throws: CallRolledBack with the undo's last event when it is enqueued, else
+// IPT_BUFFER_UNDEFINED.
+[[noreturn]] void roll_back(Chain& chain, const PreparedPlan& prepared, std::size_t done,
+                            const BoundBuffers& buffers, const std::exception_ptr& cause) {
+  const std::string what = cause_of(cause) + ", after " + std::to_string(done) + " of the " +
+                           std::to_string(prepared.plan.steps.size()) + " kernels were enqueued";
+  try {
+    const planner::LaunchPlan undo = planner::rollback_plan(prepared.plan, done);
+    for (std::size_t k = 0; k < undo.steps.size(); ++k) {
+      const planner::Step& step = undo.steps[k];
+      const bool last = k + 1 == undo.steps.size();
+      if (!step.fill_before.empty())
+        chain.fill(bound(buffers, step.fill_before.buffer), step.fill_before.offset,
+                   step.fill_before.bytes);
+      chain.step(prepared.undo_programs[done - 1 - k], step, buffers, last);
+    }
+  } catch (...) {
+    fail(IPT_BUFFER_UNDEFINED, what + "; undoing them failed too (" +
+                                   cause_of(std::current_exception()) +
+                                   "): the buffer's contents are undefined");
+  }
+  throw CallRolledBack(what +
+                           "; they were undone: once the commands enqueued complete, the "
+                           "buffer holds its original bytes",
+                       chain.last());
+}
+
+}  // namespace
 
 PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan) {
   const auto context = queue_context(queue);
@@ -13,6 +126,18 @@ PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan pla
   prepared.programs.reserve(plan.steps.size());
   for (const planner::Step& step : plan.steps)
     prepared.programs.push_back(prepare_step(queue, context, device, step));
+  // An inverse mostly runs a program of the plan's own (same family and options); the
+  // others are built now, so that undoing a call never builds anything.
+  for (const planner::Step& undo : plan.undo) {
+    ProgramRef program;
+    for (std::size_t i = 0; i < plan.steps.size() && !program; ++i)
+      if (plan.steps[i].family == undo.family && plan.steps[i].options == undo.options &&
+          plan.steps[i].work_group() == undo.work_group() &&
+          plan.steps[i].local_bytes >= undo.local_bytes)
+        program = prepared.programs[i];
+    prepared.undo_programs.push_back(program ? program
+                                             : prepare_step(queue, context, device, undo));
+  }
   prepared.plan = std::move(plan);
   return prepared;
 }
@@ -21,74 +146,52 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        const PreparedPlan& prepared, const std::vector<cl::Event>& wait,
                        const EnqueueOptions& options) {
   const planner::LaunchPlan& plan = prepared.plan;
-  const bool ordered = in_order(queue);
-  // What the next command waits for: the caller's events first; after that, on an
-  // in-order queue nothing (an explicit event between two commands of one in-order queue
-  // cost about 20 us of GPU time on NVIDIA's driver 580), else the previous command.
-  std::vector<cl::Event> after = wait;
-  const auto then = [&](const cl::Event& done) {
-    if (ordered)
-      after.clear();
-    else
-      after = {done};
-  };
-  const ScratchUse use{queue_context(queue)(), queue(), ordered};
+  const ScratchUse use{queue_context(queue)(), queue(), in_order(queue)};
   BoundBuffers buffers;
   buffers.matrix = &buffer;
   buffers.report = options.report;
-  // Taken buffers and their earlier tags, dropped only once this call's commands are
+  // Every buffer before any command, so that a failed allocation enqueues nothing. Taken
+  // buffers and their earlier tags are dropped only once this call's commands are
   // enqueued (scratch_cache.hpp: dropping an event can take an H200's driver 1 us).
   TakenScratch zero, scratch;
-  if (plan.zero_scratch_bytes > 0) {
-    if (options.zero_scratch != nullptr) {
-      buffers.zero_scratch = options.zero_scratch;
-    } else {
-      zero = take_zero_scratch(use, plan.zero_scratch_bytes);
-      buffers.zero_scratch = &zero.buffer;
-      if (zero.fresh) {  // zeroed once; the plans that use it leave it zero
-        cl::Event zeroed;
-        check_cl(queue.enqueueFillBuffer(zero.buffer, cl_uint{0}, 0,
-                                         static_cast<std::size_t>(plan.zero_scratch_bytes), &after,
-                                         event_slot(zeroed, !ordered)),
-                 "clEnqueueFillBuffer");
-        then(zeroed);
-      }
+  buffers.zero_scratch = options.zero_scratch;
+  if (plan.zero_scratch_bytes > 0 && options.zero_scratch == nullptr) {
+    zero = take_zero_scratch(use, plan.zero_scratch_bytes);
+    buffers.zero_scratch = &zero.buffer;
+  }
+  buffers.scratch = options.scratch;
+  if (plan.scratch_bytes > 0 && options.scratch == nullptr) {
+    scratch = take_scratch(use, plan.scratch_bytes);
+    buffers.scratch = &scratch.buffer;
+  }
+  Chain chain(queue, wait, options.step_events != nullptr);
+  // A new zero scratch is zeroed once; the plans that use it leave it zero.
+  if (zero.fresh) chain.fill(zero.buffer, 0, plan.zero_scratch_bytes);
+  if (!plan.fill.empty()) chain.fill(*buffers.scratch, plan.fill.offset, plan.fill.bytes);
+  if (plan.steps.empty()) chain.marker();
+  std::size_t done = 0;  // steps enqueued: commands that change the caller's buffer
+  try {
+    for (; done < plan.steps.size(); ++done) {
+      chain.step(prepared.programs[done], plan.steps[done], buffers, done + 1 == plan.steps.size());
+      if (options.step_events != nullptr) options.step_events->push_back(chain.last());
+    }
+  } catch (...) {
+    if (done == 0) throw;  // nothing has touched the caller's buffer
+    const std::exception_ptr cause = std::current_exception();
+    try {
+      roll_back(chain, prepared, done, buffers, cause);
+    } catch (...) {
+      // The zero scratch is left dirty: released once the commands complete, never kept.
+      if (zero.buffer() != nullptr) release_when_complete(chain.last(), std::move(zero.buffer));
+      if (scratch.buffer() != nullptr)
+        give_back_scratch(chain.last(), use, std::move(scratch.buffer));
+      throw;
     }
   }
-  if (plan.scratch_bytes > 0) {
-    if (options.scratch != nullptr) {
-      buffers.scratch = options.scratch;
-    } else {
-      scratch = take_scratch(use, plan.scratch_bytes);
-      buffers.scratch = &scratch.buffer;
-    }
-    if (!plan.fill.empty()) {
-      cl::Event filled;
-      check_cl(queue.enqueueFillBuffer(
-                   *buffers.scratch, cl_uint{0}, static_cast<std::size_t>(plan.fill.offset),
-                   static_cast<std::size_t>(plan.fill.bytes), &after, event_slot(filled, !ordered)),
-               "clEnqueueFillBuffer");
-      then(filled);
-    }
-  }
-  cl::Event last;
-  if (plan.steps.empty()) {
-    check_cl(queue.enqueueMarkerWithWaitList(&after, &last), "clEnqueueMarkerWithWaitList");
-  } else {
-    const auto device = queue_device(queue);
-    const bool every_event = !ordered || options.step_events != nullptr;
-    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
-      const bool is_last = i + 1 == plan.steps.size();
-      last = enqueue_step(queue, device, prepared.programs[i], plan.steps[i], buffers, after,
-                          every_event || is_last);
-      if (options.step_events != nullptr) options.step_events->push_back(last);
-      then(last);
-    }
-  }
-  if (options.zero_scratch == nullptr && zero.buffer() != nullptr)
+  const cl::Event& last = chain.last();
+  if (zero.buffer() != nullptr)
     give_back_zero_scratch(last, use, std::move(zero.buffer), zero.fresh);
-  if (options.scratch == nullptr && scratch.buffer() != nullptr)
-    give_back_scratch(last, use, std::move(scratch.buffer));
+  if (scratch.buffer() != nullptr) give_back_scratch(last, use, std::move(scratch.buffer));
   return last;
 }
 

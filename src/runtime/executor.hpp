@@ -2,9 +2,12 @@
 // enqueues it in one loop, with the call's scratch taken from the scratch cache.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "planner/launch_plan.hpp"
+#include "runtime/error.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/program_cache.hpp"
 
@@ -13,7 +16,18 @@ namespace ipt::runtime {
 // A plan whose every kernel is built and has passed its launch check on one device.
 struct PreparedPlan {
   planner::LaunchPlan plan;
-  std::vector<ProgramRef> programs;  // one per step
+  std::vector<ProgramRef> programs;       // one per step
+  std::vector<ProgramRef> undo_programs;  // one per plan.undo step
+};
+
+// Thrown by enqueue_plan when a command failed after some of the plan's kernels were
+// enqueued and the library enqueued their undo (planner::rollback_plan): once `done`
+// completes, the buffer holds its original bytes again. Status IPT_ROLLED_BACK.
+class CallRolledBack : public Error {
+ public:
+  CallRolledBack(const std::string& message, cl::Event done_)
+      : Error(IPT_ROLLED_BACK, message), done(std::move(done_)) {}
+  cl::Event done;
 };
 
 // Builds and checks every step (runtime/launcher.hpp), so that a plan that cannot run
@@ -35,7 +49,10 @@ struct EnqueueOptions {
 // Enqueues the plan on `queue` after `wait` on the matrix in `buffer`; returns an event
 // that completes when the whole plan has (a marker for a plan without steps). On an
 // in-order queue only the last command carries an event (see event_slot): the queue
-// orders the others. Throws ipt::Error.
+// orders the others. The call's scratch is taken before its first command. Throws
+// ipt::Error or cl::Error with nothing that touches `buffer` enqueued; CallRolledBack when
+// a failure came after some kernels were enqueued and they were undone; ipt::Error
+// IPT_BUFFER_UNDEFINED when undoing them failed too.
 cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                        const PreparedPlan& prepared, const std::vector<cl::Event>& wait,
                        const EnqueueOptions& options = {});

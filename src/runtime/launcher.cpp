@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/deferred_release.hpp"
+#include "runtime/fault_injection.hpp"
 
 namespace ipt::runtime {
 namespace {
@@ -75,6 +76,7 @@ void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, Poo
   std::vector<cl_uint> words(planner::kOnChipScratchBytes / 4, 0);
   std::copy(std::begin(planner::kOnChipClosedPoll), std::end(planner::kOnChipClosedPoll),
             words.begin());
+  faults::point(faults::Site::kAllocation, "clCreateBuffer");
   const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, words.size() * 4,
                         words.data());
   const cl::Buffer one(context, CL_MEM_READ_WRITE, 16);
@@ -84,6 +86,7 @@ void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, Poo
   set_args(kernel, probe, buffers);
   cl::Event done;
   try {
+    faults::point(faults::Site::kEnqueue, "clEnqueueNDRangeKernel");
     queue.enqueueNDRangeKernel(*kernel, cl::NullRange, range(probe.dims, probe.global),
                                range(probe.dims, probe.local), nullptr, &done);
   } catch (const cl::Error& e) {
@@ -135,6 +138,7 @@ cl::Event enqueue_step(const cl::CommandQueue& queue, const cl::Device& device,
   PooledKernel kernel(program, planner::family_kernel(step.family), device);
   set_args(kernel, step, buffers);
   cl::Event done;
+  faults::point(faults::Site::kEnqueue, "clEnqueueNDRangeKernel");
   queue.enqueueNDRangeKernel(*kernel, cl::NullRange, range(step.dims, step.global),
                              range(step.dims, step.local), &wait, event_slot(done, event));
   return done;

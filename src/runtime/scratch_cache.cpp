@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/deferred_release.hpp"
+#include "runtime/fault_injection.hpp"
 
 namespace ipt::runtime {
 namespace {
@@ -150,18 +151,22 @@ void keep(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer, bool 
 
 TakenScratch take_scratch(const ScratchUse& use, std::uint64_t bytes) {
   TakenScratch taken = take_kept(use, bytes, false);
-  if (taken.buffer() == nullptr)
+  if (taken.buffer() == nullptr) {
+    faults::point(faults::Site::kAllocation, "clCreateBuffer");
     taken.buffer = cl::Buffer(Borrowed<cl::Context>(use.context), CL_MEM_READ_WRITE,
                               static_cast<std::size_t>(bytes));
+  }
   return taken;
 }
 
 TakenScratch take_zero_scratch(const ScratchUse& use, std::uint64_t bytes) {
   TakenScratch taken = take_kept(use, bytes, true);
   taken.fresh = taken.buffer() == nullptr;
-  if (taken.fresh)
+  if (taken.fresh) {
+    faults::point(faults::Site::kAllocation, "clCreateBuffer");
     taken.buffer = cl::Buffer(Borrowed<cl::Context>(use.context), CL_MEM_READ_WRITE,
                               static_cast<std::size_t>(bytes));
+  }
   return taken;
 }
 

@@ -149,7 +149,13 @@ void execute_transpose(const TransposeRequest& request) {
         overrides_for(request.forced_plan ? &request.plan_request : nullptr), request.forced_plan));
     if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), prepared);
   }
-  give_event(enqueue_plan(queue, buffer, *prepared, wait_events(request)), request.event);
+  try {
+    give_event(enqueue_plan(queue, buffer, *prepared, wait_events(request)), request.event);
+  } catch (const CallRolledBack& e) {
+    // The caller's event says when the buffer is whole again.
+    if (e.done() != nullptr) give_event(e.done, request.event);
+    throw;
+  }
 }
 
 void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::uint64_t cols,

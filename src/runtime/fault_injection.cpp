@@ -1,0 +1,65 @@
+#include "runtime/fault_injection.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+#include "runtime/opencl.hpp"
+
+namespace ipt::runtime::faults {
+namespace {
+
+std::atomic<bool> armed{false};
+
+struct State {
+  std::mutex mutex;
+  std::uint64_t counts[2] = {0, 0};
+  std::vector<std::uint64_t> failing[2];
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+}  // namespace
+
+void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.counts[0] = s.counts[1] = 0;
+  s.failing[0] = std::move(enqueues);
+  s.failing[1] = std::move(allocations);
+  armed.store(true);
+}
+
+void disarm() {
+  armed.store(false);
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.failing[0].clear();
+  s.failing[1].clear();
+}
+
+std::uint64_t count(Site site) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.counts[static_cast<int>(site)];
+}
+
+void point(Site site, const char* what) {
+  if (!armed.load(std::memory_order_relaxed)) return;
+  State& s = state();
+  const int i = static_cast<int>(site);
+  bool fail = false;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const std::uint64_t n = ++s.counts[i];
+    fail = std::find(s.failing[i].begin(), s.failing[i].end(), n) != s.failing[i].end();
+  }
+  if (fail)
+    throw cl::Error(site == Site::kEnqueue ? CL_OUT_OF_RESOURCES : CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                    what);
+}
+
+}  // namespace ipt::runtime::faults

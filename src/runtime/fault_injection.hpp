@@ -1,0 +1,32 @@
+// Fault injection for tests: makes the n-th enqueue, or the n-th buffer allocation, that
+// the library attempts fail as an OpenCL runtime would, so that a test can fail each
+// command of each plan in turn and check that the caller's buffer survives. Every
+// command the library enqueues and every buffer it creates passes one of these points.
+// Disarmed (always, outside tests) a point costs one relaxed atomic load.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ipt::runtime::faults {
+
+enum class Site {
+  kEnqueue,     // fails with CL_OUT_OF_RESOURCES
+  kAllocation,  // fails with CL_MEM_OBJECT_ALLOCATION_FAILURE
+};
+
+// Counts both sites from zero from now on; the enqueues numbered in `enqueues` (1: the
+// first from now) and the allocations numbered in `allocations` fail. Empty lists only
+// count. Not for concurrent calls: the counts are the process's.
+void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations = {});
+
+// Stops failing and counting.
+void disarm();
+
+// Points passed at `site` since arm().
+std::uint64_t count(Site site);
+
+// A point: throws cl::Error(code, what) when armed to fail this one.
+void point(Site site, const char* what);
+
+}  // namespace ipt::runtime::faults

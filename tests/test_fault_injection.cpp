@@ -1,0 +1,213 @@
+// A failed call loses nothing: for a plan of every class, the k-th command the call
+// enqueues fails, for every k, and separately the k-th buffer it allocates; the buffer
+// must come back byte for byte (runtime/fault_injection.hpp injects the failures). A
+// failure before the first kernel returns the OpenCL error with nothing enqueued; one
+// after it returns IPT_ROLLED_BACK, its event completing once the undo has run; and a
+// failure of the undo itself returns IPT_BUFFER_UNDEFINED, leaving the library usable.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "ipt/ipt.h"
+#include "runtime/fault_injection.hpp"
+#include "runtime/scratch_cache.hpp"
+#include "test_support.hpp"
+
+namespace faults = ipt::runtime::faults;
+using ipt::test::GuardedMatrix;
+using ipt::test::ScopedEnv;
+using ipt::test::session;
+
+namespace {
+
+struct Case {
+  const char* name;
+  std::size_t rows, cols, elem_size;
+  const char* overrides;
+  bool room;  // a buffer of ipt_padded_size bytes (a padded plan borrows), else exact
+};
+
+// Every plan class the runtime enqueues. The small local memory makes plans of several
+// kernels out of matrices small enough for PoCL.
+const Case kCases[] = {
+    {"square", 64, 64, 4, "", false},
+    {"square, padded to a larger square", 61, 64, 2,
+     "sequence=square,padded_rows=64,padded_cols=64", true},
+    {"2.1", 96, 80, 4, "local_mem=8192,sequence=2.1", false},
+    {"2.2", 96, 80, 8, "local_mem=8192,sequence=2.2", false},
+    {"3.1", 96, 80, 1, "local_mem=8192,sequence=3.1", false},
+    {"3.2", 96, 80, 16, "local_mem=8192,sequence=3.2", false},
+    {"one-stage", 37, 41, 4, "sequence=1", false},
+    {"padded, borrowing room past the matrix", 1009, 997, 4, "local_mem=8192,onchip=off", true},
+    {"padded, split into scratch", 1009, 997, 4, "local_mem=8192,onchip=off", false},
+    {"padded 2.2, split", 211, 307, 2, "local_mem=8192,onchip=off", false},
+    {"on-chip, whole matrix", 150, 37, 4, "onchip=on,compute_units=1", false},
+    {"on-chip 010! stage", 384, 1000, 4,
+     "resident_groups=1,local_mem=49152,compute_units=1,sequence=2.1,m=32", false},
+    {"on-chip 010! stage, its fallback", 384, 1000, 4,
+     "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1,sequence=2.1,m=32", false},
+};
+
+struct Outcome {
+  ipt_status status = IPT_SUCCESS;
+  std::string message;
+  bool event = false;
+};
+
+class FaultRun {
+ public:
+  FaultRun(const Case& c, std::uint64_t seed, cl_command_queue queue)
+      : case_(c),
+        queue_(queue),
+        matrix_(c.rows, c.cols, c.elem_size, 3, after_bytes(c) + 5, seed) {}
+
+  // The kernels the call enqueues (ipt_plan for the same room). Options would replace
+  // the sequence IPT_OVERRIDES forces; a forced sequence pads only when forced to, with
+  // room, so it plans the same either way.
+  unsigned kernels() const {
+    ipt_plan_options options{};
+    options.max_bytes = case_.rows * case_.cols * case_.elem_size;
+    const bool forced = std::string(case_.overrides).find("sequence=") != std::string::npos;
+    ipt_plan_info info{};
+    REQUIRE(ipt_plan(session().device(), case_.rows, case_.cols, case_.elem_size,
+                     case_.room || forced ? nullptr : &options, &info) == IPT_SUCCESS);
+    INFO(info.description);
+    return info.num_stages;
+  }
+
+  // One call from the original bytes with fresh scratch (the counts of a call that finds
+  // kept scratch differ), the given failures armed; waits for everything it enqueued.
+  Outcome call(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations) {
+    restore();
+    ipt::runtime::clear_scratch_cache();
+    faults::arm(std::move(enqueues), std::move(allocations));
+    cl_event event = nullptr;
+    Outcome outcome;
+    outcome.status = ipt_transpose(queue_, matrix_.buffer(), matrix_.offset(), case_.rows,
+                                   case_.cols, 0, nullptr, &event, case_.elem_size);
+    outcome.message = ipt_last_error_message();
+    faults::disarm();
+    outcome.event = event != nullptr;
+    if (event != nullptr) {
+      // The event alone says when the buffer is whole again (the queue may run out of
+      // order): read it on the session's queue once the event has completed.
+      CHECK(clWaitForEvents(1, &event) == CL_SUCCESS);
+      cl_int status = 1;
+      CHECK(clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                           nullptr) == CL_SUCCESS);
+      CHECK(status == CL_COMPLETE);
+      clReleaseEvent(event);
+    }
+    CHECK(clFinish(queue_) == CL_SUCCESS);
+    return outcome;
+  }
+
+  const GuardedMatrix& matrix() const { return matrix_; }
+
+ private:
+  static std::size_t after_bytes(const Case& c) {
+    if (!c.room) return 0;
+    std::size_t bytes = 0;
+    REQUIRE(ipt_padded_size(session().device(), c.rows, c.cols, c.elem_size, &bytes) ==
+            IPT_SUCCESS);
+    // A forced padded shape may ask for more than the automatic plan's room.
+    return std::max(bytes, std::size_t{64 * 64 * 16}) - c.rows * c.cols * c.elem_size;
+  }
+
+  void restore() {
+    const std::vector<unsigned char>& bytes = matrix_.initial();
+    REQUIRE(clEnqueueWriteBuffer(session().queue(), matrix_.buffer(), CL_TRUE, 0, bytes.size(),
+                                 bytes.data(), 0, nullptr, nullptr) == CL_SUCCESS);
+  }
+
+  const Case& case_;
+  cl_command_queue queue_;
+  GuardedMatrix matrix_;
+};
+
+// Returns the number of allocations a call made.
+std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::uint64_t seed) {
+  INFO(c.name << ": " << c.rows << " x " << c.cols << ", elem_size " << c.elem_size << ", "
+              << c.overrides);
+  ScopedEnv env("IPT_OVERRIDES", c.overrides);
+  FaultRun run(c, seed, queue);
+  const unsigned kernels = run.kernels();
+  // Prepares and caches the plan (builds, probes), then counts a call's points.
+  REQUIRE(run.call({}, {}).status == IPT_SUCCESS);
+  const Outcome counted = run.call({}, {});
+  REQUIRE(counted.status == IPT_SUCCESS);
+  const std::uint64_t enqueues = faults::count(faults::Site::kEnqueue);
+  const std::uint64_t allocations = faults::count(faults::Site::kAllocation);
+  REQUIRE(run.matrix().check_transposed() == "");
+  REQUIRE(enqueues >= kernels);
+
+  unsigned rolled_back = 0;
+  for (std::uint64_t k = 1; k <= enqueues; ++k) {
+    INFO("enqueue " << k << " of " << enqueues << " fails");
+    const Outcome failed = run.call({k}, {});
+    INFO(failed.message);
+    // The commands before the first kernel (fills of scratch) and the first kernel fail
+    // with nothing enqueued that touches the buffer; every later one is rolled back.
+    const bool after_a_kernel = k > enqueues - kernels + 1;
+    if (after_a_kernel) {
+      CHECK(failed.status == IPT_ROLLED_BACK);
+      CHECK(failed.event);
+      CHECK(failed.message.find("undone") != std::string::npos);
+      ++rolled_back;
+    } else {
+      CHECK(failed.status == IPT_OUT_OF_RESOURCES);
+      CHECK_FALSE(failed.event);
+    }
+    CHECK(run.matrix().check_unchanged() == "");
+    if (!after_a_kernel) continue;
+    // The undo's first command fails too.
+    const Outcome lost = run.call({k, k + 1}, {});
+    INFO(lost.message);
+    CHECK(lost.status == IPT_BUFFER_UNDEFINED);
+    CHECK(lost.message.find("undefined") != std::string::npos);
+    // Only the matrix is lost: the bytes around it are the caller's, unless the plan
+    // borrows those past it.
+    if (!c.room) CHECK(run.matrix().check_guards() == "");
+  }
+  CHECK(rolled_back == kernels - 1);
+
+  for (std::uint64_t k = 1; k <= allocations; ++k) {
+    INFO("allocation " << k << " of " << allocations << " fails");
+    const Outcome failed = run.call({}, {k});
+    INFO(failed.message);
+    CHECK(failed.status == CL_MEM_OBJECT_ALLOCATION_FAILURE);
+    CHECK_FALSE(failed.event);
+    CHECK(run.matrix().check_unchanged() == "");
+  }
+  // The library is as usable as before.
+  REQUIRE(run.call({}, {}).status == IPT_SUCCESS);
+  CHECK(run.matrix().check_transposed() == "");
+  return allocations;
+}
+
+}  // namespace
+
+TEST_CASE("a call that fails at any command or allocation loses nothing", "[faults]") {
+  std::uint64_t seed = 3100, allocations = 0;
+  for (const Case& c : kCases) allocations += check_every_failure(c, session().queue(), ++seed);
+  CHECK(allocations >= std::size(kCases));  // scratch, zero scratch or both
+}
+
+TEST_CASE("a call on an out-of-order queue that fails part-way is undone", "[faults]") {
+  cl_int code = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
+                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
+  if (code == CL_INVALID_QUEUE_PROPERTIES) {
+    // A device without out-of-order queues (PoCL has them); nothing to test there.
+    WARN("the device has no out-of-order queues");
+    return;
+  }
+  REQUIRE(code == CL_SUCCESS);
+  std::uint64_t seed = 3200;
+  for (const char* name : {"3.2", "padded, split into scratch", "on-chip 010! stage"})
+    for (const Case& c : kCases)
+      if (std::string(c.name) == name) check_every_failure(c, queue, ++seed);
+  clReleaseCommandQueue(queue);
+}
