@@ -1,6 +1,7 @@
 // Every kind of bad input returns its own documented status and leaves the whole buffer
 // byte-for-byte unchanged (read back and compared after each call).
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -209,6 +210,29 @@ TEST_CASE("ipt_padded_size validates its arguments", "[bad_input]") {
   CHECK(ipt_padded_size(session().device(), kMax / 2, 4, 1, &bytes) == IPT_SIZE_OVERFLOW);
 }
 
+TEST_CASE("a matrix larger than one allocation of the device is refused, not planned",
+          "[bad_input]") {
+  cl_ulong max_alloc = 0;
+  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
+                          &max_alloc, nullptr) == CL_SUCCESS);
+  // A prime number of rows just past what one allocation holds: planning it would search
+  // factors of a side of up to 2^60 elements.
+  const std::size_t rows = static_cast<std::size_t>(max_alloc / 4 + 1);
+  std::size_t bytes = 0;
+  CHECK(ipt_padded_size(session().device(), rows, 4, 1, &bytes) == IPT_OUT_OF_RESOURCES);
+  CHECK(std::string(ipt_last_error_message()).find("larger than one allocation") !=
+        std::string::npos);
+  ipt_plan_info info{};
+  CHECK(ipt_plan(session().device(), rows, 4, 1, nullptr, &info) == IPT_OUT_OF_RESOURCES);
+  // The largest square one allocation holds: its padded size never asks for more.
+  auto side = static_cast<std::size_t>(std::sqrt(static_cast<double>(max_alloc / 4)));
+  while (side * side * 4 > max_alloc) --side;
+  while ((side + 1) * (side + 1) * 4 <= max_alloc) ++side;
+  CHECK(ipt_padded_size(session().device(), side, side - 1, 4, &bytes) == IPT_SUCCESS);
+  CHECK(bytes <= max_alloc);
+  CHECK(bytes >= side * (side - 1) * 4);
+}
+
 TEST_CASE("status strings are distinct and the last error is per call", "[api]") {
   const ipt_status all[] = {IPT_SUCCESS,
                             IPT_OUT_OF_RESOURCES,
@@ -225,6 +249,8 @@ TEST_CASE("status strings are distinct and the last error is per call", "[api]")
                             IPT_BUFFER_TOO_SMALL,
                             IPT_FP64_NOT_SUPPORTED,
                             IPT_SHAPE_NOT_SUPPORTED,
+                            IPT_ROLLED_BACK,
+                            IPT_BUFFER_UNDEFINED,
                             IPT_INTERNAL_ERROR};
   std::set<std::string> names;
   for (ipt_status status : all) names.insert(ipt_status_string(status));

@@ -200,10 +200,12 @@ IPT_API ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size
  * that the fastest plan for this shape can pad in place, without scratch for its extra
  * elements, on this device: rows * cols * elem_size, or up to 0.5% more where padding
  * pays (see ipt_transpose). A call on a buffer of just the matrix takes the same plan,
- * with those elements in device scratch.
+ * with those elements in device scratch. Never more than CL_DEVICE_MAX_MEM_ALLOC_SIZE
+ * unless the matrix itself is: where the padded size would be, the matrix's size.
  *
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (bytes is NULL),
- * IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.
+ * IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW or IPT_OUT_OF_RESOURCES (the matrix is
+ * larger than one allocation of the device holds).
  */
 IPT_API ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
                                    size_t* bytes);
@@ -273,7 +275,9 @@ typedef struct ipt_plan_info {
  * sequence or padding, or options that cannot work for this shape: a factor that does not
  * divide, tiles that do not fit, IPT_SEQUENCE_SQUARE for rows != cols, a padded shape
  * smaller than the matrix or with padding off), IPT_BUFFER_TOO_SMALL (a padded shape
- * beyond max_bytes), IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.
+ * beyond max_bytes), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW or IPT_OUT_OF_RESOURCES
+ * (the matrix is larger than one allocation of the device holds, or the plan's scratch
+ * would be).
  */
 IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
                             const ipt_plan_options* options, ipt_plan_info* info);

@@ -74,6 +74,9 @@ ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t
     std::size_t padded = 0;
     if (__builtin_mul_overflow(plan.transpose.padded_elements(), elem_size, &padded))
       ipt::fail(IPT_SIZE_OVERFLOW, "the padded matrix's size overflows size_t");
+    // Room that no allocation of the device can hold is of no use: the call then keeps
+    // the padding in scratch.
+    if (profile.max_alloc_bytes != 0 && padded > profile.max_alloc_bytes) padded = matrix;
     *bytes = std::max(matrix, padded);
   });
 }

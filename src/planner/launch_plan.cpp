@@ -274,6 +274,19 @@ LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done) {
 
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                      const PlanOverrides& overrides) {
+  // A matrix that one allocation cannot hold is in no buffer of this device: refused
+  // before the factor search, whose time grows with the square root of the sides.
+  std::uint64_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(call.rows, call.cols, &elements) ||
+      __builtin_add_overflow(elements, call.offset, &elements) ||
+      __builtin_mul_overflow(elements, std::uint64_t{call.elem_size}, &bytes) ||
+      (device.max_alloc_bytes != 0 && bytes > device.max_alloc_bytes))
+    throw ResourceError("a matrix of " + std::to_string(call.rows) + " x " +
+                        std::to_string(call.cols) + " elements of " +
+                        std::to_string(call.elem_size) + " bytes (at offset " +
+                        std::to_string(call.offset) +
+                        ") is larger than one allocation of the device holds (" +
+                        std::to_string(device.max_alloc_bytes) + " bytes)");
   LaunchPlan launch;
   launch.elem_size = call.elem_size;
   launch.offset = call.offset;

@@ -113,13 +113,15 @@ Pair best_pair(const DeviceProfile& device, std::uint64_t M, std::uint64_t N, st
 }
 
 // 010! stages whose tiles a work-group's local memory cannot hold, but the device's
-// registers can, run on chip (Stage::onchip) unless the request rules it out.
+// registers can, run on chip (Stage::onchip) unless the request rules it out, and as long
+// as the kernel's 32-bit instance counter counts the instances.
 void mark_onchip_stages(const DeviceProfile& device, TransposePlan& plan, std::size_t elem_size,
                         const PlanRequest& request) {
   const OnChipConfig config = choose_onchip(device, elem_size, request.onchip_tiles);
   for (Stage& s : plan.stages)
     s.onchip = request.onchip != OnChip::kOff && s.kind == Kind::k010 && !s.identity() &&
-               !bs_fits(device, s.B, s.C, elem_size) && onchip_fits(config, s.B, s.C);
+               !bs_fits(device, s.B, s.C, elem_size) && onchip_fits(config, s.B, s.C) &&
+               s.I * s.A <= UINT32_MAX;
 }
 
 // The 2.1 (or 2.2) plan whose 010! stage runs on chip, with the m (or n) the cost model
@@ -191,7 +193,7 @@ const char* sequence_name(Sequence sequence) {
 
 std::vector<std::uint64_t> divisors(std::uint64_t x) {
   std::vector<std::uint64_t> low, high;
-  for (std::uint64_t d = 1; d * d <= x; ++d) {
+  for (std::uint64_t d = 1; d <= x / d; ++d) {  // d * d would wrap for x near 2^64
     if (x % d != 0) continue;
     low.push_back(d);
     if (d != x / d) high.push_back(x / d);

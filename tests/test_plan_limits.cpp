@@ -1,0 +1,146 @@
+// Planner and launch-size arithmetic at the edge of 64 bits: calls whose matrices
+// approach 2^63 bytes either get a plan whose every launch is representable (global
+// sizes, 32-bit index arguments only in 32-bit steps, one index-width rule) and that
+// the host model finds right, or a clean refusal, never a wrapped product.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "planner/launch_plan.hpp"
+#include "planner/plan_model.hpp"
+#include "random_shapes.hpp"
+#include "test_profiles.hpp"
+
+using namespace ipt::planner;
+using ipt::test::in_range;
+
+namespace {
+
+using u64 = std::uint64_t;
+
+// Empty when every step's launch is representable and its index width follows the one
+// rule (needs_index64), else the first problem.
+std::string launch_problem(const LaunchPlan& plan) {
+  const u64 limit = u64{1} << 63;
+  for (const auto* steps : {&plan.steps, &plan.undo}) {
+    for (const Step& step : *steps) {
+      const std::string name = step.what;
+      if (step.local[0] == 0 || step.local[1] == 0) return name + ": an empty work-group";
+      for (unsigned d = 0; d < step.dims; ++d)
+        if (step.global[d] >= limit || step.global[d] % step.local[d] != 0)
+          return name + ": global size " + std::to_string(step.global[d]) + " in dimension " +
+                 std::to_string(d);
+      if (!step.index64 && needs_index64(plan.offset, step.touches,
+                                         step.family != Family::kSquare))
+        return name + ": 32-bit indices over " + std::to_string(step.touches) + " elements";
+      for (const KernelArg& arg : step.args)
+        if (arg.kind == KernelArg::Kind::kIndex && !step.index64 && arg.value >= (u64{1} << 32))
+          return name + ": index argument " + std::to_string(arg.value) + " in 32 bits";
+    }
+  }
+  return "";
+}
+
+// plan_call's answer for a call, in words: "" for a plan that checks out, "refused" for
+// a clean refusal, else the problem.
+std::string outcome(const DeviceProfile& device, const CallShape& call) {
+  LaunchPlan plan;
+  try {
+    plan = plan_call(device, call);
+  } catch (const ResourceError&) {
+    return "refused";
+  } catch (const std::length_error&) {
+    return "refused";
+  } catch (const std::invalid_argument&) {
+    return "refused";
+  } catch (const std::exception& e) {
+    return std::string("threw: ") + e.what();
+  }
+  if (std::string bad = launch_problem(plan); !bad.empty()) return bad;
+  // The extra memory stays a small fraction of the matrix, so no product wrapped.
+  const u64 bytes = call.rows * call.cols * call.elem_size;
+  if (plan.scratch_bytes > bytes / 8 + (u64{1} << 20))
+    return "scratch of " + std::to_string(plan.scratch_bytes) + " bytes";
+  return check_plan(plan, call.rows, call.cols, call.capacity, 0, 64, call.rows ^ call.cols);
+}
+
+std::string call_text(const CallShape& call) {
+  return std::to_string(call.rows) + " x " + std::to_string(call.cols) + ", elem_size " +
+         std::to_string(call.elem_size) + ", offset " + std::to_string(call.offset);
+}
+
+}  // namespace
+
+TEST_CASE("calls of 2^36 to 2^63 bytes plan cleanly or are refused", "[planner][limits]") {
+  std::mt19937_64 random(63);
+  const std::size_t sizes[] = {1, 2, 4, 8, 16};
+  int planned = 0;
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
+    // The profiles' own allocation limit, and none (a device that claims any size).
+    for (u64 max_alloc : {profile.device.max_alloc_bytes, u64{0}}) {
+      DeviceProfile device = profile.device;
+      device.max_alloc_bytes = max_alloc;
+      for (int k = 0; k < 60; ++k) {
+        CallShape call;
+        call.elem_size = sizes[random() % 5];
+        // Bytes from 2^36 to just under 2^63 (beyond about 2^50 the kernels' item counters
+        // refuse), split into sides of every magnitude.
+        const u64 log_bytes = in_range(random, 36, 63);
+        const u64 elements = (in_range(random, u64{1} << log_bytes, u64{1} << (log_bytes + 1)) /
+                              call.elem_size) |
+                             1;
+        // Sides of at most 2^36: the factor search divides up to the square root of a
+        // side (a profile without an allocation limit plans any size; a real device
+        // refuses a matrix beyond one allocation first).
+        const u64 log_elements = 63 - static_cast<u64>(__builtin_clzll(elements));
+        const u64 low = log_elements > 36 ? log_elements - 36 : 0;
+        const u64 log_rows = in_range(random, low, std::min<u64>(36, log_elements) + 1);
+        call.rows = in_range(random, u64{1} << log_rows, u64{1} << (log_rows + 1));
+        call.cols = elements / call.rows;
+        if (call.cols == 0 || call.cols > (u64{1} << 37)) continue;
+        if (random() % 2 == 0) std::swap(call.rows, call.cols);
+        call.offset = random() % 3 == 0 ? in_range(random, 1, 1u << 20) : 0;
+        call.capacity = random() % 2 == 0 ? 0 : ~u64{0};
+        INFO(profile.name << ", max_alloc " << max_alloc << ": " << call_text(call));
+        const std::string result = outcome(device, call);
+        if (result != "refused") CHECK(result == "");
+        planned += result.empty();
+      }
+    }
+  }
+  CHECK(planned > 40);  // most of them get a plan
+}
+
+TEST_CASE("sides at the 32-bit boundaries get 64-bit steps", "[planner][limits]") {
+  // Each side or the product just below, at and above 2^31 and 2^32.
+  const DeviceProfile device = ipt::test::h200_like();
+  int planned = 0;
+  for (u64 edge : {u64{1} << 31, u64{1} << 32}) {
+    for (u64 delta : {u64{0}, u64{1}, u64{3}}) {
+      for (const auto& [rows, cols] :
+           {std::pair<u64, u64>{edge - delta, 3}, {3, edge + delta}, {2, (edge - delta) / 2},
+            {65536, (edge + delta) / 65536 + 1}, {46349, 46349 + delta}}) {
+        for (std::size_t elem_size : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
+          const CallShape call{rows, cols, elem_size, delta, 0};
+          INFO(call_text(call));
+          const std::string result = outcome(device, call);
+          if (result != "refused") CHECK(result == "");
+          planned += result.empty();
+        }
+      }
+    }
+  }
+  CHECK(planned > 60);
+}
+
+TEST_CASE("a matrix larger than one allocation is refused at once", "[planner][limits]") {
+  DeviceProfile device = ipt::test::h200_like();
+  device.max_alloc_bytes = u64{1} << 35;
+  CHECK(outcome(device, {u64{1} << 33, 2, 4, 0, 0}) == "refused");
+  CHECK(outcome(device, {(u64{1} << 33) - 1, 4, 1, 5, 0}) == "refused");  // with its offset
+  CHECK(outcome(device, {~u64{0} / 3, 5, 1, 0, 0}) == "refused");         // rows * cols wraps
+  CHECK(outcome(device, {u64{1} << 31, 3, 4, 0, 0}) == "");
+}
