@@ -1,8 +1,13 @@
 // Thread safety as ipt.h states it: concurrent calls on different queues and buffers of
-// one context, on different contexts, and ipt_clear_cache while others transpose.
+// one context and of different contexts, in-order and out-of-order, with ipt_clear_cache
+// racing them, on shapes whose plans use scratch, borrowed bytes, cached plans and the
+// on-chip kernel. Run under ThreadSanitizer in CI (tools/setup.sh test).
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
@@ -10,75 +15,212 @@
 
 using ipt::support::random_bytes;
 using ipt::support::transpose_reference;
+using ipt::test::ScopedEnv;
 
 namespace {
 
-// Transposes `rounds` random matrices on `context`/`queue`; returns the number of wrong
-// results or failed calls.
-int transpose_rounds(cl_context context, cl_command_queue queue, unsigned seed, int rounds) {
-  int failures = 0;
+// A small local memory makes these shapes take plans of several kernels on any device,
+// and resident_groups the on-chip kernel for those that fit it.
+constexpr const char* kOverrides = "local_mem=8192,resident_groups=1,compute_units=4";
+
+struct Shape {
+  std::size_t rows, cols, elem_size;
+  bool room;  // a buffer of ipt_padded_size bytes, else exactly the matrix
+};
+
+// 3.1 and 2.x plans with flags in scratch; padded plans split into scratch and
+// borrowing room; the whole matrix on chip; a square.
+const Shape kShapes[] = {{96, 80, 4, false},   {150, 37, 4, false}, {37, 150, 8, false},
+                         {503, 499, 2, false}, {131, 997, 8, true}, {401, 409, 1, true},
+                         {211, 307, 2, false}, {120, 126, 1, false}, {64, 64, 16, false}};
+
+// Guard bytes around the matrix: they must come back untouched.
+constexpr std::size_t kGuard = 512;  // a sub-buffer origin on most devices
+
+std::size_t room_bytes(cl_device_id device, const Shape& s) {
+  std::size_t bytes = s.rows * s.cols * s.elem_size;
+  if (s.room && ipt_padded_size(device, s.rows, s.cols, s.elem_size, &bytes) != IPT_SUCCESS)
+    return 0;
+  return bytes;
+}
+
+// A call's result: empty when `back` (the whole buffer) holds the transpose of `data`'s
+// matrix and the guards are unchanged.
+std::string check(const std::vector<unsigned char>& data, const std::vector<unsigned char>& back,
+                  const Shape& s, int calls) {
+  const std::size_t bytes = s.rows * s.cols * s.elem_size;
+  std::vector<unsigned char> expected = data;
+  const std::vector<unsigned char> matrix(data.begin() + kGuard, data.begin() + kGuard + bytes);
+  // An odd number of calls transposes, an even one restores.
+  const std::vector<unsigned char> moved =
+      calls % 2 == 1 ? transpose_reference(matrix, s.rows, s.cols, s.elem_size) : matrix;
+  std::copy(moved.begin(), moved.end(), expected.begin() + kGuard);
+  if (back == expected) return "";
+  return std::to_string(s.rows) + " x " + std::to_string(s.cols) + " of " +
+         std::to_string(s.elem_size) + " bytes after " + std::to_string(calls) +
+         " call(s): wrong bytes";
+}
+
+// Transposes `rounds` random matrices of kShapes on `queue`; each round makes `calls`
+// calls back to back (each on the previous one's result, the shape swapping) before
+// reading. Out-of-order queues chain the calls by their events. Returns what went wrong.
+std::vector<std::string> transpose_rounds(cl_context context, cl_device_id device,
+                                          cl_command_queue queue, bool out_of_order,
+                                          unsigned seed, int rounds, int calls) {
+  std::vector<std::string> problems;
   for (int round = 0; round < rounds; ++round) {
-    const std::size_t n = 1 + (seed * 37 + static_cast<unsigned>(round) * 101) % 150;
-    const std::size_t elem_size = std::size_t{1} << ((seed + static_cast<unsigned>(round)) % 5);
-    const auto data = random_bytes(n * n * elem_size, seed * 1000u + static_cast<unsigned>(round));
+    const Shape& s = kShapes[(seed * 7 + static_cast<unsigned>(round)) % std::size(kShapes)];
+    const std::size_t room = room_bytes(device, s);
+    if (room == 0) {
+      problems.push_back("ipt_padded_size failed");
+      continue;
+    }
+    const auto data = random_bytes(kGuard + room + kGuard, seed * 1000u + round);
     cl_int code = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data.size(),
                                    const_cast<unsigned char*>(data.data()), &code);
-    if (code != CL_SUCCESS) return failures + 1;
-    if (ipt_transpose(queue, buffer, 0, n, n, 0, nullptr, nullptr, elem_size) != IPT_SUCCESS)
-      ++failures;
+    if (code != CL_SUCCESS) {
+      problems.push_back("clCreateBuffer: " + std::to_string(code));
+      continue;
+    }
+    // A sub-buffer, so that the guard after the room is outside what the call may use.
+    cl_buffer_region region{kGuard, room};
+    cl_mem matrix = clCreateSubBuffer(buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
+                                      &region, &code);
+    if (code != CL_SUCCESS) {
+      // Sub-buffer origins must be aligned on some devices: fall back to an offset.
+      matrix = nullptr;
+    }
+    cl_event last = nullptr;
+    std::size_t rows = s.rows, cols = s.cols;
+    for (int call = 0; call < calls; ++call) {
+      cl_event event = nullptr;
+      const ipt_status status =
+          matrix != nullptr
+              ? ipt_transpose(queue, matrix, 0, rows, cols, last ? 1 : 0, last ? &last : nullptr,
+                              &event, s.elem_size)
+              : ipt_transpose(queue, buffer, kGuard / s.elem_size, rows, cols, last ? 1 : 0,
+                              last ? &last : nullptr, &event, s.elem_size);
+      if (last != nullptr) clReleaseEvent(last);
+      last = event;
+      if (status != IPT_SUCCESS) {
+        problems.push_back(std::string("ipt_transpose: ") + ipt_status_string(status) + ": " +
+                           ipt_last_error_message());
+        break;
+      }
+      std::swap(rows, cols);
+    }
     std::vector<unsigned char> back(data.size());
-    clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, back.size(), back.data(), 0, nullptr, nullptr);
-    if (back != transpose_reference(data, n, n, elem_size)) ++failures;
+    code = clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, back.size(), back.data(),
+                               last && out_of_order ? 1 : 0, last && out_of_order ? &last : nullptr,
+                               nullptr);
+    if (last != nullptr) clReleaseEvent(last);
+    if (code != CL_SUCCESS)
+      problems.push_back("clEnqueueReadBuffer: " + std::to_string(code));
+    else if (std::string bad = check(data, back, s, calls); !bad.empty())
+      problems.push_back(bad);
+    if (matrix != nullptr) clReleaseMemObject(matrix);
     clReleaseMemObject(buffer);
   }
-  return failures;
+  return problems;
+}
+
+// Runs `body(t)` on `count` threads at once and gathers what they report.
+template <typename Body>
+std::vector<std::string> on_threads(unsigned count, Body body) {
+  std::vector<std::vector<std::string>> found(count);
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < count; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        found[t] = body(t);
+      } catch (const std::exception& e) {
+        found[t].push_back(std::string("exception: ") + e.what());
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  std::vector<std::string> all;
+  for (auto& f : found) all.insert(all.end(), f.begin(), f.end());
+  return all;
+}
+
+// ipt_clear_cache every few milliseconds until destroyed.
+class CacheClearer {
+ public:
+  CacheClearer()
+      : thread_([this] {
+          while (!done_) {
+            if (ipt_clear_cache() != IPT_SUCCESS) ++failures_;
+            std::this_thread::sleep_for(std::chrono::milliseconds(3));
+          }
+        }) {}
+  ~CacheClearer() { stop(); }
+  int stop() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+    return failures_;
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::atomic<int> failures_{0};
+  std::thread thread_;
+};
+
+cl_command_queue new_queue(cl_context context, cl_device_id device, bool out_of_order) {
+  cl_int code = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(
+      context, device, out_of_order ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, &code);
+  return code == CL_SUCCESS ? queue : nullptr;
 }
 
 }  // namespace
 
-TEST_CASE("many threads transpose on their own queues of one context", "[threads]") {
+TEST_CASE("16 threads transpose on their own queues of one context, the cache cleared meanwhile",
+          "[threads]") {
+  ScopedEnv env("IPT_OVERRIDES", kOverrides);
   auto& session = ipt::test::session();
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < 8; ++t)
-    threads.emplace_back([&, t] {
-      cl_int code = CL_SUCCESS;
-      cl_command_queue queue = clCreateCommandQueue(session.context(), session.device(), 0, &code);
-      if (code != CL_SUCCESS) {
-        ++failures;
-        return;
-      }
-      failures += transpose_rounds(session.context(), queue, t, 12);
-      clReleaseCommandQueue(queue);
-    });
-  for (auto& thread : threads) thread.join();
-  CHECK(failures == 0);
+  CacheClearer clearer;
+  // Even threads use out-of-order queues; each round makes one, two or three calls back
+  // to back.
+  const auto problems = on_threads(16, [&](unsigned t) {
+    const bool out_of_order = t % 2 == 1;
+    cl_command_queue queue = new_queue(session.context(), session.device(), out_of_order);
+    if (queue == nullptr) return std::vector<std::string>{"clCreateCommandQueue failed"};
+    auto found = transpose_rounds(session.context(), session.device(), queue, out_of_order, t,
+                                  10, 1 + static_cast<int>(t % 3));
+    clReleaseCommandQueue(queue);
+    return found;
+  });
+  CHECK(clearer.stop() == 0);
+  for (const std::string& p : problems) FAIL_CHECK(p);
+  CHECK(problems.empty());
 }
 
-TEST_CASE("threads with their own contexts, while another clears the cache", "[threads]") {
-  std::atomic<int> failures{0};
-  std::atomic<bool> done{false};
-  std::thread clearer([&] {
-    while (!done) {
-      if (ipt_clear_cache() != IPT_SUCCESS) ++failures;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
+TEST_CASE("16 threads with their own contexts, the cache cleared meanwhile", "[threads]") {
+  ScopedEnv env("IPT_OVERRIDES", kOverrides);
+  CacheClearer clearer;
+  const auto problems = on_threads(16, [&](unsigned t) {
+    ipt::support::Session own;
+    return transpose_rounds(own.context(), own.device(), own.queue(), false, 100 + t, 4,
+                            1 + static_cast<int>(t % 2));
   });
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < 4; ++t)
-    threads.emplace_back([&, t] {
-      try {
-        ipt::support::Session own;
-        failures += transpose_rounds(own.context(), own.queue(), 100 + t, 8);
-      } catch (...) {
-        ++failures;
-      }
-    });
-  for (auto& thread : threads) thread.join();
-  done = true;
-  clearer.join();
-  CHECK(failures == 0);
+  CHECK(clearer.stop() == 0);
+  for (const std::string& p : problems) FAIL_CHECK(p);
+  CHECK(problems.empty());
+}
+
+TEST_CASE("threads share one in-order queue", "[threads]") {
+  // The calls of different threads interleave on the queue; each thread's own calls stay
+  // in order.
+  ScopedEnv env("IPT_OVERRIDES", kOverrides);
+  auto& session = ipt::test::session();
+  const auto problems = on_threads(8, [&](unsigned t) {
+    return transpose_rounds(session.context(), session.device(), session.queue(), false, 200 + t,
+                            6, 3);
+  });
+  for (const std::string& p : problems) FAIL_CHECK(p);
+  CHECK(problems.empty());
 }
 
 TEST_CASE("the last error message is per thread", "[threads][api]") {
