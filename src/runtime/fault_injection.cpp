@@ -15,6 +15,7 @@ struct State {
   std::mutex mutex;
   std::uint64_t counts[2] = {0, 0};
   std::vector<std::uint64_t> failing[2];
+  std::vector<const char*> passed[2];
 };
 
 State& state() {
@@ -28,6 +29,8 @@ void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocat
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.counts[0] = s.counts[1] = 0;
+  s.passed[0].clear();
+  s.passed[1].clear();
   s.failing[0] = std::move(enqueues);
   s.failing[1] = std::move(allocations);
   armed.store(true);
@@ -47,6 +50,12 @@ std::uint64_t count(Site site) {
   return s.counts[static_cast<int>(site)];
 }
 
+std::vector<const char*> passed(Site site) {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.passed[static_cast<int>(site)];
+}
+
 void point(Site site, const char* what) {
   if (!armed.load(std::memory_order_relaxed)) return;
   State& s = state();
@@ -55,6 +64,7 @@ void point(Site site, const char* what) {
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     const std::uint64_t n = ++s.counts[i];
+    s.passed[i].push_back(what);
     fail = std::find(s.failing[i].begin(), s.failing[i].end(), n) != s.failing[i].end();
   }
   if (fail)

@@ -26,6 +26,10 @@ void disarm();
 // Points passed at `site` since arm().
 std::uint64_t count(Site site);
 
+// What each point passed at `site` since arm() stood for ("clEnqueueNDRangeKernel", ...),
+// in order: a test finds a call's first kernel among its commands by it.
+std::vector<const char*> passed(Site site);
+
 // A point: throws cl::Error(code, what) when armed to fail this one.
 void point(Site site, const char* what);
 
