@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The whole GPU verification in one command, on the NVIDIA GPU machine (the device tool):
+#   1. the test suite (ctest) on NVIDIA's OpenCL driver;
+#   2. the cycle-following and on-chip tests ([pttwac], [soa], [onchip], [onchip_stage]:
+#      flags, spin-waits and grid barriers, whose races show only on a GPU and only
+#      sometimes) repeated, and the thread stress tests ([threads]) repeated;
+#   3. the huge matrices: f32 and f64 matrices of more than 2^32 elements up to one
+#      allocation of the device, with prime, padded and skinny shapes, in buffers of
+#      exactly the matrix, each verified in full on the device and timed (ipt-bench shapes);
+# then a summary, ending in "gpu-verify: N passed, N failed".
+#
+#   bash tools/device/verify_gpu.sh
+#
+# Run it before a release, after changing a kernel, the launcher or the executor, and
+# after a driver update. Environment: REPEATS (default 5) and REPEAT_SECONDS (default 150,
+# the time box of each repeated phase), HUGE (0 skips phase 3), IPT_COMMIT (the commit
+# recorded in ipt-bench's summaries). The device tool brings back at most 8 files: logs go
+# to $OUT/{suite,repeats}.log, the huge shapes' logs, CSVs and JSONs to $OUT/huge.tar.gz,
+# the summary to $OUT/summary.txt.
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/prepare_gpu_machine.sh"
+repeats=${REPEATS:-5}
+box=${REPEAT_SECONDS:-150}
+summary=$out/summary.txt
+: > "$summary"
+passed=0
+failed=0
+record() {  # $1 ok|FAILED, $2 what
+  printf '%-7s %s\n' "$1" "$2" | tee -a "$summary"
+  if [ "$1" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+started=$SECONDS
+
+# 1. The suite.
+(cd build-gpu && ctest --output-on-failure -j 4 > "$out/suite.log" 2>&1)
+code=$?
+line=$(grep -E 'tests passed, [0-9]+ tests failed' "$out/suite.log" | tail -1)
+[ $code -eq 0 ] && record ok "suite: $line" || record FAILED "suite: ${line:-ctest exit $code}"
+
+# 2. Repeats, each phase time-boxed; a run counts once however many test cases it holds.
+repeat() {  # $1 name, $2 binary, $3 Catch2 test spec
+  local start=$SECONDS runs=0 bad=0
+  for i in $(seq 1 "$repeats"); do
+    ((SECONDS - start < box)) || break
+    echo "== $1, run $i" >> "$out/repeats.log"
+    "$2" "$3" >> "$out/repeats.log" 2>&1 || bad=$((bad + 1))
+    runs=$i
+  done
+  [ $bad -eq 0 ] && [ $runs -gt 0 ] && record ok "$1: $runs runs" ||
+    record FAILED "$1: $bad of $runs runs failed"
+}
+: > "$out/repeats.log"
+repeat "cycle following, on chip, undo" build-gpu/tests/ipt_internal_tests \
+  "[pttwac],[soa],[onchip],[onchip_stage],[faults]"
+repeat "thread stress" build-gpu/tests/ipt_api_tests "[threads]"
+
+# 3. Huge matrices, verified on the device (ipt-bench's default) in exact buffers.
+if [ "${HUGE:-1}" != 0 ]; then
+  dir=/tmp/huge
+  mkdir -p "$dir"
+  for spec in f32:large f64:huge-f64; do
+    type=${spec%%:*}
+    file=${spec#*:}
+    timeout 240 build-gpu/tools/ipt-bench shapes --shapes-file "tools/bench/shapes/$file.txt" \
+      --type "$type" --reps 3 --buffer exact --baselines none --csv "$dir/$file-$type.csv" \
+      --json "$dir/$file-$type.json" > "$dir/$file-$type.log" 2>&1
+    code=$?
+    rows=$(($(wc -l < "$dir/$file-$type.csv" 2>/dev/null || echo 1) - 1))
+    shapes=$(grep -vc '^#' "tools/bench/shapes/$file.txt")
+    cat "$dir/$file-$type.log"
+    [ $code -eq 0 ] && [ "$rows" -eq "$shapes" ] &&
+      record ok "huge $type ($file.txt): $rows shapes verified" ||
+      record FAILED "huge $type ($file.txt): exit $code, $rows of $shapes shapes"
+  done
+  tar czf "$out/huge.tar.gz" -C "$dir" .
+fi
+
+echo "== $((SECONDS - started)) s after the build" | tee -a "$summary"
+echo "gpu-verify: $passed passed, $failed failed" | tee -a "$summary"
+[ $failed -eq 0 ]
