@@ -4,15 +4,39 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
+#include "test_support.hpp"
 
 using ipt::support::permute_010;
 using ipt::support::permute_0100;
 using ipt::support::random_bytes;
+using ipt::support::random_matrix;
 using ipt::support::transpose_reference;
+
+namespace {
+
+// How many elements of the row-major rows x cols matrix equal their left or upper
+// neighbour.
+std::size_t equal_neighbours(const unsigned char* data, std::size_t rows, std::size_t cols,
+                             std::size_t elem_size) {
+  auto same = [&](std::size_t a, std::size_t b) {
+    return std::memcmp(data + a * elem_size, data + b * elem_size, elem_size) == 0;
+  };
+  std::size_t equal = 0;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c) {
+      const std::size_t i = r * cols + c;
+      equal += (c > 0 && same(i, i - 1)) || (r > 0 && same(i, i - cols));
+    }
+  return equal;
+}
+
+}  // namespace
 
 TEST_CASE("random_bytes: one sequence per seed, no zero word, no zero tail", "[support]") {
   CHECK(random_bytes(0, 1).empty());
@@ -34,6 +58,64 @@ TEST_CASE("random_bytes: one sequence per seed, no zero word, no zero tail", "[s
   for (unsigned char b : random_bytes(std::size_t{1} << 20, 2015)) ++seen[b];
   CHECK(*std::min_element(seen.begin(), seen.end()) > 3600);
   CHECK(*std::max_element(seen.begin(), seen.end()) < 4600);
+}
+
+TEST_CASE("random_matrix: no element equals a neighbour, in the matrix or its transpose",
+          "[support]") {
+  // A kernel that swaps or drops neighbouring elements goes unseen where they are equal:
+  // once in 256 for random 1-byte elements. Sides of 1, around 256 (a row as long as the
+  // byte's range) and odd ones; 2- and 4-byte elements too.
+  const std::pair<std::size_t, std::size_t> shapes[] = {{1, 1},     {1, 5000},  {5000, 1}, {2, 2},
+                                                        {256, 256}, {255, 257}, {97, 1031}};
+  for (std::size_t elem_size : {1, 2, 4})
+    for (const auto& [rows, cols] : shapes)
+      for (std::uint64_t seed : {0, 1, 2015}) {
+        CAPTURE(elem_size, rows, cols, seed);
+        const auto data = random_matrix(rows, cols, elem_size, seed);
+        REQUIRE(data.size() == rows * cols * elem_size);
+        CHECK(data == random_matrix(rows, cols, elem_size, seed));
+        CHECK(equal_neighbours(data.data(), rows, cols, elem_size) == 0);
+        const auto transposed = transpose_reference(data, rows, cols, elem_size);
+        CHECK(equal_neighbours(transposed.data(), cols, rows, elem_size) == 0);
+      }
+  // Still random_bytes but where a neighbour was equal (about 2 bytes in 256 of 1-byte
+  // data), still every byte value, never a zero byte where random_bytes had none.
+  const std::size_t rows = 1024, cols = 1024;
+  const auto data = random_matrix(rows, cols, 1, 7);
+  const auto plain = random_bytes(rows * cols, 7);
+  CHECK(equal_neighbours(plain.data(), rows, cols, 1) > 0);  // what the fix is for
+  std::size_t changed = 0;
+  std::array<std::size_t, 256> seen{};
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    changed += data[i] != plain[i];
+    ++seen[data[i]];
+    if (data[i] != plain[i]) CHECK(data[i] != 0);
+  }
+  CHECK(changed > 0);
+  CHECK(changed < data.size() / 64);
+  CHECK(*std::min_element(seen.begin(), seen.end()) > 3600);
+  CHECK(*std::max_element(seen.begin(), seen.end()) < 4600);
+  CHECK(random_matrix(rows, cols, 1, 8) != data);
+}
+
+TEST_CASE("GuardedMatrix: the matrix without equal neighbours, the guards random_bytes",
+          "[support]") {
+  // Every device test's data: 1-byte matrices must come through the same generator.
+  for (std::size_t elem_size : {1, 2})
+    for (const auto& [rows, cols] :
+         {std::pair<std::size_t, std::size_t>{64, 256}, {300, 7}, {1, 999}}) {
+      CAPTURE(elem_size, rows, cols);
+      const std::size_t offset = 5, after = 11;
+      const ipt::test::GuardedMatrix m(rows, cols, elem_size, offset, after, 42);
+      const auto matrix = m.matrix_before();
+      CHECK(equal_neighbours(matrix.data(), rows, cols, elem_size) == 0);
+      // Guard bytes keep random_bytes' contract (and its bytes).
+      const auto plain = random_bytes(m.initial().size(), 42);
+      const std::size_t begin = offset * elem_size, end = begin + matrix.size();
+      CHECK(std::equal(plain.begin(), plain.begin() + begin, m.initial().begin()));
+      CHECK(std::equal(plain.begin() + end, plain.end(), m.initial().begin() + end));
+      CHECK(m.read_all() == m.initial());
+    }
 }
 
 TEST_CASE("host references move whole elements to their transposed places", "[support]") {
