@@ -14,6 +14,7 @@
 #include "test_support.hpp"
 
 using ipt::support::random_bytes;
+using ipt::support::separate_neighbours;
 using ipt::support::transpose_reference;
 using ipt::test::ScopedEnv;
 
@@ -75,7 +76,9 @@ std::vector<std::string> transpose_rounds(cl_context context, cl_device_id devic
       problems.push_back("ipt_padded_size failed");
       continue;
     }
-    const auto data = random_bytes(kGuard + room + kGuard, seed * 1000u + round);
+    auto data = random_bytes(kGuard + room + kGuard, seed * 1000u + round);
+    // The matrix's neighbours differ: equal 1-byte ones would hide a misplaced element.
+    separate_neighbours(data.data() + kGuard, s.rows * s.cols, s.elem_size, s.cols);
     cl_int code = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data.size(),
                                    const_cast<unsigned char*>(data.data()), &code);
