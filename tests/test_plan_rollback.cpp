@@ -50,6 +50,12 @@ std::string rollback_problem(const char* profile, const LaunchPlan& plan, const 
         undo.flags.buffer != undo.fill_before.buffer)
       return "undo " + std::to_string(i) + " does not fill its own flags" + where;
   }
+  // The plan itself transposes: steps that moved nothing, undone by undo steps that move
+  // nothing, would pass every rollback below.
+  if (std::string bad =
+          check_plan(plan, call.rows, call.cols, call.capacity, max_full, samples, seed);
+      !bad.empty())
+    return "the plan: " + bad + where;
   for (std::size_t done = 1; done < steps; ++done) {
     const std::string problem =
         check_rollback(plan, done, call.rows, call.cols, call.capacity, max_full, samples, seed);

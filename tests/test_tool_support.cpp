@@ -134,6 +134,12 @@ TEST_CASE("host references move whole elements to their transposed places", "[su
   CHECK(permute_010(data, 5, 6, 7, 4) == each);
   CHECK(permute_0100(data, 1, 5, 6, 7, 4) == transpose_reference(data, 5, 6, 7 * 4));
   CHECK(permute_0100(data, 5, 6, 7, 1, 4) == each);
-  // Transposing back restores the data.
-  CHECK(transpose_reference(transpose_reference(data, 30, 28, 1), 28, 30, 1) == data);
+  // Element (r, c) of the 30 x 28 matrix is element (c, r) of its transpose, and
+  // transposing back restores the data.
+  const auto transposed = transpose_reference(data, 30, 28, 1);
+  std::size_t misplaced = 0;
+  for (std::size_t r = 0; r < 30; ++r)
+    for (std::size_t c = 0; c < 28; ++c) misplaced += transposed[c * 30 + r] != data[r * 28 + c];
+  CHECK(misplaced == 0);
+  CHECK(transpose_reference(transposed, 28, 30, 1) == data);
 }
