@@ -117,13 +117,20 @@ def test_waits_for_events(any_queue, random_matrix, how):
 
 
 def test_chained_calls(any_queue, random_matrix):
-    """Each call waits for the previous one through the events of the array it gets."""
+    """Each call waits for the previous one through the events of the array it gets. A
+    copy after each call keeps its result (the next call waits for the copy too), so that
+    every call is checked: the second and third alone are a round trip, which calls that
+    do nothing pass."""
     host = random_matrix((1009, 997), numpy.float32)
     array = cla.to_device(any_queue, host)
     once = ipt.transpose(any_queue, array)
-    twice = ipt.transpose(any_queue, once)
-    thrice = ipt.transpose(any_queue, twice)
+    after_once = once.copy()
+    twice = ipt.transpose(any_queue, once, wait_for=after_once.events)
+    after_twice = twice.copy()
+    thrice = ipt.transpose(any_queue, twice, wait_for=after_twice.events)
     assert twice.shape == host.shape and thrice.shape == host.T.shape
+    assert_same_bits(after_once.get(), host.T)
+    assert_same_bits(after_twice.get(), host)
     assert_same_bits(thrice.get(), host.T)
 
 
