@@ -14,6 +14,7 @@
 #include "planner/plan_model.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
+#include "test_seed.hpp"
 
 using namespace ipt::planner;
 using ipt::test::random_call;
@@ -82,7 +83,8 @@ TEST_CASE("every prefix of 2 x 10^4 random plans rolls back", "[planner][rollbac
   constexpr u64 kShapes = 20000, kMaxFull = 4096, kSamples = 128;
   const auto devices = ipt::test::gpu_profiles();
   const u64 per_combination = kShapes / (devices.size() * std::size(kElemSizes));
-  std::mt19937_64 random(20261125);
+  IPT_TEST_SEED(seed, 20261125);
+  std::mt19937_64 random(seed);
   u64 multi_step = 0;
   for (const ipt::test::NamedProfile& profile : devices) {
     for (std::size_t elem_size : kElemSizes) {

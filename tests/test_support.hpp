@@ -10,6 +10,7 @@
 
 #include "ipt/ipt.h"
 #include "support/device_select.hpp"
+#include "test_seed.hpp"
 
 namespace ipt::test {
 

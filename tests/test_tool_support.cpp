@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -116,6 +117,23 @@ TEST_CASE("GuardedMatrix: the matrix without equal neighbours, the guards random
       CHECK(std::equal(plain.begin() + end, plain.end(), m.initial().begin() + end));
       CHECK(m.read_all() == m.initial());
     }
+}
+
+TEST_CASE("IPT_TEST_SEED replaces a test's fixed seed; only a decimal number does", "[support]") {
+  {
+    const ipt::test::ScopedEnv unset("IPT_TEST_SEED", "");  // empty: as if unset
+    CHECK(ipt::test::seed(2015) == 2015);
+  }
+  {
+    const ipt::test::ScopedEnv set("IPT_TEST_SEED", "18446744073709551615");
+    CHECK(ipt::test::seed(2015) == 18446744073709551615ull);
+  }
+  // A seed that silently became another (a sign, a prefix, a wrap) would not replay.
+  for (const char* bad : {"-1", "12x", " 5", "0x10", "18446744073709551616"}) {
+    const ipt::test::ScopedEnv set("IPT_TEST_SEED", bad);
+    CAPTURE(bad);
+    CHECK_THROWS_AS(ipt::test::seed(2015), std::invalid_argument);
+  }
 }
 
 TEST_CASE("host references move whole elements to their transposed places", "[support]") {
