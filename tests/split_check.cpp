@@ -9,6 +9,7 @@
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/opencl.hpp"
+#include "step_check.hpp"
 #include "support/random_data.hpp"
 #include "support/step_run.hpp"
 #include "test_support.hpp"
@@ -83,8 +84,11 @@ std::string check_split_step(const planner::Step& step, const planner::StepSite&
   const std::uint64_t split = site.split;
   if (step.noop()) return "a noop step";
   if (step.touches > split) return "the step touches the buffer past the split";
-  const std::vector<unsigned char> logical =
+  // Neighbours in the move's rows differ (equal 1-byte ones would hide a misplaced element).
+  std::vector<unsigned char> logical =
       support::random_bytes(static_cast<std::size_t>(elements * elem_size), seed);
+  support::separate_neighbours(logical.data(), static_cast<std::size_t>(elements), elem_size,
+                               static_cast<std::size_t>(row_length_of(step.move)));
   const std::vector<unsigned char> expected = support::reference_of(logical, step.move, elem_size);
 
   // The matrix's buffer: random guard elements, then [0, split): nothing past the split.

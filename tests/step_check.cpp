@@ -11,12 +11,30 @@ planner::StepSite site_of(std::size_t elem_size, std::uint64_t offset, bool inde
   return {elem_size, offset, device_local_mem(), index64};
 }
 
+std::uint64_t row_length_of(const planner::Move& move) {
+  switch (move.kind) {
+    case planner::Move::Kind::kPermute:
+      return move.B * move.C;
+    case planner::Move::Kind::kRestride:
+      return move.s_in;
+    case planner::Move::Kind::kCopy:
+      break;
+  }
+  return 0;
+}
+
 std::string check_steps(const std::vector<planner::Step>& steps, const planner::StepSite& site,
                         std::uint64_t elements, std::size_t after_bytes, std::uint64_t seed,
                         const runtime::EnqueueOptions& options) {
   const std::size_t elem_size = site.elem_size;
-  GuardedMatrix m(1, static_cast<std::size_t>(elements), elem_size,
-                  static_cast<std::size_t>(site.offset), after_bytes, seed);
+  // The data's rows are the first move's, so that no element equals its neighbours there
+  // (GuardedMatrix separates them); only check_holds follows, which reads the shape as
+  // `elements` elements.
+  std::uint64_t row = steps.empty() ? 0 : row_length_of(steps.front().move);
+  if (row == 0 || elements % row != 0) row = elements;
+  GuardedMatrix m(static_cast<std::size_t>(row == 0 ? 1 : elements / row),
+                  static_cast<std::size_t>(row), elem_size, static_cast<std::size_t>(site.offset),
+                  after_bytes, seed);
   std::vector<unsigned char> expected = m.matrix_before();
   for (const planner::Step& step : steps) {
     if (step.touches > elements)

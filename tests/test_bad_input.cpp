@@ -1,12 +1,17 @@
 // Every kind of bad input returns its own documented status and leaves the whole buffer
 // byte-for-byte unchanged (read back and compared after each call).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "support/random_data.hpp"
 #include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
@@ -80,6 +85,124 @@ TEST_CASE("a buffer of another context is rejected", "[bad_input]") {
   Call call = good_call(m);
   call.queue = other.queue();
   expect_rejected(m, call, IPT_INVALID_CONTEXT);
+  // The other way round: the session's queue, a buffer of the other context (whose bytes
+  // must stay as they were too).
+  const auto foreign_bytes = ipt::support::random_bytes(32 * 32 * 4 + 32, 33);
+  cl_int code = CL_SUCCESS;
+  cl_mem foreign =
+      clCreateBuffer(other.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                     foreign_bytes.size(), const_cast<unsigned char*>(foreign_bytes.data()), &code);
+  REQUIRE(code == CL_SUCCESS);
+  call = good_call(m);
+  call.buffer = foreign;
+  expect_rejected(m, call, IPT_INVALID_CONTEXT);
+  std::vector<unsigned char> now(foreign_bytes.size());
+  REQUIRE(clEnqueueReadBuffer(other.queue(), foreign, CL_TRUE, 0, now.size(), now.data(), 0,
+                              nullptr, nullptr) == CL_SUCCESS);
+  CHECK(now == foreign_bytes);
+  clReleaseMemObject(foreign);
+}
+
+TEST_CASE("an image is not a buffer", "[bad_input]") {
+  GuardedMatrix m(32, 32, 4, 4, 16, 11);
+  cl_bool images = CL_FALSE;
+  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images,
+                          nullptr) == CL_SUCCESS);
+  if (images != CL_TRUE) {
+    WARN("the device reports no image support: the image case is not tested");
+    return;
+  }
+  // 8 x 4 RGBA pixels of 4 bytes: 128 bytes, as many as the 4 x 8 matrix of 4-byte
+  // elements asked for, so only the object's type can refuse it.
+  const cl_image_format format{CL_RGBA, CL_UNSIGNED_INT8};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = 8;
+  desc.image_height = 4;
+  const auto pixels = ipt::support::random_bytes(8 * 4 * 4, 12);
+  cl_int code = CL_SUCCESS;
+  cl_mem image = clCreateImage(session().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                               &format, &desc, const_cast<unsigned char*>(pixels.data()), &code);
+  REQUIRE(code == CL_SUCCESS);
+  Call call = good_call(m);
+  call.buffer = image;
+  call.offset = 0;
+  call.rows = 4;
+  call.cols = 8;
+  expect_rejected(m, call, IPT_INVALID_MEM_OBJECT);
+  CHECK(std::string(ipt_last_error_message()).find("not a buffer") != std::string::npos);
+  std::vector<unsigned char> now(pixels.size());
+  const std::size_t origin[3] = {0, 0, 0}, region[3] = {8, 4, 1};
+  REQUIRE(clEnqueueReadImage(session().queue(), image, CL_TRUE, origin, region, 0, 0, now.data(), 0,
+                             nullptr, nullptr) == CL_SUCCESS);
+  CHECK(now == pixels);
+  clReleaseMemObject(image);
+}
+
+TEST_CASE("sub-buffers are checked as the buffers they are", "[bad_input]") {
+  // The matrix in a sub-buffer of a larger parent: the sub-buffer's own flags and size
+  // count, not the parent's. The whole parent must stay as it was.
+  cl_uint align_bits = 0;
+  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                          &align_bits, nullptr) == CL_SUCCESS);
+  const std::size_t origin = std::max<std::size_t>(align_bits / 8, 16);
+  const std::size_t matrix = 32 * 32 * 4;
+  GuardedMatrix parent(1, (origin + matrix + 256) / 4, 4, 0, 0, 13);
+  auto sub_buffer = [&](cl_mem_flags flags, std::size_t bytes) {
+    cl_buffer_region region{origin, bytes};
+    cl_int code = CL_SUCCESS;
+    cl_mem sub =
+        clCreateSubBuffer(parent.buffer(), flags, CL_BUFFER_CREATE_TYPE_REGION, &region, &code);
+    REQUIRE(code == CL_SUCCESS);
+    return sub;
+  };
+  Call call = good_call(parent);
+  call.offset = 0;
+  // Read-only, of a writable parent: kernels may not write it.
+  call.buffer = sub_buffer(CL_MEM_READ_ONLY, matrix);
+  expect_rejected(parent, call, IPT_INVALID_MEM_OBJECT);
+  clReleaseMemObject(call.buffer);
+  // One element short of the matrix, though the parent has room after it.
+  call.buffer = sub_buffer(CL_MEM_READ_WRITE, matrix - 4);
+  expect_rejected(parent, call, IPT_BUFFER_TOO_SMALL);
+  clReleaseMemObject(call.buffer);
+}
+
+TEST_CASE("a handle of another kind where a cl_mem or a queue belongs is rejected", "[bad_input]") {
+  // OpenCL defines these (CL_INVALID_MEM_OBJECT, CL_INVALID_COMMAND_QUEUE), but a runtime
+  // that keeps no object kind (PoCL 3.1 answers clGetMemObjectInfo on a command queue
+  // with CL_SUCCESS and a field of the queue) cannot tell, and then neither can the
+  // library: the runtime is asked first, and a case it cannot identify is not run.
+  GuardedMatrix m(32, 32, 4, 4, 16, 14);
+  auto identifies_as_mem = [](void* handle) {
+    cl_mem_object_type type = 0;
+    return clGetMemObjectInfo(static_cast<cl_mem>(handle), CL_MEM_TYPE, sizeof type, &type,
+                              nullptr) != CL_SUCCESS;
+  };
+  const std::pair<const char*, void*> not_mem[] = {{"a command queue", session().queue()},
+                                                   {"a context", session().context()}};
+  for (const auto& [what, handle] : not_mem) {
+    INFO(what << " passed as the buffer");
+    if (!identifies_as_mem(handle)) {
+      WARN("the OpenCL runtime does not identify "
+           << what << " passed as a cl_mem (clGetMemObjectInfo accepts it): not tested here");
+      continue;
+    }
+    Call call = good_call(m);
+    call.buffer = static_cast<cl_mem>(handle);
+    expect_rejected(m, call, IPT_INVALID_MEM_OBJECT);
+  }
+  cl_context context = nullptr;
+  if (clGetCommandQueueInfo(reinterpret_cast<cl_command_queue>(m.buffer()), CL_QUEUE_CONTEXT,
+                            sizeof context, &context, nullptr) == CL_SUCCESS) {
+    WARN(
+        "the OpenCL runtime does not identify a cl_mem passed as a command queue "
+        "(clGetCommandQueueInfo accepts it): not tested here");
+  } else {
+    Call call = good_call(m);
+    call.queue = reinterpret_cast<cl_command_queue>(m.buffer());
+    expect_rejected(m, call, IPT_INVALID_COMMAND_QUEUE);
+  }
 }
 
 TEST_CASE("size overflow is rejected", "[bad_input]") {

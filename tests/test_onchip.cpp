@@ -186,7 +186,8 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
 
 TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scratch left zero",
           "[onchip]") {
-  std::mt19937_64 random(909);
+  IPT_TEST_SEED(shapes_seed, 909);
+  std::mt19937_64 random(shapes_seed);
   std::uint64_t seed = 1;
   for (std::size_t max_wg : {1024, 256, 64})
     for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
@@ -274,7 +275,8 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
   CHECK((tile.rows == 32 && tile.cols == 32));
   CHECK((tile_swizzled.rows == 512 && tile_swizzled.cols == 2));
   // Whatever fits padded fits swizzled, in as many tiles or fewer.
-  std::mt19937_64 random(17);
+  IPT_TEST_SEED(seed, 17);
+  std::mt19937_64 random(seed);
   std::uniform_int_distribution<std::uint64_t> side(1, 60000);
   for (const DeviceProfile& device : {gpu, small, amd_like()})
     for (std::size_t elem_size : {1, 4, 8, 16}) {
@@ -375,7 +377,8 @@ void transpose_and_check(std::size_t rows, std::size_t cols, std::size_t elem_si
 }  // namespace
 
 TEST_CASE("calls with the on-chip attempt give the transpose, attempt or fallback", "[onchip]") {
-  std::mt19937_64 random(2026);
+  IPT_TEST_SEED(shapes_seed, 2026);
+  std::mt19937_64 random(shapes_seed);
   std::uniform_int_distribution<std::size_t> side(1, 160);
   for (const char* overrides :
        {"onchip=on,compute_units=1", "onchip=on,compute_units=2",

@@ -110,7 +110,8 @@ TEST_CASE("forced 2.1 and 2.2 take tiles that fit the device but not a work-grou
 
 TEST_CASE("on-chip stages keep the plan invariants over random shapes", "[onchip_stage][planner]") {
   const DeviceProfile gpu = h200_like();
-  std::mt19937_64 random(77);
+  IPT_TEST_SEED(seed, 77);
+  std::mt19937_64 random(seed);
   std::uniform_int_distribution<std::uint64_t> side(1000, 20000);
   std::size_t with_stage = 0;
   for (int i = 0; i < 3000; ++i) {
@@ -137,7 +138,8 @@ TEST_CASE("on-chip stages keep the plan invariants over random shapes", "[onchip
 TEST_CASE("a buffer of just the matrix gets the on-chip attempt when ipt_padded_size says so",
           "[onchip_stage][planner]") {
   const DeviceProfile gpu = h200_like();
-  std::mt19937_64 random(31);
+  IPT_TEST_SEED(seed, 31);
+  std::mt19937_64 random(seed);
   std::uniform_int_distribution<std::uint64_t> side(1, 4000);
   for (int i = 0; i < 2000; ++i) {
     const std::uint64_t rows = side(random), cols = side(random);
@@ -152,7 +154,8 @@ TEST_CASE("a buffer of just the matrix gets the on-chip attempt when ipt_padded_
 }
 
 TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]") {
-  std::mt19937_64 random(4242);
+  IPT_TEST_SEED(shapes_seed, 4242);
+  std::mt19937_64 random(shapes_seed);
   std::uint64_t seed = 10;
   for (std::size_t max_wg : {1024, 256})
     for (std::size_t elem_size : {1, 4, 8, 16}) {
@@ -240,7 +243,8 @@ TEST_CASE("calls with an on-chip 010! stage give the transpose, attempt or fallb
       CHECK(info.scratch_bytes < 800 * 1000 * 4 / 1000);
       transpose_and_check(800, 1000, 4, ++seed, true);
     }
-    std::mt19937_64 random(seed);
+    IPT_TEST_SEED(shapes_seed, seed);
+    std::mt19937_64 random(shapes_seed);
     std::uniform_int_distribution<std::size_t> side(100, 1500);
     for (int i = 0; i < 6; ++i)
       transpose_and_check(side(random), side(random), i % 2 ? 8 : 4, ++seed, false);
@@ -255,7 +259,8 @@ TEST_CASE("padded plans with an on-chip 010! stage", "[onchip_stage]") {
         "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1"}) {
     ScopedEnv env("IPT_OVERRIDES", overrides);
     INFO(overrides);
-    std::mt19937_64 random(55);
+    IPT_TEST_SEED(shapes_seed, 55);
+    std::mt19937_64 random(shapes_seed);
     std::uniform_int_distribution<std::size_t> side(100, 3000);
     std::uint64_t seed = 900;
     int found = 0;

@@ -78,9 +78,10 @@ void check_shape(std::size_t rows, std::size_t cols, std::size_t elem_size, std:
   }
 }
 
-void random_shapes(const char* profile, std::uint64_t seed, int count) {
+void random_shapes(const char* profile, std::uint64_t fixed_seed, int count) {
   ScopedEnv env("IPT_OVERRIDES", profile);
   INFO(profile);
+  IPT_TEST_SEED(seed, fixed_seed);  // the shapes and each one's data
   std::mt19937_64 random(seed);
   std::uniform_int_distribution<std::size_t> side(1, 3000);
   int padded = 0;

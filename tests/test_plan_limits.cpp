@@ -2,9 +2,9 @@
 // approach 2^63 bytes either get a plan whose every launch is representable (global
 // sizes, 32-bit index arguments only in 32-bit steps, one index-width rule) and that
 // the host model finds right, or a clean refusal, never a wrapped product.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
-#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -13,6 +13,7 @@
 #include "planner/plan_model.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
+#include "test_seed.hpp"
 
 using namespace ipt::planner;
 using ipt::test::in_range;
@@ -75,7 +76,8 @@ std::string call_text(const CallShape& call) {
 }  // namespace
 
 TEST_CASE("calls of 2^36 to 2^63 bytes plan cleanly or are refused", "[planner][limits]") {
-  std::mt19937_64 random(63);
+  IPT_TEST_SEED(seed, 63);
+  std::mt19937_64 random(seed);
   const std::size_t sizes[] = {1, 2, 4, 8, 16};
   int planned = 0;
   for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {

@@ -15,6 +15,7 @@
 #include "planner/launch_plan.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
+#include "test_seed.hpp"
 
 using namespace ipt::planner;
 
@@ -64,7 +65,8 @@ TEST_CASE("exact-buffer plans of 10^5 random calls stay within the memory bounds
   constexpr std::size_t kElemSizes[] = {1, 2, 4, 8, 16};
   const auto devices = ipt::test::gpu_profiles();
   const u64 per_combination = kShapes / (devices.size() * std::size(kElemSizes));
-  std::mt19937_64 random(20261125);
+  IPT_TEST_SEED(seed, 20261125);
+  std::mt19937_64 random(seed);
   u64 planned = 0, large = 0;
   for (const ipt::test::NamedProfile& profile : devices) {
     for (std::size_t elem_size : kElemSizes) {
@@ -108,7 +110,8 @@ TEST_CASE("the random protocol's median extra memory is at most 0.1% of the matr
   constexpr double kMedianBound = 0.001;
   for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
     for (std::size_t elem_size : {4, 8}) {
-      std::mt19937_64 random(elem_size);
+      IPT_TEST_SEED(seed, elem_size);
+      std::mt19937_64 random(seed);
       std::vector<double> fractions;
       for (u64 k = 0; k < kShapes; ++k) {
         const CallShape call = ipt::test::protocol_call(random, elem_size);

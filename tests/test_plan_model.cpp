@@ -15,6 +15,7 @@
 #include "planner/plan_model.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
+#include "test_seed.hpp"
 
 using namespace ipt::planner;
 using ipt::test::any_magnitude;
@@ -148,7 +149,8 @@ TEST_CASE("plans of 10^5 random shapes transpose", "[planner][model]") {
   constexpr u64 kShapes = 100000, kMaxFull = 4096, kSamples = 256;
   const auto devices = ipt::test::gpu_profiles();
   const u64 per_combination = kShapes / (devices.size() * std::size(kElemSizes));
-  std::mt19937_64 random(20240611);
+  IPT_TEST_SEED(seed, 20240611);
+  std::mt19937_64 random(seed);
   u64 checked = 0, refused = 0;
   for (const ipt::test::NamedProfile& profile : devices) {
     for (std::size_t elem_size : kElemSizes) {
@@ -172,7 +174,8 @@ TEST_CASE("plans of 10^5 random shapes transpose", "[planner][model]") {
 }
 
 TEST_CASE("plans of a few hundred random shapes transpose, every element", "[planner][model]") {
-  std::mt19937_64 random(7);
+  IPT_TEST_SEED(seed, 7);
+  std::mt19937_64 random(seed);
   for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
     for (int k = 0; k < 150; ++k) {
       CallShape call;

@@ -52,7 +52,8 @@ TEST_CASE("sequences with forced factors", "[sequences]") {
 
 TEST_CASE("automatic plans on random shapes, NVIDIA-like and AMD-like profiles",
           "[sequences][large]") {
-  std::mt19937_64 random(2015);
+  IPT_TEST_SEED(seed, 2015);
+  std::mt19937_64 random(seed);
   std::uniform_int_distribution<std::size_t> side(1, 3000);
   for (const char* profile : {"local_mem=49152", "local_mem=32768,max_wg=256,simd=64"}) {
     ScopedEnv env("IPT_OVERRIDES", profile);

@@ -17,6 +17,7 @@
 #include "runtime/executor.hpp"
 #include "runtime/opencl.hpp"
 #include "split_check.hpp"
+#include "step_check.hpp"
 #include "support/random_data.hpp"
 #include "support/step_run.hpp"
 #include "test_support.hpp"
@@ -75,8 +76,11 @@ cl_uint run_onchip(std::uint64_t instances, std::uint64_t rows, std::uint64_t co
   REQUIRE(step.options.find("-DIPT_SPLIT=1") != std::string::npos);
   REQUIRE(step.touches == split);
 
-  const std::vector<unsigned char> logical =
+  // Neighbours in the move's rows differ (equal 1-byte ones would hide a misplaced element).
+  std::vector<unsigned char> logical =
       ipt::support::random_bytes(static_cast<std::size_t>(elements * elem_size), seed);
+  ipt::support::separate_neighbours(logical.data(), static_cast<std::size_t>(elements), elem_size,
+                                    static_cast<std::size_t>(ipt::test::row_length_of(step.move)));
   const std::vector<unsigned char> expected =
       ipt::support::reference_of(logical, step.move, elem_size);
   const std::size_t before = kOffset * elem_size, head = split * elem_size;

@@ -27,6 +27,9 @@ GuardedMatrix::GuardedMatrix(std::size_t rows, std::size_t cols, std::size_t ele
     : rows_(rows), cols_(cols), elem_size_(elem_size), offset_(offset) {
   const std::size_t total = offset * elem_size + rows * cols * elem_size + after_bytes;
   initial_ = support::random_bytes(total, seed);
+  // The matrix's elements differ from their neighbours (random 1-byte elements would not,
+  // once in 256); the guard bytes stay random_bytes.
+  support::separate_neighbours(initial_.data() + offset * elem_size, rows * cols, elem_size, cols);
   cl_int code = CL_SUCCESS;
   buffer_ = clCreateBuffer(session().context(), flags | CL_MEM_COPY_HOST_PTR,
                            total == 0 ? 1 : total, initial_.data(), &code);

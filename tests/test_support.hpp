@@ -10,6 +10,7 @@
 
 #include "ipt/ipt.h"
 #include "support/device_select.hpp"
+#include "test_seed.hpp"
 
 namespace ipt::test {
 
@@ -25,8 +26,10 @@ std::size_t device_local_mem();
 std::size_t bytes_changed_around(cl_mem buffer, std::size_t begin, std::size_t count,
                                  unsigned char fill);
 
-// A device buffer of `before` + matrix + `after` bytes filled with support::random_bytes;
-// the matrix starts at element `offset` (before = offset * elem_size).
+// A device buffer of `before` + matrix + `after` bytes filled with support::random_bytes,
+// the matrix's elements then made to differ from their left and upper neighbours
+// (support::separate_neighbours); the matrix starts at element `offset` (before = offset *
+// elem_size).
 class GuardedMatrix {
  public:
   GuardedMatrix(std::size_t rows, std::size_t cols, std::size_t elem_size, std::size_t offset,

@@ -14,6 +14,7 @@
 #include "test_support.hpp"
 
 using ipt::support::random_bytes;
+using ipt::support::separate_neighbours;
 using ipt::support::transpose_reference;
 using ipt::test::ScopedEnv;
 
@@ -62,8 +63,11 @@ std::string check(const std::vector<unsigned char>& data, const std::vector<unsi
 }
 
 // Transposes `rounds` random matrices of kShapes on `queue`; each round makes `calls`
-// calls back to back (each on the previous one's result, the shape swapping) before
-// reading. Out-of-order queues chain the calls by their events. Returns what went wrong.
+// calls back to back (each on the previous one's result, the shape swapping), the host
+// waiting only for the last. Between two calls a read without blocking keeps what the
+// first left, so that every call is checked against the host reference: an even number
+// of calls alone is a round trip, which calls that do nothing pass. Out-of-order queues
+// chain the calls and reads by their events. Returns what went wrong.
 std::vector<std::string> transpose_rounds(cl_context context, cl_device_id device,
                                           cl_command_queue queue, bool out_of_order,
                                           unsigned seed, int rounds, int calls) {
@@ -75,7 +79,9 @@ std::vector<std::string> transpose_rounds(cl_context context, cl_device_id devic
       problems.push_back("ipt_padded_size failed");
       continue;
     }
-    const auto data = random_bytes(kGuard + room + kGuard, seed * 1000u + round);
+    auto data = random_bytes(kGuard + room + kGuard, seed * 1000u + round);
+    // The matrix's neighbours differ: equal 1-byte ones would hide a misplaced element.
+    separate_neighbours(data.data() + kGuard, s.rows * s.cols, s.elem_size, s.cols);
     cl_int code = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, data.size(),
                                    const_cast<unsigned char*>(data.data()), &code);
@@ -91,16 +97,24 @@ std::vector<std::string> transpose_rounds(cl_context context, cl_device_id devic
       // Sub-buffer origins must be aligned on some devices: fall back to an offset.
       matrix = nullptr;
     }
-    cl_event last = nullptr;
+    cl_event last = nullptr, read = nullptr;
+    // The buffer after each call but the last (a vector's bytes stay put when it moves).
+    std::vector<std::vector<unsigned char>> between;
+    std::vector<cl_event> reads;
     std::size_t rows = s.rows, cols = s.cols;
     for (int call = 0; call < calls; ++call) {
+      // After the previous call and the read of its result (which this call overwrites).
+      std::vector<cl_event> wait;
+      for (cl_event e : {last, read})
+        if (e != nullptr) wait.push_back(e);
+      const cl_uint count = static_cast<cl_uint>(wait.size());
+      const cl_event* list = wait.empty() ? nullptr : wait.data();
       cl_event event = nullptr;
       const ipt_status status =
           matrix != nullptr
-              ? ipt_transpose(queue, matrix, 0, rows, cols, last ? 1 : 0, last ? &last : nullptr,
-                              &event, s.elem_size)
-              : ipt_transpose(queue, buffer, kGuard / s.elem_size, rows, cols, last ? 1 : 0,
-                              last ? &last : nullptr, &event, s.elem_size);
+              ? ipt_transpose(queue, matrix, 0, rows, cols, count, list, &event, s.elem_size)
+              : ipt_transpose(queue, buffer, kGuard / s.elem_size, rows, cols, count, list, &event,
+                              s.elem_size);
       if (last != nullptr) clReleaseEvent(last);
       last = event;
       if (status != IPT_SUCCESS) {
@@ -109,12 +123,30 @@ std::vector<std::string> transpose_rounds(cl_context context, cl_device_id devic
         break;
       }
       std::swap(rows, cols);
+      if (call + 1 == calls) break;
+      between.emplace_back(data.size());
+      read = nullptr;
+      code = clEnqueueReadBuffer(queue, buffer, CL_FALSE, 0, data.size(), between.back().data(), 1,
+                                 &last, &read);
+      if (code != CL_SUCCESS) {
+        problems.push_back("clEnqueueReadBuffer (between calls): " + std::to_string(code));
+        between.pop_back();
+        break;
+      }
+      reads.push_back(read);
     }
     std::vector<unsigned char> back(data.size());
     code = clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, back.size(), back.data(),
                                last && out_of_order ? 1 : 0, last && out_of_order ? &last : nullptr,
                                nullptr);
     if (last != nullptr) clReleaseEvent(last);
+    if (!reads.empty() &&
+        clWaitForEvents(static_cast<cl_uint>(reads.size()), reads.data()) != CL_SUCCESS)
+      problems.push_back("a read between calls failed");
+    for (cl_event e : reads) clReleaseEvent(e);
+    for (std::size_t k = 0; k < between.size(); ++k)
+      if (std::string bad = check(data, between[k], s, static_cast<int>(k) + 1); !bad.empty())
+        problems.push_back(bad);
     if (code != CL_SUCCESS)
       problems.push_back("clEnqueueReadBuffer: " + std::to_string(code));
     else if (std::string bad = check(data, back, s, calls); !bad.empty())

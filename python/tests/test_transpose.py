@@ -61,6 +61,33 @@ def test_forced_sequences(queue, device, random_matrix, sequence, dtype, shape):
     check_transpose(queue, random_matrix(shape, dtype), options=options)
 
 
+def _equal_neighbours(matrix):
+    """How many elements of a 2-D array equal (bit for bit) their left or upper neighbour."""
+    rows, cols = matrix.shape
+    elements = numpy.ascontiguousarray(matrix).view(numpy.uint8).reshape(rows, cols, -1)
+    left = (elements[:, 1:] == elements[:, :-1]).all(axis=2)
+    up = (elements[1:, :] == elements[:-1, :]).all(axis=2)
+    return int(left.sum() + up.sum())
+
+
+@pytest.mark.parametrize("dtype", [numpy.uint8, numpy.int16, numpy.float32],
+                         ids=lambda d: numpy.dtype(d).str)
+@pytest.mark.parametrize("shape", [(256, 256), (255, 257), (1, 5000), (5000, 1), (97, 1031)],
+                         ids=lambda s: "%dx%d" % s)
+def test_random_matrix_separates_neighbours(random_matrix, dtype, shape):
+    """The tests' data: random 1-byte elements would equal a neighbour once in 256 and hide
+    a transposition that swaps or drops it there; none does, in the matrix or its
+    transpose, and the data are still random (every byte value, near-equal counts)."""
+    matrix = random_matrix(shape, dtype)
+    assert _equal_neighbours(matrix) == 0
+    assert _equal_neighbours(matrix.T) == 0
+    if numpy.dtype(dtype).itemsize == 1 and matrix.size >= 65536:
+        counts = numpy.bincount(matrix.view(numpy.uint8).ravel(), minlength=256)
+        # 256 expected per value, about 16 either way by chance.
+        assert counts.min() > 0.6 * matrix.size / 256
+        assert counts.max() < 1.4 * matrix.size / 256
+
+
 def test_empty_array(queue):
     array = cla.empty(queue, (0, 5), numpy.float32)
     result = ipt.transpose(queue, array)
@@ -117,13 +144,20 @@ def test_waits_for_events(any_queue, random_matrix, how):
 
 
 def test_chained_calls(any_queue, random_matrix):
-    """Each call waits for the previous one through the events of the array it gets."""
+    """Each call waits for the previous one through the events of the array it gets. A
+    copy after each call keeps its result (the next call waits for the copy too), so that
+    every call is checked: the second and third alone are a round trip, which calls that
+    do nothing pass."""
     host = random_matrix((1009, 997), numpy.float32)
     array = cla.to_device(any_queue, host)
     once = ipt.transpose(any_queue, array)
-    twice = ipt.transpose(any_queue, once)
-    thrice = ipt.transpose(any_queue, twice)
+    after_once = once.copy()
+    twice = ipt.transpose(any_queue, once, wait_for=after_once.events)
+    after_twice = twice.copy()
+    thrice = ipt.transpose(any_queue, twice, wait_for=after_twice.events)
     assert twice.shape == host.shape and thrice.shape == host.T.shape
+    assert_same_bits(after_once.get(), host.T)
+    assert_same_bits(after_twice.get(), host)
     assert_same_bits(thrice.get(), host.T)
 
 

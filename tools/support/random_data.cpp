@@ -1,5 +1,7 @@
 #include "support/random_data.hpp"
 
+#include <cstring>
+
 namespace ipt::support {
 
 namespace {
@@ -45,6 +47,28 @@ std::vector<unsigned char> random_bytes(std::size_t count, std::uint64_t seed) {
     for (std::size_t k = 0; k < tail; ++k)
       bytes[i + k] = static_cast<unsigned char>(word >> (8 * k));
   }
+  return bytes;
+}
+
+void separate_neighbours(unsigned char* data, std::size_t count, std::size_t elem_size,
+                         std::size_t row_length) {
+  auto same = [&](std::size_t a, std::size_t b) {
+    return std::memcmp(data + a * elem_size, data + b * elem_size, elem_size) == 0;
+  };
+  // Element i is fixed before i + 1 and i + row_length look at it.
+  for (std::size_t i = 1; i < count; ++i) {
+    const bool has_upper = row_length > 0 && i >= row_length;
+    unsigned char& first = data[i * elem_size];
+    // Two neighbours rule out at most two of the 255 values: three steps at most.
+    while (same(i, i - 1) || (has_upper && same(i, i - row_length)))
+      first = static_cast<unsigned char>(first % 255 + 1);
+  }
+}
+
+std::vector<unsigned char> random_matrix(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                                         std::uint64_t seed) {
+  std::vector<unsigned char> bytes = random_bytes(rows * cols * elem_size, seed);
+  separate_neighbours(bytes.data(), rows * cols, elem_size, cols);
   return bytes;
 }
 

@@ -33,8 +33,9 @@ std::string transpose_mismatch(const std::vector<unsigned char>& expected,
 RunResult run_transpose(const Session& session, const RunOptions& options) {
   RunResult result;
   const std::size_t bytes = options.rows * options.cols * options.elem_size;
-  const auto original =
-      options.pattern != nullptr ? std::vector<unsigned char>{} : random_bytes(bytes, options.seed);
+  const auto original = options.pattern != nullptr ? std::vector<unsigned char>{}
+                                                   : random_matrix(options.rows, options.cols,
+                                                                   options.elem_size, options.seed);
   std::size_t buffer_bytes = bytes;
   if (options.padding_room) {
     result.status = ipt_padded_size(session.device(), options.rows, options.cols, options.elem_size,
