@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "plan_checks.hpp"
 #include "planner/launch_plan.hpp"
 #include "planner/plan_model.hpp"
 #include "random_shapes.hpp"
@@ -21,49 +22,19 @@ namespace {
 
 using u64 = std::uint64_t;
 
-// Empty when every step's launch is representable and its index width follows the one
-// rule (needs_index64), else the first problem.
-std::string launch_problem(const LaunchPlan& plan) {
-  const u64 limit = u64{1} << 63;
-  for (const auto* steps : {&plan.steps, &plan.undo}) {
-    for (const Step& step : *steps) {
-      const std::string name = step.what;
-      if (step.local[0] == 0 || step.local[1] == 0) return name + ": an empty work-group";
-      for (unsigned d = 0; d < step.dims; ++d)
-        if (step.global[d] >= limit || step.global[d] % step.local[d] != 0)
-          return name + ": global size " + std::to_string(step.global[d]) + " in dimension " +
-                 std::to_string(d);
-      if (!step.index64 && needs_index64(plan.offset, step.touches,
-                                         step.family != Family::kSquare))
-        return name + ": 32-bit indices over " + std::to_string(step.touches) + " elements";
-      for (const KernelArg& arg : step.args)
-        if (arg.kind == KernelArg::Kind::kIndex && !step.index64 && arg.value >= (u64{1} << 32))
-          return name + ": index argument " + std::to_string(arg.value) + " in 32 bits";
-    }
-  }
-  return "";
-}
-
 // plan_call's answer for a call, in words: "" for a plan that checks out, "refused" for
 // a clean refusal, else the problem.
 std::string outcome(const DeviceProfile& device, const CallShape& call) {
-  LaunchPlan plan;
+  ipt::test::PlanOutcome planned;
   try {
-    plan = plan_call(device, call);
-  } catch (const ResourceError&) {
-    return "refused";
-  } catch (const std::length_error&) {
-    return "refused";
-  } catch (const std::invalid_argument&) {
-    return "refused";
+    planned = ipt::test::try_plan_call(device, call);
   } catch (const std::exception& e) {
     return std::string("threw: ") + e.what();
   }
-  if (std::string bad = launch_problem(plan); !bad.empty()) return bad;
-  // The extra memory stays a small fraction of the matrix, so no product wrapped.
-  const u64 bytes = call.rows * call.cols * call.elem_size;
-  if (plan.scratch_bytes > bytes / 8 + (u64{1} << 20))
-    return "scratch of " + std::to_string(plan.scratch_bytes) + " bytes";
+  if (!planned.plan) return "refused";
+  const LaunchPlan& plan = *planned.plan;
+  if (std::string bad = ipt::test::launch_problem(plan); !bad.empty()) return bad;
+  if (std::string bad = ipt::test::scratch_problem(plan, call); !bad.empty()) return bad;
   return check_plan(plan, call.rows, call.cols, call.capacity, 0, 64, call.rows ^ call.cols);
 }
 

@@ -12,25 +12,17 @@
 #include <utility>
 #include <vector>
 
+#include "plan_checks.hpp"
 #include "planner/launch_plan.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
 
 using namespace ipt::planner;
+using ipt::test::extra_fraction;
 
 namespace {
 
 using u64 = std::uint64_t;
-
-u64 extra_bytes(const LaunchPlan& plan) {
-  return plan.scratch_bytes + plan.zero_scratch_bytes + plan.borrowed_bytes;
-}
-
-double extra_fraction(const LaunchPlan& plan, const CallShape& call) {
-  return static_cast<double>(extra_bytes(plan)) /
-         (static_cast<double>(call.rows) * static_cast<double>(call.cols) *
-          static_cast<double>(call.elem_size));
-}
 
 std::string call_text(const char* profile, const CallShape& call) {
   return std::string(profile) + ", " + std::to_string(call.rows) + " x " +
@@ -59,8 +51,8 @@ bool single_element_cycles(const LaunchPlan& plan) {
 
 TEST_CASE("exact-buffer plans of 10^5 random calls stay within the memory bounds",
           "[planner][memory]") {
-  constexpr u64 kShapes = 100000, kLarge = 1000000;
-  constexpr double kLargeBound = 0.006;
+  constexpr u64 kShapes = 100000, kLarge = ipt::test::kLargeElements;
+  constexpr double kLargeBound = ipt::test::kLargeExtraFraction;
   constexpr std::size_t kElemSizes[] = {1, 2, 4, 8, 16};
   const auto devices = ipt::test::gpu_profiles();
   const u64 per_combination = kShapes / (devices.size() * std::size(kElemSizes));
@@ -98,7 +90,7 @@ TEST_CASE("the large benchmark shapes cost at most 0.6% more memory", "[planner]
         const LaunchPlan plan = plan_call(profile.device, call, {});
         INFO(call_text(profile.name, call) << "\n  " << describe(plan));
         CHECK_FALSE(single_element_cycles(plan));
-        CHECK(extra_fraction(plan, call) <= 0.006);
+        CHECK(extra_fraction(plan, call) <= ipt::test::kLargeExtraFraction);
       }
 }
 
