@@ -294,7 +294,9 @@ LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
   // so it plans as for a buffer with room; a forced padded shape needs the room.
   const PlanRequest& request = overrides.request;
   const bool forced_shape = request.padded_rows != 0 || request.padded_cols != 0;
-  const std::uint64_t room = call.capacity == 0 ? call.rows * call.cols : call.capacity;
+  // The buffer holds the matrix (the API checks it): a capacity below it (a caller's
+  // max_bytes smaller than the matrix) lends nothing past it, as a capacity of 0 does.
+  const std::uint64_t room = std::max(call.capacity, call.rows * call.cols);
   launch.transpose = plan_transpose(device, call.rows, call.cols, call.elem_size, request, {},
                                     forced_shape ? room : ~std::uint64_t{0});
   const TransposePlan& plan = launch.transpose;

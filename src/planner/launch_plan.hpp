@@ -205,7 +205,8 @@ struct CallShape {
   std::uint64_t rows = 0, cols = 0;
   std::size_t elem_size = 4;
   std::uint64_t offset = 0;  // in elements
-  // Elements the buffer holds from the matrix's start (0: exactly rows * cols).
+  // Elements the buffer holds from the matrix's start (0, or anything below rows * cols:
+  // exactly the matrix).
   std::uint64_t capacity = 0;
 };
 
