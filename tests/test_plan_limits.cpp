@@ -115,3 +115,16 @@ TEST_CASE("a matrix larger than one allocation is refused at once", "[planner][l
   CHECK(outcome(device, {~u64{0} / 3, 5, 1, 0, 0}) == "refused");         // rows * cols wraps
   CHECK(outcome(device, {u64{1} << 31, 3, 4, 0, 0}) == "");
 }
+
+TEST_CASE("an empty matrix is refused at once", "[planner][limits]") {
+  // Calls return before planning an empty matrix; ipt_plan once planned it, dividing by
+  // the zero side (2^64 - 1 x 0 searched divisors for minutes first). Found by
+  // tests/fuzz/fuzz_api.cpp.
+  for (const auto& [rows, cols] :
+       {std::pair<u64, u64>{0, 5}, {5, 0}, {0, 0}, {~u64{0}, 0}, {0, ~u64{0}}, {100000, 0}}) {
+    INFO(rows << " x " << cols);
+    const ipt::test::PlanOutcome planned =
+        ipt::test::try_plan_call(ipt::test::h200_like(), {rows, cols, 4, 0, 0});
+    CHECK(planned.refusal == ipt::test::Refusal::kInvalid);
+  }
+}

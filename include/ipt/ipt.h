@@ -270,7 +270,8 @@ typedef struct ipt_plan_info {
  * Fills *info with the plan for transposing rows x cols elem_size-byte elements on
  * `device` with `options` (NULL: automatic). IPT_OVERRIDES applies as for a call. The
  * plan is the one a call gets when its buffer has room for any padding (ipt_padded_size
- * bytes); options->max_bytes gives the room of a smaller buffer.
+ * bytes); options->max_bytes gives the room of a smaller buffer. An empty matrix (rows
+ * or cols 0), which a call returns at once for, has the plan of no kernel: num_stages 0.
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (info NULL, an unknown
  * sequence or padding, or options that cannot work for this shape: a factor that does not
  * divide, tiles that do not fit, IPT_SEQUENCE_SQUARE for rows != cols, a padded shape

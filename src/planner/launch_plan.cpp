@@ -274,6 +274,11 @@ LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done) {
 
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                      const PlanOverrides& overrides) {
+  // The factor search and the padding's sizes divide by the sides: an empty matrix would
+  // divide by zero, or search the divisors of a 64-bit side for minutes.
+  if (call.rows == 0 || call.cols == 0)
+    throw std::invalid_argument("an empty matrix (" + std::to_string(call.rows) + " x " +
+                                std::to_string(call.cols) + ") has no plan");
   // A matrix that one allocation cannot hold is in no buffer of this device: refused
   // before the factor search, whose time grows with the square root of the sides.
   std::uint64_t elements = 0, bytes = 0;

@@ -223,7 +223,8 @@ struct PlanOverrides {
 // The plan of a whole call: plan_transpose's sequence, then its steps: the copy of the
 // borrowed bytes past the matrix (a padded plan), padding, the stages (or the square or
 // on-chip kernel), unpadding, the copy back. Throws std::invalid_argument for forced
-// choices that cannot work, std::length_error for a forced padded shape without room.
+// choices that cannot work and for an empty matrix (the API returns before planning
+// one), std::length_error for a forced padded shape without room.
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                      const PlanOverrides& overrides = {});
 
