@@ -104,6 +104,13 @@ TEST_CASE("ipt_plan refuses what cannot work", "[plan_api][bad_input]") {
   CHECK(ipt_plan(nullptr, 360, 240, 4, nullptr, &info) == IPT_INVALID_DEVICE);
   CHECK(ipt_plan(session().device(), 360, 240, 3, nullptr, &info) == IPT_INVALID_ELEMENT_SIZE);
   CHECK(ipt_plan(session().device(), ~std::size_t{0}, 2, 4, nullptr, &info) == IPT_SIZE_OVERFLOW);
+  // A padded shape beyond one allocation, refused before any factor search (2^64 - 1 x 1
+  // once searched divisors for a minute). Found by tests/fuzz/fuzz_api.cpp.
+  ipt_plan_options huge{};
+  huge.padded_rows = ~std::size_t{0};
+  CHECK(ipt_plan(session().device(), 1, 1, 1, &huge, &info) == IPT_OUT_OF_RESOURCES);
+  huge.max_bytes = ~std::size_t{0};
+  CHECK(ipt_plan(session().device(), 3, 5, 4, &huge, &info) == IPT_OUT_OF_RESOURCES);
 }
 
 TEST_CASE("ipt_plan of an empty matrix plans no kernel", "[plan_api]") {

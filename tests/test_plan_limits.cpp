@@ -114,6 +114,15 @@ TEST_CASE("a matrix larger than one allocation is refused at once", "[planner][l
   CHECK(outcome(device, {(u64{1} << 33) - 1, 4, 1, 5, 0}) == "refused");  // with its offset
   CHECK(outcome(device, {~u64{0} / 3, 5, 1, 0, 0}) == "refused");         // rows * cols wraps
   CHECK(outcome(device, {u64{1} << 31, 3, 4, 0, 0}) == "");
+  // So is a forced padded shape beyond one allocation, whatever room the call claims.
+  PlanOverrides padded;
+  padded.request.padded_rows = ~u64{0};
+  CHECK(ipt::test::try_plan_call(device, {1, 1, 1, 0, ~u64{0}}, padded).refusal ==
+        ipt::test::Refusal::kResources);
+  padded.request.padded_rows = 5;
+  padded.request.padded_cols = u64{1} << 34;
+  CHECK(ipt::test::try_plan_call(device, {3, 5, 4, 0, ~u64{0}}, padded).refusal ==
+        ipt::test::Refusal::kResources);
 }
 
 TEST_CASE("an empty matrix is refused at once", "[planner][limits]") {

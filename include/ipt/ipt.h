@@ -277,8 +277,8 @@ typedef struct ipt_plan_info {
  * divide, tiles that do not fit, IPT_SEQUENCE_SQUARE for rows != cols, a padded shape
  * smaller than the matrix or with padding off), IPT_BUFFER_TOO_SMALL (a padded shape
  * beyond max_bytes), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW or IPT_OUT_OF_RESOURCES
- * (the matrix is larger than one allocation of the device holds, or the plan's scratch
- * would be).
+ * (the matrix or the padded shape is larger than one allocation of the device holds, or
+ * the plan's scratch would be).
  */
 IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
                             const ipt_plan_options* options, ipt_plan_info* info);

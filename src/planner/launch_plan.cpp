@@ -213,6 +213,22 @@ void check_allocations(const LaunchPlan& launch, const DeviceProfile& device) {
                           std::to_string(device.max_alloc_bytes));
 }
 
+// A matrix that one allocation cannot hold is in no buffer of this device: refused
+// before the factor search, whose time grows with the square root of the sides.
+void check_one_allocation(const DeviceProfile& device, const char* what, std::uint64_t rows,
+                          std::uint64_t cols, std::size_t elem_size, std::uint64_t offset) {
+  std::uint64_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(rows, cols, &elements) ||
+      __builtin_add_overflow(elements, offset, &elements) ||
+      __builtin_mul_overflow(elements, std::uint64_t{elem_size}, &bytes) ||
+      (device.max_alloc_bytes != 0 && bytes > device.max_alloc_bytes))
+    throw ResourceError(std::string(what) + " of " + std::to_string(rows) + " x " +
+                        std::to_string(cols) + " elements of " + std::to_string(elem_size) +
+                        " bytes (at offset " + std::to_string(offset) +
+                        ") is larger than one allocation of the device holds (" +
+                        std::to_string(device.max_alloc_bytes) + " bytes)");
+}
+
 }  // namespace
 
 bool LaunchPlan::uses_onchip() const {
@@ -279,26 +295,21 @@ LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
   if (call.rows == 0 || call.cols == 0)
     throw std::invalid_argument("an empty matrix (" + std::to_string(call.rows) + " x " +
                                 std::to_string(call.cols) + ") has no plan");
-  // A matrix that one allocation cannot hold is in no buffer of this device: refused
-  // before the factor search, whose time grows with the square root of the sides.
-  std::uint64_t elements = 0, bytes = 0;
-  if (__builtin_mul_overflow(call.rows, call.cols, &elements) ||
-      __builtin_add_overflow(elements, call.offset, &elements) ||
-      __builtin_mul_overflow(elements, std::uint64_t{call.elem_size}, &bytes) ||
-      (device.max_alloc_bytes != 0 && bytes > device.max_alloc_bytes))
-    throw ResourceError("a matrix of " + std::to_string(call.rows) + " x " +
-                        std::to_string(call.cols) + " elements of " +
-                        std::to_string(call.elem_size) + " bytes (at offset " +
-                        std::to_string(call.offset) +
-                        ") is larger than one allocation of the device holds (" +
-                        std::to_string(device.max_alloc_bytes) + " bytes)");
+  check_one_allocation(device, "a matrix", call.rows, call.cols, call.elem_size, call.offset);
+  // A forced padded shape is a matrix of the device too (ipt_plan, without a buffer, asks
+  // for no room at all): 2^64 - 1 x 1 would search divisors for minutes.
+  const PlanRequest& request = overrides.request;
+  const bool forced_shape = request.padded_rows != 0 || request.padded_cols != 0;
+  if (forced_shape)
+    check_one_allocation(device, "the padded matrix",
+                         request.padded_rows != 0 ? request.padded_rows : call.rows,
+                         request.padded_cols != 0 ? request.padded_cols : call.cols,
+                         call.elem_size, call.offset);
   LaunchPlan launch;
   launch.elem_size = call.elem_size;
   launch.offset = call.offset;
   // Automatic padding may keep what does not fit the buffer in scratch (a split matrix),
   // so it plans as for a buffer with room; a forced padded shape needs the room.
-  const PlanRequest& request = overrides.request;
-  const bool forced_shape = request.padded_rows != 0 || request.padded_cols != 0;
   // The buffer holds the matrix (the API checks it): a capacity below it (a caller's
   // max_bytes smaller than the matrix) lends nothing past it, as a capacity of 0 does.
   const std::uint64_t room = std::max(call.capacity, call.rows * call.cols);

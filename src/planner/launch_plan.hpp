@@ -224,7 +224,8 @@ struct PlanOverrides {
 // borrowed bytes past the matrix (a padded plan), padding, the stages (or the square or
 // on-chip kernel), unpadding, the copy back. Throws std::invalid_argument for forced
 // choices that cannot work and for an empty matrix (the API returns before planning
-// one), std::length_error for a forced padded shape without room.
+// one), std::length_error for a forced padded shape without room, ResourceError for a
+// matrix or a forced padded shape larger than one allocation of the device holds.
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                      const PlanOverrides& overrides = {});
 
