@@ -125,6 +125,23 @@ TEST_CASE("a matrix larger than one allocation is refused at once", "[planner][l
         ipt::test::Refusal::kResources);
 }
 
+TEST_CASE("a padded shape whose size passes 2^64 elements is never chosen", "[planner][limits]") {
+  // (2k - 1) x (2^32 + k): the square padding's (2^32 + k)^2 elements wrap to about
+  // 2^33 k, a little more than the matrix, and were once taken for a 0.05% padding, a
+  // plan that lost elements. Found by tests/fuzz/fuzz_planner.cpp under UBSan's
+  // unsigned-integer-overflow check.
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
+    DeviceProfile device = profile.device;
+    device.max_alloc_bytes = 0;  // a device that claims any size
+    for (u64 k : {u64{1000}, u64{3000}, u64{20000}}) {
+      const CallShape call{2 * k - 1, (u64{1} << 32) + k, 1, 0, 0};
+      INFO(profile.name << ": " << call_text(call));
+      const std::string result = outcome(device, call);
+      if (result != "refused") CHECK(result == "");
+    }
+  }
+}
+
 TEST_CASE("an empty matrix is refused at once", "[planner][limits]") {
   // Calls return before planning an empty matrix; ipt_plan once planned it, dividing by
   // the zero side (2^64 - 1 x 0 searched divisors for minutes first). Found by
