@@ -353,7 +353,8 @@ LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                           kMaxExtraMemory * bytes;
     if (excess <= 0) break;
     const double padded = static_cast<double>(launch.transpose.padded_elements() - elements);
-    padding.max_overhead = (padded * static_cast<double>(call.elem_size) - excess) / bytes;
+    padding.max_overhead =
+        std::max(0.0, (padded * static_cast<double>(call.elem_size) - excess) / bytes);
     launch = plan_with_padding(device, call, overrides, padding);
   }
   check_allocations(launch, device);
