@@ -233,6 +233,33 @@ TEST_CASE("padding off uses nothing beyond the matrix; without room, padding liv
   CHECK(t.check_transposed() == "");
 }
 
+TEST_CASE("max_bytes below the matrix lends nothing past it", "[padding]") {
+  // Such a max_bytes once made every call and ipt_plan fail with IPT_INTERNAL_ERROR (the
+  // planner split the matrix at its own end). Found by tests/fuzz/fuzz_planner.cpp.
+  for (const auto& [rows, cols] :
+       std::vector<std::pair<std::size_t, std::size_t>>{{32, 48}, {174, 40}, {1009, 1013}}) {
+    const std::size_t bytes = rows * cols * 4;
+    ipt_plan_options exact{};
+    exact.max_bytes = bytes;
+    ipt_plan_info expected;
+    REQUIRE(ipt_plan(session().device(), rows, cols, 4, &exact, &expected) == IPT_SUCCESS);
+    for (std::size_t max_bytes : {std::size_t{1}, std::size_t{4}, bytes - 4}) {
+      INFO(rows << " x " << cols << ", max_bytes " << max_bytes);
+      ipt_plan_options tight{};
+      tight.max_bytes = max_bytes;
+      ipt_plan_info info;
+      const ipt_status status = ipt_plan(session().device(), rows, cols, 4, &tight, &info);
+      INFO(ipt_last_error_message());
+      REQUIRE(status == IPT_SUCCESS);
+      CHECK(std::string(info.description) == expected.description);
+      CHECK(info.borrowed_bytes == 0);
+      GuardedMatrix m(rows, cols, 4, 1, padded_bytes(rows, cols, 4), rows + max_bytes);
+      run(m, rows, cols, 4, &tight);
+      CHECK(m.check_transposed() == "");
+    }
+  }
+}
+
 TEST_CASE("padded plans in a sub-buffer of exactly the matrix leave its parent untouched",
           "[padding]") {
   // The matrix is a sub-buffer of exactly rows * cols elements inside a larger parent of

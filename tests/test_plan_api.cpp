@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "test_support.hpp"
 
@@ -103,6 +104,40 @@ TEST_CASE("ipt_plan refuses what cannot work", "[plan_api][bad_input]") {
   CHECK(ipt_plan(nullptr, 360, 240, 4, nullptr, &info) == IPT_INVALID_DEVICE);
   CHECK(ipt_plan(session().device(), 360, 240, 3, nullptr, &info) == IPT_INVALID_ELEMENT_SIZE);
   CHECK(ipt_plan(session().device(), ~std::size_t{0}, 2, 4, nullptr, &info) == IPT_SIZE_OVERFLOW);
+  // A padded shape beyond one allocation, refused before any factor search (2^64 - 1 x 1
+  // once searched divisors for a minute). Found by tests/fuzz/fuzz_api.cpp.
+  ipt_plan_options huge{};
+  huge.padded_rows = ~std::size_t{0};
+  CHECK(ipt_plan(session().device(), 1, 1, 1, &huge, &info) == IPT_OUT_OF_RESOURCES);
+  huge.max_bytes = ~std::size_t{0};
+  CHECK(ipt_plan(session().device(), 3, 5, 4, &huge, &info) == IPT_OUT_OF_RESOURCES);
+}
+
+TEST_CASE("ipt_plan of an empty matrix plans no kernel", "[plan_api]") {
+  // As a call returns at once for it. ipt_plan once planned such a matrix: a division by
+  // zero, and minutes of factor search for 2^64 - 1 x 0. Found by tests/fuzz/fuzz_api.cpp.
+  const std::size_t kMax = ~std::size_t{0};
+  const ipt_plan_options square = opts(IPT_SEQUENCE_SQUARE, 0, 0);
+  const std::pair<std::size_t, std::size_t> shapes[] = {{0, 5},    {5, 0},    {0, 0},
+                                                        {kMax, 0}, {0, kMax}, {100000, 0}};
+  for (const auto& [rows, cols] : shapes)
+    for (const ipt_plan_options* options :
+         {static_cast<const ipt_plan_options*>(nullptr), &square}) {
+      INFO(rows << " x " << cols << (options != nullptr ? ", square forced" : ""));
+      ipt_plan_info info;
+      REQUIRE(ipt_plan(session().device(), rows, cols, 4, options, &info) == IPT_SUCCESS);
+      CHECK(info.num_stages == 0);
+      CHECK(info.scratch_bytes == 0);
+      CHECK(info.borrowed_bytes == 0);
+      CHECK(info.padded_rows == rows);
+      CHECK(info.padded_cols == cols);
+      CHECK(info.sequence != IPT_SEQUENCE_AUTO);
+      CHECK(std::string(info.description).find("empty") != std::string::npos);
+    }
+  const ipt_plan_options unknown = opts(15, 0, 0);  // options are still checked
+  ipt_plan_info info;
+  CHECK(ipt_plan(session().device(), 0, 5, 4, &unknown, &info) == IPT_INVALID_VALUE);
+  CHECK(ipt_plan(session().device(), 0, 5, 3, nullptr, &info) == IPT_INVALID_ELEMENT_SIZE);
 }
 
 TEST_CASE("ipt_transpose_with_options runs each sequence", "[plan_api][sequences]") {

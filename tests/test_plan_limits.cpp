@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "plan_checks.hpp"
 #include "planner/launch_plan.hpp"
 #include "planner/plan_model.hpp"
 #include "random_shapes.hpp"
@@ -22,49 +23,19 @@ namespace {
 
 using u64 = std::uint64_t;
 
-// Empty when every step's launch is representable and its index width follows the one
-// rule (needs_index64), else the first problem.
-std::string launch_problem(const LaunchPlan& plan) {
-  const u64 limit = u64{1} << 63;
-  for (const auto* steps : {&plan.steps, &plan.undo}) {
-    for (const Step& step : *steps) {
-      const std::string name = step.what;
-      if (step.local[0] == 0 || step.local[1] == 0) return name + ": an empty work-group";
-      for (unsigned d = 0; d < step.dims; ++d)
-        if (step.global[d] >= limit || step.global[d] % step.local[d] != 0)
-          return name + ": global size " + std::to_string(step.global[d]) + " in dimension " +
-                 std::to_string(d);
-      if (!step.index64 && needs_index64(plan.offset, step.touches,
-                                         step.family != Family::kSquare))
-        return name + ": 32-bit indices over " + std::to_string(step.touches) + " elements";
-      for (const KernelArg& arg : step.args)
-        if (arg.kind == KernelArg::Kind::kIndex && !step.index64 && arg.value >= (u64{1} << 32))
-          return name + ": index argument " + std::to_string(arg.value) + " in 32 bits";
-    }
-  }
-  return "";
-}
-
 // plan_call's answer for a call, in words: "" for a plan that checks out, "refused" for
 // a clean refusal, else the problem.
 std::string outcome(const DeviceProfile& device, const CallShape& call) {
-  LaunchPlan plan;
+  ipt::test::PlanOutcome planned;
   try {
-    plan = plan_call(device, call);
-  } catch (const ResourceError&) {
-    return "refused";
-  } catch (const std::length_error&) {
-    return "refused";
-  } catch (const std::invalid_argument&) {
-    return "refused";
+    planned = ipt::test::try_plan_call(device, call);
   } catch (const std::exception& e) {
     return std::string("threw: ") + e.what();
   }
-  if (std::string bad = launch_problem(plan); !bad.empty()) return bad;
-  // The extra memory stays a small fraction of the matrix, so no product wrapped.
-  const u64 bytes = call.rows * call.cols * call.elem_size;
-  if (plan.scratch_bytes > bytes / 8 + (u64{1} << 20))
-    return "scratch of " + std::to_string(plan.scratch_bytes) + " bytes";
+  if (!planned.plan) return "refused";
+  const LaunchPlan& plan = *planned.plan;
+  if (std::string bad = ipt::test::launch_problem(plan); !bad.empty()) return bad;
+  if (std::string bad = ipt::test::scratch_problem(plan, call); !bad.empty()) return bad;
   return check_plan(plan, call.rows, call.cols, call.capacity, 0, 64, call.rows ^ call.cols);
 }
 
@@ -145,4 +116,43 @@ TEST_CASE("a matrix larger than one allocation is refused at once", "[planner][l
   CHECK(outcome(device, {(u64{1} << 33) - 1, 4, 1, 5, 0}) == "refused");  // with its offset
   CHECK(outcome(device, {~u64{0} / 3, 5, 1, 0, 0}) == "refused");         // rows * cols wraps
   CHECK(outcome(device, {u64{1} << 31, 3, 4, 0, 0}) == "");
+  // So is a forced padded shape beyond one allocation, whatever room the call claims.
+  PlanOverrides padded;
+  padded.request.padded_rows = ~u64{0};
+  CHECK(ipt::test::try_plan_call(device, {1, 1, 1, 0, ~u64{0}}, padded).refusal ==
+        ipt::test::Refusal::kResources);
+  padded.request.padded_rows = 5;
+  padded.request.padded_cols = u64{1} << 34;
+  CHECK(ipt::test::try_plan_call(device, {3, 5, 4, 0, ~u64{0}}, padded).refusal ==
+        ipt::test::Refusal::kResources);
+}
+
+TEST_CASE("a padded shape whose size passes 2^64 elements is never chosen", "[planner][limits]") {
+  // (2k - 1) x (2^32 + k): the square padding's (2^32 + k)^2 elements wrap to about
+  // 2^33 k, a little more than the matrix, and were once taken for a 0.05% padding, a
+  // plan that lost elements. Found by tests/fuzz/fuzz_planner.cpp under UBSan's
+  // unsigned-integer-overflow check.
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
+    DeviceProfile device = profile.device;
+    device.max_alloc_bytes = 0;  // a device that claims any size
+    for (u64 k : {u64{1000}, u64{3000}, u64{20000}}) {
+      const CallShape call{2 * k - 1, (u64{1} << 32) + k, 1, 0, 0};
+      INFO(profile.name << ": " << call_text(call));
+      const std::string result = outcome(device, call);
+      if (result != "refused") CHECK(result == "");
+    }
+  }
+}
+
+TEST_CASE("an empty matrix is refused at once", "[planner][limits]") {
+  // Calls return before planning an empty matrix; ipt_plan once planned it, dividing by
+  // the zero side (2^64 - 1 x 0 searched divisors for minutes first). Found by
+  // tests/fuzz/fuzz_api.cpp.
+  for (const auto& [rows, cols] :
+       {std::pair<u64, u64>{0, 5}, {5, 0}, {0, 0}, {~u64{0}, 0}, {0, ~u64{0}}, {100000, 0}}) {
+    INFO(rows << " x " << cols);
+    const ipt::test::PlanOutcome planned =
+        ipt::test::try_plan_call(ipt::test::h200_like(), {rows, cols, 4, 0, 0});
+    CHECK(planned.refusal == ipt::test::Refusal::kInvalid);
+  }
 }

@@ -12,26 +12,18 @@
 #include <utility>
 #include <vector>
 
+#include "plan_checks.hpp"
 #include "planner/launch_plan.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
 #include "test_seed.hpp"
 
 using namespace ipt::planner;
+using ipt::test::extra_fraction;
 
 namespace {
 
 using u64 = std::uint64_t;
-
-u64 extra_bytes(const LaunchPlan& plan) {
-  return plan.scratch_bytes + plan.zero_scratch_bytes + plan.borrowed_bytes;
-}
-
-double extra_fraction(const LaunchPlan& plan, const CallShape& call) {
-  return static_cast<double>(extra_bytes(plan)) /
-         (static_cast<double>(call.rows) * static_cast<double>(call.cols) *
-          static_cast<double>(call.elem_size));
-}
 
 std::string call_text(const char* profile, const CallShape& call) {
   return std::string(profile) + ", " + std::to_string(call.rows) + " x " +
@@ -60,8 +52,8 @@ bool single_element_cycles(const LaunchPlan& plan) {
 
 TEST_CASE("exact-buffer plans of 10^5 random calls stay within the memory bounds",
           "[planner][memory]") {
-  constexpr u64 kShapes = 100000, kLarge = 1000000;
-  constexpr double kLargeBound = 0.006;
+  constexpr u64 kShapes = 100000, kLarge = ipt::test::kLargeElements;
+  constexpr double kLargeBound = ipt::test::kLargeExtraFraction;
   constexpr std::size_t kElemSizes[] = {1, 2, 4, 8, 16};
   const auto devices = ipt::test::gpu_profiles();
   const u64 per_combination = kShapes / (devices.size() * std::size(kElemSizes));
@@ -100,8 +92,38 @@ TEST_CASE("the large benchmark shapes cost at most 0.6% more memory", "[planner]
         const LaunchPlan plan = plan_call(profile.device, call, {});
         INFO(call_text(profile.name, call) << "\n  " << describe(plan));
         CHECK_FALSE(single_element_cycles(plan));
-        CHECK(extra_fraction(plan, call) <= 0.006);
+        CHECK(extra_fraction(plan, call) <= ipt::test::kLargeExtraFraction);
       }
+}
+
+TEST_CASE("padding leaves room for the flags of 1-byte elements within 0.6%", "[planner][memory]") {
+  // Up to 0.5% of padding with a flag bit per super-element of 96 bytes (0.13%) once
+  // took 0.65% and 0.63% for these shapes on the H200-like profile. Found by
+  // tests/fuzz/fuzz_planner.cpp.
+  const std::pair<u64, u64> shapes[] = {{44922, 56554}, {48841, 44333}};
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles())
+    for (auto [rows, cols] : shapes) {
+      CallShape call;
+      call.rows = rows;
+      call.cols = cols;
+      call.elem_size = 1;
+      const LaunchPlan plan = plan_call(profile.device, call, {});
+      INFO(call_text(profile.name, call) << "\n  " << describe(plan));
+      CHECK_FALSE(single_element_cycles(plan));
+      CHECK(extra_fraction(plan, call) <= ipt::test::kLargeExtraFraction);
+    }
+  // Where the flags alone take more than the padding leaves, no padding is left: the
+  // budget of padding once went negative here, and the planner converted it to an
+  // unsigned count (undefined; UBSan's float-cast-overflow check in the fuzz build).
+  DeviceProfile small;
+  small.simd_width = 1;
+  CallShape call;
+  call.rows = 504;
+  call.cols = 2221;
+  call.elem_size = 1;
+  const LaunchPlan plan = plan_call(small, call, {});
+  INFO(describe(plan));
+  CHECK(plan.transpose.padded_elements() - call.rows * call.cols <= call.rows * call.cols / 200);
 }
 
 TEST_CASE("the random protocol's median extra memory is at most 0.1% of the matrix",

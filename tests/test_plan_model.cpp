@@ -9,6 +9,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "planner/launch_plan.hpp"
@@ -282,6 +283,28 @@ TEST_CASE("the padded plan of 10007 x 9973 transposes, every element", "[planner
   const LaunchPlan plan = plan_call(ipt::test::h200_like(), call);
   CHECK(plan.transpose.padded());
   CHECK(full_problem("H200-like", plan, call) == "");
+}
+
+TEST_CASE("a capacity below the matrix plans as a buffer of exactly the matrix",
+          "[planner][model]") {
+  // A caller's max_bytes smaller than the matrix gives such a capacity; planning it once
+  // threw std::logic_error (a split matrix with an empty tail), IPT_INTERNAL_ERROR for
+  // the caller. Found by tests/fuzz/fuzz_planner.cpp.
+  for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles())
+    for (const auto& [rows, cols, elem_size] :
+         {std::tuple<u64, u64, std::size_t>{174, 40, 2}, {1009, 1013, 4}, {3, 10007, 8}}) {
+      const CallShape exact{rows, cols, elem_size, 1, 0};
+      const LaunchPlan expected = plan_call(profile.device, exact);
+      for (u64 capacity : {u64{1}, u64{46}, rows * cols - 1}) {
+        CallShape call = exact;
+        call.capacity = capacity;
+        INFO(call_text(profile.name, call));
+        const LaunchPlan plan = plan_call(profile.device, call);
+        CHECK(describe(plan) == describe(expected));
+        CHECK(plan.borrowed_bytes == 0);
+        CHECK(plan_problem(profile.name, plan, exact, 1 << 20, 4096) == "");
+      }
+    }
 }
 
 TEST_CASE("on-chip plans transpose", "[planner][model]") {

@@ -47,6 +47,11 @@ TEST_CASE("BS defaults: several tiles per group below 512 elements, always withi
   CHECK(choose_bs(nvidia_like(), 3, 2, 2, 4).tiles_per_group == 3);  // never more than A
   CHECK_FALSE(bs_fits(nvidia_like(), 111, 111, 4));  // 12321 floats + padding > 48 KiB
   CHECK(bs_fits(nvidia_like(), 100, 100, 4));
+  // Tiles whose bytes pass 2^64 never fit: 16 x (n + n / 32) bytes once wrapped to 528
+  // for this n (found by tests/fuzz/fuzz_planner.cpp under UBSan's unsigned-integer-
+  // overflow check).
+  CHECK_FALSE(bs_fits(nvidia_like(), 1, 1117984489315730433ull, 16));
+  CHECK_FALSE(bs_fits(nvidia_like(), 17179869181ull, 536870912ull, 2));
 }
 
 TEST_CASE("PTTWAC defaults: widest spreading within half the local memory, then global flags",

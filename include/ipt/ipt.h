@@ -270,14 +270,15 @@ typedef struct ipt_plan_info {
  * Fills *info with the plan for transposing rows x cols elem_size-byte elements on
  * `device` with `options` (NULL: automatic). IPT_OVERRIDES applies as for a call. The
  * plan is the one a call gets when its buffer has room for any padding (ipt_padded_size
- * bytes); options->max_bytes gives the room of a smaller buffer.
+ * bytes); options->max_bytes gives the room of a smaller buffer. An empty matrix (rows
+ * or cols 0), which a call returns at once for, has the plan of no kernel: num_stages 0.
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (info NULL, an unknown
  * sequence or padding, or options that cannot work for this shape: a factor that does not
  * divide, tiles that do not fit, IPT_SEQUENCE_SQUARE for rows != cols, a padded shape
  * smaller than the matrix or with padding off), IPT_BUFFER_TOO_SMALL (a padded shape
  * beyond max_bytes), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW or IPT_OUT_OF_RESOURCES
- * (the matrix is larger than one allocation of the device holds, or the plan's scratch
- * would be).
+ * (the matrix or the padded shape is larger than one allocation of the device holds, or
+ * the plan's scratch would be).
  */
 IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
                             const ipt_plan_options* options, ipt_plan_info* info);

@@ -1,6 +1,7 @@
 // ipt_plan: the plan a call would run, for tests, tuning and ipt-plan.
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "api/guard.hpp"
 #include "api/plan_options.hpp"
@@ -16,6 +17,20 @@ extern "C" ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, si
     if (info == nullptr) ipt::fail(IPT_INVALID_VALUE, "info is NULL");
     ipt::api::checked_matrix_bytes(rows, cols, elem_size);
     const auto request = ipt::api::plan_request_of(options);
+    if (rows == 0 || cols == 0) {
+      // A call returns at once for an empty matrix (BLAS quick return): no kernel to plan,
+      // and the planner plans only matrices with elements.
+      ipt_plan_info empty{};
+      empty.sequence = IPT_SEQUENCE_ONE_STAGE;
+      empty.m = empty.n = 1;
+      empty.padded_rows = rows;
+      empty.padded_cols = cols;
+      const std::string text =
+          std::to_string(rows) + " x " + std::to_string(cols) + ": empty, nothing to transpose";
+      std::memcpy(empty.description, text.c_str(), text.size() + 1);
+      *info = empty;
+      return;
+    }
     const std::uint64_t capacity = options != nullptr && options->max_bytes != 0
                                        ? options->max_bytes / elem_size
                                        : ipt::runtime::kUnlimited;

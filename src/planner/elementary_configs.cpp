@@ -66,7 +66,12 @@ std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t
 
 bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std::size_t elem_size) {
   if (B == 0 || C == 0) return false;
-  return bs_local_elements(B * C, 1) * elem_size <= usable_local_bytes(device);
+  // A tile of more elements than local memory has bytes never fits; deciding that first
+  // keeps the products below from wrapping (a tile of about 2^60 16-byte elements once
+  // "fitted" in 528 bytes).
+  const std::uint64_t usable = usable_local_bytes(device);
+  if (B > usable || C > usable / B) return false;
+  return bs_local_elements(B * C, 1) * elem_size <= usable;
 }
 
 // Default work-groups stay at or below 256 work-items: NVIDIA's OpenCL compiler (driver

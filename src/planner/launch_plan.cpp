@@ -15,6 +15,12 @@ namespace {
 // the flag words, and a cache line, so that no two regions share one.
 constexpr std::uint64_t kAlign = 128;
 
+// The extra memory (call and zero scratch: the padding's extra elements and every flag)
+// an automatically padded plan may take for a matrix of kMemoryBudgetFrom elements or
+// more, as a fraction of the matrix: README's promise.
+constexpr double kMaxExtraMemory = 0.006;
+constexpr std::uint64_t kMemoryBudgetFrom = 1000000;
+
 // Hands out aligned regions of the call scratch and of the zero scratch.
 class ScratchLayout {
  public:
@@ -213,6 +219,52 @@ void check_allocations(const LaunchPlan& launch, const DeviceProfile& device) {
                           std::to_string(device.max_alloc_bytes));
 }
 
+// A matrix that one allocation cannot hold is in no buffer of this device: refused
+// before the factor search, whose time grows with the square root of the sides.
+void check_one_allocation(const DeviceProfile& device, const char* what, std::uint64_t rows,
+                          std::uint64_t cols, std::size_t elem_size, std::uint64_t offset) {
+  std::uint64_t elements = 0, bytes = 0;
+  if (__builtin_mul_overflow(rows, cols, &elements) ||
+      __builtin_add_overflow(elements, offset, &elements) ||
+      __builtin_mul_overflow(elements, std::uint64_t{elem_size}, &bytes) ||
+      (device.max_alloc_bytes != 0 && bytes > device.max_alloc_bytes))
+    throw ResourceError(std::string(what) + " of " + std::to_string(rows) + " x " +
+                        std::to_string(cols) + " elements of " + std::to_string(elem_size) +
+                        " bytes (at offset " + std::to_string(offset) +
+                        ") is larger than one allocation of the device holds (" +
+                        std::to_string(device.max_alloc_bytes) + " bytes)");
+}
+
+// The plan of a call (plan_call, past its checks) with automatic padding within `padding`.
+LaunchPlan plan_with_padding(const DeviceProfile& device, const CallShape& call,
+                             const PlanOverrides& overrides, const PaddingLimits& padding) {
+  LaunchPlan launch;
+  launch.elem_size = call.elem_size;
+  launch.offset = call.offset;
+  // Automatic padding may keep what does not fit the buffer in scratch (a split matrix),
+  // so it plans as for a buffer with room; a forced padded shape needs the room.
+  // The buffer holds the matrix (the API checks it): a capacity below it (a caller's
+  // max_bytes smaller than the matrix) lends nothing past it, as a capacity of 0 does.
+  const PlanRequest& request = overrides.request;
+  const bool forced_shape = request.padded_rows != 0 || request.padded_cols != 0;
+  const std::uint64_t room = std::max(call.capacity, call.rows * call.cols);
+  launch.transpose = plan_transpose(device, call.rows, call.cols, call.elem_size, request, {},
+                                    forced_shape ? room : ~std::uint64_t{0}, padding);
+  const TransposePlan& plan = launch.transpose;
+  if (plan.onchip) {
+    // One command, which falls back by itself; it needs no call scratch, so nothing to
+    // zero before it.
+    const StepSite site{call.elem_size, call.offset, device.local_mem_bytes, false};
+    launch.steps.push_back(onchip_step(site, 1, plan.rows, plan.cols,
+                                       choose_onchip(device, call.elem_size, request.onchip_tiles),
+                                       {}, {}, overrides.onchip_abort));
+    launch.zero_scratch_bytes = launch.steps.back().flags.bytes;
+    return launch;
+  }
+  add_sequence_steps(launch, device, overrides, room);
+  return launch;
+}
+
 }  // namespace
 
 bool LaunchPlan::uses_onchip() const {
@@ -274,42 +326,37 @@ LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done) {
 
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                      const PlanOverrides& overrides) {
-  // A matrix that one allocation cannot hold is in no buffer of this device: refused
-  // before the factor search, whose time grows with the square root of the sides.
-  std::uint64_t elements = 0, bytes = 0;
-  if (__builtin_mul_overflow(call.rows, call.cols, &elements) ||
-      __builtin_add_overflow(elements, call.offset, &elements) ||
-      __builtin_mul_overflow(elements, std::uint64_t{call.elem_size}, &bytes) ||
-      (device.max_alloc_bytes != 0 && bytes > device.max_alloc_bytes))
-    throw ResourceError("a matrix of " + std::to_string(call.rows) + " x " +
-                        std::to_string(call.cols) + " elements of " +
-                        std::to_string(call.elem_size) + " bytes (at offset " +
-                        std::to_string(call.offset) +
-                        ") is larger than one allocation of the device holds (" +
-                        std::to_string(device.max_alloc_bytes) + " bytes)");
-  LaunchPlan launch;
-  launch.elem_size = call.elem_size;
-  launch.offset = call.offset;
-  // Automatic padding may keep what does not fit the buffer in scratch (a split matrix),
-  // so it plans as for a buffer with room; a forced padded shape needs the room.
+  // The factor search and the padding's sizes divide by the sides: an empty matrix would
+  // divide by zero, or search the divisors of a 64-bit side for minutes.
+  if (call.rows == 0 || call.cols == 0)
+    throw std::invalid_argument("an empty matrix (" + std::to_string(call.rows) + " x " +
+                                std::to_string(call.cols) + ") has no plan");
+  check_one_allocation(device, "a matrix", call.rows, call.cols, call.elem_size, call.offset);
+  // A forced padded shape is a matrix of the device too (ipt_plan, without a buffer, asks
+  // for no room at all): 2^64 - 1 x 1 would search divisors for minutes.
   const PlanRequest& request = overrides.request;
   const bool forced_shape = request.padded_rows != 0 || request.padded_cols != 0;
-  const std::uint64_t room = call.capacity == 0 ? call.rows * call.cols : call.capacity;
-  launch.transpose = plan_transpose(device, call.rows, call.cols, call.elem_size, request, {},
-                                    forced_shape ? room : ~std::uint64_t{0});
-  const TransposePlan& plan = launch.transpose;
-  if (plan.onchip) {
-    // One command, which falls back by itself; it needs no call scratch, so nothing to
-    // zero before it.
-    const StepSite site{call.elem_size, call.offset, device.local_mem_bytes, false};
-    launch.steps.push_back(onchip_step(site, 1, plan.rows, plan.cols,
-                                       choose_onchip(device, call.elem_size, request.onchip_tiles),
-                                       {}, {}, overrides.onchip_abort));
-    launch.zero_scratch_bytes = launch.steps.back().flags.bytes;
-    check_allocations(launch, device);
-    return launch;
+  if (forced_shape)
+    check_one_allocation(
+        device, "the padded matrix", request.padded_rows != 0 ? request.padded_rows : call.rows,
+        request.padded_cols != 0 ? request.padded_cols : call.cols, call.elem_size, call.offset);
+  LaunchPlan launch = plan_with_padding(device, call, overrides, {});
+  // The padding's extra elements come with the flags of the padded plan: where the two
+  // pass the extra memory a large matrix may take (1-byte elements: a flag bit per
+  // super-element of 96 is 0.13% of the matrix, on top of up to 0.5% of padding), the
+  // padding is planned again within what is left, less each time, down to none.
+  const std::uint64_t elements = call.rows * call.cols;
+  const double bytes = static_cast<double>(elements) * static_cast<double>(call.elem_size);
+  PaddingLimits padding;
+  while (!forced_shape && elements >= kMemoryBudgetFrom && launch.transpose.padded()) {
+    const double excess = static_cast<double>(launch.scratch_bytes + launch.zero_scratch_bytes) -
+                          kMaxExtraMemory * bytes;
+    if (excess <= 0) break;
+    const double padded = static_cast<double>(launch.transpose.padded_elements() - elements);
+    padding.max_overhead =
+        std::max(0.0, (padded * static_cast<double>(call.elem_size) - excess) / bytes);
+    launch = plan_with_padding(device, call, overrides, padding);
   }
-  add_sequence_steps(launch, device, overrides, room);
   check_allocations(launch, device);
   return launch;
 }

@@ -205,7 +205,8 @@ struct CallShape {
   std::uint64_t rows = 0, cols = 0;
   std::size_t elem_size = 4;
   std::uint64_t offset = 0;  // in elements
-  // Elements the buffer holds from the matrix's start (0: exactly rows * cols).
+  // Elements the buffer holds from the matrix's start (0, or anything below rows * cols:
+  // exactly the matrix).
   std::uint64_t capacity = 0;
 };
 
@@ -222,7 +223,9 @@ struct PlanOverrides {
 // The plan of a whole call: plan_transpose's sequence, then its steps: the copy of the
 // borrowed bytes past the matrix (a padded plan), padding, the stages (or the square or
 // on-chip kernel), unpadding, the copy back. Throws std::invalid_argument for forced
-// choices that cannot work, std::length_error for a forced padded shape without room.
+// choices that cannot work and for an empty matrix (the API returns before planning
+// one), std::length_error for a forced padded shape without room, ResourceError for a
+// matrix or a forced padded shape larger than one allocation of the device holds.
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                      const PlanOverrides& overrides = {});
 

@@ -43,8 +43,12 @@ std::vector<std::uint64_t> line_multiple_sides(std::uint64_t side, std::uint64_t
 bool padding_allowed(std::uint64_t rows, std::uint64_t cols, std::uint64_t padded_rows,
                      std::uint64_t padded_cols, std::uint64_t capacity,
                      const PaddingLimits& limits) {
-  const std::uint64_t elements = rows * cols, padded = padded_rows * padded_cols;
-  if (padded > capacity) return false;
+  // A padded shape of more than 2^64 elements fits no buffer; its wrapped product could
+  // look like a slightly larger matrix than rows x cols (padding a 1999 x (2^32 + 1000)
+  // matrix to a square did).
+  const std::uint64_t elements = rows * cols;
+  std::uint64_t padded = 0;
+  if (__builtin_mul_overflow(padded_rows, padded_cols, &padded) || padded > capacity) return false;
   return static_cast<double>(padded - elements) <=
          limits.max_overhead * static_cast<double>(elements);
 }

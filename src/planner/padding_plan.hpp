@@ -31,8 +31,9 @@ std::vector<std::uint64_t> padding_candidates(std::uint64_t side, std::uint64_t 
 std::vector<std::uint64_t> line_multiple_sides(std::uint64_t side, std::uint64_t quantum,
                                                std::uint64_t max_pad, std::uint64_t max_count);
 
-// Whether a padded_rows x padded_cols matrix may replace rows x cols: it fits the
-// `capacity` elements the buffer holds and adds at most limits.max_overhead.
+// Whether a padded_rows x padded_cols matrix may replace rows x cols (of at most 2^64
+// elements): it fits the `capacity` elements the buffer holds and adds at most
+// limits.max_overhead.
 bool padding_allowed(std::uint64_t rows, std::uint64_t cols, std::uint64_t padded_rows,
                      std::uint64_t padded_cols, std::uint64_t capacity,
                      const PaddingLimits& limits);

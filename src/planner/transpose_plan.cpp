@@ -308,7 +308,8 @@ namespace {
 // plan_transpose without the on-chip attempt.
 TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                            std::size_t elem_size, const PlanRequest& request,
-                           const FactorLimits& limits, std::uint64_t capacity) {
+                           const FactorLimits& limits, std::uint64_t capacity,
+                           const PaddingLimits& padding) {
   if (capacity == 0) capacity = rows * cols;
   if (request.padded_rows != 0 || request.padded_cols != 0) {
     if (request.padding == Padding::kOff) refuse("a padded shape was given with padding off");
@@ -332,7 +333,6 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
     return best;
 
   // Sides worth padding to: factors up to what a BS tile can pair them with.
-  const PaddingLimits padding;
   const std::uint64_t local = std::max<std::uint64_t>(1, usable_local_bytes(device) / elem_size);
   std::uint64_t root = 1;
   while ((root + 1) * (root + 1) <= local) ++root;
@@ -414,7 +414,8 @@ TransposePlan whole_onchip_plan(std::uint64_t rows, std::uint64_t cols) {
 
 TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                              std::size_t elem_size, const PlanRequest& request,
-                             const FactorLimits& limits, std::uint64_t capacity) {
+                             const FactorLimits& limits, std::uint64_t capacity,
+                             const PaddingLimits& padding) {
   const OnChipConfig onchip = choose_onchip(device, elem_size, request.onchip_tiles);
   if (request.onchip == OnChip::kForce) {
     if (request.padded_rows != 0 || request.padded_cols != 0)
@@ -428,7 +429,8 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
     }
     return whole_onchip_plan(rows, cols);
   }
-  TransposePlan plan = plan_regular(device, rows, cols, elem_size, request, limits, capacity);
+  TransposePlan plan =
+      plan_regular(device, rows, cols, elem_size, request, limits, capacity, padding);
   const bool automatic = request.onchip == OnChip::kAuto && request.auto_sequence &&
                          request.padded_rows == 0 && request.padded_cols == 0;
   if (!automatic || !device.resident_groups || rows == cols || !onchip_fits(onchip, rows, cols))
@@ -439,7 +441,8 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
   // the attempt too, not a slower unpadded plan.
   if (onchip_pays(device, plan, elem_size) ||
       onchip_pays(device,
-                  plan_regular(device, rows, cols, elem_size, request, limits, ~std::uint64_t{0}),
+                  plan_regular(device, rows, cols, elem_size, request, limits, ~std::uint64_t{0},
+                               padding),
                   elem_size))
     return whole_onchip_plan(rows, cols);
   return plan;

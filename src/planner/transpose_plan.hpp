@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "planner/device_profile.hpp"
+#include "planner/padding_plan.hpp"
 #include "planner/sequence.hpp"
 #include "planner/tile_layout.hpp"
 
@@ -73,9 +74,11 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
 // non-square matrix that fits on chip and whose plan has three kernels or more (or is
 // the one-stage cycle following) gets the on-chip attempt, with the unpadded plan as its
 // fallback; OnChip::kForce asks for it (std::invalid_argument if it cannot fit).
+// `padding` bounds the automatic padding.
 TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                              std::size_t elem_size, const PlanRequest& request = {},
-                             const FactorLimits& limits = {}, std::uint64_t capacity = 0);
+                             const FactorLimits& limits = {}, std::uint64_t capacity = 0,
+                             const PaddingLimits& padding = {});
 
 // The divisors of x in increasing order (1 and x included).
 std::vector<std::uint64_t> divisors(std::uint64_t x);

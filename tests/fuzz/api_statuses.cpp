@@ -1,0 +1,101 @@
+#include "api_statuses.hpp"
+
+namespace ipt::fuzz {
+namespace {
+
+bool valid_element_size(std::size_t elem_size) {
+  return elem_size == 1 || elem_size == 2 || elem_size == 4 || elem_size == 8 || elem_size == 16;
+}
+
+// The options' enums hold a value the header names (an ipt_plan_options check).
+bool options_malformed(const ApiCall& call) {
+  if (!call.has_options) return false;
+  const bool padding = call.padding == IPT_PADDING_AUTO || call.padding == IPT_PADDING_OFF;
+  const bool sequence = call.sequence >= IPT_SEQUENCE_AUTO && call.sequence <= IPT_SEQUENCE_ON_CHIP;
+  return !padding || !sequence;
+}
+
+// The element size and the matrix's bytes (ipt_padded_size, ipt_plan; their offset is 0).
+void add_shape_errors(const ApiCall& call, std::vector<ipt_status>& errors) {
+  if (!valid_element_size(call.elem_size))
+    errors.push_back(IPT_INVALID_ELEMENT_SIZE);
+  else if (!call.matrix_bytes_fit())
+    errors.push_back(IPT_SIZE_OVERFLOW);
+}
+
+std::vector<ipt_status> transposition_errors(const ApiCall& call, std::size_t buffer_bytes,
+                                             const DeviceFacts& device) {
+  std::vector<ipt_status> errors;
+  if (options_malformed(call)) errors.push_back(IPT_INVALID_VALUE);
+  if (call.queue == Handle::kNull) {
+    errors.push_back(IPT_INVALID_COMMAND_QUEUE);
+    return errors;  // nothing else is checked without the queue's context
+  }
+  const bool queue_other = call.queue == Handle::kOtherContext;
+  if (call.buffer == Handle::kNull || call.buffer == Handle::kReadOnly)
+    errors.push_back(IPT_INVALID_MEM_OBJECT);
+  else if ((call.buffer == Handle::kOtherContext) != queue_other)
+    errors.push_back(IPT_INVALID_CONTEXT);
+  switch (call.wait) {
+    case WaitList::kCountOnly:
+    case WaitList::kListOnly:
+      errors.push_back(IPT_INVALID_EVENT_WAIT_LIST);
+      break;
+    case WaitList::kUserAndNull:
+      errors.push_back(IPT_INVALID_EVENT_WAIT_LIST);
+      [[fallthrough]];
+    case WaitList::kUserEvent:
+    case WaitList::kComplete:  // events of the session's context
+      if (queue_other) errors.push_back(IPT_INVALID_CONTEXT);
+      break;
+    case WaitList::kForeign:  // an event of the other context
+      if (!queue_other) errors.push_back(IPT_INVALID_CONTEXT);
+      break;
+    case WaitList::kNone:
+      break;
+  }
+  if (!valid_element_size(call.elem_size))
+    errors.push_back(IPT_INVALID_ELEMENT_SIZE);
+  else if (!call.matrix_fits())
+    errors.push_back(IPT_SIZE_OVERFLOW);
+  else if (call.end_bytes() > buffer_bytes)
+    errors.push_back(IPT_BUFFER_TOO_SMALL);
+  if (call.function == Function::kTransposeF64 && !device.fp64)
+    errors.push_back(IPT_FP64_NOT_SUPPORTED);
+  return errors;
+}
+
+std::vector<ipt_status> query_errors(const ApiCall& call, const DeviceFacts& device) {
+  std::vector<ipt_status> errors;
+  if (call.function == Function::kPlan && options_malformed(call))
+    errors.push_back(IPT_INVALID_VALUE);
+  if (call.queue == Handle::kNull) errors.push_back(IPT_INVALID_DEVICE);  // the device argument
+  if (call.null_output) errors.push_back(IPT_INVALID_VALUE);
+  add_shape_errors(call, errors);
+  if (!errors.empty()) return errors;
+  // A matrix no allocation of the device holds.
+  if (call.rows * call.cols * call.elem_size > device.max_alloc)
+    errors.push_back(IPT_OUT_OF_RESOURCES);
+  return errors;
+}
+
+}  // namespace
+
+bool is_transposition(Function function) {
+  return function != Function::kPaddedSize && function != Function::kPlan;
+}
+
+std::vector<ipt_status> allowed_statuses(const ApiCall& call, std::size_t buffer_bytes,
+                                         const DeviceFacts& device) {
+  std::vector<ipt_status> allowed = is_transposition(call.function)
+                                        ? transposition_errors(call, buffer_bytes, device)
+                                        : query_errors(call, device);
+  if (!allowed.empty()) return allowed;
+  allowed.push_back(IPT_SUCCESS);
+  if (is_transposition(call.function)) allowed.push_back(IPT_ROLLED_BACK);
+  if (call.forces_plan())
+    allowed.insert(allowed.end(), {IPT_INVALID_VALUE, IPT_BUFFER_TOO_SMALL, IPT_OUT_OF_RESOURCES});
+  return allowed;
+}
+
+}  // namespace ipt::fuzz
