@@ -5,7 +5,8 @@
 #   bash tools/setup.sh demo       build and run ipt-demo on the default OpenCL device
 #   bash tools/setup.sh test       build and run the whole test suite (ctest), then the
 #                                  same suite built with AddressSanitizer + UBSan, and
-#                                  built with ThreadSanitizer
+#                                  built with ThreadSanitizer, then a minute of fuzzing
+#                                  (tools/fuzz.sh)
 #   bash tools/setup.sh test-fast  the test suite without the sanitizer build
 #
 # Environment: BUILD_DIR (default build), IPT_DEVICE (device name substring), JOBS.
@@ -17,10 +18,12 @@ build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
 # python3-*: the ipt Python package's tests and example (ctest registers them only when
-# the interpreter imports all three). dpkg-dev, file: cpack's Debian packages.
+# the interpreter imports all three). dpkg-dev, file: cpack's Debian packages. clang,
+# libclang-rt-14-dev (libFuzzer and the sanitizer runtimes of Debian 12's clang 14): the
+# fuzzers of tools/fuzz.sh.
 packages=(cmake make g++ gfortran pkg-config ocl-icd-opencl-dev opencl-headers
           opencl-clhpp-headers catch2 pocl-opencl-icd python3-pyopencl python3-pytest
-          python3-numpy dpkg-dev file)
+          python3-numpy dpkg-dev file clang libclang-rt-14-dev)
 
 install_missing() {
   local missing=()
@@ -49,9 +52,19 @@ configure_and_build() {  # $1 build dir, then extra cmake arguments
   cmake --build "$dir" -j "$jobs"
 }
 
+# Tests run and failed over every phase, for the closing summary line.
+total_passed=0
+total_failed=0
 run_tests() {  # $1 build dir
   phase "ctest in $1"
-  (cd "$1" && ctest --output-on-failure -j "$jobs")
+  local log=$1/ctest-summary.log
+  (cd "$1" && ctest --output-on-failure -j "$jobs") | tee "$log"
+  local line total failed
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
+  total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<< "$line")
+  failed=$(sed -E 's/.*tests passed, ([0-9]+) tests? failed.*/\1/' <<< "$line")
+  total_passed=$((total_passed + total - failed))
+  total_failed=$((total_failed + failed))
   phase "ctest in $1 done"
 }
 
@@ -83,7 +96,16 @@ case "$mode" in
     # not instrumented; tests/sanitizers/tsan.supp says what of it is suppressed, and why.
     configure_and_build "$build-tsan" -DIPT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo
     run_tests "$build-tsan"
+    # The planner and the C API's argument checking under libFuzzer, 30 s each with a
+    # fresh seed (printed, so that a failure can be replayed).
+    phase "fuzzing"
+    fuzz_log=$(mktemp)
+    BUILD_DIR="$build-fuzz" JOBS="$jobs" bash "$root/tools/fuzz.sh" | tee "$fuzz_log"
+    fuzzed=$(sed -nE 's/^fuzz: ([0-9]+) passed.*/\1/p' "$fuzz_log")
+    rm -f "$fuzz_log"
     phase "all tests passed"
+    # Every phase's count: three ctest runs and the fuzz targets.
+    echo "setup.sh test: $((total_passed + fuzzed)) passed, $total_failed failed"
     ;;
   *)
     echo "usage: $0 demo|test|test-fast" >&2
