@@ -153,7 +153,8 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
   // ipt_plan describes the plan the call ran, unless the device's compiled kernels made
   // the call plan again within their work-group limits (ipt_plan compiles nothing).
   if (run.planned_kernels() != kernels)
-    WARN("ipt_plan reports " << run.planned_kernels() << " kernels; the call ran " << kernels);
+    WARN(c.name << ": ipt_plan reports " << run.planned_kernels() << " kernels; the call ran "
+                << kernels);
 
   unsigned rolled_back = 0;
   for (std::uint64_t k = 1; k <= enqueues; ++k) {

@@ -60,9 +60,12 @@ run_tests() {  # $1 build dir
   local log=$1/ctest-summary.log
   (cd "$1" && ctest --output-on-failure -j "$jobs") | tee "$log"
   local line total failed
-  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1)
-  total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<< "$line")
-  failed=$(sed -E 's/.*tests passed, ([0-9]+) tests? failed.*/\1/' <<< "$line")
+  # "100% tests passed out of N", or "P% tests passed, F tests failed out of N"
+  line=$(grep -E 'tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$log" | tail -n 1)
+  total=$(sed -nE 's/.* out of ([0-9]+).*/\1/p' <<< "$line")
+  failed=$(sed -nE 's/.*tests passed, ([0-9]+) tests? failed.*/\1/p' <<< "$line")
+  total=${total:-0}
+  failed=${failed:-0}
   total_passed=$((total_passed + total - failed))
   total_failed=$((total_failed + failed))
   phase "ctest in $1 done"

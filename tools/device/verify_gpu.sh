@@ -34,7 +34,7 @@ started=$SECONDS
 # 1. The suite.
 (cd build-gpu && ctest --output-on-failure -j 4 > "$out/suite.log" 2>&1)
 code=$?
-line=$(grep -E 'tests passed, [0-9]+ tests failed' "$out/suite.log" | tail -1)
+line=$(grep -E 'tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$out/suite.log" | tail -1)
 [ $code -eq 0 ] && record ok "suite: $line" || record FAILED "suite: ${line:-ctest exit $code}"
 
 # 2. Repeats, each phase time-boxed; a run counts once however many test cases it holds.
