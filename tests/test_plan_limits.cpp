@@ -62,9 +62,8 @@ TEST_CASE("calls of 2^36 to 2^63 bytes plan cleanly or are refused", "[planner][
         // Bytes from 2^36 to just under 2^63 (beyond about 2^50 the kernels' item counters
         // refuse), split into sides of every magnitude.
         const u64 log_bytes = in_range(random, 36, 63);
-        const u64 elements = (in_range(random, u64{1} << log_bytes, u64{1} << (log_bytes + 1)) /
-                              call.elem_size) |
-                             1;
+        const u64 elements =
+            (in_range(random, u64{1} << log_bytes, u64{1} << (log_bytes + 1)) / call.elem_size) | 1;
         // Sides of at most 2^36: the factor search divides up to the square root of a
         // side (a profile without an allocation limit plans any size; a real device
         // refuses a matrix beyond one allocation first).
@@ -93,9 +92,11 @@ TEST_CASE("sides at the 32-bit boundaries get 64-bit steps", "[planner][limits]"
   int planned = 0;
   for (u64 edge : {u64{1} << 31, u64{1} << 32}) {
     for (u64 delta : {u64{0}, u64{1}, u64{3}}) {
-      for (const auto& [rows, cols] :
-           {std::pair<u64, u64>{edge - delta, 3}, {3, edge + delta}, {2, (edge - delta) / 2},
-            {65536, (edge + delta) / 65536 + 1}, {46349, 46349 + delta}}) {
+      for (const auto& [rows, cols] : {std::pair<u64, u64>{edge - delta, 3},
+                                       {3, edge + delta},
+                                       {2, (edge - delta) / 2},
+                                       {65536, (edge + delta) / 65536 + 1},
+                                       {46349, 46349 + delta}}) {
         for (std::size_t elem_size : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
           const CallShape call{rows, cols, elem_size, delta, 0};
           INFO(call_text(call));

@@ -31,8 +31,8 @@ struct Shape {
 
 // 3.1 and 2.x plans with flags in scratch; padded plans split into scratch and
 // borrowing room; the whole matrix on chip; a square.
-const Shape kShapes[] = {{96, 80, 4, false},   {150, 37, 4, false}, {37, 150, 8, false},
-                         {503, 499, 2, false}, {131, 997, 8, true}, {401, 409, 1, true},
+const Shape kShapes[] = {{96, 80, 4, false},   {150, 37, 4, false},  {37, 150, 8, false},
+                         {503, 499, 2, false}, {131, 997, 8, true},  {401, 409, 1, true},
                          {211, 307, 2, false}, {120, 126, 1, false}, {64, 64, 16, false}};
 
 // Guard bytes around the matrix: they must come back untouched.
@@ -69,8 +69,8 @@ std::string check(const std::vector<unsigned char>& data, const std::vector<unsi
 // of calls alone is a round trip, which calls that do nothing pass. Out-of-order queues
 // chain the calls and reads by their events. Returns what went wrong.
 std::vector<std::string> transpose_rounds(cl_context context, cl_device_id device,
-                                          cl_command_queue queue, bool out_of_order,
-                                          unsigned seed, int rounds, int calls) {
+                                          cl_command_queue queue, bool out_of_order, unsigned seed,
+                                          int rounds, int calls) {
   std::vector<std::string> problems;
   for (int round = 0; round < rounds; ++round) {
     const Shape& s = kShapes[(seed * 7 + static_cast<unsigned>(round)) % std::size(kShapes)];
@@ -91,8 +91,8 @@ std::vector<std::string> transpose_rounds(cl_context context, cl_device_id devic
     }
     // A sub-buffer, so that the guard after the room is outside what the call may use.
     cl_buffer_region region{kGuard, room};
-    cl_mem matrix = clCreateSubBuffer(buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
-                                      &region, &code);
+    cl_mem matrix =
+        clCreateSubBuffer(buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &code);
     if (code != CL_SUCCESS) {
       // Sub-buffer origins must be aligned on some devices: fall back to an offset.
       matrix = nullptr;
@@ -219,8 +219,8 @@ TEST_CASE("16 threads transpose on their own queues of one context, the cache cl
     const bool out_of_order = t % 2 == 1;
     cl_command_queue queue = new_queue(session.context(), session.device(), out_of_order);
     if (queue == nullptr) return std::vector<std::string>{"clCreateCommandQueue failed"};
-    auto found = transpose_rounds(session.context(), session.device(), queue, out_of_order, t,
-                                  10, 1 + static_cast<int>(t % 3));
+    auto found = transpose_rounds(session.context(), session.device(), queue, out_of_order, t, 10,
+                                  1 + static_cast<int>(t % 3));
     clReleaseCommandQueue(queue);
     return found;
   });
@@ -248,8 +248,8 @@ TEST_CASE("threads share one in-order queue", "[threads]") {
   ScopedEnv env("IPT_OVERRIDES", kOverrides);
   auto& session = ipt::test::session();
   const auto problems = on_threads(8, [&](unsigned t) {
-    return transpose_rounds(session.context(), session.device(), session.queue(), false, 200 + t,
-                            6, 3);
+    return transpose_rounds(session.context(), session.device(), session.queue(), false, 200 + t, 6,
+                            3);
   });
   for (const std::string& p : problems) FAIL_CHECK(p);
   CHECK(problems.empty());

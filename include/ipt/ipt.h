@@ -80,14 +80,14 @@ typedef enum ipt_status {
   IPT_FP64_NOT_SUPPORTED = -1004,    /* ipt_transpose_f64 on a device without double support */
   IPT_SHAPE_NOT_SUPPORTED = -1005,   /* reserved: a shape the library cannot transpose (none
                                         in this version; kept so that values stay stable) */
-  IPT_ROLLED_BACK = -1006,     /* a command failed after part of the transposition was
-                                  enqueued; the library enqueued the inverse of that part:
-                                  once the commands enqueued complete (the event, if asked
-                                  for, says when) the buffer holds its original bytes. The
-                                  cause is in ipt_last_error_message() */
-  IPT_BUFFER_UNDEFINED = -1007, /* a command failed part-way and undoing the part already
-                                   enqueued failed too: the matrix's bytes are undefined
-                                   (the bytes beyond it are untouched unless borrowed) */
+  IPT_ROLLED_BACK = -1006,           /* a command failed after part of the transposition was
+                                        enqueued; the library enqueued the inverse of that part:
+                                        once the commands enqueued complete (the event, if asked
+                                        for, says when) the buffer holds its original bytes. The
+                                        cause is in ipt_last_error_message() */
+  IPT_BUFFER_UNDEFINED = -1007,      /* a command failed part-way and undoing the part already
+                                        enqueued failed too: the matrix's bytes are undefined
+                                        (the bytes beyond it are untouched unless borrowed) */
   IPT_INTERNAL_ERROR = -1999         /* a bug in libipt; please report it with the message */
 } ipt_status;
 

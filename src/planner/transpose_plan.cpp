@@ -440,10 +440,10 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
   // when it pays against the padded plan, and a buffer of just the matrix must then get
   // the attempt too, not a slower unpadded plan.
   if (onchip_pays(device, plan, elem_size) ||
-      onchip_pays(device,
-                  plan_regular(device, rows, cols, elem_size, request, limits, ~std::uint64_t{0},
-                               padding),
-                  elem_size))
+      onchip_pays(
+          device,
+          plan_regular(device, rows, cols, elem_size, request, limits, ~std::uint64_t{0}, padding),
+          elem_size))
     return whole_onchip_plan(rows, cols);
   return plan;
 }
