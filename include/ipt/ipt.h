@@ -272,6 +272,9 @@ typedef struct ipt_plan_info {
  * plan is the one a call gets when its buffer has room for any padding (ipt_padded_size
  * bytes); options->max_bytes gives the room of a smaller buffer. An empty matrix (rows
  * or cols 0), which a call returns at once for, has the plan of no kernel: num_stages 0.
+ * ipt_plan compiles nothing: where the device refuses a compiled kernel's work-group size
+ * or the on-chip kernel, a call plans again within what the device accepts, and runs a
+ * plan ipt_plan did not describe.
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (info NULL, an unknown
  * sequence or padding, or options that cannot work for this shape: a factor that does not
  * divide, tiles that do not fit, IPT_SEQUENCE_SQUARE for rows != cols, a padded shape
