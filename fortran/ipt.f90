@@ -89,6 +89,7 @@ module ipt
   public :: ipt_transpose_f32, ipt_transpose_f64, ipt_transpose, ipt_padded_size
   public :: ipt_warmup, ipt_clear_cache, ipt_status_string, ipt_last_error_message
   public :: ipt_plan, ipt_transpose_with_options, ipt_sequence_name
+  public :: ipt_transpose_batched, ipt_transpose_batched_f32, ipt_transpose_batched_f64
 
   interface
     function c_transpose(queue, buffer, offset, rows, cols, num_events, wait_list, event, &
@@ -104,6 +105,24 @@ module ipt
       import :: c_ptr, c_size_t, c_int32_t, c_int
       type(c_ptr), value :: queue, buffer, wait_list, event
       integer(c_size_t), value :: offset, rows, cols
+      integer(c_int32_t), value :: num_events
+      integer(c_int) :: status
+    end function
+    function c_transpose_batched(queue, buffer, offset, batch, rows, cols, num_events, &
+                                 wait_list, event, elem_size) &
+        bind(C, name="ipt_transpose_batched") result(status)
+      import :: c_ptr, c_size_t, c_int32_t, c_int
+      type(c_ptr), value :: queue, buffer, wait_list, event
+      integer(c_size_t), value :: offset, batch, rows, cols, elem_size
+      integer(c_int32_t), value :: num_events
+      integer(c_int) :: status
+    end function
+    function c_transpose_batched_f64(queue, buffer, offset, batch, rows, cols, num_events, &
+                                     wait_list, event) &
+        bind(C, name="ipt_transpose_batched_f64") result(status)
+      import :: c_ptr, c_size_t, c_int32_t, c_int
+      type(c_ptr), value :: queue, buffer, wait_list, event
+      integer(c_size_t), value :: offset, batch, rows, cols
       integer(c_int32_t), value :: num_events
       integer(c_int) :: status
     end function
@@ -213,6 +232,62 @@ contains
     call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
     status = c_transpose(queue, buffer, int(offset, c_size_t), int(rows, c_size_t), &
                          int(cols, c_size_t), count, list_arg, event_arg, int(elem_size, c_size_t))
+  end function
+
+  ! Transposes `batch` row-major rows x cols matrices of elem_size-byte elements, stored
+  ! back to back from `offset` in `buffer`, each in place, in one call.
+  function ipt_transpose_batched(queue, buffer, offset, batch, rows, cols, elem_size, event, &
+                                 wait_list) result(status)
+    type(c_ptr), intent(in) :: queue, buffer
+    integer(c_int64_t), intent(in) :: offset, batch, rows, cols, elem_size
+    type(c_ptr), intent(out), optional, target :: event
+    type(c_ptr), intent(in), optional :: wait_list(:)
+    integer(c_int) :: status
+    type(c_ptr) :: event_arg, list_arg
+    type(c_ptr), allocatable, target :: waits(:)
+    integer(c_int32_t) :: count
+    if (offset < 0 .or. batch < 0 .or. rows < 0 .or. cols < 0 .or. elem_size < 0) then
+      status = IPT_INVALID_VALUE
+      return
+    end if
+    call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
+    status = c_transpose_batched(queue, buffer, int(offset, c_size_t), int(batch, c_size_t), &
+                                 int(rows, c_size_t), int(cols, c_size_t), count, list_arg, &
+                                 event_arg, int(elem_size, c_size_t))
+  end function
+
+  ! ipt_transpose_batched of 4-byte reals.
+  function ipt_transpose_batched_f32(queue, buffer, offset, batch, rows, cols, event, &
+                                     wait_list) result(status)
+    type(c_ptr), intent(in) :: queue, buffer
+    integer(c_int64_t), intent(in) :: offset, batch, rows, cols
+    type(c_ptr), intent(out), optional, target :: event
+    type(c_ptr), intent(in), optional :: wait_list(:)
+    integer(c_int) :: status
+    status = ipt_transpose_batched(queue, buffer, offset, batch, rows, cols, 4_c_int64_t, &
+                                   event, wait_list)
+  end function
+
+  ! ipt_transpose_batched of 8-byte reals; IPT_FP64_NOT_SUPPORTED on a device without
+  ! double support.
+  function ipt_transpose_batched_f64(queue, buffer, offset, batch, rows, cols, event, &
+                                     wait_list) result(status)
+    type(c_ptr), intent(in) :: queue, buffer
+    integer(c_int64_t), intent(in) :: offset, batch, rows, cols
+    type(c_ptr), intent(out), optional, target :: event
+    type(c_ptr), intent(in), optional :: wait_list(:)
+    integer(c_int) :: status
+    type(c_ptr) :: event_arg, list_arg
+    type(c_ptr), allocatable, target :: waits(:)
+    integer(c_int32_t) :: count
+    if (offset < 0 .or. batch < 0 .or. rows < 0 .or. cols < 0) then
+      status = IPT_INVALID_VALUE
+      return
+    end if
+    call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
+    status = c_transpose_batched_f64(queue, buffer, int(offset, c_size_t), &
+                                     int(batch, c_size_t), int(rows, c_size_t), &
+                                     int(cols, c_size_t), count, list_arg, event_arg)
   end function
 
   ! Bytes a buffer needs from the matrix's offset for the fastest plan on `device`.

@@ -15,6 +15,9 @@
 // stride is not (column reads of 1- and 2-byte elements; tiles 8 or 16 wide of 4-byte
 // ones, 8 wide of 8-byte ones, whose warps span several tile rows).
 //
+// A batch of `matrices` n x n matrices back to back: the pairs of all of them are
+// numbered in one sequence, matrix by matrix; a group finds its matrix with one division.
+//
 // Host-defined: TILE, WG_ROWS (the work-group is TILE x WG_ROWS work-items; each one
 // moves TILE / WG_ROWS elements of each tile); IPT_SWIZZLE (0 or 1; TILE a power of two).
 
@@ -44,48 +47,51 @@ void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
 // The loops below have no early exit and the kernel no early return: every work-item
 // reaches the one barrier, which keeps the kernel in the simple shape every OpenCL
 // compiler handles (PoCL 5 aborted on an earlier grid-stride form with early returns).
-void load_tile(__local elem_t *tile, matrix_t m, idx_t n, idx_t row0, idx_t col0,
+// `base`: the first element of the group's matrix.
+void load_tile(__local elem_t *tile, matrix_t m, idx_t base, idx_t n, idx_t row0, idx_t col0,
                idx_t h, idx_t w) {
   const idx_t x = get_local_id(0);
   if (x < w)
     for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
-      tile[SLOT(r, x)] = AT(m, (row0 + r) * n + col0 + x);
+      tile[SLOT(r, x)] = AT(m, base + (row0 + r) * n + col0 + x);
 }
 
 // Writes the h x w block at (row0, col0) with the transpose of `tile` (a w x h tile).
-void store_transposed(matrix_t m, __local const elem_t *tile, idx_t n, idx_t row0,
+void store_transposed(matrix_t m, __local const elem_t *tile, idx_t base, idx_t n, idx_t row0,
                       idx_t col0, idx_t h, idx_t w) {
   const idx_t x = get_local_id(0);
   if (x < w)
     for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
-      AT(m, (row0 + r) * n + col0 + x) = tile[SLOT(x, r)];
+      AT(m, base + (row0 + r) * n + col0 + x) = tile[SLOT(x, r)];
 }
 
 // One tile pair per work-group. The groups form a grid_x x grid_y rectangle (so that
 // any pair count fits the NDRange limits); groups past the last pair move nothing.
 __kernel __attribute__((reqd_work_group_size(TILE, WG_ROWS, 1)))
 void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n,
-                     idx_t num_pairs SPLIT_PARAMS) {
+                     idx_t num_pairs, idx_t matrices SPLIT_PARAMS) {
   __local elem_t upper[TILE * TILE_STRIDE];
   __local elem_t lower[TILE * TILE_STRIDE];
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
 
   const idx_t k = (idx_t)get_group_id(1) * (idx_t)get_num_groups(0) + (idx_t)get_group_id(0);
-  idx_t ti = 0, tj = 0, h = 0, w = 0;
-  if (k < num_pairs) {
-    pair_of_index(k, &ti, &tj);
+  idx_t ti = 0, tj = 0, h = 0, w = 0, base = 0;
+  if (k < num_pairs * matrices) {
+    const idx_t matrix = k / num_pairs;
+    base = matrix * n * n;
+    pair_of_index(k - matrix * num_pairs, &ti, &tj);
     h = min((idx_t)TILE, n - ti * TILE);  // upper tile's rows
     w = min((idx_t)TILE, n - tj * TILE);  // upper tile's columns
   }
   const idx_t r0 = ti * TILE, c0 = tj * TILE;  // upper tile's corner
   const bool mirrored = ti != tj;
-  load_tile(upper, m, n, r0, c0, h, w);
-  if (mirrored) load_tile(lower, m, n, c0, r0, w, h);
+  load_tile(upper, m, base, n, r0, c0, h, w);
+  if (mirrored) load_tile(lower, m, base, n, c0, r0, w, h);
   barrier(CLK_LOCAL_MEM_FENCE);
   if (mirrored) {
-    store_transposed(m, lower, n, r0, c0, h, w);
-    store_transposed(m, upper, n, c0, r0, w, h);
+    store_transposed(m, lower, base, n, r0, c0, h, w);
+    store_transposed(m, upper, base, n, c0, r0, w, h);
   } else {
-    store_transposed(m, upper, n, r0, c0, h, w);
+    store_transposed(m, upper, base, n, r0, c0, h, w);
   }
 }

@@ -28,7 +28,7 @@ std::string launch_problem(const LaunchPlan& plan) {
 }
 
 std::string scratch_problem(const LaunchPlan& plan, const CallShape& call) {
-  const u64 bytes = call.rows * call.cols * call.elem_size;
+  const u64 bytes = call.batch * call.rows * call.cols * call.elem_size;
   if (plan.scratch_bytes > bytes / 8 + (u64{1} << 20))
     return "scratch of " + std::to_string(plan.scratch_bytes) + " bytes";
   return "";
@@ -40,8 +40,8 @@ u64 extra_bytes(const LaunchPlan& plan) {
 
 double extra_fraction(const LaunchPlan& plan, const CallShape& call) {
   return static_cast<double>(extra_bytes(plan)) /
-         (static_cast<double>(call.rows) * static_cast<double>(call.cols) *
-          static_cast<double>(call.elem_size));
+         (static_cast<double>(call.batch) * static_cast<double>(call.rows) *
+          static_cast<double>(call.cols) * static_cast<double>(call.elem_size));
 }
 
 const char* refusal_name(Refusal refusal) {

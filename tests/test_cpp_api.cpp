@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <ipt/ipt.hpp>
 
+#include "support/host_reference.hpp"
 #include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
@@ -63,4 +64,15 @@ TEST_CASE("ipt::error carries the status and the message", "[cpp][bad_input]") {
   ipt::warmup<float>(cl::Context(session().context(), true), device, 40, 40);
   ipt::clear_cache();
   CHECK_THROWS_AS(ipt::padded_size<float>(cl::Device(), 1, 1), ipt::error);
+}
+
+TEST_CASE("the C++ binding transposes a batch", "[batched][api][cpp]") {
+  GuardedMatrix m(6 * 30, 50, 4, 0, 12, 79);
+  const cl::CommandQueue queue(session().queue(), /*retainObject=*/true);
+  const cl::Buffer buffer(m.buffer(), /*retainObject=*/true);
+  ipt::transpose_batched<float>(queue, buffer, 6, 30, 50).wait();
+  const auto expected = ipt::support::permute_010(m.matrix_before(), 6, 30, 50, 4);
+  CHECK(m.check_holds(expected) == "");
+  CHECK_THROWS_AS(ipt::transpose_batched<float>(queue, buffer, 7, 30, 50), ipt::error);
+  CHECK(m.check_holds(expected) == "");  // the failed call changed nothing
 }

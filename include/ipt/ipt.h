@@ -196,6 +196,37 @@ IPT_API ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size
                                      const cl_event* event_wait_list, cl_event* event);
 
 /*
+ * Transposes `batch` matrices in place, in one call: rows x cols matrices of elem_size-byte
+ * elements stored back to back from element `offset` of `buffer` (matrix k starts at
+ * element offset + k * rows * cols) each become their cols x rows transpose in the same
+ * place. The batch is the instance dimension of the call's kernels, not a loop of calls:
+ * a batch of matrices that one work-group's local memory holds (64 x 100 floats) takes
+ * one kernel that reads and writes every element once; so does a batch of matrices that
+ * fit the device's registers, on NVIDIA and AMD GPUs. A batch never pads its matrices
+ * and never uses the buffer's bytes past its last matrix. batch 1 is ipt_transpose;
+ * batch, rows or cols 0 returns at once. Events, statuses and the guarantee of a failed
+ * call as for ipt_transpose; IPT_SIZE_OVERFLOW also when batch * rows * cols overflows.
+ */
+IPT_API ipt_status ipt_transpose_batched(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                         size_t batch, size_t rows, size_t cols,
+                                         cl_uint num_events_in_wait_list,
+                                         const cl_event* event_wait_list, cl_event* event,
+                                         size_t elem_size);
+
+/* ipt_transpose_batched with elem_size = sizeof(cl_float). */
+IPT_API ipt_status ipt_transpose_batched_f32(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                             size_t batch, size_t rows, size_t cols,
+                                             cl_uint num_events_in_wait_list,
+                                             const cl_event* event_wait_list, cl_event* event);
+
+/* ipt_transpose_batched with elem_size = sizeof(cl_double); IPT_FP64_NOT_SUPPORTED as for
+ * ipt_transpose_f64. */
+IPT_API ipt_status ipt_transpose_batched_f64(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                             size_t batch, size_t rows, size_t cols,
+                                             cl_uint num_events_in_wait_list,
+                                             const cl_event* event_wait_list, cl_event* event);
+
+/*
  * Stores in *bytes how many bytes, counted from the matrix's offset, a buffer needs so
  * that the fastest plan for this shape can pad in place, without scratch for its extra
  * elements, on this device: rows * cols * elem_size, or up to 0.5% more where padding
@@ -285,6 +316,15 @@ typedef struct ipt_plan_info {
  */
 IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
                             const ipt_plan_options* options, ipt_plan_info* info);
+
+/*
+ * ipt_plan for a call of ipt_transpose_batched: the plan of `batch` matrices of rows x cols
+ * (padded_rows and padded_cols are the matrix's: a batch never pads). Options apply to
+ * every matrix; a padded shape is refused with IPT_INVALID_VALUE.
+ */
+IPT_API ipt_status ipt_plan_batched(cl_device_id device, size_t batch, size_t rows, size_t cols,
+                                    size_t elem_size, const ipt_plan_options* options,
+                                    ipt_plan_info* info);
 
 /*
  * ipt_transpose with a caller-adjusted plan (`options`, NULL: automatic; an explicit

@@ -12,9 +12,9 @@
 #ifndef IPT_IPT_HPP
 #define IPT_IPT_HPP
 
-#include <CL/opencl.hpp>
-
 #include <ipt/ipt.h>
+
+#include <CL/opencl.hpp>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -70,6 +70,29 @@ cl::Event transpose(const cl::CommandQueue& queue, const cl::Buffer& buffer, std
     detail::check(
         ipt_transpose(queue(), buffer(), offset, rows, cols, count, list, &event, sizeof(T)));
   return cl::Event(event);  // takes over the reference the C call returned
+}
+
+// Transposes, in place and in one call, `batch` row-major rows x cols matrices of T stored
+// back to back from `offset` elements into `buffer` (ipt_transpose_batched): each becomes
+// its cols x rows transpose. T as for transpose. Throws ipt::error.
+template <typename T>
+cl::Event transpose_batched(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                            std::size_t batch, std::size_t rows, std::size_t cols,
+                            std::size_t offset = 0, const std::vector<cl::Event>& wait = {}) {
+  static_assert(std::is_trivially_copyable<T>::value, "T must be trivially copyable");
+  static_assert(
+      sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+      "libipt transposes elements of 1, 2, 4, 8 or 16 bytes");
+  const cl_uint count = static_cast<cl_uint>(wait.size());
+  const cl_event* list = wait.empty() ? nullptr : reinterpret_cast<const cl_event*>(wait.data());
+  cl_event event = nullptr;
+  if (std::is_same<T, double>::value)
+    detail::check(ipt_transpose_batched_f64(queue(), buffer(), offset, batch, rows, cols, count,
+                                            list, &event));
+  else
+    detail::check(ipt_transpose_batched(queue(), buffer(), offset, batch, rows, cols, count, list,
+                                        &event, sizeof(T)));
+  return cl::Event(event);
 }
 
 // Bytes a buffer needs from the matrix's offset for the fastest plan on `device`.

@@ -10,14 +10,16 @@
 #include "runtime/device_query.hpp"
 #include "runtime/transpose.hpp"
 
-extern "C" ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
-                               const ipt_plan_options* options, ipt_plan_info* info) {
-  return ipt::api::guarded("ipt_plan", [&] {
+namespace {
+
+ipt_status plan(const char* function, cl_device_id device, size_t batch, size_t rows, size_t cols,
+                size_t elem_size, const ipt_plan_options* options, ipt_plan_info* info) {
+  return ipt::api::guarded(function, [&] {
     const auto profile = ipt::runtime::query_device_profile(device);  // validates the handle
     if (info == nullptr) ipt::fail(IPT_INVALID_VALUE, "info is NULL");
-    ipt::api::checked_matrix_bytes(rows, cols, elem_size);
+    ipt::api::checked_matrix_bytes(rows, cols, elem_size, batch);
     const auto request = ipt::api::plan_request_of(options);
-    if (rows == 0 || cols == 0) {
+    if (rows == 0 || cols == 0 || batch == 0) {
       // A call returns at once for an empty matrix (BLAS quick return): no kernel to plan,
       // and the planner plans only matrices with elements.
       ipt_plan_info empty{};
@@ -34,8 +36,9 @@ extern "C" ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, si
     const std::uint64_t capacity = options != nullptr && options->max_bytes != 0
                                        ? options->max_bytes / elem_size
                                        : ipt::runtime::kUnlimited;
-    const auto launch = ipt::runtime::plan_for_call(
-        profile, rows, cols, elem_size, 0, options != nullptr ? &request : nullptr, capacity);
+    const auto launch =
+        ipt::runtime::plan_for_call(profile, rows, cols, elem_size, 0,
+                                    options != nullptr ? &request : nullptr, capacity, batch);
     const auto& plan = launch.transpose;
     ipt_plan_info result{};
     result.sequence = plan.onchip ? IPT_SEQUENCE_ON_CHIP : ipt::api::sequence_of(plan.sequence);
@@ -53,3 +56,20 @@ extern "C" ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, si
     *info = result;
   });
 }
+
+}  // namespace
+
+extern "C" {
+
+ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
+                    const ipt_plan_options* options, ipt_plan_info* info) {
+  return plan("ipt_plan", device, 1, rows, cols, elem_size, options, info);
+}
+
+ipt_status ipt_plan_batched(cl_device_id device, size_t batch, size_t rows, size_t cols,
+                            size_t elem_size, const ipt_plan_options* options,
+                            ipt_plan_info* info) {
+  return plan("ipt_plan_batched", device, batch, rows, cols, elem_size, options, info);
+}
+
+}  // extern "C"

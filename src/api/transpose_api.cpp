@@ -12,7 +12,7 @@ namespace {
 ipt_status transpose(const char* function, bool require_fp64, cl_command_queue queue, cl_mem buffer,
                      size_t offset, size_t rows, size_t cols, cl_uint num_events_in_wait_list,
                      const cl_event* event_wait_list, cl_event* event, size_t elem_size,
-                     const ipt_plan_options* options = nullptr) noexcept {
+                     const ipt_plan_options* options = nullptr, size_t batch = 1) noexcept {
   return ipt::api::guarded(function, [&] {
     ipt::runtime::TransposeRequest request;
     request.queue = queue;
@@ -20,6 +20,7 @@ ipt_status transpose(const char* function, bool require_fp64, cl_command_queue q
     request.offset = offset;
     request.rows = rows;
     request.cols = cols;
+    request.batch = batch;
     request.elem_size = elem_size;
     request.num_events_in_wait_list = num_events_in_wait_list;
     request.event_wait_list = event_wait_list;
@@ -57,6 +58,32 @@ ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size_t offse
                              const cl_event* event_wait_list, cl_event* event) {
   return transpose("ipt_transpose_f64", true, queue, buffer, offset, rows, cols,
                    num_events_in_wait_list, event_wait_list, event, sizeof(cl_double));
+}
+
+ipt_status ipt_transpose_batched(cl_command_queue queue, cl_mem buffer, size_t offset, size_t batch,
+                                 size_t rows, size_t cols, cl_uint num_events_in_wait_list,
+                                 const cl_event* event_wait_list, cl_event* event,
+                                 size_t elem_size) {
+  return transpose("ipt_transpose_batched", false, queue, buffer, offset, rows, cols,
+                   num_events_in_wait_list, event_wait_list, event, elem_size, nullptr, batch);
+}
+
+ipt_status ipt_transpose_batched_f32(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                     size_t batch, size_t rows, size_t cols,
+                                     cl_uint num_events_in_wait_list,
+                                     const cl_event* event_wait_list, cl_event* event) {
+  return transpose("ipt_transpose_batched_f32", false, queue, buffer, offset, rows, cols,
+                   num_events_in_wait_list, event_wait_list, event, sizeof(cl_float), nullptr,
+                   batch);
+}
+
+ipt_status ipt_transpose_batched_f64(cl_command_queue queue, cl_mem buffer, size_t offset,
+                                     size_t batch, size_t rows, size_t cols,
+                                     cl_uint num_events_in_wait_list,
+                                     const cl_event* event_wait_list, cl_event* event) {
+  return transpose("ipt_transpose_batched_f64", true, queue, buffer, offset, rows, cols,
+                   num_events_in_wait_list, event_wait_list, event, sizeof(cl_double), nullptr,
+                   batch);
 }
 
 ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t elem_size,

@@ -73,7 +73,8 @@ bool valid_element_size(std::size_t elem_size) {
 
 }  // namespace
 
-std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t elem_size) {
+std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                                 std::size_t batch) {
   if (!valid_element_size(elem_size))
     fail(IPT_INVALID_ELEMENT_SIZE,
          "elem_size is " + std::to_string(elem_size) + "; it must be 1, 2, 4, 8 or 16");
@@ -83,6 +84,10 @@ std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t
     fail(IPT_SIZE_OVERFLOW, "rows * cols * elem_size = " + std::to_string(rows) + " * " +
                                 std::to_string(cols) + " * " + std::to_string(elem_size) +
                                 " overflows size_t");
+  if (__builtin_mul_overflow(bytes, batch, &bytes))
+    fail(IPT_SIZE_OVERFLOW, "batch * rows * cols * elem_size = " + std::to_string(batch) + " * " +
+                                std::to_string(rows) + " * " + std::to_string(cols) + " * " +
+                                std::to_string(elem_size) + " overflows size_t");
   return bytes;
 }
 
@@ -91,14 +96,17 @@ void validate_transpose(runtime::TransposeRequest& request, bool require_fp64) {
   const std::size_t buffer_bytes = check_buffer(request.buffer, context);
   check_wait_list(request.num_events_in_wait_list, request.event_wait_list, context);
 
-  const std::size_t matrix_bytes =
-      checked_matrix_bytes(request.rows, request.cols, request.elem_size);
+  const std::size_t matrix_bytes = checked_matrix_bytes(
+      request.rows, request.cols, request.elem_size, static_cast<std::size_t>(request.batch));
+  const char* what = request.batch == 1 ? "the matrix" : "the batch";
   std::size_t offset_bytes = 0, end_bytes = 0;
   if (__builtin_mul_overflow(request.offset, request.elem_size, &offset_bytes) ||
       __builtin_add_overflow(offset_bytes, matrix_bytes, &end_bytes))
-    fail(IPT_SIZE_OVERFLOW, "(offset + rows * cols) * elem_size overflows size_t");
+    fail(IPT_SIZE_OVERFLOW, request.batch == 1
+                                ? "(offset + rows * cols) * elem_size overflows size_t"
+                                : "(offset + batch * rows * cols) * elem_size overflows size_t");
   if (end_bytes > buffer_bytes)
-    fail(IPT_BUFFER_TOO_SMALL, "the matrix ends at byte " + std::to_string(end_bytes) +
+    fail(IPT_BUFFER_TOO_SMALL, std::string(what) + " ends at byte " + std::to_string(end_bytes) +
                                    " but the buffer holds " + std::to_string(buffer_bytes) +
                                    " bytes");
 

@@ -15,6 +15,8 @@ namespace ipt::api {
 void validate_transpose(runtime::TransposeRequest& request, bool require_fp64);
 
 // Checks elem_size and returns rows * cols * elem_size; throws on overflow.
-std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t elem_size);
+// Bytes of `batch` matrices of rows x cols; IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.
+std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                                 std::size_t batch = 1);
 
 }  // namespace ipt::api

@@ -438,9 +438,10 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   if (plan.layout == TileLayout::kSwizzled && (plan.tile & (plan.tile - 1)) != 0)
     throw std::invalid_argument("square: swizzled tiles need a power-of-two tile, not " +
                                 std::to_string(plan.tile));
-  // Every index the kernel forms is below offset + n * n; the pair arithmetic stays far
-  // below it.
-  const bool index64 = site.index64 || needs_index64(site.offset, n * n, /*strides=*/false);
+  // Every index the kernel forms is below offset + matrices * n * n; the pair arithmetic
+  // stays far below it.
+  const std::uint64_t elements = plan.matrices * n * n;
+  const bool index64 = site.index64 || needs_index64(site.offset, elements, /*strides=*/false);
   Step step =
       launch(Family::kSquare, site, index64,
              " -DTILE=" + std::to_string(plan.tile) + " -DWG_ROWS=" + std::to_string(plan.wg_rows) +
@@ -450,13 +451,14 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   step.global[1] = plan.grid_y * plan.wg_rows;
   step.local[1] = plan.wg_rows;
   step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), index_arg(n),
-               index_arg(plan.num_pairs)};
-  step.touches = n * n;
-  step.move = permute(1, n, n, 1);
+               index_arg(plan.num_pairs), index_arg(plan.matrices)};
+  step.touches = elements;
+  step.move = permute(plan.matrices, n, n, 1);
   step.what = "tiled swap across the diagonal: tiles of " + std::to_string(plan.tile) + " x " +
               std::to_string(plan.tile) + ", work-groups of " + std::to_string(plan.tile) + " x " +
               std::to_string(plan.wg_rows);
   if (plan.layout == TileLayout::kSwizzled) step.what += ", swizzled tiles";
+  if (plan.matrices > 1) step.what += ", " + std::to_string(plan.matrices) + " matrices";
   return with_split(std::move(step), site);
 }
 

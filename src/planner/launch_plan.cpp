@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "planner/batch_plan.hpp"
+
 namespace ipt::planner {
 namespace {
 
@@ -122,7 +124,7 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     site.tail = launch.split_tail = saved;
   }
   StepSite stage_site = site;
-  stage_site.index64 = needs_index64(launch.offset, plan.padded_elements());
+  stage_site.index64 = needs_index64(launch.offset, plan.batch_elements());
   const std::uint64_t flags_start = layout.total();
   const RestrideConfig restride = choose_restride(device, elem_size, plan.padded_elements());
   const bool pads = plan.padded_cols != N, unpads = plan.padded_rows != M;
@@ -183,6 +185,9 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("square kernel: ") + e.what());
     }
+    if (plan.batch > 1)
+      square_plan =
+          complete_square_plan(square_plan, plan.padded_rows, std::uint64_t{1} << 20, plan.batch);
     const Step swap = square_step(site, plan.padded_rows, square_plan);
     add(swap, swap);  // its own inverse
   }
@@ -324,13 +329,35 @@ LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done) {
   return rollback;
 }
 
+// A batch: plan_batched_transpose's plan, its stages' steps as for one matrix (no
+// padding, so nothing borrowed and nothing split).
+LaunchPlan plan_batch(const DeviceProfile& device, const CallShape& call,
+                      const PlanOverrides& overrides) {
+  std::uint64_t rows = 0;
+  if (__builtin_mul_overflow(call.batch, call.rows, &rows))
+    throw ResourceError("a batch of " + std::to_string(call.batch) + " matrices of " +
+                        std::to_string(call.rows) + " x " + std::to_string(call.cols) +
+                        " elements is larger than one allocation of the device holds");
+  check_one_allocation(device, "a batch", rows, call.cols, call.elem_size, call.offset);
+  LaunchPlan launch;
+  launch.elem_size = call.elem_size;
+  launch.offset = call.offset;
+  launch.transpose = plan_batched_transpose(device, call.batch, call.rows, call.cols,
+                                            call.elem_size, overrides.request);
+  add_sequence_steps(launch, device, overrides, call.rows * call.cols);
+  check_allocations(launch, device);
+  return launch;
+}
+
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                      const PlanOverrides& overrides) {
   // The factor search and the padding's sizes divide by the sides: an empty matrix would
   // divide by zero, or search the divisors of a 64-bit side for minutes.
-  if (call.rows == 0 || call.cols == 0)
+  if (call.rows == 0 || call.cols == 0 || call.batch == 0)
     throw std::invalid_argument("an empty matrix (" + std::to_string(call.rows) + " x " +
-                                std::to_string(call.cols) + ") has no plan");
+                                std::to_string(call.cols) + ", batch " +
+                                std::to_string(call.batch) + ") has no plan");
+  if (call.batch > 1) return plan_batch(device, call, overrides);
   check_one_allocation(device, "a matrix", call.rows, call.cols, call.elem_size, call.offset);
   // A forced padded shape is a matrix of the device too (ipt_plan, without a buffer, asks
   // for no room at all): 2^64 - 1 x 1 would search divisors for minutes.

@@ -208,6 +208,9 @@ struct CallShape {
   // Elements the buffer holds from the matrix's start (0, or anything below rows * cols:
   // exactly the matrix).
   std::uint64_t capacity = 0;
+  // Matrices of rows x cols back to back from `offset`, each transposed in place
+  // (batch_plan.hpp); a batch never borrows the room past its last matrix.
+  std::uint64_t batch = 1;
 };
 
 // Caller-forced choices (tests, tuning; IPT_OVERRIDES and ipt_plan_options).

@@ -208,8 +208,9 @@ std::string move_extent(const Move& move, std::size_t elem_size, u64 scratch_byt
 // No step touches past the matrix and its padding, nor past the buffer; no move reaches
 // further into the buffer than its step says it touches.
 std::string check_extents(const LaunchPlan& plan, u64 rows, u64 cols, u64 capacity) {
-  const u64 room = std::max(rows * cols, plan.transpose.padded_elements());
-  const u64 buffer = capacity == 0 ? rows * cols : capacity;
+  const u64 batch = plan.transpose.batch;
+  const u64 room = batch * std::max(rows * cols, plan.transpose.padded_elements());
+  const u64 buffer = capacity == 0 ? batch * rows * cols : capacity;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const Step& step = plan.steps[i];
     if (step.touches > room || step.touches > buffer)
@@ -371,8 +372,9 @@ class SplitMix {
 // The element indices a sampled check follows: random ones, both ends, and elements at
 // the edges of rows and columns (where index arithmetic goes wrong first), then borrowed
 // ones. Indices from total on are borrowed elements.
-std::vector<u64> sample_indices(u64 rows, u64 cols, u64 borrowed, u64 samples, u64 seed) {
-  const u64 total = rows * cols;
+std::vector<u64> sample_indices(u64 batch, u64 rows, u64 cols, u64 borrowed, u64 samples,
+                                u64 seed) {
+  const u64 total = batch * rows * cols;
   SplitMix random(seed);
   std::vector<u64> picked;
   const auto pick_range = [&](u64 begin, u64 end, u64 count) {
@@ -388,49 +390,57 @@ std::vector<u64> sample_indices(u64 rows, u64 cols, u64 borrowed, u64 samples, u
     edge_rows.push_back(random.below(rows));
     edge_cols.push_back(random.below(cols));
   }
-  for (u64 r : edge_rows)
-    for (u64 c : edge_cols)
-      if (r < rows && c < cols) picked.push_back(r * cols + c);
+  // In the first and last matrix of a batch, and one between.
+  for (u64 b : {u64{0}, batch / 2, batch - 1})
+    for (u64 r : edge_rows)
+      for (u64 c : edge_cols)
+        if (r < rows && c < cols) picked.push_back((b * rows + r) * cols + c);
   for (u64 k = 0; k < samples; ++k) picked.push_back(random.below(total));
   for (u64 k = 0; borrowed > 0 && k < samples / 8; ++k)
     picked.push_back(total + random.below(borrowed));
   return picked;
 }
 
-// Where the value of element `index` must end: the transposed place for the matrix's
-// (the same place when the steps undo themselves), the same place for a borrowed
-// element past it.
-Position expected_end(u64 rows, u64 cols, u64 index, bool transposed) {
-  if (index >= rows * cols || !transposed) return {Buffer::kMatrix, index};
-  return {Buffer::kMatrix, index % cols * rows + index / cols};
+// Where the value of element `index` must end: the transposed place in its matrix of the
+// batch (the same place when the steps undo themselves), the same place for a borrowed
+// element past the batch.
+Position expected_end(u64 batch, u64 rows, u64 cols, u64 index, bool transposed) {
+  const u64 size = rows * cols;
+  if (index >= batch * size || !transposed) return {Buffer::kMatrix, index};
+  const u64 first = index / size * size, local = index - first;
+  return {Buffer::kMatrix, first + local % cols * rows + local / cols};
 }
 
-std::string misplaced(u64 rows, u64 cols, u64 index, const std::optional<Position>& end,
+std::string misplaced(u64 batch, u64 rows, u64 cols, u64 index, const std::optional<Position>& end,
                       bool transposed) {
   const std::string got = end ? "ends at " + to_string(*end) : "is overwritten";
-  const std::string want = to_string(expected_end(rows, cols, index, transposed));
-  if (index >= rows * cols)
-    return "borrowed element " + std::to_string(index - rows * cols) + " past the matrix " + got +
+  const std::string want = to_string(expected_end(batch, rows, cols, index, transposed));
+  const u64 size = rows * cols;
+  if (index >= batch * size)
+    return "borrowed element " + std::to_string(index - batch * size) + " past the matrix " + got +
            ", expected " + want;
-  return "element (" + std::to_string(index / cols) + ", " + std::to_string(index % cols) + ") " +
-         got + ", expected " + want;
+  const u64 local = index % size;
+  return "element (" + std::to_string(local / cols) + ", " + std::to_string(local % cols) + ")" +
+         (batch > 1 ? " of matrix " + std::to_string(index / size) : std::string()) + " " + got +
+         ", expected " + want;
 }
 
 std::string check_values(const LaunchPlan& plan, u64 rows, u64 cols, u64 max_full, u64 samples,
                          u64 seed, bool transposed = true) {
   const PlanModel model(plan);
-  const u64 total = rows * cols, borrowed = plan.borrowed_bytes / plan.elem_size;
+  const u64 batch = plan.transpose.batch;
+  const u64 total = batch * rows * cols, borrowed = plan.borrowed_bytes / plan.elem_size;
   const auto check = [&](u64 index) -> std::string {
     const std::optional<Position> end = model.final_position({Buffer::kMatrix, index});
-    if (end && *end == expected_end(rows, cols, index, transposed)) return "";
-    return misplaced(rows, cols, index, end, transposed);
+    if (end && *end == expected_end(batch, rows, cols, index, transposed)) return "";
+    return misplaced(batch, rows, cols, index, end, transposed);
   };
   if (total + borrowed <= max_full) {
     for (u64 index = 0; index < total + borrowed; ++index)
       if (std::string bad = check(index); !bad.empty()) return bad;
     return "";
   }
-  for (u64 index : sample_indices(rows, cols, borrowed, samples, seed))
+  for (u64 index : sample_indices(batch, rows, cols, borrowed, samples, seed))
     if (std::string bad = check(index); !bad.empty()) return bad;
   return "";
 }

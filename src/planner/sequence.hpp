@@ -65,6 +65,10 @@ struct TransposePlan {
   // The whole matrix in one on-chip kernel (kernels/onchip.cl): no stages, no padding,
   // m = n = 1 (the sequence field says kOneStage and means nothing).
   bool onchip = false;
+  // Matrices of rows x cols stored back to back, each transposed in place by the same
+  // plan: the batch is the outermost instance dimension of every stage (its I counts
+  // them all) and of the square kernel. A batched plan never pads (batch_plan.hpp).
+  std::uint64_t batch = 1;
 
   bool padded() const { return padded_rows != rows || padded_cols != cols; }
   // The on-chip kernel runs in the call: on the whole matrix or in a stage.
@@ -74,6 +78,8 @@ struct TransposePlan {
     return onchip;
   }
   std::uint64_t padded_elements() const { return padded_rows * padded_cols; }
+  // Elements of every matrix of the batch (the padded matrix's when it pads).
+  std::uint64_t batch_elements() const { return batch * padded_elements(); }
 };
 
 }  // namespace ipt::planner

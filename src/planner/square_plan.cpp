@@ -46,13 +46,16 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   return complete_square_plan(plan, n);
 }
 
-SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t max_grid_x) {
+SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n, std::uint64_t max_grid_x,
+                                std::uint64_t matrices) {
   const std::uint64_t tiles = (n + plan.tile - 1) / plan.tile;
   plan.num_pairs = tiles * (tiles + 1) / 2;
+  plan.matrices = matrices;
   // A row of up to a million groups keeps dimension 0 of the NDRange far below 2^32
   // work-items; more pairs take more rows (n = 2^20 needs 129).
-  plan.grid_x = std::max<std::uint64_t>(1, std::min(plan.num_pairs, max_grid_x));
-  plan.grid_y = (plan.num_pairs + plan.grid_x - 1) / plan.grid_x;
+  const std::uint64_t groups = plan.num_pairs * matrices;
+  plan.grid_x = std::max<std::uint64_t>(1, std::min(groups, max_grid_x));
+  plan.grid_y = (groups + plan.grid_x - 1) / plan.grid_x;
   return plan;
 }
 

@@ -12,9 +12,10 @@ namespace ipt::planner {
 struct SquarePlan {
   std::size_t tile = 64;        // TILE: tile edge in elements
   std::size_t wg_rows = 4;      // WG_ROWS: the work-group is tile x wg_rows
-  std::uint64_t num_pairs = 0;  // tile pairs (ti <= tj), one work-group each
+  std::uint64_t num_pairs = 0;  // tile pairs (ti <= tj) of one matrix, one work-group each
+  std::uint64_t matrices = 1;   // n x n matrices back to back (a batch), each swapped alone
   std::uint64_t grid_x = 0;     // work-groups in NDRange dimension 0
-  std::uint64_t grid_y = 0;     // rows of grid_x groups: grid_x * grid_y >= num_pairs
+  std::uint64_t grid_y = 0;     // rows of grid_x groups: grid_x * grid_y >= num_pairs * matrices
   // IPT_SWIZZLE of kernels/square.cl (swizzled: the tile a power of two).
   TileLayout layout = TileLayout::kPadded;
 };
@@ -33,8 +34,10 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
                        TileLayout layout = TileLayout::kPadded);
 
 // Completes a plan whose tile and wg_rows were chosen by the caller (tests, tuning):
-// fills num_pairs and the grid (at most max_grid_x groups per row).
+// fills num_pairs and the grid (at most max_grid_x groups per row) for `matrices` n x n
+// matrices back to back.
 SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n,
-                                std::uint64_t max_grid_x = std::uint64_t{1} << 20);
+                                std::uint64_t max_grid_x = std::uint64_t{1} << 20,
+                                std::uint64_t matrices = 1);
 
 }  // namespace ipt::planner

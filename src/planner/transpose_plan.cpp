@@ -450,6 +450,7 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
 
 std::string describe(const TransposePlan& plan) {
   std::ostringstream out;
+  if (plan.batch > 1) out << "a batch of " << plan.batch << " matrices of ";
   const bool uses_m = plan.sequence != Sequence::kSquare && plan.sequence != Sequence::kOneStage &&
                       plan.sequence != Sequence::k22;
   const bool uses_n = plan.sequence != Sequence::kSquare && plan.sequence != Sequence::kOneStage &&

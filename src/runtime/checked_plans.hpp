@@ -25,7 +25,7 @@ struct PreparedPlan;  // runtime/executor.hpp
 struct CheckedPlanKey {
   cl_context context = nullptr;
   cl_device_id device = nullptr;
-  std::uint64_t rows = 0, cols = 0, capacity = 0, offset = 0;
+  std::uint64_t rows = 0, cols = 0, capacity = 0, offset = 0, batch = 1;
   std::size_t elem_size = 0;
   std::string environment;  // environment_key() (runtime/environment.hpp)
 

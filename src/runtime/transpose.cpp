@@ -104,21 +104,22 @@ std::uint64_t buffer_capacity(std::size_t buffer_bytes, std::uint64_t offset, st
 
 planner::LaunchPlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
                                   std::uint64_t cols, std::size_t elem_size, std::uint64_t offset,
-                                  const planner::PlanRequest* request, std::uint64_t capacity) {
-  return plan_with(profile, {rows, cols, elem_size, offset, capacity}, overrides_for(request),
-                   request != nullptr);
+                                  const planner::PlanRequest* request, std::uint64_t capacity,
+                                  std::uint64_t batch) {
+  return plan_with(profile, {rows, cols, elem_size, offset, capacity, batch},
+                   overrides_for(request), request != nullptr);
 }
 
 PreparedPlan prepare_for_call(const cl::CommandQueue& queue, const planner::DeviceProfile& profile,
                               std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
                               std::uint64_t offset, const planner::PlanRequest* request,
-                              std::uint64_t capacity) {
-  return prepare_call(queue, profile, {rows, cols, elem_size, offset, capacity},
+                              std::uint64_t capacity, std::uint64_t batch) {
+  return prepare_call(queue, profile, {rows, cols, elem_size, offset, capacity, batch},
                       overrides_for(request), request != nullptr);
 }
 
 void execute_transpose(const TransposeRequest& request) {
-  if (request.rows == 0 || request.cols == 0) {
+  if (request.rows == 0 || request.cols == 0 || request.batch == 0) {
     // Quick return; a marker still gives the caller an event that completes after the
     // wait list, so that dependent work can be chained the same way for every shape.
     if (request.event != nullptr)
@@ -134,16 +135,17 @@ void execute_transpose(const TransposeRequest& request) {
       buffer_capacity(request.buffer_bytes, request.offset, request.elem_size, request.max_bytes);
   // A call that repeats an earlier one (same shape, room, offset and settings) reuses its
   // prepared plan: no planning, no building, no checks (checked_plans.hpp).
-  const CheckedPlanKey key{request.context, request.device, request.rows,      request.cols,
-                           capacity,        request.offset, request.elem_size, environment_key()};
+  const CheckedPlanKey key{request.context, request.device,    request.rows,
+                           request.cols,    capacity,          request.offset,
+                           request.batch,   request.elem_size, environment_key()};
   // Sources read from IPT_KERNEL_DIR may be edited between calls: such calls look their
   // programs up again (the program cache compares the text), so they keep no plan.
   const bool cacheable = !request.forced_plan && !kernel_sources_from_files();
   std::shared_ptr<const PreparedPlan> prepared;
   if (cacheable) prepared = find_checked_plan(key);
   if (prepared == nullptr) {
-    const planner::CallShape call{request.rows, request.cols, request.elem_size, request.offset,
-                                  capacity};
+    const planner::CallShape call{request.rows,   request.cols, request.elem_size,
+                                  request.offset, capacity,     request.batch};
     prepared = std::make_shared<const PreparedPlan>(prepare_call(
         queue, query_device_profile(request.device), call,
         overrides_for(request.forced_plan ? &request.plan_request : nullptr), request.forced_plan));

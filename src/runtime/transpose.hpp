@@ -17,6 +17,7 @@ struct TransposeRequest {
   std::uint64_t offset = 0;  // in elements
   std::uint64_t rows = 0;
   std::uint64_t cols = 0;
+  std::uint64_t batch = 1;  // matrices of rows x cols back to back (ipt_transpose_batched)
   std::size_t elem_size = 0;
   cl_uint num_events_in_wait_list = 0;
   const cl_event* event_wait_list = nullptr;
@@ -45,7 +46,8 @@ void execute_transpose(const TransposeRequest& request);
 constexpr std::uint64_t kUnlimited = ~std::uint64_t{0};
 planner::LaunchPlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
                                   std::uint64_t cols, std::size_t elem_size, std::uint64_t offset,
-                                  const planner::PlanRequest* request, std::uint64_t capacity = 0);
+                                  const planner::PlanRequest* request, std::uint64_t capacity = 0,
+                                  std::uint64_t batch = 1);
 
 // plan_for_call, prepared on `queue`'s device as a call would prepare it: a device that
 // cannot run a kernel's work-group, or that refuses the on-chip kernel, gets another plan
@@ -53,7 +55,7 @@ planner::LaunchPlan plan_for_call(const planner::DeviceProfile& profile, std::ui
 PreparedPlan prepare_for_call(const cl::CommandQueue& queue, const planner::DeviceProfile& profile,
                               std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
                               std::uint64_t offset, const planner::PlanRequest* request,
-                              std::uint64_t capacity = 0);
+                              std::uint64_t capacity = 0, std::uint64_t batch = 1);
 
 // Compiles (or loads from the caches) every program a rows x cols transposition of
 // elem_size-byte elements at offset 0 needs on `device`, so that the first real call

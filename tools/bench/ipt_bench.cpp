@@ -15,7 +15,9 @@
 //   ipt-bench padding   [random options]  padded against padding off
 //   ipt-bench kernels   MODE [options]    the elementary kernels (runs ipt-kernel-bench)
 //   ipt-bench latency   [--sizes 1024]    first-call and cached-call times
-// common: [--type f32|f64|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
+//   ipt-bench batched   [--batch 10000] [--shapes 64x100]  one ipt_transpose_batched
+//                       call against one matrix of the same size and a loop of calls
+// common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
 //         [--baselines all|none|oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE]
 //         [--shapes-out FILE] [--list-shapes] [--buffer exact|padded]
 // --buffer: the buffer each call gets in the random, skinny, square and shapes modes:
@@ -45,6 +47,7 @@
 #include <vector>
 
 #include "baselines.hpp"
+#include "batch_mode.hpp"
 #include "latency_mode.hpp"
 #include "results.hpp"
 #include "support/transpose_run.hpp"
@@ -62,6 +65,7 @@ struct Options {
   std::vector<std::size_t> sizes{16384};
   std::vector<Shape> shapes;
   std::size_t count = 1000, min_side = 1000, max_side = 20000, max_pairs = 48;
+  std::size_t batch = 10000;  // batched: matrices per call
   std::uint64_t seed = 2015;
   std::string type = "f32";
   int repetitions = 5;
@@ -85,7 +89,9 @@ struct Options {
                "       ipt-bench shapes --shapes RxC,RxC,... | --shapes-file FILE\n"
                "       ipt-bench kernels soa|bs-vs-pttwac|pttwac-spreading|restride|stages [...]\n"
                "       ipt-bench latency [--sizes N]\n"
-               "  common: [--type f32|f64|1|2|4|8|16] [--reps N] [--verify device|host]\n"
+               "       ipt-bench batched [--batch N (10000)] [--shapes RxC (64x100)]\n"
+               "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
+               "          [--verify device|host]\n"
                "          [--no-verify]\n"
                "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
                "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n"
@@ -150,6 +156,8 @@ Options parse(int argc, char** argv) {
       }
     } else if (arg == "--count")
       options.count = number(value());
+    else if (arg == "--batch")
+      options.batch = number(value());
     else if (arg == "--seed")
       options.seed = number(value());
     else if (arg == "--min")
@@ -186,8 +194,8 @@ Options parse(int argc, char** argv) {
     } else
       usage("unknown option " + arg);
   }
-  const std::vector<std::string> modes{"random",    "skinny", "square",  "shapes",
-                                       "sequences", "tiles",  "padding", "latency"};
+  const std::vector<std::string> modes{"random", "skinny",  "square",  "shapes", "sequences",
+                                       "tiles",  "padding", "latency", "batched"};
   if (std::find(modes.begin(), modes.end(), options.mode) == modes.end())
     usage("unknown mode '" + options.mode + "'");
   if (options.mode == "shapes" && options.shapes.empty()) usage("shapes needs --shapes");
@@ -198,6 +206,10 @@ Options parse(int argc, char** argv) {
 std::size_t elem_size_of(const std::string& type) {
   if (type == "f32") return 4;
   if (type == "f64") return 8;
+  // Names of the narrow types users bring; elements move bit for bit, so only the size
+  // matters.
+  if (type == "u8") return 1;
+  if (type == "f16" || type == "bf16") return 2;
   const auto size = number(type);
   if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) usage("bad --type " + type);
   return size;
@@ -244,8 +256,7 @@ class Bench {
       : options_(options),
         session_(session),
         elem_size_(elem_size_of(options.type)),
-        results_(options.csv, options.json, copy_gbs, context(options, session),
-                 numbers(options)) {
+        results_(options.csv, options.json, copy_gbs, context(options, session), numbers(options)) {
     if (!options.verify_on_host) pattern_.emplace(session);
     baselines_ = options.baselines;
     const bool by_default = options.mode == "random" || options.mode == "skinny" ||
@@ -503,6 +514,13 @@ int main(int argc, char** argv) {
     if (options.mode == "latency") {
       const ipt::support::Session session;
       return ipt::bench::run_latency(session, options.sizes.front(), elem_size_of(options.type));
+    }
+    if (options.mode == "batched") {
+      const ipt::support::Session session;
+      const Shape shape = options.shapes.empty() ? Shape{64, 100} : options.shapes.front();
+      if (options.batch == 0) usage("--batch must be at least 1");
+      return ipt::bench::run_batched(session, options.batch, shape.first, shape.second,
+                                     elem_size_of(options.type), options.repetitions);
     }
     const auto shapes = shapes_of(options);
     if (!options.shapes_out.empty() || options.list_shapes) {

@@ -3,30 +3,46 @@
 // IPT_DEVICE picks the device; IPT_OVERRIDES applies as in the library (for example
 // local_mem=49152 shows a 48 KiB GPU's plan on PoCL).
 //
-//   ipt-plan ROWS COLS [ELEM_SIZE]
+//   ipt-plan [--batch B] ROWS COLS [ELEM_SIZE]
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "ipt/ipt.h"
 #include "support/device_select.hpp"
 
 int main(int argc, char** argv) {
-  const bool help = argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h");
-  if (help || argc < 3 || argc > 4) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const bool help = args.size() == 1 && (args[0] == "--help" || args[0] == "-h");
+  std::size_t batch = 1;
+  bool batch_given = false;
+  if (args.size() >= 2 && args[0] == "--batch") {
+    batch_given = true;
+    try {
+      batch = std::stoull(args[1]);
+    } catch (const std::exception&) {
+      args.clear();  // usage
+    }
+    if (!args.empty()) args.erase(args.begin(), args.begin() + 2);
+  }
+  if (help || args.size() < 2 || args.size() > 3) {
     std::fprintf(help ? stdout : stderr,
-                 "usage: ipt-plan ROWS COLS [ELEM_SIZE (default 4)]\n"
+                 "usage: ipt-plan [--batch B] ROWS COLS [ELEM_SIZE (default 4)]\n"
                  "Prints the plan libipt makes for a ROWS x COLS matrix of ELEM_SIZE-byte\n"
                  "elements on the default OpenCL device (IPT_DEVICE picks another): its\n"
-                 "sequence, every kernel, and the scratch memory a call needs.\n");
+                 "sequence, every kernel, and the scratch memory a call needs. --batch: the\n"
+                 "plan of ipt_transpose_batched for B such matrices back to back.\n");
     return help ? 0 : 2;
   }
   try {
-    const std::size_t rows = std::stoull(argv[1]), cols = std::stoull(argv[2]);
-    const std::size_t elem_size = argc == 4 ? std::stoull(argv[3]) : 4;
+    const std::size_t rows = std::stoull(args[0]), cols = std::stoull(args[1]);
+    const std::size_t elem_size = args.size() == 3 ? std::stoull(args[2]) : 4;
     const auto device = ipt::support::select_device();
     ipt_plan_info info;
-    const ipt_status status = ipt_plan(device.device, rows, cols, elem_size, nullptr, &info);
+    const ipt_status status =
+        batch_given ? ipt_plan_batched(device.device, batch, rows, cols, elem_size, nullptr, &info)
+                    : ipt_plan(device.device, rows, cols, elem_size, nullptr, &info);
     if (status != IPT_SUCCESS) {
       std::fprintf(stderr, "ipt-plan: %s\n%s\n", ipt_status_string(status),
                    ipt_last_error_message());
