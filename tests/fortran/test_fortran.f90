@@ -81,6 +81,29 @@ program test_fortran
   call expect(all(ct == transpose(c)), "column-major m x k result is transpose(c), k x m")
   call ipt_test_release_buffer(buffer)
 
+  ! A batch of 5 column-major arrays c3(:, :, l), each m x k, in one call: each becomes
+  ! its k x m transpose in place.
+  block
+    real(c_float), allocatable, target :: c3(:, :, :), t3(:, :, :)
+    integer :: l
+    allocate(c3(m, k, 5), t3(k, m, 5))
+    call random_number(c3)
+    c3 = c3 + 1.0
+    buffer = ipt_test_buffer(int(4 * m * k * 5, c_size_t), c_loc(c3))
+    status = ipt_transpose_batched_f32(queue, buffer, 0_c_int64_t, 5_c_int64_t, k, m, event=event)
+    call expect(status == IPT_SUCCESS, "batched call: " // ipt_status_string(status))
+    call expect(ipt_test_wait(event) == 0, "batched wait")
+    call expect(ipt_test_read(buffer, int(4 * m * k * 5, c_size_t), c_loc(t3)) == 0, "batched read")
+    do l = 1, 5
+      call expect(all(t3(:, :, l) == transpose(c3(:, :, l))), "batched result, each array")
+    end do
+    call expect(ipt_transpose_batched_f32(queue, buffer, 0_c_int64_t, 6_c_int64_t, k, m) == &
+                IPT_BUFFER_TOO_SMALL, "a batch past the buffer rejected")
+    call expect(ipt_transpose_batched(queue, buffer, 0_c_int64_t, -1_c_int64_t, k, m, 4_c_int64_t) &
+                == IPT_INVALID_VALUE, "negative batch rejected")
+    call ipt_test_release_buffer(buffer)
+  end block
+
   ! complex(8) (16-byte elements)
   allocate(z(k, k), w(k, k))
   call random_number(a(1:k, 1:k))
