@@ -44,6 +44,20 @@ inline void check(ipt_status status) {
 static_assert(
     sizeof(cl::Event) == sizeof(cl_event),
     "cl::Event must wrap exactly one cl_event (the C API reads the wait list as an array)");
+
+// The element types the library moves, checked at compile time.
+template <typename T>
+inline void check_element() {
+  static_assert(std::is_trivially_copyable<T>::value, "T must be trivially copyable");
+  static_assert(
+      sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
+      "libipt transposes elements of 1, 2, 4, 8 or 16 bytes");
+}
+
+// The wait list as the C API takes it: NULL when empty.
+inline const cl_event* wait_list(const std::vector<cl::Event>& wait) {
+  return wait.empty() ? nullptr : reinterpret_cast<const cl_event*>(wait.data());
+}
 }  // namespace detail
 
 // Transposes, in place, the row-major rows x cols matrix of T that starts `offset`
@@ -57,12 +71,9 @@ template <typename T>
 cl::Event transpose(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::size_t rows,
                     std::size_t cols, std::size_t offset = 0,
                     const std::vector<cl::Event>& wait = {}) {
-  static_assert(std::is_trivially_copyable<T>::value, "T must be trivially copyable");
-  static_assert(
-      sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
-      "libipt transposes elements of 1, 2, 4, 8 or 16 bytes");
+  detail::check_element<T>();
   const cl_uint count = static_cast<cl_uint>(wait.size());
-  const cl_event* list = wait.empty() ? nullptr : reinterpret_cast<const cl_event*>(wait.data());
+  const cl_event* list = detail::wait_list(wait);
   cl_event event = nullptr;
   if (std::is_same<T, double>::value)
     detail::check(ipt_transpose_f64(queue(), buffer(), offset, rows, cols, count, list, &event));
@@ -79,12 +90,9 @@ template <typename T>
 cl::Event transpose_batched(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                             std::size_t batch, std::size_t rows, std::size_t cols,
                             std::size_t offset = 0, const std::vector<cl::Event>& wait = {}) {
-  static_assert(std::is_trivially_copyable<T>::value, "T must be trivially copyable");
-  static_assert(
-      sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
-      "libipt transposes elements of 1, 2, 4, 8 or 16 bytes");
+  detail::check_element<T>();
   const cl_uint count = static_cast<cl_uint>(wait.size());
-  const cl_event* list = wait.empty() ? nullptr : reinterpret_cast<const cl_event*>(wait.data());
+  const cl_event* list = detail::wait_list(wait);
   cl_event event = nullptr;
   if (std::is_same<T, double>::value)
     detail::check(ipt_transpose_batched_f64(queue(), buffer(), offset, batch, rows, cols, count,
