@@ -126,3 +126,62 @@ typedef struct {
   ((c) ^ ((((r) / (SWZ_LINE > (W) ? SWZ_LINE / (W) : 1)) *              \
            (SWZ_LANES / (H) > SWZ_WORD ? SWZ_LANES / (H) : SWZ_WORD)) & \
           ((W) - 1)))
+
+// Element transforms (ipt_imatcopy): a step built with IPT_SCALAR (1 float, 2 double,
+// 3 complex float, 4 complex double), IPT_MULTIPLY and IPT_CONJ stores TRANSFORMED(v)
+// instead of v: conjugated (the imaginary part's sign bit flipped, bit-exact, no
+// arithmetic), then multiplied by alpha, whose real and imaginary parts arrive as the raw
+// bits of two ulong arguments (TRANSFORM_PARAMS, before SPLIT_PARAMS). Products are
+// rounded one operation at a time (no contraction into fused multiply-adds), as the
+// C reference computes them: (a + bi)(x + yi) = (ax - by) + (ay + bx)i.
+#ifndef IPT_SCALAR
+#define IPT_SCALAR 0
+#endif
+#if IPT_SCALAR == 0
+#define TRANSFORM_PARAMS
+#define TRANSFORMED(v) (v)
+#else
+#if IPT_MULTIPLY && (IPT_SCALAR == 2 || IPT_SCALAR == 4)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#pragma OPENCL FP_CONTRACT OFF
+#define TRANSFORM_PARAMS , ulong alpha_re, ulong alpha_im
+#define TRANSFORMED(v) transformed((v), alpha_re, alpha_im)
+
+// The sign bit of an element's imaginary part (its second half), as elem_t.
+#if IPT_SCALAR == 3
+#ifdef __ENDIAN_LITTLE__
+#define IMAG_SIGN ((elem_t)1 << 63)
+#else
+#define IMAG_SIGN ((elem_t)1 << 31)
+#endif
+#elif IPT_SCALAR == 4
+#ifdef __ENDIAN_LITTLE__
+#define IMAG_SIGN ((elem_t)(0u, 0u, 0u, 0x80000000u))
+#else
+#define IMAG_SIGN ((elem_t)(0u, 0u, 0x80000000u, 0u))
+#endif
+#endif
+
+elem_t transformed(elem_t v, ulong alpha_re, ulong alpha_im) {
+#if IPT_CONJ
+  v ^= IMAG_SIGN;
+#endif
+#if IPT_MULTIPLY
+#if IPT_SCALAR == 1
+  v = as_uint(as_float(v) * as_float((uint)alpha_re));
+#elif IPT_SCALAR == 2
+  v = as_ulong(as_double(v) * as_double(alpha_re));
+#elif IPT_SCALAR == 3
+  const float2 x = as_float2(v);
+  const float ar = as_float((uint)alpha_re), ai = as_float((uint)alpha_im);
+  v = as_ulong((float2)(ar * x.x - ai * x.y, ar * x.y + ai * x.x));
+#elif IPT_SCALAR == 4
+  const double2 x = as_double2(v);
+  const double ar = as_double(alpha_re), ai = as_double(alpha_im);
+  v = as_uint4((double2)(ar * x.x - ai * x.y, ar * x.y + ai * x.x));
+#endif
+#endif
+  return v;
+}
+#endif

@@ -27,6 +27,9 @@
 // groups here wait only for the READS of a few neighbouring chunks, so they all move
 // data at the same time.
 //
+// A step that comes last may also transform the values it stores (TRANSFORMED,
+// kernels/common.cl): ipt_imatcopy's alpha and conjugation cost no pass of their own.
+//
 // Host-defined: WG (work-items per group), PER_ITEM (elements per work-item).
 
 #define CHUNK ((idx_t)WG * PER_ITEM)
@@ -70,7 +73,7 @@ void wait_read(volatile __global int *flags, idx_t chunk) {
     }                                                              \
   }
 #define LOAD(EL) FOR_MY_ELEMENTS(v[p] = EL((r0 + dr) * s_in + c); consumed ^= ELEM_WORD(v[p]);)
-#define STORE(EL) FOR_MY_ELEMENTS(EL((r0 + dr) * s_out + c) = v[p];)
+#define STORE(EL) FOR_MY_ELEMENTS(EL((r0 + dr) * s_out + c) = TRANSFORMED(v[p]);)
 #define MATRIX_AT(i) AT(m, i)
 #define SRC_AT(i) src[(i)-src_first]
 #define DST_AT(i) dst[(i)-first_dest]
@@ -78,7 +81,7 @@ void wait_read(volatile __global int *flags, idx_t chunk) {
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, idx_t s_in,
                   idx_t s_out, idx_t chunks, volatile __global int *scratch_base,
-                  ulong scratch_word SPLIT_PARAMS) {
+                  ulong scratch_word TRANSFORM_PARAMS SPLIT_PARAMS) {
   volatile __global int *scratch = scratch_base + scratch_word;  // this launch's region
   volatile __global int *counter = scratch;                      // dynamic chunk ids
   volatile __global int *flags = scratch + 1;                    // "read" flag per chunk

@@ -7,6 +7,8 @@
 #include <ipt/ipt.hpp>
 
 #include "support/host_reference.hpp"
+#include "support/imatcopy_reference.hpp"
+#include "support/random_data.hpp"
 #include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
@@ -75,4 +77,34 @@ TEST_CASE("the C++ binding transposes a batch", "[batched][api][cpp]") {
   CHECK(m.check_holds(expected) == "");
   CHECK_THROWS_AS(ipt::transpose_batched<float>(queue, buffer, 7, 30, 50), ipt::error);
   CHECK(m.check_holds(expected) == "");  // the failed call changed nothing
+}
+
+TEST_CASE("the C++ binding runs imatcopy on complex elements", "[imatcopy][api][cpp]") {
+  ipt::support::ImatcopyCall call;
+  call.ordering = 'C';
+  call.trans = 'C';
+  call.rows = 19;
+  call.cols = 11;
+  call.lda = 21;  // column-major: at least rows
+  call.ldb = 12;  // conj(A^T) is 11 x 19, columns of at least 11
+  call.type = IPT_SCALAR_C64;
+  call.elem_size = 16;
+  call.has_alpha = true;
+  call.alpha_re = 1.5;
+  call.alpha_im = -0.25;
+  const std::size_t bytes = (call.extent() + 2) * 16;
+  std::vector<unsigned char> before = ipt::support::random_bytes(bytes, 80);
+  ipt::support::fill_numeric(call, 0, before, 81);
+  const cl::Context context(session().context(), /*retainObject=*/true);
+  const cl::CommandQueue queue(session().queue(), /*retainObject=*/true);
+  cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, before.data());
+  ipt::imatcopy(queue, 'C', 'C', 19, 11, std::complex<double>(1.5, -0.25), buffer, 21, 12).wait();
+  std::vector<unsigned char> now(bytes);
+  queue.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, now.data());
+  std::vector<bool> specified;
+  const auto expected = ipt::support::imatcopy_expected(call, 0, before, specified);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < bytes; ++i) wrong += specified[i] && now[i] != expected[i];
+  CHECK(wrong == 0);
+  CHECK_THROWS_AS(ipt::imatcopy(queue, 'C', 'X', 19, 11, 2.0f, buffer, 21, 12), ipt::error);
 }

@@ -96,7 +96,9 @@ TEST_CASE("the model moves values as each kind of step does", "[planner][model]"
     CHECK(forward(move, matrix(3)) == matrix(5));     // row 1, column 1
     CHECK(forward(move, matrix(5)) == matrix(9));     // row 2, column 1
     CHECK(forward(move, matrix(6)) == std::nullopt);  // under the new rows
-    CHECK(forward(move, matrix(11)) == std::nullopt);
+    CHECK(forward(move, matrix(9)) == std::nullopt);
+    // Each layout ends with its last row's last element: the gap after it is not touched.
+    CHECK(forward(move, matrix(10)) == matrix(10));
     CHECK(forward(move, matrix(12)) == matrix(12));  // past both layouts
   }
   SECTION("an unpadding restride closes rows up and drops their gaps") {
@@ -105,7 +107,8 @@ TEST_CASE("the model moves values as each kind of step does", "[planner][model]"
     move.rows = 2, move.len = 2, move.s_in = 4, move.s_out = 2;
     CHECK(forward(move, matrix(5)) == matrix(3));
     CHECK(forward(move, matrix(2)) == std::nullopt);  // a gap
-    CHECK(forward(move, matrix(7)) == std::nullopt);
+    CHECK(forward(move, matrix(4)) == matrix(2));
+    CHECK(forward(move, matrix(6)) == matrix(6));  // the last row's gap: past both layouts
     CHECK(forward(move, matrix(8)) == matrix(8));
   }
   SECTION("a copy moves its source and overwrites its destination") {

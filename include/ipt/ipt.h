@@ -227,6 +227,89 @@ IPT_API ipt_status ipt_transpose_batched_f64(cl_command_queue queue, cl_mem buff
                                              const cl_event* event_wait_list, cl_event* event);
 
 /*
+ * MKL's in-place matrix copy, mkl_?imatcopy, on a device buffer:
+ *
+ *   MKL:    mkl_simatcopy(ordering, trans, rows, cols, alpha, AB, lda, ldb)
+ *   libipt: ipt_simatcopy(queue, ordering, trans, rows, cols, alpha, buffer, offset, lda, ldb,
+ *                         num_events_in_wait_list, event_wait_list, event)
+ *
+ * The rows x cols matrix A stored from element `offset` of `buffer` with leading dimension
+ * lda becomes B = alpha * op(A) stored there with leading dimension ldb.
+ *
+ * ordering  'R' (row-major: lda and ldb are row pitches) or 'C' (column-major: column
+ *           pitches); lower case too.
+ * trans     'N': op(A) = A; 'T': A^T; 'C': conj(A^T); 'R': conj(A). For the real types
+ *           (s, d) 'C' is 'T' and 'R' is 'N', as in MKL. Lower case too.
+ * rows, cols  A's shape. 0 is a successful no-op (lda and ldb are still checked).
+ * alpha     the scale (alpha = 1 leaves the values bit for bit as they were).
+ * lda       row-major: >= cols; column-major: >= rows.
+ * ldb       row-major: >= cols for 'N'/'R', >= rows for 'T'/'C'; column-major: >= rows
+ *           for 'N'/'R', >= cols for 'T'/'C'.
+ *
+ * The call reads and writes only the elements from `offset` up to the end of A's last row
+ * (column) or of B's, whichever ends later; the buffer must hold them. Between rows, the
+ * gaps' bytes (lda or ldb beyond the row) keep their values in a call that neither
+ * transposes nor changes the stride; in the others they are unspecified afterwards, as in
+ * MKL. Scaling and conjugation happen in the last kernel of the call as it stores (a pass
+ * of their own when no stride change comes last); products are rounded one operation at a
+ * time, complex ones as (ar*xr - ai*xi) + (ar*xi + ai*xr)i.
+ * Events, asynchrony, statuses and the guarantee of a failed call (nothing enqueued, or
+ * rolled back to the original bytes) as for ipt_transpose; also IPT_INVALID_VALUE for an
+ * ordering or trans that is not one of the letters above, or lda or ldb too small;
+ * IPT_BUFFER_TOO_SMALL when the extent passes the buffer; IPT_FP64_NOT_SUPPORTED for d and
+ * z on a device without double precision.
+ */
+IPT_API ipt_status ipt_simatcopy(cl_command_queue queue, char ordering, char trans, size_t rows,
+                                 size_t cols, float alpha, cl_mem buffer, size_t offset, size_t lda,
+                                 size_t ldb, cl_uint num_events_in_wait_list,
+                                 const cl_event* event_wait_list, cl_event* event);
+IPT_API ipt_status ipt_dimatcopy(cl_command_queue queue, char ordering, char trans, size_t rows,
+                                 size_t cols, double alpha, cl_mem buffer, size_t offset,
+                                 size_t lda, size_t ldb, cl_uint num_events_in_wait_list,
+                                 const cl_event* event_wait_list, cl_event* event);
+
+/* Complex scalars, laid out as MKL_Complex8 / MKL_Complex16 and C99's float _Complex /
+ * double _Complex (the real part first). */
+typedef struct ipt_complex_f32 {
+  float real, imag;
+} ipt_complex_f32;
+typedef struct ipt_complex_f64 {
+  double real, imag;
+} ipt_complex_f64;
+
+IPT_API ipt_status ipt_cimatcopy(cl_command_queue queue, char ordering, char trans, size_t rows,
+                                 size_t cols, ipt_complex_f32 alpha, cl_mem buffer, size_t offset,
+                                 size_t lda, size_t ldb, cl_uint num_events_in_wait_list,
+                                 const cl_event* event_wait_list, cl_event* event);
+IPT_API ipt_status ipt_zimatcopy(cl_command_queue queue, char ordering, char trans, size_t rows,
+                                 size_t cols, ipt_complex_f64 alpha, cl_mem buffer, size_t offset,
+                                 size_t lda, size_t ldb, cl_uint num_events_in_wait_list,
+                                 const cl_event* event_wait_list, cl_event* event);
+
+/* The element types of ipt_imatcopy: raw elem_size-byte elements, or a numeric type. */
+typedef enum ipt_scalar_type {
+  IPT_SCALAR_NONE = 0, /* any elem_size (1, 2, 4, 8, 16): moved bit for bit, no alpha */
+  IPT_SCALAR_F32 = 1,  /* float; elem_size 4 */
+  IPT_SCALAR_F64 = 2,  /* double; elem_size 8 */
+  IPT_SCALAR_C32 = 3,  /* complex float (ipt_complex_f32); elem_size 8 */
+  IPT_SCALAR_C64 = 4   /* complex double (ipt_complex_f64); elem_size 16 */
+} ipt_scalar_type;
+
+/*
+ * ipt_?imatcopy for any element: `alpha` points to the type's scalar (float, double,
+ * ipt_complex_f32 or ipt_complex_f64), or is NULL for alpha = 1; it must be NULL for
+ * IPT_SCALAR_NONE, which also takes no conjugation ('C' and 'R'). Returns
+ * IPT_INVALID_ELEMENT_SIZE when elem_size is not the type's, IPT_INVALID_VALUE for an
+ * unknown type, an alpha or a conjugation given for IPT_SCALAR_NONE, and otherwise what
+ * ipt_?imatcopy return.
+ */
+IPT_API ipt_status ipt_imatcopy(cl_command_queue queue, char ordering, char trans, size_t rows,
+                                size_t cols, const void* alpha, cl_mem buffer, size_t offset,
+                                size_t lda, size_t ldb, cl_uint num_events_in_wait_list,
+                                const cl_event* event_wait_list, cl_event* event,
+                                size_t elem_size, ipt_scalar_type type);
+
+/*
  * Stores in *bytes how many bytes, counted from the matrix's offset, a buffer needs so
  * that the fastest plan for this shape can pad in place, without scratch for its extra
  * elements, on this device: rows * cols * elem_size, or up to 0.5% more where padding

@@ -15,6 +15,7 @@
 #include <ipt/ipt.h>
 
 #include <CL/opencl.hpp>
+#include <complex>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -100,6 +101,37 @@ cl::Event transpose_batched(const cl::CommandQueue& queue, const cl::Buffer& buf
   else
     detail::check(ipt_transpose_batched(queue(), buffer(), offset, batch, rows, cols, count, list,
                                         &event, sizeof(T)));
+  return cl::Event(event);
+}
+
+namespace detail {
+// The scalar type of imatcopy's T.
+template <typename T>
+constexpr ipt_scalar_type scalar_type() {
+  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value ||
+                    std::is_same<T, std::complex<float>>::value ||
+                    std::is_same<T, std::complex<double>>::value,
+                "imatcopy takes float, double, std::complex<float> or std::complex<double>");
+  return std::is_same<T, float>::value                 ? IPT_SCALAR_F32
+         : std::is_same<T, double>::value              ? IPT_SCALAR_F64
+         : std::is_same<T, std::complex<float>>::value ? IPT_SCALAR_C32
+                                                       : IPT_SCALAR_C64;
+}
+}  // namespace detail
+
+// B = alpha * op(A) in place, as MKL's mkl_?imatcopy (ipt_imatcopy): ordering 'R' or 'C',
+// trans 'N', 'T', 'C' or 'R'; the matrix starts `offset` elements into `buffer`. T is
+// float, double, std::complex<float> or std::complex<double>. Throws ipt::error.
+template <typename T>
+cl::Event imatcopy(const cl::CommandQueue& queue, char ordering, char trans, std::size_t rows,
+                   std::size_t cols, T alpha, const cl::Buffer& buffer, std::size_t lda,
+                   std::size_t ldb, std::size_t offset = 0,
+                   const std::vector<cl::Event>& wait = {}) {
+  constexpr ipt_scalar_type type = detail::scalar_type<T>();
+  cl_event event = nullptr;
+  detail::check(ipt_imatcopy(queue(), ordering, trans, rows, cols, &alpha, buffer(), offset, lda,
+                             ldb, static_cast<cl_uint>(wait.size()), detail::wait_list(wait),
+                             &event, sizeof(T), type));
   return cl::Event(event);
 }
 

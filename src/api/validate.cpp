@@ -1,5 +1,6 @@
 #include "api/validate.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "runtime/device_query.hpp"
@@ -91,22 +92,23 @@ std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t
   return bytes;
 }
 
-void validate_transpose(runtime::TransposeRequest& request, bool require_fp64) {
+namespace {
+
+// The checks of every call on a buffer: its handles, then that `elements` elements from
+// the offset (what the call uses) lie within the buffer. Fills in the request's context,
+// device and buffer size.
+void validate_call(runtime::TransposeRequest& request, bool require_fp64, std::size_t bytes,
+                   const std::string& what, const char* overflow) {
   const cl_context context = queue_context(request.queue);
   const std::size_t buffer_bytes = check_buffer(request.buffer, context);
   check_wait_list(request.num_events_in_wait_list, request.event_wait_list, context);
 
-  const std::size_t matrix_bytes = checked_matrix_bytes(
-      request.rows, request.cols, request.elem_size, static_cast<std::size_t>(request.batch));
-  const char* what = request.batch == 1 ? "the matrix" : "the batch";
   std::size_t offset_bytes = 0, end_bytes = 0;
   if (__builtin_mul_overflow(request.offset, request.elem_size, &offset_bytes) ||
-      __builtin_add_overflow(offset_bytes, matrix_bytes, &end_bytes))
-    fail(IPT_SIZE_OVERFLOW, request.batch == 1
-                                ? "(offset + rows * cols) * elem_size overflows size_t"
-                                : "(offset + batch * rows * cols) * elem_size overflows size_t");
+      __builtin_add_overflow(offset_bytes, bytes, &end_bytes))
+    fail(IPT_SIZE_OVERFLOW, overflow);
   if (end_bytes > buffer_bytes)
-    fail(IPT_BUFFER_TOO_SMALL, std::string(what) + " ends at byte " + std::to_string(end_bytes) +
+    fail(IPT_BUFFER_TOO_SMALL, what + " ends at byte " + std::to_string(end_bytes) +
                                    " but the buffer holds " + std::to_string(buffer_bytes) +
                                    " bytes");
 
@@ -117,6 +119,53 @@ void validate_transpose(runtime::TransposeRequest& request, bool require_fp64) {
     fail(IPT_FP64_NOT_SUPPORTED,
          "the queue's device does not support double precision "
          "(use ipt_transpose with elem_size 8 to move 8-byte elements)");
+}
+
+}  // namespace
+
+void validate_transpose(runtime::TransposeRequest& request, bool require_fp64) {
+  const std::size_t matrix_bytes = checked_matrix_bytes(
+      request.rows, request.cols, request.elem_size, static_cast<std::size_t>(request.batch));
+  const bool one = request.batch == 1;
+  validate_call(request, require_fp64, matrix_bytes, one ? "the matrix" : "the batch",
+                one ? "(offset + rows * cols) * elem_size overflows size_t"
+                    : "(offset + batch * rows * cols) * elem_size overflows size_t");
+}
+
+void validate_imatcopy(runtime::ImatcopyRequest& request, bool require_fp64) {
+  runtime::TransposeRequest& call = request.call;
+  // The sides first (as for a transposition), then the strides, as BLAS checks them even
+  // for an empty matrix: at least 1, and at least a row.
+  checked_matrix_bytes(call.rows, call.cols, call.elem_size);
+  const std::uint64_t row_after = request.transpose ? call.rows : call.cols;
+  if (request.lda < std::max<std::uint64_t>(call.cols, 1))
+    fail(IPT_INVALID_VALUE, "lda is " + std::to_string(request.lda) +
+                                "; it must be at least the length of a row of A in memory, " +
+                                std::to_string(std::max<std::uint64_t>(call.cols, 1)));
+  if (request.ldb < std::max<std::uint64_t>(row_after, 1))
+    fail(IPT_INVALID_VALUE, "ldb is " + std::to_string(request.ldb) +
+                                "; it must be at least the length of a row of the result in "
+                                "memory, " +
+                                std::to_string(std::max<std::uint64_t>(row_after, 1)));
+  // Elements from the offset up to the end of the last row, before and after.
+  std::uint64_t elements = 0;
+  if (call.rows != 0 && call.cols != 0) {
+    const std::uint64_t rows_after = request.transpose ? call.cols : call.rows;
+    std::uint64_t before = 0, after = 0;
+    if (__builtin_mul_overflow(call.rows - 1, request.lda, &before) ||
+        __builtin_add_overflow(before, call.cols, &before) ||
+        __builtin_mul_overflow(rows_after - 1, request.ldb, &after) ||
+        __builtin_add_overflow(after, row_after, &after))
+      fail(IPT_SIZE_OVERFLOW, "the matrix's extent with its strides overflows 64 bits");
+    elements = std::max(before, after);
+  }
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(elements, call.elem_size, &bytes))
+    fail(IPT_SIZE_OVERFLOW, "the matrix's extent in bytes overflows size_t");
+  validate_call(call, require_fp64, bytes,
+                "the matrix (the larger of its extents before and after, with lda " +
+                    std::to_string(request.lda) + " and ldb " + std::to_string(request.ldb) + ")",
+                "(offset + extent) * elem_size overflows size_t");
 }
 
 }  // namespace ipt::api

@@ -86,6 +86,19 @@ void add_zeroing(Step& step, const Region& zeroes) {
                                      ulong_arg(zeroes.bytes / 4)});
 }
 
+// The transform's build options and its two arguments (alpha's bits), which the kernels
+// take before SPLIT_PARAMS (kernels/common.cl, TRANSFORM_PARAMS); none for the identity.
+void add_transform(Step& step, const ElementTransform& transform, std::size_t elem_size) {
+  if (transform.identity()) return;
+  if (scalar_bytes(transform.scalar) != elem_size ||
+      (transform.conjugate && !is_complex(transform.scalar)))
+    throw std::invalid_argument("a transform of " + std::to_string(elem_size) +
+                                "-byte elements that does not fit their scalar type");
+  step.options += transform.options();
+  step.args.insert(step.args.end(), {ulong_arg(transform.alpha[0]), ulong_arg(transform.alpha[1])});
+  step.what += ", " + transform.what();
+}
+
 std::string shape_text(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   return "(" + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(c) + ")";
 }
@@ -118,6 +131,8 @@ const char* family_source(Family family) {
       return "restride";
     case Family::kCopy:
       return "copy";
+    case Family::kScale:
+      return "scale";
   }
   return "?";
 }
@@ -138,6 +153,8 @@ const char* family_kernel(Family family) {
       return "ipt_restride";
     case Family::kCopy:
       return "ipt_copy";
+    case Family::kScale:
+      return "ipt_scale";
   }
   return "?";
 }
@@ -364,7 +381,8 @@ Step onchip_probe_step(const Step& onchip) {
 }
 
 Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
-                   std::uint64_t s_out, const RestrideConfig& config, Region scratch) {
+                   std::uint64_t s_out, const RestrideConfig& config, Region scratch,
+                   const ElementTransform& transform) {
   check_elem_size(site.elem_size);
   if (config.work_group == 0 || config.per_item == 0)
     throw std::invalid_argument("restride: work_group and per_item must be positive");
@@ -391,7 +409,9 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
                index_arg(chunks),
                buffer_arg(step.flags.buffer),
                ulong_arg(step.flags.offset / 4)};
-  step.touches = extent;
+  // The last row ends at its length: the bytes past it (the gap its stride leaves) are the
+  // caller's when the strides are an imatcopy's.
+  step.touches = (rows - 1) * std::max(s_in, s_out) + len;
   step.move.kind = Move::Kind::kRestride;
   step.move.rows = rows;
   step.move.len = len;
@@ -401,6 +421,7 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
                                  std::to_string(s_out) + " elements"
                            : "unpad: rows closed up from " + std::to_string(s_in) + " to " +
                                  std::to_string(s_out) + " elements";
+  add_transform(step, transform, site.elem_size);
   return with_split(std::move(step), site);
 }
 
@@ -430,6 +451,29 @@ Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer 
   step.move.count = count;
   step.what = std::string(to == Buffer::kMatrix ? "give back " : "keep ") + std::to_string(count) +
               " element(s) past the matrix" + (to == Buffer::kMatrix ? "" : " in scratch");
+  return step;
+}
+
+Step scale_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t stride,
+                const ElementTransform& transform) {
+  check_elem_size(site.elem_size);
+  if (stride < len) throw std::invalid_argument("scale: the stride is shorter than the row");
+  if (rows == 0 || len == 0 || transform.identity())
+    return nothing(Family::kScale, "scale: nothing to do");
+  const std::uint64_t extent = (rows - 1) * stride + len;
+  const bool index64 = site.index64 || needs_index64(site.offset, extent);
+  constexpr std::uint64_t kWorkGroup = 256;
+  // A few elements per work-item for large matrices: a grid of at most 4096 groups.
+  const std::uint64_t groups =
+      std::min<std::uint64_t>(4096, (rows * len + kWorkGroup - 1) / kWorkGroup);
+  Step step = launch(Family::kScale, site, index64, "", groups, kWorkGroup);
+  step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), index_arg(rows), index_arg(len),
+               index_arg(stride)};
+  step.touches = extent;
+  step.move = permute(1, 1, 1, 1);  // values change, places do not
+  step.what = std::to_string(rows) + " rows of " + std::to_string(len) + " elements (stride " +
+              std::to_string(stride) + ")";
+  add_transform(step, transform, site.elem_size);
   return step;
 }
 

@@ -13,10 +13,6 @@
 namespace ipt::planner {
 namespace {
 
-// Scratch regions start at multiples of this: a multiple of every element size and of
-// the flag words, and a cache line, so that no two regions share one.
-constexpr std::uint64_t kAlign = 128;
-
 // The extra memory (call and zero scratch: the padding's extra elements and every flag)
 // an automatically padded plan may take for a matrix of kMemoryBudgetFrom elements or
 // more, as a fraction of the matrix: README's promise.
@@ -30,7 +26,7 @@ class ScratchLayout {
     if (bytes == 0) return {};
     std::uint64_t& total = buffer == Buffer::kZeroScratch ? zero_total_ : total_;
     const Region region{buffer, total, bytes};
-    total += (bytes + kAlign - 1) / kAlign * kAlign;
+    total += scratch_aligned(bytes);
     return region;
   }
   std::uint64_t total() const { return total_; }
@@ -106,7 +102,7 @@ Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& 
 // leaves zero for the next call: a call starting with a cycle-following stage (2.2)
 // needs no fill either.
 void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
-                        const PlanOverrides& overrides, std::uint64_t room) {
+                        const PlanOverrides& overrides, std::uint64_t room, bool undo_last) {
   const TransposePlan& plan = launch.transpose;
   const std::size_t elem_size = launch.elem_size;
   const std::uint64_t M = plan.rows, N = plan.cols;
@@ -207,21 +203,10 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     add(copy_step(site, Buffer::kScratch, saved_at, Buffer::kMatrix, M * N, tail),
         copy_step(site, Buffer::kMatrix, M * N, Buffer::kScratch, saved_at, tail));
   // The last step needs none: when its command fails, every other one has been enqueued
-  // and is undone; when it is enqueued, the call has succeeded.
-  if (!launch.undo.empty()) launch.undo.pop_back();
+  // and is undone; when it is enqueued, the call has succeeded. Unless more follow.
+  if (!launch.undo.empty() && !undo_last) launch.undo.pop_back();
   launch.scratch_bytes = layout.total();
   launch.zero_scratch_bytes = layout.zero_total();
-}
-
-// Each scratch buffer is one allocation, which the device caps
-// (CL_DEVICE_MAX_MEM_ALLOC_SIZE): a plan that needs more is refused before anything runs.
-void check_allocations(const LaunchPlan& launch, const DeviceProfile& device) {
-  if (device.max_alloc_bytes == 0) return;
-  for (const std::uint64_t bytes : {launch.scratch_bytes, launch.zero_scratch_bytes})
-    if (bytes > device.max_alloc_bytes)
-      throw ResourceError("the plan needs " + std::to_string(bytes) +
-                          " bytes of scratch in one allocation; the device allows " +
-                          std::to_string(device.max_alloc_bytes));
 }
 
 // A matrix that one allocation cannot hold is in no buffer of this device: refused
@@ -260,17 +245,34 @@ LaunchPlan plan_with_padding(const DeviceProfile& device, const CallShape& call,
     // One command, which falls back by itself; it needs no call scratch, so nothing to
     // zero before it.
     const StepSite site{call.elem_size, call.offset, device.local_mem_bytes, false};
-    launch.steps.push_back(onchip_step(site, 1, plan.rows, plan.cols,
-                                       choose_onchip(device, call.elem_size, request.onchip_tiles),
-                                       {}, {}, overrides.onchip_abort));
+    const OnChipConfig config = choose_onchip(device, call.elem_size, request.onchip_tiles);
+    launch.steps.push_back(
+        onchip_step(site, 1, plan.rows, plan.cols, config, {}, {}, overrides.onchip_abort));
     launch.zero_scratch_bytes = launch.steps.back().flags.bytes;
+    if (call.undo_last) {
+      // The transposed matrix transposed back, in the same zero scratch, which the
+      // runtime zeroes before it as before any undo.
+      Step undo = onchip_step(site, 1, plan.cols, plan.rows, config, {}, {}, false);
+      undo.fill_before = undo.flags;
+      undo.what = "undo " + launch.steps.back().what;
+      launch.undo.push_back(std::move(undo));
+    }
     return launch;
   }
-  add_sequence_steps(launch, device, overrides, room);
+  add_sequence_steps(launch, device, overrides, room, call.undo_last);
   return launch;
 }
 
 }  // namespace
+
+void check_allocations(const LaunchPlan& launch, const DeviceProfile& device) {
+  if (device.max_alloc_bytes == 0) return;
+  for (const std::uint64_t bytes : {launch.scratch_bytes, launch.zero_scratch_bytes})
+    if (bytes > device.max_alloc_bytes)
+      throw ResourceError("the plan needs " + std::to_string(bytes) +
+                          " bytes of scratch in one allocation; the device allows " +
+                          std::to_string(device.max_alloc_bytes));
+}
 
 bool LaunchPlan::uses_onchip() const {
   for (const Step& step : steps)
@@ -344,7 +346,7 @@ LaunchPlan plan_batch(const DeviceProfile& device, const CallShape& call,
   launch.offset = call.offset;
   launch.transpose = plan_batched_transpose(device, call.batch, call.rows, call.cols,
                                             call.elem_size, overrides.request);
-  add_sequence_steps(launch, device, overrides, call.rows * call.cols);
+  add_sequence_steps(launch, device, overrides, call.rows * call.cols, call.undo_last);
   check_allocations(launch, device);
   return launch;
 }

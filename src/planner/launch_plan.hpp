@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "planner/device_profile.hpp"
+#include "planner/element_transform.hpp"
 #include "planner/elementary_configs.hpp"
 #include "planner/onchip_plan.hpp"
 #include "planner/square_plan.hpp"
@@ -21,7 +22,7 @@
 namespace ipt::planner {
 
 // The kernel families (one kernels/<source>.cl file and one kernel function each).
-enum class Family { kSquare, kBs, kPttwac, kSoa, kOnChip, kRestride, kCopy };
+enum class Family { kSquare, kBs, kPttwac, kSoa, kOnChip, kRestride, kCopy, kScale };
 const char* family_source(Family family);  // "square", "bs", ... (the .cl file's stem)
 const char* family_kernel(Family family);  // the __kernel function's name
 
@@ -31,6 +32,13 @@ const char* family_kernel(Family family);  // the __kernel function's name
 // kReport: a buffer that tests and benchmarks may bind (the on-chip kernel reports there
 // which way it went); null otherwise. kNone: a null buffer argument.
 enum class Buffer { kMatrix, kScratch, kZeroScratch, kReport, kNone };
+
+// Scratch regions start at multiples of this: a multiple of every element size and of
+// the flag words, and a cache line, so that no two regions share one.
+inline constexpr std::uint64_t kScratchAlign = 128;
+inline std::uint64_t scratch_aligned(std::uint64_t bytes) {
+  return (bytes + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+}
 
 // Bytes [offset, offset + bytes) of a buffer; offsets are multiples of 16.
 struct Region {
@@ -171,8 +179,13 @@ Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint6
 Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
                  std::uint64_t cols, const OnChipConfig& config, Region scratch = {},
                  Region zeroes = {}, bool give_up = false);
+// A restride may transform the values it stores (a call's last step; no undo then).
 Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
-                   std::uint64_t s_out, const RestrideConfig& config, Region scratch = {});
+                   std::uint64_t s_out, const RestrideConfig& config, Region scratch = {},
+                   const ElementTransform& transform = {});
+// Transforms, in place, `rows` rows of `len` elements at row stride `stride`.
+Step scale_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t stride,
+                const ElementTransform& transform);
 // Copies count elements; offsets in elements of each buffer (the matrix's from its start).
 Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer to,
                std::uint64_t to_at, std::uint64_t count, Region zeroes = {});
@@ -211,6 +224,9 @@ struct CallShape {
   // Matrices of rows x cols back to back from `offset`, each transposed in place
   // (batch_plan.hpp); a batch never borrows the room past its last matrix.
   std::uint64_t batch = 1;
+  // An undo for the last step too (the undo vector as long as the steps): for a plan
+  // that more steps follow (imatcopy_plan.hpp).
+  bool undo_last = false;
 };
 
 // Caller-forced choices (tests, tuning; IPT_OVERRIDES and ipt_plan_options).
@@ -231,6 +247,11 @@ struct PlanOverrides {
 // matrix or a forced padded shape larger than one allocation of the device holds.
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                      const PlanOverrides& overrides = {});
+
+// Each scratch buffer is one allocation, which the device caps
+// (CL_DEVICE_MAX_MEM_ALLOC_SIZE): throws ResourceError for a plan that needs more, before
+// anything runs.
+void check_allocations(const LaunchPlan& launch, const DeviceProfile& device);
 
 // The plan in words: the sequence (describe(TransposePlan)) and a line per step.
 std::string describe(const LaunchPlan& plan);

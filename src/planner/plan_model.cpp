@@ -57,7 +57,10 @@ std::optional<Position> permuted(const Move& move, Position p) {
 
 std::optional<Position> restrided(const Move& move, Position p) {
   if (p.space != Buffer::kMatrix || move.s_in == move.s_out) return p;
-  const u64 in_extent = move.rows * move.s_in, out_extent = move.rows * move.s_out;
+  // Each layout ends with its last row's last element.
+  if (move.rows == 0) return p;
+  const u64 in_extent = (move.rows - 1) * move.s_in + move.len;
+  const u64 out_extent = (move.rows - 1) * move.s_out + move.len;
   if (p.index < in_extent) {
     const auto [row, col] = divide(p.index, move.s_in);
     if (col >= move.len) return std::nullopt;  // a gap: its value is not carried
@@ -184,7 +187,10 @@ std::string move_extent(const Move& move, std::size_t elem_size, u64 scratch_byt
     case Move::Kind::kRestride:
       if (move.s_in < move.len || move.s_out < move.len || move.s_in == 0 || move.s_out == 0)
         return "a restride whose stride is shorter than its row";
-      extent = saturating_mul(move.rows, std::max(move.s_in, move.s_out));
+      extent = move.rows == 0
+                   ? 0
+                   : saturating_add(saturating_mul(move.rows - 1, std::max(move.s_in, move.s_out)),
+                                    move.len);
       return "";
     case Move::Kind::kCopy:
       for (const auto& [buffer, at] : {std::pair{move.from, move.from_at}, {move.to, move.to_at}}) {
@@ -529,6 +535,74 @@ std::string check_plan(const LaunchPlan& plan, std::uint64_t rows, std::uint64_t
   if (std::string bad = check_held_bytes(plan); !bad.empty()) return bad;
   if (std::string bad = check_zero_state(plan); !bad.empty()) return bad;
   return check_values(plan, rows, cols, max_full, samples, seed);
+}
+
+namespace {
+
+// check_extents for an imatcopy plan: no step touches past the larger extent.
+std::string check_imatcopy_extents(const LaunchPlan& plan, const ImatcopyShape& shape) {
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step& step = plan.steps[i];
+    if (step.touches > shape.capacity)
+      return step_name(plan, i) + " touches " + std::to_string(step.touches) +
+             " elements; the call may use " + std::to_string(shape.capacity);
+    u64 extent = 0;
+    const std::string bad =
+        move_extent(step.move, plan.elem_size, plan.scratch_bytes, plan.zero_scratch_bytes, extent);
+    if (!bad.empty()) return step_name(plan, i) + ": " + bad;
+    const u64 in_buffer = plan.split != 0 && step.tail.buffer != Buffer::kNone
+                              ? std::min(extent, plan.split)
+                              : extent;
+    if (in_buffer > step.touches)
+      return step_name(plan, i) + " moves elements up to " + std::to_string(in_buffer) +
+             " of the buffer but says it touches " + std::to_string(step.touches);
+  }
+  return "";
+}
+
+// Every element of A ends at its place in B (or, `back`, where it started).
+std::string check_imatcopy_values(const LaunchPlan& plan, const ImatcopyShape& shape, bool back) {
+  const PlanModel model(plan);
+  for (u64 r = 0; r < shape.rows; ++r)
+    for (u64 c = 0; c < shape.cols; ++c) {
+      const u64 from = r * shape.lda + c;
+      const u64 to = back ? from : shape.transpose ? c * shape.ldb + r : r * shape.ldb + c;
+      const std::optional<Position> end = model.final_position({Buffer::kMatrix, from});
+      if (!end || *end != Position{Buffer::kMatrix, to})
+        return "element (" + std::to_string(r) + ", " + std::to_string(c) + ") " +
+               (end ? "ends at " + to_string(*end) : std::string("is overwritten")) +
+               ", expected " + to_string(Position{Buffer::kMatrix, to});
+    }
+  return "";
+}
+
+std::string check_imatcopy_run(const LaunchPlan& run, const ImatcopyShape& shape, bool back) {
+  for (const auto& bad :
+       {check_header(run, shape.rows, shape.cols), check_imatcopy_extents(run, shape),
+        check_regions(run), check_held_bytes(run), check_zero_state(run, !back)})
+    if (!bad.empty()) return bad;
+  return check_imatcopy_values(run, shape, back);
+}
+
+}  // namespace
+
+std::string check_imatcopy_plan(const LaunchPlan& plan, const ImatcopyShape& shape) {
+  return check_imatcopy_run(plan, shape, false);
+}
+
+std::string check_imatcopy_rollback(const LaunchPlan& plan, std::size_t done,
+                                    const ImatcopyShape& shape) {
+  if (done > plan.steps.size()) return "fewer steps than " + std::to_string(done);
+  LaunchPlan run;
+  try {
+    run = rollback_plan(plan, done);
+  } catch (const std::logic_error& e) {
+    return e.what();
+  }
+  run.fill = plan.fill;
+  run.steps.insert(run.steps.begin(), plan.steps.begin(), plan.steps.begin() + done);
+  const std::string bad = check_imatcopy_run(run, shape, true);
+  return bad.empty() ? "" : "the first " + std::to_string(done) + " step(s) and their undo: " + bad;
 }
 
 std::string check_rollback(const LaunchPlan& plan, std::size_t done, std::uint64_t rows,

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/imatcopy_plan.hpp"
 #include "planner/launch_plan.hpp"
 
 namespace ipt::planner {
@@ -102,5 +103,15 @@ std::string check_rollback(const LaunchPlan& plan, std::size_t done, std::uint64
                            std::uint64_t cols, std::uint64_t capacity,
                            std::uint64_t max_full = 1000000, std::uint64_t samples = 4096,
                            std::uint64_t seed = 1);
+
+// check_plan for an imatcopy plan (imatcopy_plan.hpp): element (r, c) of A, at r * lda + c,
+// ends at its place in B (every element), no step touches past shape.capacity, and the
+// regions, held bytes and flags as check_plan.
+std::string check_imatcopy_plan(const LaunchPlan& plan, const ImatcopyShape& shape);
+
+// check_rollback for an imatcopy plan: the first `done` steps and their undo leave every
+// element of A where it started.
+std::string check_imatcopy_rollback(const LaunchPlan& plan, std::size_t done,
+                                    const ImatcopyShape& shape);
 
 }  // namespace ipt::planner

@@ -30,7 +30,8 @@ Cache& cache() {
 bool CheckedPlanKey::operator==(const CheckedPlanKey& other) const {
   return context == other.context && device == other.device && rows == other.rows &&
          cols == other.cols && capacity == other.capacity && offset == other.offset &&
-         batch == other.batch && elem_size == other.elem_size && environment == other.environment;
+         batch == other.batch && elem_size == other.elem_size && environment == other.environment &&
+         operation == other.operation;
 }
 
 std::shared_ptr<const PreparedPlan> find_checked_plan(const CheckedPlanKey& key) {

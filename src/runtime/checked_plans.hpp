@@ -28,6 +28,9 @@ struct CheckedPlanKey {
   std::uint64_t rows = 0, cols = 0, capacity = 0, offset = 0, batch = 1;
   std::size_t elem_size = 0;
   std::string environment;  // environment_key() (runtime/environment.hpp)
+  // What the call does besides transposing the shape ("" for a transposition): an
+  // imatcopy's strides, operation and alpha.
+  std::string operation;
 
   bool operator==(const CheckedPlanKey& other) const;
 };

@@ -172,7 +172,11 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   std::size_t done = 0;  // steps enqueued: commands that change the caller's buffer
   try {
     for (; done < plan.steps.size(); ++done) {
-      chain.step(prepared.programs[done], plan.steps[done], buffers, done + 1 == plan.steps.size());
+      const planner::Step& step = plan.steps[done];
+      if (!step.fill_before.empty())
+        chain.fill(bound(buffers, step.fill_before.buffer), step.fill_before.offset,
+                   step.fill_before.bytes);
+      chain.step(prepared.programs[done], step, buffers, done + 1 == plan.steps.size());
       if (options.step_events != nullptr) options.step_events->push_back(chain.last());
     }
   } catch (...) {

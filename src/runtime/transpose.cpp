@@ -1,6 +1,7 @@
 #include "runtime/transpose.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,10 @@
 namespace ipt::runtime {
 namespace {
 
+// Makes a call's launch plan on a device profile with the planner's overrides.
+using CallPlanner = std::function<planner::LaunchPlan(const planner::DeviceProfile&,
+                                                      const planner::PlanOverrides&)>;
+
 // The planner's choices for a call: IPT_OVERRIDES', with the plan keys replaced by the
 // caller's request when it gives one. The on-chip tile layout stays IPT_OVERRIDES': it is
 // how a kernel is built, not a plan option of the API.
@@ -33,11 +38,11 @@ planner::PlanOverrides overrides_for(const planner::PlanRequest* request) {
   return overrides;
 }
 
-planner::LaunchPlan plan_with(const planner::DeviceProfile& profile, const planner::CallShape& call,
+planner::LaunchPlan plan_with(const CallPlanner& plan, const planner::DeviceProfile& profile,
                               const planner::PlanOverrides& overrides, bool forced) {
   const std::string source = forced ? "plan options: " : "IPT_OVERRIDES: ";
   try {
-    return planner::plan_call(profile, call, overrides);
+    return plan(profile, overrides);
   } catch (const std::length_error& e) {
     fail(IPT_BUFFER_TOO_SMALL, source + e.what());
   } catch (const std::invalid_argument& e) {
@@ -49,16 +54,23 @@ planner::LaunchPlan plan_with(const planner::DeviceProfile& profile, const plann
   }
 }
 
+// The planner of a transposition call.
+CallPlanner transposition(const planner::CallShape& call) {
+  return [call](const planner::DeviceProfile& profile, const planner::PlanOverrides& overrides) {
+    return planner::plan_call(profile, call, overrides);
+  };
+}
+
 // Plans and prepares a call. A device that cannot run a plan's work-group (a compiled
 // kernel's limit below the device's maximum) gets a plan within that limit, and one that
 // refuses the on-chip kernel a plan without it, unless the caller forced those choices.
 PreparedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile profile,
-                          const planner::CallShape& call, planner::PlanOverrides overrides,
+                          const CallPlanner& plan_of, planner::PlanOverrides overrides,
                           bool forced) {
   const bool forced_onchip = overrides.request.onchip == planner::OnChip::kForce;
   const bool forced_square = overrides.square_tile != 0 || overrides.square_wg_rows != 0;
   for (;;) {
-    planner::LaunchPlan plan = plan_with(profile, call, overrides, forced);
+    planner::LaunchPlan plan = plan_with(plan_of, profile, overrides, forced);
     const bool onchip = plan.uses_onchip();
     try {
       return prepare_plan(queue, std::move(plan));
@@ -106,7 +118,7 @@ planner::LaunchPlan plan_for_call(const planner::DeviceProfile& profile, std::ui
                                   std::uint64_t cols, std::size_t elem_size, std::uint64_t offset,
                                   const planner::PlanRequest* request, std::uint64_t capacity,
                                   std::uint64_t batch) {
-  return plan_with(profile, {rows, cols, elem_size, offset, capacity, batch},
+  return plan_with(transposition({rows, cols, elem_size, offset, capacity, batch}), profile,
                    overrides_for(request), request != nullptr);
 }
 
@@ -114,40 +126,33 @@ PreparedPlan prepare_for_call(const cl::CommandQueue& queue, const planner::Devi
                               std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
                               std::uint64_t offset, const planner::PlanRequest* request,
                               std::uint64_t capacity, std::uint64_t batch) {
-  return prepare_call(queue, profile, {rows, cols, elem_size, offset, capacity, batch},
+  return prepare_call(queue, profile,
+                      transposition({rows, cols, elem_size, offset, capacity, batch}),
                       overrides_for(request), request != nullptr);
 }
 
-void execute_transpose(const TransposeRequest& request) {
-  if (request.rows == 0 || request.cols == 0 || request.batch == 0) {
-    // Quick return; a marker still gives the caller an event that completes after the
-    // wait list, so that dependent work can be chained the same way for every shape.
-    if (request.event != nullptr)
-      check_cl(clEnqueueMarkerWithWaitList(request.queue, request.num_events_in_wait_list,
-                                           request.event_wait_list, request.event),
-               "clEnqueueMarkerWithWaitList");
-    return;
-  }
+namespace {
+
+// Enqueues a validated call whose plan `plan_of` makes (the same for every call with the
+// same key: `operation` names what else than the shape it depends on).
+void execute_call(const TransposeRequest& request, std::uint64_t capacity,
+                  const std::string& operation, const CallPlanner& plan_of) {
   // The caller's handles, valid for the whole call (validated).
   const Borrowed<cl::CommandQueue> queue(request.queue);
   const Borrowed<cl::Buffer> buffer(request.buffer);
-  const std::uint64_t capacity =
-      buffer_capacity(request.buffer_bytes, request.offset, request.elem_size, request.max_bytes);
   // A call that repeats an earlier one (same shape, room, offset and settings) reuses its
   // prepared plan: no planning, no building, no checks (checked_plans.hpp).
-  const CheckedPlanKey key{request.context, request.device,    request.rows,
-                           request.cols,    capacity,          request.offset,
-                           request.batch,   request.elem_size, environment_key()};
+  const CheckedPlanKey key{request.context,   request.device, request.rows,  request.cols,
+                           capacity,          request.offset, request.batch, request.elem_size,
+                           environment_key(), operation};
   // Sources read from IPT_KERNEL_DIR may be edited between calls: such calls look their
   // programs up again (the program cache compares the text), so they keep no plan.
   const bool cacheable = !request.forced_plan && !kernel_sources_from_files();
   std::shared_ptr<const PreparedPlan> prepared;
   if (cacheable) prepared = find_checked_plan(key);
   if (prepared == nullptr) {
-    const planner::CallShape call{request.rows,   request.cols, request.elem_size,
-                                  request.offset, capacity,     request.batch};
     prepared = std::make_shared<const PreparedPlan>(prepare_call(
-        queue, query_device_profile(request.device), call,
+        queue, query_device_profile(request.device), plan_of,
         overrides_for(request.forced_plan ? &request.plan_request : nullptr), request.forced_plan));
     if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), prepared);
   }
@@ -158,6 +163,52 @@ void execute_transpose(const TransposeRequest& request) {
     if (e.done() != nullptr) give_event(e.done, request.event);
     throw;
   }
+}
+
+// Quick return; a marker still gives the caller an event that completes after the wait
+// list, so that dependent work can be chained the same way for every shape.
+void enqueue_marker(const TransposeRequest& request) {
+  if (request.event != nullptr)
+    check_cl(clEnqueueMarkerWithWaitList(request.queue, request.num_events_in_wait_list,
+                                         request.event_wait_list, request.event),
+             "clEnqueueMarkerWithWaitList");
+}
+
+}  // namespace
+
+void execute_transpose(const TransposeRequest& request) {
+  if (request.rows == 0 || request.cols == 0 || request.batch == 0) return enqueue_marker(request);
+  const std::uint64_t capacity =
+      buffer_capacity(request.buffer_bytes, request.offset, request.elem_size, request.max_bytes);
+  const planner::CallShape call{request.rows,   request.cols, request.elem_size,
+                                request.offset, capacity,     request.batch};
+  execute_call(request, capacity, "", transposition(call));
+}
+
+void execute_imatcopy(const ImatcopyRequest& request) {
+  const TransposeRequest& call = request.call;
+  if (call.rows == 0 || call.cols == 0) return enqueue_marker(call);
+  planner::ImatcopyShape shape;
+  shape.rows = call.rows;
+  shape.cols = call.cols;
+  shape.lda = request.lda;
+  shape.ldb = request.ldb;
+  shape.transpose = request.transpose;
+  shape.transform = request.transform;
+  shape.elem_size = call.elem_size;
+  shape.offset = call.offset;
+  // The call uses no byte past the matrix's larger extent, not even to give it back.
+  shape.capacity = std::max(shape.extent_before(), shape.extent_after());
+  const planner::ElementTransform& t = shape.transform;
+  const std::string operation = "imatcopy " + std::to_string(shape.lda) + " " +
+                                std::to_string(shape.ldb) + (shape.transpose ? " T" : " N") +
+                                t.options() + " " + std::to_string(t.alpha[0]) + " " +
+                                std::to_string(t.alpha[1]);
+  execute_call(
+      call, shape.capacity, operation,
+      [shape](const planner::DeviceProfile& profile, const planner::PlanOverrides& overrides) {
+        return planner::plan_imatcopy(profile, shape, overrides);
+      });
 }
 
 void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::uint64_t cols,
@@ -171,9 +222,10 @@ void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::u
   // A call plans by the room its buffer has: warm both the plan of a buffer of exactly
   // the matrix and the padded one (ipt_padded_size bytes) when they differ.
   std::vector<PreparedPlan> plans;
-  plans.push_back(prepare_call(queue, profile, {rows, cols, elem_size, 0, 0}, overrides, false));
-  PreparedPlan roomy =
-      prepare_call(queue, profile, {rows, cols, elem_size, 0, kUnlimited}, overrides, false);
+  plans.push_back(
+      prepare_call(queue, profile, transposition({rows, cols, elem_size, 0, 0}), overrides, false));
+  PreparedPlan roomy = prepare_call(
+      queue, profile, transposition({rows, cols, elem_size, 0, kUnlimited}), overrides, false);
   if (roomy.plan.transpose.padded()) plans.push_back(std::move(roomy));
   // Some drivers (PoCL) finish compiling a kernel for its work-group size only at its
   // first launch, so the square kernel also runs once, on a tile of scratch.

@@ -6,6 +6,7 @@
 
 #include "ipt/ipt.h"
 #include "planner/device_profile.hpp"
+#include "planner/imatcopy_plan.hpp"
 #include "planner/launch_plan.hpp"
 #include "runtime/executor.hpp"
 
@@ -30,6 +31,18 @@ struct TransposeRequest {
   cl_device_id device = nullptr;  // the queue's
   std::size_t buffer_bytes = 0;
 };
+
+// An ipt_imatcopy call (planner/imatcopy_plan.hpp): `call` holds the row-major view's
+// rows and cols (the API swaps a column-major matrix's), the handles and the events.
+struct ImatcopyRequest {
+  TransposeRequest call;
+  std::uint64_t lda = 0, ldb = 0;
+  bool transpose = false;
+  planner::ElementTransform transform;
+};
+
+// Enqueues an imatcopy call that passed api::validate_imatcopy; as execute_transpose.
+void execute_imatcopy(const ImatcopyRequest& request);
 
 // Enqueues the transposition. The request must have passed api::validate_transpose
 // (which fills in its context, device and buffer_bytes). Throws ipt::Error or

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,41 +10,10 @@
 #include "support/host_reference.hpp"
 #include "support/measure.hpp"
 #include "support/random_data.hpp"
+#include "timed_runs.hpp"
 
 namespace ipt::bench {
 namespace {
-
-// Enqueues one transposition of the whole buffer (`forward`: the shapes as given; else
-// their transposes, which undoes it); returns its last event, or null on failure.
-using Enqueue = std::function<cl_event(bool forward)>;
-
-bool failed(ipt_status status) {
-  if (status == IPT_SUCCESS) return false;
-  std::fprintf(stderr, "ipt-bench: %s: %s\n", ipt_status_string(status), ipt_last_error_message());
-  return true;
-}
-
-// Device seconds of each timed run (after one warm-up pair), from a marker before the
-// run to its last event. Runs alternate direction, so the buffer ends as it started.
-std::vector<double> time_runs(const support::Session& session, const Enqueue& enqueue,
-                              int repetitions) {
-  std::vector<double> seconds;
-  for (int run = -2; run < 2 * repetitions; ++run) {
-    cl_event marker = nullptr;
-    support::check(clEnqueueMarkerWithWaitList(session.queue(), 0, nullptr, &marker),
-                   "clEnqueueMarkerWithWaitList");
-    cl_event done = enqueue(run % 2 == 0);
-    if (done == nullptr) {
-      clReleaseEvent(marker);
-      return {};
-    }
-    support::check(clWaitForEvents(1, &done), "clWaitForEvents");
-    if (run >= 0) seconds.push_back(support::after_seconds(marker, done));
-    clReleaseEvent(marker);
-    clReleaseEvent(done);
-  }
-  return seconds;
-}
 
 // Uploads `data`, runs `enqueue` forward once and compares with `expected`.
 bool verified(const support::Session& session, cl_mem buffer,

@@ -17,6 +17,8 @@
 //   ipt-bench latency   [--sizes 1024]    first-call and cached-call times
 //   ipt-bench batched   [--batch 10000] [--shapes 64x100]  one ipt_transpose_batched
 //                       call against one matrix of the same size and a loop of calls
+//   ipt-bench imatcopy  [--shapes 8000x6000] [--type f32|f64|c32|c64]  ipt_?imatcopy
+//                       variants (alpha, pitches, no transpose) beside a plain transpose
 // common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
 //         [--baselines all|none|oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE]
 //         [--shapes-out FILE] [--list-shapes] [--buffer exact|padded]
@@ -48,6 +50,7 @@
 
 #include "baselines.hpp"
 #include "batch_mode.hpp"
+#include "imatcopy_mode.hpp"
 #include "latency_mode.hpp"
 #include "results.hpp"
 #include "support/transpose_run.hpp"
@@ -90,6 +93,7 @@ struct Options {
                "       ipt-bench kernels soa|bs-vs-pttwac|pttwac-spreading|restride|stages [...]\n"
                "       ipt-bench latency [--sizes N]\n"
                "       ipt-bench batched [--batch N (10000)] [--shapes RxC (64x100)]\n"
+               "       ipt-bench imatcopy [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]\n"
                "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
                "          [--verify device|host]\n"
                "          [--no-verify]\n"
@@ -194,8 +198,8 @@ Options parse(int argc, char** argv) {
     } else
       usage("unknown option " + arg);
   }
-  const std::vector<std::string> modes{"random", "skinny",  "square",  "shapes", "sequences",
-                                       "tiles",  "padding", "latency", "batched"};
+  const std::vector<std::string> modes{"random", "skinny",  "square",  "shapes",  "sequences",
+                                       "tiles",  "padding", "latency", "batched", "imatcopy"};
   if (std::find(modes.begin(), modes.end(), options.mode) == modes.end())
     usage("unknown mode '" + options.mode + "'");
   if (options.mode == "shapes" && options.shapes.empty()) usage("shapes needs --shapes");
@@ -521,6 +525,12 @@ int main(int argc, char** argv) {
       if (options.batch == 0) usage("--batch must be at least 1");
       return ipt::bench::run_batched(session, options.batch, shape.first, shape.second,
                                      elem_size_of(options.type), options.repetitions);
+    }
+    if (options.mode == "imatcopy") {
+      const ipt::support::Session session;
+      const Shape shape = options.shapes.empty() ? Shape{8000, 6000} : options.shapes.front();
+      return ipt::bench::run_imatcopy(session, shape.first, shape.second, options.type,
+                                      options.repetitions);
     }
     const auto shapes = shapes_of(options);
     if (!options.shapes_out.empty() || options.list_shapes) {

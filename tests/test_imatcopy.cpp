@@ -1,0 +1,274 @@
+// ipt_imatcopy and its typed forms against the host reference of MKL's mkl_?imatcopy
+// (support/imatcopy_reference.hpp): every ordering, trans, scalar type, alpha of 1 and
+// not, strides equal to and longer than the rows, on random values; the bytes before the
+// matrix and past its extent checked unchanged, and the gaps between rows where the call
+// keeps them. Bad input leaves the buffer unchanged.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "ipt/ipt.h"
+#include "support/imatcopy_reference.hpp"
+#include "support/random_data.hpp"
+#include "test_support.hpp"
+
+using ipt::support::ImatcopyCall;
+using ipt::test::session;
+
+namespace {
+
+constexpr std::size_t kGuardElements = 5;
+
+std::vector<unsigned char> read_buffer(cl_mem buffer, std::size_t bytes) {
+  std::vector<unsigned char> out(bytes);
+  REQUIRE(clEnqueueReadBuffer(session().queue(), buffer, CL_TRUE, 0, bytes, out.data(), 0, nullptr,
+                              nullptr) == CL_SUCCESS);
+  return out;
+}
+
+// A buffer of `offset` elements, the call's extent and kGuardElements more, random.
+struct CallBuffer {
+  CallBuffer(const ImatcopyCall& call, std::size_t offset_, std::uint64_t seed) : offset(offset_) {
+    const std::size_t bytes = (offset + call.extent() + kGuardElements) * call.elem_size;
+    before = ipt::support::random_bytes(bytes, seed);
+    ipt::support::fill_numeric(call, offset, before, seed + 1);
+    cl_int err = CL_SUCCESS;
+    buffer = clCreateBuffer(session().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                            before.data(), &err);
+    REQUIRE(err == CL_SUCCESS);
+  }
+  ~CallBuffer() { clReleaseMemObject(buffer); }
+  CallBuffer(const CallBuffer&) = delete;
+  CallBuffer& operator=(const CallBuffer&) = delete;
+
+  std::size_t offset;
+  std::vector<unsigned char> before;
+  cl_mem buffer = nullptr;
+};
+
+// Empty when the call succeeds and the buffer then holds the reference's bytes wherever
+// they are specified; else the first mismatches.
+std::string run_and_check(const ImatcopyCall& call, bool typed, std::uint64_t seed) {
+  const std::size_t offset = seed % 4;
+  CallBuffer b(call, offset, seed);
+  cl_event done = nullptr;
+  const ipt_status status =
+      ipt::support::run_imatcopy(call, session().queue(), b.buffer, offset, typed, &done);
+  if (status != IPT_SUCCESS)
+    return call.text() + ": " + ipt_status_string(status) + ": " + ipt_last_error_message();
+  REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
+  clReleaseEvent(done);
+  std::vector<bool> specified;
+  const auto expected = ipt::support::imatcopy_expected(call, offset, b.before, specified);
+  const auto now = read_buffer(b.buffer, b.before.size());
+  std::string problems;
+  int shown = 0;
+  for (std::size_t i = 0; i < now.size() && shown < 4; ++i)
+    if (specified[i] && now[i] != expected[i]) {
+      const std::size_t element = i / call.elem_size;
+      problems += "\n  byte " + std::to_string(i) + " (element " + std::to_string(element) +
+                  (element < offset ? ", before the matrix" : "") + "): " + std::to_string(now[i]) +
+                  ", expected " + std::to_string(expected[i]);
+      ++shown;
+    }
+  return problems.empty() ? "" : call.text() + problems;
+}
+
+struct Type {
+  ipt_scalar_type type;
+  std::size_t elem_size;
+};
+
+}  // namespace
+
+TEST_CASE("imatcopy: every ordering, trans, type, alpha and stride", "[imatcopy][api]") {
+  // A small prime-sided matrix, a skinny one, a square one (the square kernel between the
+  // restrides) and one row.
+  struct Shape {
+    std::size_t rows, cols;
+  };
+  const std::vector<Shape> shapes = {{13, 7}, {3, 41}, {24, 24}, {1, 9}};
+  const std::vector<Type> types = {
+      {IPT_SCALAR_F32, 4}, {IPT_SCALAR_F64, 8}, {IPT_SCALAR_C32, 8}, {IPT_SCALAR_C64, 16}};
+  std::uint64_t seed = 31000;
+  for (const Shape& shape : shapes)
+    for (const Type& type : types)
+      for (char ordering : {'R', 'C'})
+        for (char trans : {'N', 'T', 'C', 'R'})
+          for (int alpha = 0; alpha < 2; ++alpha)
+            for (int longer_a = 0; longer_a < 2; ++longer_a)
+              for (int longer_b = 0; longer_b < 2; ++longer_b) {
+                ImatcopyCall call;
+                call.ordering = ordering;
+                call.trans = trans;
+                call.rows = shape.rows;
+                call.cols = shape.cols;
+                call.type = type.type;
+                call.elem_size = type.elem_size;
+                call.has_alpha = alpha == 1;
+                call.alpha_re = 0.75;
+                call.alpha_im = -1.25;
+                const bool column_major = ordering == 'C';
+                const std::size_t a_len = column_major ? shape.rows : shape.cols;
+                const std::size_t b_len =
+                    call.transposes() == column_major ? shape.cols : shape.rows;
+                call.lda = a_len + (longer_a ? 3 : 0);
+                call.ldb = b_len + (longer_b ? 5 : 0);
+                ++seed;
+                // The typed forms and ipt_imatcopy alternate.
+                CHECK(run_and_check(call, seed % 2 == 0, seed) == "");
+              }
+}
+
+TEST_CASE("imatcopy: raw elements of every size, no alpha", "[imatcopy][api]") {
+  std::uint64_t seed = 32000;
+  for (std::size_t elem_size : {1, 2, 4, 8, 16})
+    for (char ordering : {'R', 'C'})
+      for (char trans : {'N', 'T', 'n', 't'})
+        for (std::size_t extra_a : {0, 2})
+          for (std::size_t extra_b : {0, 1}) {
+            ImatcopyCall call;
+            call.ordering = ordering;
+            call.trans = trans;
+            call.rows = 17;
+            call.cols = 10;
+            call.elem_size = elem_size;
+            const bool column_major = ordering == 'C';
+            call.lda = (column_major ? call.rows : call.cols) + extra_a;
+            call.ldb = (call.transposes() == column_major ? call.cols : call.rows) + extra_b;
+            CHECK(run_and_check(call, false, ++seed) == "");
+          }
+}
+
+TEST_CASE("imatcopy: larger matrices take the transposition plans between restrides",
+          "[imatcopy][api]") {
+  // Shapes whose dense transposition takes stages (and padding in the strides' room).
+  std::uint64_t seed = 33000;
+  struct Case {
+    std::size_t rows, cols, lda, ldb;
+    char trans;
+  };
+  for (const Case& c : std::vector<Case>{{300, 200, 200, 300, 'T'},
+                                         {257, 131, 140, 257, 'C'},
+                                         {509, 61, 61, 520, 'T'},
+                                         {400, 600, 611, 603, 'C'},
+                                         {1021, 17, 20, 1030, 'T'},
+                                         {300, 200, 230, 210, 'N'},
+                                         {300, 200, 210, 230, 'R'}}) {
+    for (const Type& type : {Type{IPT_SCALAR_C32, 8}, Type{IPT_SCALAR_F32, 4}}) {
+      ImatcopyCall call;
+      call.rows = c.rows;
+      call.cols = c.cols;
+      call.lda = c.lda;
+      call.ldb = c.ldb;
+      call.trans = c.trans;
+      call.type = type.type;
+      call.elem_size = type.elem_size;
+      call.has_alpha = true;
+      call.alpha_re = -0.5;
+      call.alpha_im = 2.0;
+      CHECK(run_and_check(call, true, ++seed) == "");
+    }
+  }
+}
+
+TEST_CASE("imatcopy: an empty matrix is a no-op with an event", "[imatcopy][api]") {
+  ImatcopyCall call;
+  call.rows = 0;
+  call.cols = 5;
+  call.lda = 5;
+  call.ldb = 1;
+  call.trans = 'T';
+  call.type = IPT_SCALAR_F32;
+  CallBuffer b(call, 0, 7);
+  cl_event done = nullptr;
+  REQUIRE(ipt::support::run_imatcopy(call, session().queue(), b.buffer, 0, true, &done) ==
+          IPT_SUCCESS);
+  REQUIRE(done != nullptr);
+  CHECK(clWaitForEvents(1, &done) == CL_SUCCESS);
+  clReleaseEvent(done);
+}
+
+TEST_CASE("imatcopy: bad input gets a clear status and leaves the buffer unchanged",
+          "[imatcopy][bad_input]") {
+  ImatcopyCall good;
+  good.rows = 6;
+  good.cols = 9;
+  good.lda = 9;
+  good.ldb = 6;
+  good.trans = 'T';
+  good.type = IPT_SCALAR_C32;
+  good.elem_size = 8;
+  good.has_alpha = true;
+  good.alpha_re = 2;
+  struct Bad {
+    const char* what;
+    ImatcopyCall call;
+    ipt_status status;
+  };
+  std::vector<Bad> cases;
+  const auto with = [&](const char* what, ipt_status status, auto change) {
+    Bad bad{what, good, status};
+    change(bad.call);
+    cases.push_back(bad);
+  };
+  with("trans X", IPT_INVALID_VALUE, [](ImatcopyCall& c) { c.trans = 'X'; });
+  with("ordering Q", IPT_INVALID_VALUE, [](ImatcopyCall& c) { c.ordering = 'Q'; });
+  with("lda < cols", IPT_INVALID_VALUE, [](ImatcopyCall& c) { c.lda = 8; });
+  with("ldb < rows", IPT_INVALID_VALUE, [](ImatcopyCall& c) { c.ldb = 5; });
+  with("column-major lda < rows", IPT_INVALID_VALUE, [](ImatcopyCall& c) {
+    c.ordering = 'C';
+    c.lda = 5;
+    c.ldb = 9;
+  });
+  with("column-major ldb < cols", IPT_INVALID_VALUE, [](ImatcopyCall& c) {
+    c.ordering = 'C';
+    c.lda = 6;
+    c.ldb = 8;
+  });
+  with("'N' with ldb < cols", IPT_INVALID_VALUE, [](ImatcopyCall& c) {
+    c.trans = 'N';
+    c.ldb = 8;
+  });
+  with("lda 0 for an empty matrix", IPT_INVALID_VALUE, [](ImatcopyCall& c) {
+    c.rows = 0;
+    c.cols = 0;
+    c.lda = 0;
+  });
+  with("alpha for raw elements", IPT_INVALID_VALUE,
+       [](ImatcopyCall& c) { c.type = IPT_SCALAR_NONE; });
+  with("conjugation of raw elements", IPT_INVALID_VALUE, [](ImatcopyCall& c) {
+    c.type = IPT_SCALAR_NONE;
+    c.has_alpha = false;
+    c.trans = 'C';
+  });
+  with("elem_size not the type's", IPT_INVALID_ELEMENT_SIZE,
+       [](ImatcopyCall& c) { c.elem_size = 16; });
+  with("unknown type", IPT_INVALID_VALUE,
+       [](ImatcopyCall& c) { c.type = static_cast<ipt_scalar_type>(7); });
+  with("raw elements of 3 bytes", IPT_INVALID_ELEMENT_SIZE, [](ImatcopyCall& c) {
+    c.type = IPT_SCALAR_NONE;
+    c.has_alpha = false;
+    c.elem_size = 3;
+  });
+  with("strides past the buffer", IPT_BUFFER_TOO_SMALL, [](ImatcopyCall& c) { c.ldb = 12; });
+  with("an extent that overflows", IPT_SIZE_OVERFLOW,
+       [](ImatcopyCall& c) { c.lda = ~std::size_t{0} / 4; });
+
+  CallBuffer b(good, 1, 4242);  // room for `good` only
+  for (const Bad& bad : cases) {
+    INFO(bad.what << ": " << bad.call.text());
+    cl_event done = nullptr;
+    CHECK(ipt::support::run_imatcopy(bad.call, session().queue(), b.buffer, 1, false, &done) ==
+          bad.status);
+    CHECK(done == nullptr);
+    CHECK(std::string(ipt_last_error_message()) != "");
+    CHECK(read_buffer(b.buffer, b.before.size()) == b.before);
+  }
+  // The typed forms refuse the same way.
+  CHECK(ipt_simatcopy(session().queue(), 'R', 'Z', 6, 9, 1.0f, b.buffer, 0, 9, 6, 0, nullptr,
+                      nullptr) == IPT_INVALID_VALUE);
+  CHECK(ipt_zimatcopy(session().queue(), 'R', 'T', 6, 9, ipt_complex_f64{1, 0}, b.buffer, 0, 9, 6,
+                      0, nullptr, nullptr) == IPT_BUFFER_TOO_SMALL);
+  CHECK(read_buffer(b.buffer, b.before.size()) == b.before);
+}
