@@ -4,7 +4,8 @@
 // work-group owns `tiles_per_group` consecutive tiles at a time (a chunk, contiguous in
 // memory), reads the chunk with coalesced loads and scatters every element straight to
 // its transposed slot in local memory, waits on a barrier, then writes the chunk back
-// linearly. Work-groups own disjoint chunks and never communicate.
+// linearly. Work-groups own disjoint chunks and never communicate. Every element is
+// written once, so the kernel can transform the values it stores (TRANSFORMED).
 //
 // tiles_per_group == 1 is the classic one-tile-per-group BS kernel. tiles_per_group > 1
 // is the small-tile variant ("virtual SIMD units", TPDS §5.2): several tiles share one
@@ -32,7 +33,7 @@
 
 __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                          idx_t tiles_per_group, __local elem_t *lds, __global uint *zero,
-                         ulong zero_word, ulong zero_words SPLIT_PARAMS) {
+                         ulong zero_word, ulong zero_words TRANSFORM_PARAMS SPLIT_PARAMS) {
   const matrix_t m = MATRIX(buffer, offset);
   const idx_t n = B * C;
   const idx_t lid = get_local_id(0);
@@ -79,7 +80,7 @@ UNROLL
     // any work-item overwrites the chunk.
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #pragma unroll 4
-    for (idx_t i = lid; i < len; i += wg) AT(m, first + i) = lds[PAD(i)];
+    for (idx_t i = lid; i < len; i += wg) AT(m, first + i) = TRANSFORMED(lds[PAD(i)]);
     barrier(CLK_LOCAL_MEM_FENCE);  // the next chunk reuses lds
   }
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))

@@ -131,7 +131,8 @@ typedef struct {
 // 3 complex float, 4 complex double), IPT_MULTIPLY and IPT_CONJ stores TRANSFORMED(v)
 // instead of v: conjugated (the imaginary part's sign bit flipped, bit-exact, no
 // arithmetic), then multiplied by alpha, whose real and imaginary parts arrive as the raw
-// bits of two ulong arguments (TRANSFORM_PARAMS, before SPLIT_PARAMS). Products are
+// bits of two ulong arguments (TRANSFORM_PARAMS, before SPLIT_PARAMS; TRANSFORM_ARGS
+// hands them to a helper that declares TRANSFORM_PARAMS). Products are
 // rounded one operation at a time (no contraction into fused multiply-adds), as the
 // C reference computes them: (a + bi)(x + yi) = (ax - by) + (ay + bx)i.
 #ifndef IPT_SCALAR
@@ -139,6 +140,7 @@ typedef struct {
 #endif
 #if IPT_SCALAR == 0
 #define TRANSFORM_PARAMS
+#define TRANSFORM_ARGS
 #define TRANSFORMED(v) (v)
 #else
 #if IPT_MULTIPLY && (IPT_SCALAR == 2 || IPT_SCALAR == 4)
@@ -146,6 +148,7 @@ typedef struct {
 #endif
 #pragma OPENCL FP_CONTRACT OFF
 #define TRANSFORM_PARAMS , ulong alpha_re, ulong alpha_im
+#define TRANSFORM_ARGS , alpha_re, alpha_im  // passes them on to a helper function
 #define TRANSFORMED(v) transformed((v), alpha_re, alpha_im)
 
 // The sign bit of an element's imaginary part (its second half), as elem_t.

@@ -5,7 +5,8 @@
 // loads both into local memory, waits on a barrier, and writes each one transposed into
 // the other's place. A diagonal tile (ti == tj) is loaded once and written back
 // transposed. Every element belongs to exactly one pair, so work-groups never touch the
-// same address and need no synchronisation between them.
+// same address and need no synchronisation between them. Every element is written once,
+// so the kernel can transform the values it stores (TRANSFORMED).
 //
 // Local tiles, by default, have TILE + 1 columns: reading a tile column then walks the
 // banks with an odd stride (in 4-byte words: 33 for 4-byte elements, 66 for 8-byte ones
@@ -58,18 +59,18 @@ void load_tile(__local elem_t *tile, matrix_t m, idx_t base, idx_t n, idx_t row0
 
 // Writes the h x w block at (row0, col0) with the transpose of `tile` (a w x h tile).
 void store_transposed(matrix_t m, __local const elem_t *tile, idx_t base, idx_t n, idx_t row0,
-                      idx_t col0, idx_t h, idx_t w) {
+                      idx_t col0, idx_t h, idx_t w TRANSFORM_PARAMS) {
   const idx_t x = get_local_id(0);
   if (x < w)
     for (idx_t r = get_local_id(1); r < h; r += WG_ROWS)
-      AT(m, base + (row0 + r) * n + col0 + x) = tile[SLOT(x, r)];
+      AT(m, base + (row0 + r) * n + col0 + x) = TRANSFORMED(tile[SLOT(x, r)]);
 }
 
 // One tile pair per work-group. The groups form a grid_x x grid_y rectangle (so that
 // any pair count fits the NDRange limits); groups past the last pair move nothing.
 __kernel __attribute__((reqd_work_group_size(TILE, WG_ROWS, 1)))
 void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n,
-                     idx_t num_pairs, idx_t matrices SPLIT_PARAMS) {
+                     idx_t num_pairs, idx_t matrices TRANSFORM_PARAMS SPLIT_PARAMS) {
   __local elem_t upper[TILE * TILE_STRIDE];
   __local elem_t lower[TILE * TILE_STRIDE];
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
@@ -89,9 +90,9 @@ void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n,
   if (mirrored) load_tile(lower, m, base, n, c0, r0, w, h);
   barrier(CLK_LOCAL_MEM_FENCE);
   if (mirrored) {
-    store_transposed(m, lower, base, n, r0, c0, h, w);
-    store_transposed(m, upper, base, n, c0, r0, w, h);
+    store_transposed(m, lower, base, n, r0, c0, h, w TRANSFORM_ARGS);
+    store_transposed(m, upper, base, n, c0, r0, w, h TRANSFORM_ARGS);
   } else {
-    store_transposed(m, upper, base, n, r0, c0, h, w);
+    store_transposed(m, upper, base, n, r0, c0, h, w TRANSFORM_ARGS);
   }
 }

@@ -142,7 +142,9 @@ TEST_CASE("imatcopy: raw elements of every size, no alpha", "[imatcopy][api]") {
 
 TEST_CASE("imatcopy: larger matrices take the transposition plans between restrides",
           "[imatcopy][api]") {
-  // Shapes whose dense transposition takes stages (and padding in the strides' room).
+  // Shapes whose dense transposition takes stages, padding in the strides' room, or
+  // (strides of exactly the rows: no room) padding split into scratch, whose last
+  // kernel then transforms the values with the split's arguments after alpha's.
   std::uint64_t seed = 33000;
   struct Case {
     std::size_t rows, cols, lda, ldb;
@@ -154,7 +156,9 @@ TEST_CASE("imatcopy: larger matrices take the transposition plans between restri
                                          {400, 600, 611, 603, 'C'},
                                          {1021, 17, 20, 1030, 'T'},
                                          {300, 200, 230, 210, 'N'},
-                                         {300, 200, 210, 230, 'R'}}) {
+                                         {300, 200, 210, 230, 'R'},
+                                         {1009, 997, 997, 1009, 'C'},
+                                         {2003, 1999, 1999, 2003, 'T'}}) {
     for (const Type& type : {Type{IPT_SCALAR_C32, 8}, Type{IPT_SCALAR_F32, 4}}) {
       ImatcopyCall call;
       call.rows = c.rows;

@@ -251,7 +251,7 @@ IPT_API ipt_status ipt_transpose_batched_f64(cl_command_queue queue, cl_mem buff
  * gaps' bytes (lda or ldb beyond the row) keep their values in a call that neither
  * transposes nor changes the stride; in the others they are unspecified afterwards, as in
  * MKL. Scaling and conjugation happen in the last kernel of the call as it stores (a pass
- * of their own when no stride change comes last); products are rounded one operation at a
+ * of their own when that kernel follows cycles); products are rounded one operation at a
  * time, complex ones as (ar*xr - ai*xi) + (ar*xi + ai*xr)i.
  * Events, asynchrony, statuses and the guarantee of a failed call (nothing enqueued, or
  * rolled back to the original bytes) as for ipt_transpose; also IPT_INVALID_VALUE for an

@@ -51,8 +51,8 @@ LaunchPlan plan_imatcopy(const DeviceProfile& device, const ImatcopyShape& shape
                      restride_scratch_bytes(config, R * C)};
   bool flags_used = false;
   const auto restride = [&](std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
-                            std::uint64_t s_out, const ElementTransform& transform) {
-    Step step = restride_step(site, rows, len, s_in, s_out, config, flags, transform);
+                            std::uint64_t s_out) {
+    Step step = restride_step(site, rows, len, s_in, s_out, config, flags);
     if (!step.noop()) {
       step.fill_before = step.flags;
       flags_used = true;
@@ -65,28 +65,32 @@ LaunchPlan plan_imatcopy(const DeviceProfile& device, const ImatcopyShape& shape
   };
 
   if (shape.transpose && shape.lda != C) {
-    const Step close_up = restride(R, C, shape.lda, C, {});
+    const Step close_up = restride(R, C, shape.lda, C);
     if (!close_up.noop()) {
       launch.steps.insert(launch.steps.begin(), close_up);
-      launch.undo.insert(launch.undo.begin(), undo_of(restride(R, C, C, shape.lda, {}), close_up));
+      launch.undo.insert(launch.undo.begin(), undo_of(restride(R, C, C, shape.lda), close_up));
     }
   }
   // The result: rows_after rows of len_after elements, from stride `stride` to ldb.
   const std::uint64_t rows_after = shape.transpose ? C : R;
   const std::uint64_t len_after = shape.transpose ? R : C;
   const std::uint64_t stride = shape.transpose ? R : shape.lda;
-  bool transformed = shape.transform.identity();
   if (stride != shape.ldb) {
-    Step last = restride(rows_after, len_after, stride, shape.ldb, shape.transform);
-    if (!last.noop()) {
-      launch.undo.push_back(undo_of(restride(rows_after, len_after, shape.ldb, stride, {}), last));
-      launch.steps.push_back(std::move(last));
-      transformed = true;
+    const Step spread = restride(rows_after, len_after, stride, shape.ldb);
+    if (!spread.noop()) {
+      launch.undo.push_back(undo_of(restride(rows_after, len_after, shape.ldb, stride), spread));
+      launch.steps.push_back(spread);
     }
   }
-  if (!transformed) {
-    launch.steps.push_back(scale_step(site, rows_after, len_after, shape.ldb, shape.transform));
-    launch.undo.push_back({});  // never used: dropped below
+  // The transform: by the last step when it stores every value once (a restride, or a
+  // BS or square kernel ending the transposition), else by a pass of its own.
+  if (!shape.transform.identity()) {
+    if (!launch.steps.empty() && can_transform(launch.steps.back()))
+      launch.steps.back() = transformed_step(launch.steps.back(), shape.transform, elem_size);
+    else {
+      launch.steps.push_back(scale_step(site, rows_after, len_after, shape.ldb, shape.transform));
+      launch.undo.push_back({});  // never used: dropped below
+    }
   }
   // The last step needs no undo (launch_plan.hpp); the transform, which has no exact
   // one, is only ever in the last step.

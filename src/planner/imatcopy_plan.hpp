@@ -7,8 +7,9 @@
 // Steps. A transposing call closes the rows up to a dense matrix (lda -> cols), runs the
 // transposition plan of that dense matrix (plan_call), and spreads the transpose's rows
 // out to ldb; a call that does not transpose restrides once (lda -> ldb). The transform
-// (alpha, conjugation) is applied by the last step as it stores, when that step is a
-// restride; otherwise one more pass (kernels/scale.cl) applies it. Either way it comes
+// (alpha, conjugation) is applied by the last step as it stores, when that step stores
+// every value once (a restride, or a BS or square kernel ending the transposition:
+// can_transform); otherwise one more pass (kernels/scale.cl) applies it. Either way it comes
 // last, so that every earlier step has an exact undo and a call that fails part-way
 // rolls back to the caller's bytes.
 #pragma once

@@ -95,7 +95,9 @@ void add_transform(Step& step, const ElementTransform& transform, std::size_t el
     throw std::invalid_argument("a transform of " + std::to_string(elem_size) +
                                 "-byte elements that does not fit their scalar type");
   step.options += transform.options();
-  step.args.insert(step.args.end(), {ulong_arg(transform.alpha[0]), ulong_arg(transform.alpha[1])});
+  const std::size_t split_args = step.tail.empty() ? 0 : 3;  // with_split's, last
+  step.args.insert(step.args.end() - static_cast<std::ptrdiff_t>(split_args),
+                   {ulong_arg(transform.alpha[0]), ulong_arg(transform.alpha[1])});
   step.what += ", " + transform.what();
 }
 
@@ -381,8 +383,7 @@ Step onchip_probe_step(const Step& onchip) {
 }
 
 Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
-                   std::uint64_t s_out, const RestrideConfig& config, Region scratch,
-                   const ElementTransform& transform) {
+                   std::uint64_t s_out, const RestrideConfig& config, Region scratch) {
   check_elem_size(site.elem_size);
   if (config.work_group == 0 || config.per_item == 0)
     throw std::invalid_argument("restride: work_group and per_item must be positive");
@@ -421,7 +422,6 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
                                  std::to_string(s_out) + " elements"
                            : "unpad: rows closed up from " + std::to_string(s_in) + " to " +
                                  std::to_string(s_out) + " elements";
-  add_transform(step, transform, site.elem_size);
   return with_split(std::move(step), site);
 }
 
@@ -474,6 +474,20 @@ Step scale_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std
   step.what = std::to_string(rows) + " rows of " + std::to_string(len) + " elements (stride " +
               std::to_string(stride) + ")";
   add_transform(step, transform, site.elem_size);
+  return step;
+}
+
+bool can_transform(const Step& step) {
+  return !step.noop() && (step.family == Family::kRestride || step.family == Family::kBs ||
+                          step.family == Family::kSquare || step.family == Family::kScale);
+}
+
+Step transformed_step(Step step, const ElementTransform& transform, std::size_t elem_size) {
+  if (!can_transform(step))
+    throw std::logic_error("a transform asked of " + step.what + ", which stores no value once");
+  if (step.options.find(" -DIPT_SCALAR=") != std::string::npos)
+    throw std::logic_error("a transform asked twice of " + step.what);
+  add_transform(step, transform, elem_size);
   return step;
 }
 

@@ -179,13 +179,18 @@ Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint6
 Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
                  std::uint64_t cols, const OnChipConfig& config, Region scratch = {},
                  Region zeroes = {}, bool give_up = false);
-// A restride may transform the values it stores (a call's last step; no undo then).
 Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
-                   std::uint64_t s_out, const RestrideConfig& config, Region scratch = {},
-                   const ElementTransform& transform = {});
+                   std::uint64_t s_out, const RestrideConfig& config, Region scratch = {});
 // Transforms, in place, `rows` rows of `len` elements at row stride `stride`.
 Step scale_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t stride,
                 const ElementTransform& transform);
+// Whether a step stores every element it moves exactly once, so that it can transform the
+// values as it stores them (restride, BS, square; the cycle-following kernels skip the
+// elements that stay in place, the on-chip kernel's fallback too).
+bool can_transform(const Step& step);
+// The step storing transformed values (ElementTransform): a call's last step, which has
+// no undo. Throws std::logic_error for a step that cannot (can_transform).
+Step transformed_step(Step step, const ElementTransform& transform, std::size_t elem_size);
 // Copies count elements; offsets in elements of each buffer (the matrix's from its start).
 Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer to,
                std::uint64_t to_at, std::uint64_t count, Region zeroes = {});
