@@ -51,7 +51,7 @@ bool single_element_cycles(const LaunchPlan& plan) {
 }  // namespace
 
 TEST_CASE("exact-buffer plans of 10^5 random calls stay within the memory bounds",
-          "[planner][memory]") {
+          "[planner][memory][large]") {
   constexpr u64 kShapes = 100000, kLarge = ipt::test::kLargeElements;
   constexpr double kLargeBound = ipt::test::kLargeExtraFraction;
   constexpr std::size_t kElemSizes[] = {1, 2, 4, 8, 16};

@@ -146,7 +146,7 @@ TEST_CASE("the model loses values that a step's scratch overwrites", "[planner][
   CHECK(ends[4] == matrix(99));
 }
 
-TEST_CASE("plans of 10^5 random shapes transpose", "[planner][model]") {
+TEST_CASE("plans of 10^5 random shapes transpose", "[planner][model][large]") {
   // Each call is checked with its buffer exactly the matrix and with room for any padding;
   // on samples of each matrix (all of the small ones): the plans below check every
   // element of a few hundred shapes.

@@ -97,7 +97,10 @@ case "$mode" in
     # ThreadSanitizer: races in the library's caches and in the calls of many threads
     # (tests/test_threads.cpp); each test fails at its first report. PoCL's own code is
     # not instrumented; tests/sanitizers/tsan.supp says what of it is suppressed, and why.
-    configure_and_build "$build-tsan" -DIPT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    # Only what its test cases need: no tools, Fortran or Python (the first two builds
+    # test those).
+    configure_and_build "$build-tsan" -DIPT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DIPT_BUILD_TOOLS=OFF -DIPT_BUILD_FORTRAN=OFF -DIPT_BUILD_PYTHON=OFF
     run_tests "$build-tsan"
     # The planner and the C API's argument checking under libFuzzer, 30 s each with a
     # fresh seed (printed, so that a failure can be replayed).
