@@ -95,3 +95,21 @@ TEST_CASE("a forced plan that cannot work is refused, buffer untouched", "[seque
   CHECK(std::string(ipt_last_error_message()).find("padded") != std::string::npos);
   CHECK(m.check_unchanged() == "");
 }
+
+TEST_CASE("1- and 2-byte elements move in words where the super-elements allow", "[sequences]") {
+  // Factors whose super-elements fill 2- and 4-byte words, at offsets that do and do not
+  // fall on a word, against the same plans moving single elements (word=1).
+  const std::pair<std::size_t, std::size_t> shapes[] = {{60, 84}, {120, 36}, {24, 1200}};
+  for (const char* forced : {"sequence=2.1,m=4", "sequence=2.2,n=6", "sequence=3.2,m=6,n=12",
+                             "sequence=2.1,m=4,word=1", "sequence=3.1,m=6,n=4,word=2"}) {
+    ScopedEnv env("IPT_OVERRIDES", forced);
+    std::uint64_t seed = 70;
+    for (std::size_t elem_size : {1, 2})
+      for (std::size_t offset : {0, 1, 2, 4})
+        for (auto [rows, cols] : shapes) {
+          INFO(forced << ": " << rows << " x " << cols << ", elem_size " << elem_size << ", offset "
+                      << offset);
+          CHECK(ipt::test::transpose_through_api(rows, cols, elem_size, offset, 7, ++seed) == "");
+        }
+  }
+}

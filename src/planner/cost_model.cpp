@@ -50,6 +50,15 @@ double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_b
   return soa_efficiency(super_element_bytes, line_aligned(device, super_element_bytes));
 }
 
+double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size) {
+  // H200 (ipt-kernel-bench stages, 8 random shapes, 2.x plans): the SoA kernel moved 2-byte
+  // elements at 0.5-0.7 of the throughput of 4-byte ones on the same shapes, 1-byte ones
+  // at 0.35-0.45.
+  const std::size_t word = elem_size * word_factor(device, elem_size, C);
+  const double narrow = word >= 4 ? 1.0 : word == 2 ? 0.6 : 0.4;
+  return soa_efficiency(device, C * elem_size) * narrow;
+}
+
 double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
                          std::size_t elem_size) {
   // H200 (probe, kernel of 65c0f34): instances of 64 x 15000, 128 x 10000 and 160 x 20000
@@ -80,7 +89,7 @@ double estimated_cost(const DeviceProfile& device, const TransposePlan& plan, st
     else if (s.kind == Stage::Kind::k010)
       cost += scale / (bs_fits(device, s.B, s.C, elem_size) ? 0.85 : 0.1);  // BS: 75-93%
     else
-      cost += scale / soa_efficiency(device, s.C * elem_size);
+      cost += scale / soa_stage_efficiency(device, s.C, elem_size);
   }
   if (plan.padded_cols != plan.cols) cost += scale / restride_efficiency(plan.cols * elem_size);
   if (plan.padded_rows != plan.rows) cost += scale / restride_efficiency(plan.rows * elem_size);

@@ -29,6 +29,11 @@ bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes
 // soa_efficiency on `device`: whole lines when its line size divides the super-element.
 double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_bytes);
 
+// A 0100! stage's efficiency with super-elements of C elements of elem_size bytes: as
+// soa_efficiency, less for 1- and 2-byte elements that cannot move in 4-byte words
+// (word_factor).
+double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size);
+
 // Fraction of the copy bandwidth that the on-chip kernel reaches moving instances of
 // rows x cols elements (onchip.cl): what it loses is the tiles' unused rows and columns.
 double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,

@@ -25,6 +25,10 @@ struct DeviceProfile {
   // (onchip_plan.hpp); elsewhere (CPUs, GPUs that count execution units as compute
   // units) its attempt would mostly give up after waiting.
   bool resident_groups = false;
+  // The widest word in which the kernels that move runs of contiguous elements (the SoA
+  // kernel's super-elements) move 1- and 2-byte elements, when a run fills whole words
+  // (elementary_configs.hpp, word_factor). 1: element by element.
+  std::size_t word_bytes = 4;
 };
 
 }  // namespace ipt::planner

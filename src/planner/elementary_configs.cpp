@@ -190,4 +190,11 @@ std::uint64_t pttwac_launch_flag_bytes(const PttwacConfig& config, std::size_t l
   return soa_launch_flag_bytes(pttwac_global_soa(config), local_mem_bytes, elem_size, A, B, C, 1);
 }
 
+std::uint64_t word_factor(const DeviceProfile& device, std::size_t elem_size, std::uint64_t run,
+                          std::uint64_t offset, std::uint64_t split) {
+  for (std::uint64_t k = device.word_bytes / std::min(elem_size, device.word_bytes); k > 1; k /= 2)
+    if (run % k == 0 && offset % k == 0 && split % k == 0) return k;
+  return 1;
+}
+
 }  // namespace ipt::planner

@@ -90,6 +90,14 @@ std::uint64_t soa_chunk(const SoaConfig& config, std::size_t local_mem_bytes, st
 // one flag bit per item and the 32-bit start counter after the flag words.
 std::uint64_t soa_flag_bytes(std::uint64_t items);
 
+// Narrow elements in wider words: how many elem_size-byte elements make the word in which
+// a kernel moves a run of `run` contiguous elements that starts at element `offset` of a
+// matrix split at element `split` (0: none): the widest word of at most
+// device.word_bytes that the run, the offset and the split all fill whole; 1 for
+// elements of word_bytes or more.
+std::uint64_t word_factor(const DeviceProfile& device, std::size_t elem_size, std::uint64_t run,
+                          std::uint64_t offset = 0, std::uint64_t split = 0);
+
 // The same for a launch of 0100! on (I, A, B, C) with `config` (its chunk decides items).
 std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_mem_bytes,
                                     std::size_t elem_size, std::uint64_t I, std::uint64_t A,

@@ -198,8 +198,11 @@ Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64
   return with_split(std::move(step), site);
 }
 
-Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
-              std::uint64_t C, const SoaConfig& config, Region flags) {
+namespace {
+
+// soa_step on elements of site.elem_size bytes, whatever the plan's are.
+Step soa_element_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
+                      std::uint64_t C, const SoaConfig& config, Region flags) {
   check_elem_size(site.elem_size);
   if (config.vw == 0 || config.units == 0)
     throw std::invalid_argument("SoA-ASTA: vw and units must be positive");
@@ -266,6 +269,31 @@ Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint6
               std::to_string(A) + ", " + std::to_string(B) + ", " + std::to_string(C) +
               "): super-elements of " + std::to_string(C);
   return with_split(std::move(step), site);
+}
+
+}  // namespace
+
+Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
+              std::uint64_t C, const SoaConfig& config, Region flags, std::uint64_t word) {
+  if (word <= 1) return soa_element_step(site, I, A, B, C, config, flags);
+  if (C % word != 0 || site.offset % word != 0 || site.split % word != 0)
+    throw std::logic_error("SoA-ASTA: words of " + std::to_string(word) +
+                           " elements that the super-elements, offset or split do not fill");
+  StepSite words = site;
+  words.elem_size = site.elem_size * word;
+  words.offset = site.offset / word;
+  words.split = site.split / word;
+  Step step = soa_element_step(words, I, A, B, C / word, config, flags);
+  if (step.noop()) return step;
+  // The model and the extents count the plan's elements.
+  step.touches = I * A * B * C;
+  if (site.split != 0) step.touches = std::min(step.touches, site.split);
+  step.move = permute(I, A, B, C);
+  step.what = (I > 1 ? "0100! on (" + std::to_string(I) + " | " : std::string("100! on (")) +
+              std::to_string(A) + ", " + std::to_string(B) + ", " + std::to_string(C) +
+              "): super-elements of " + std::to_string(C) + ", moved as " +
+              std::to_string(words.elem_size) + "-byte words";
+  return step;
 }
 
 Step pttwac_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,

@@ -174,8 +174,10 @@ Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64
              const BsConfig& config, Region zeroes = {});
 Step pttwac_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
                  const PttwacConfig& config, Region flags = {});
+// `word` > 1: the super-elements move as words of that many elements (word_factor; the
+// config is the words' own), the move and extents still in elements.
 Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
-              std::uint64_t C, const SoaConfig& config, Region flags = {});
+              std::uint64_t C, const SoaConfig& config, Region flags = {}, std::uint64_t word = 1);
 Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
                  std::uint64_t cols, const OnChipConfig& config, Region scratch = {},
                  Region zeroes = {}, bool give_up = false);

@@ -90,7 +90,7 @@ Pair best_pair(const DeviceProfile& device, std::uint64_t M, std::uint64_t N, st
     std::vector<std::pair<std::uint64_t, double>> factors;
     for (std::uint64_t f : divisors(side))
       if (f >= limits.min_factor && f != side)
-        factors.emplace_back(f, 1.0 / soa_efficiency(device, f * elem_size));
+        factors.emplace_back(f, 1.0 / soa_stage_efficiency(device, f, elem_size));
     return factors;
   };
   const auto ms = eligible(M), ns = eligible(N);

@@ -100,11 +100,15 @@ Overrides parse_overrides(const std::string& text) {
       overrides.plan.onchip_abort = parse_number(key, value) != 0;
     else if (key == "resident_groups")
       overrides.resident_groups = parse_number(key, value) != 0;
-    else
+    else if (key == "word") {
+      overrides.word = parse_number(key, value);
+      if (*overrides.word == 0 || *overrides.word > 4 || (*overrides.word & (*overrides.word - 1)))
+        fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: word must be 1, 2 or 4");
+    } else
       fail(IPT_INVALID_VALUE,
            "IPT_OVERRIDES: unknown key '" + key +
                "' (known: local_mem, max_wg, max_alloc, simd, compute_units, fp64, "
-               "line, resident_groups, square.tile, square.wg_rows, square.tiles, sequence, "
+               "line, resident_groups, word, square.tile, square.wg_rows, square.tiles, sequence, "
                "m, n, padding, padded_rows, padded_cols, onchip, onchip.abort, onchip.tiles, "
                "tiles)");
   }
@@ -142,6 +146,7 @@ void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile
   if (overrides.fp64) profile.has_fp64 = *overrides.fp64;
   if (overrides.line) profile.line_bytes = *overrides.line;
   if (overrides.resident_groups) profile.resident_groups = *overrides.resident_groups;
+  if (overrides.word) profile.word_bytes = *overrides.word;
 }
 
 std::string environment_key() {

@@ -1,6 +1,6 @@
 // The one documented override path: IPT_OVERRIDES="key=value,..." makes the planner see
 // a different device (local_mem, max_wg, max_alloc, simd, compute_units, fp64, line,
-// resident_groups) and forces planning choices (square.tile, square.wg_rows, sequence, m,
+// resident_groups, word) and forces planning choices (square.tile, square.wg_rows, sequence, m,
 // n, padding, padded_rows, padded_cols, onchip; onchip.abort makes every on-chip attempt
 // give up, so that its fallback runs; square.tiles, onchip.tiles, or tiles for both, lay
 // the kernels' local tiles out padded, the default, or swizzled). Tests use it so that
@@ -22,6 +22,7 @@ struct Overrides {
   std::optional<bool> fp64;
   std::optional<std::size_t> line;      // the cache line size the planner aligns to (0: none)
   std::optional<bool> resident_groups;  // DeviceProfile::resident_groups
+  std::optional<std::size_t> word;      // DeviceProfile::word_bytes (1, 2 or 4)
   planner::PlanOverrides plan;
 };
 
