@@ -53,9 +53,11 @@ double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_b
 double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size) {
   // H200 (ipt-kernel-bench stages, 8 random shapes, 2.x plans): the SoA kernel moved 2-byte
   // elements at 0.5-0.7 of the throughput of 4-byte ones on the same shapes, 1-byte ones
-  // at 0.35-0.45.
+  // at 0.35-0.45. Charging that in full steered 1-byte plans to factors and paddings that
+  // cost more elsewhere (random protocol, 60 shapes: median 346 GB/s against 409 without
+  // words); a third of it steered best (437 GB/s; 2-byte: 808 against 772).
   const std::size_t word = elem_size * word_factor(device, elem_size, C);
-  const double narrow = word >= 4 ? 1.0 : word == 2 ? 0.6 : 0.4;
+  const double narrow = word >= 4 ? 1.0 : word == 2 ? 0.8 : 0.65;
   return soa_efficiency(device, C * elem_size) * narrow;
 }
 

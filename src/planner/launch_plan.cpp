@@ -13,12 +13,6 @@
 namespace ipt::planner {
 namespace {
 
-// The extra memory (call and zero scratch: the padding's extra elements and every flag)
-// an automatically padded plan may take for a matrix of kMemoryBudgetFrom elements or
-// more, as a fraction of the matrix: README's promise.
-constexpr double kMaxExtraMemory = 0.006;
-constexpr std::uint64_t kMemoryBudgetFrom = 1000000;
-
 // Hands out aligned regions of the call scratch and of the zero scratch.
 class ScratchLayout {
  public:

@@ -1,6 +1,7 @@
 #include "planner/transpose_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -412,10 +413,21 @@ TransposePlan whole_onchip_plan(std::uint64_t rows, std::uint64_t cols) {
 
 }  // namespace
 
+std::uint64_t min_factor_for(const FactorLimits& limits, std::uint64_t rows, std::uint64_t cols,
+                             std::size_t elem_size) {
+  std::uint64_t elements = 0;
+  if (!__builtin_mul_overflow(rows, cols, &elements) && elements < kMemoryBudgetFrom)
+    return limits.min_factor;
+  const auto bytes = static_cast<std::uint64_t>(std::ceil(1.0 / (8.0 * kMaxExtraMemory)));
+  return std::max(limits.min_factor, (bytes + elem_size - 1) / elem_size);
+}
+
 TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                              std::size_t elem_size, const PlanRequest& request,
-                             const FactorLimits& limits, std::uint64_t capacity,
+                             const FactorLimits& given_limits, std::uint64_t capacity,
                              const PaddingLimits& padding) {
+  FactorLimits limits = given_limits;
+  limits.min_factor = min_factor_for(given_limits, rows, cols, elem_size);
   const OnChipConfig onchip = choose_onchip(device, elem_size, request.onchip_tiles);
   if (request.onchip == OnChip::kForce) {
     if (request.padded_rows != 0 || request.padded_cols != 0)

@@ -49,6 +49,19 @@ struct FactorLimits {
   std::uint64_t min_factor = 4;  // smaller tiles make the 100! stages crawl
 };
 
+// The extra memory (call and zero scratch: the padding's extra elements and every flag) a
+// plan may take for a matrix of kMemoryBudgetFrom elements or more, as a fraction of the
+// matrix: README's promise.
+inline constexpr double kMaxExtraMemory = 0.006;
+inline constexpr std::uint64_t kMemoryBudgetFrom = 1000000;
+
+// The smallest factor a matrix may take for a 100! stage: a flag bit per super-element
+// costs 1 / (8 * bytes) of the matrix, so under the memory budget super-elements of fewer
+// than 21 bytes would take more than the budget in flags alone (1- and 2-byte elements;
+// for 4-byte ones that rules out factors 4 and 5 only). limits.min_factor below that.
+std::uint64_t min_factor_for(const FactorLimits& limits, std::uint64_t rows, std::uint64_t cols,
+                             std::size_t elem_size);
+
 // The plan for rows x cols elements of elem_size bytes on `device`. Square shapes take
 // kSquare; a matrix that fits local memory whole is one BS tile (2.1 with m = rows).
 // Otherwise three candidates, each with divisors from min_factor up (TPDS Algorithm 2's
