@@ -18,6 +18,9 @@
 // lock-step lanes: the authors' warp-synchronous 100! failed on an H200 in 15 of 63
 // runs).
 //
+// Transform (IPT_SCALAR, the call's last step: kernels/common.cl): every store writes
+// TRANSFORMED values, and the super-elements that stay in place are transformed apart.
+//
 // Tiling: REGS > 0 keeps a lane's elements in registers (private arrays of REGS
 // elements, L <= REGS * VW, checked by the host); REGS == 0 keeps them in local memory
 // (`tiles`: 2 * L elements per unit, host-sized).
@@ -105,7 +108,7 @@
   UNROLL for (int r = 0; r < REGS; ++r) {   \
     const uint e = lane + (uint)r * VW;                \
     if (e < len) {                                     \
-      EL(e) = carry[r];                                \
+      EL(e) = TRANSFORMED(carry[r]);                   \
       carry[r] = next_value[r];                        \
     }                                                  \
   }
@@ -116,7 +119,7 @@
   for (uint e = lane; e < len; e += VW) next_value[e] = EL(e);
 #define STORE(EL)                         \
   for (uint e = lane; e < len; e += VW) { \
-    EL(e) = carry[e];                     \
+    EL(e) = TRANSFORMED(carry[e]);        \
     carry[e] = next_value[e];             \
   }
 #endif
@@ -140,7 +143,8 @@
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                  idx_t L, idx_t K, idx_t total_items, __global uint *scratch,
-                 ulong flags_word, __local elem_t *tiles, uint slice_shift SPLIT_PARAMS) {
+                 ulong flags_word, __local elem_t *tiles,
+                 uint slice_shift TRANSFORM_PARAMS SPLIT_PARAMS) {
   // Published by a unit's lane 0 in step t (buffer t & 1), read by its lanes after the
   // barrier of step t: the store decision for step t, and the mode, chunk length and
   // first element (index in the matrix `m`) of the item the unit reads in step t + 1.
@@ -174,6 +178,30 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
   idx_t q0 = 0, g = 0, chunk = 0, my_start = 0;
   uint my_len = 0, word = 0, candidates = 0;
 
+#if IPT_SCALAR
+  // A transforming step (TRANSFORMED: the call's last) must store every element once, and
+  // the cycles skip the super-elements that stay in place: g with g * (A - 1) a multiple
+  // of AB - 1, that is g = i * (AB - 1) / d for i = 0 .. d, d = gcd(A - 1, B - 1).
+  // Nothing else touches them, so the units transform them first, in place.
+  {
+    idx_t x = A - 1, y = B - 1;
+    while (y != 0) {
+      const idx_t r = x % y;
+      x = y;
+      y = r;
+    }
+    const idx_t fixed = x + 1, stride = (AB - 1) / x;
+    const idx_t per_instance = K * fixed, items = total_items / AB * fixed;
+    for (idx_t f = (idx_t)get_group_id(0) * UNITS + unit; f < items;
+         f += (idx_t)get_num_groups(0) * UNITS) {
+      const idx_t k = f / per_instance, rest = f - k * per_instance;
+      const idx_t j = rest / fixed, i = rest - j * fixed;
+      const idx_t first = k * AB * C + j * L + i * stride * C;
+      const idx_t n = min(L, C - j * L);
+      for (idx_t e = lane; e < n; e += VW) AT(m, first + e) = TRANSFORMED(AT(m, first + e));
+    }
+  }
+#endif
   if (lid < 3) live[lid] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint t = 0;; ++t) {

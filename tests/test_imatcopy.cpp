@@ -176,6 +176,42 @@ TEST_CASE("imatcopy: larger matrices take the transposition plans between restri
   }
 }
 
+TEST_CASE("imatcopy: the transform in each kind of last kernel", "[imatcopy][api]") {
+  // Forced plans whose dense transposition ends in a SoA 100! (cycles over super-elements
+  // and over single elements, with many fixed points: gcd(300, 200) + 1 = 101 in 301 x
+  // 201), a BS 010!, the square kernel or the on-chip kernel (then a pass of its own).
+  struct Case {
+    const char* overrides;
+    std::size_t rows, cols;
+  };
+  std::uint64_t seed = 34000;
+  for (const Case& c : std::vector<Case>{{"sequence=2.1,m=10", 300, 200},
+                                         {"sequence=3.2,m=10,n=20", 300, 200},
+                                         {"sequence=1", 301, 201},
+                                         {"sequence=1", 64, 64},
+                                         {"sequence=2.2,n=20", 300, 200},
+                                         {"sequence=square", 64, 64},
+                                         {"local_mem=16384,sequence=2.2,n=100", 300, 200}}) {
+    ipt::test::ScopedEnv env("IPT_OVERRIDES", c.overrides);
+    for (const Type& type : {Type{IPT_SCALAR_C32, 8}, Type{IPT_SCALAR_F64, 8}})
+      for (std::size_t extra : {0, 3}) {
+        ImatcopyCall call;
+        call.rows = c.rows;
+        call.cols = c.cols;
+        call.lda = c.cols;
+        call.ldb = c.rows + extra;  // with a pitch, a restride comes last instead
+        call.trans = 'C';
+        call.type = type.type;
+        call.elem_size = type.elem_size;
+        call.has_alpha = true;
+        call.alpha_re = 0.75;
+        call.alpha_im = -1.25;
+        INFO(c.overrides);
+        CHECK(run_and_check(call, true, ++seed) == "");
+      }
+  }
+}
+
 TEST_CASE("imatcopy: an empty matrix is a no-op with an event", "[imatcopy][api]") {
   ImatcopyCall call;
   call.rows = 0;

@@ -507,7 +507,8 @@ Step scale_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std
 
 bool can_transform(const Step& step) {
   return !step.noop() && (step.family == Family::kRestride || step.family == Family::kBs ||
-                          step.family == Family::kSquare || step.family == Family::kScale);
+                          step.family == Family::kSquare || step.family == Family::kSoa ||
+                          step.family == Family::kScale);
 }
 
 Step transformed_step(Step step, const ElementTransform& transform, std::size_t elem_size) {

@@ -186,9 +186,9 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
 // Transforms, in place, `rows` rows of `len` elements at row stride `stride`.
 Step scale_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t stride,
                 const ElementTransform& transform);
-// Whether a step stores every element it moves exactly once, so that it can transform the
-// values as it stores them (restride, BS, square; the cycle-following kernels skip the
-// elements that stay in place, the on-chip kernel's fallback too).
+// Whether a step can transform the values it stores, each exactly once: restride, BS,
+// square, and SoA (which transforms the super-elements that stay in place apart); not
+// PTTWAC's cycles, nor the on-chip kernel's fallback, which skip the elements that stay.
 bool can_transform(const Step& step);
 // The step storing transformed values (ElementTransform): a call's last step, which has
 // no undo. Throws std::logic_error for a step that cannot (can_transform).
