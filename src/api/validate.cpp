@@ -94,15 +94,19 @@ std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t
 
 namespace {
 
-// The checks of every call on a buffer: its handles, then that `elements` elements from
-// the offset (what the call uses) lie within the buffer. Fills in the request's context,
-// device and buffer size.
-void validate_call(runtime::TransposeRequest& request, bool require_fp64, std::size_t bytes,
-                   const std::string& what, const char* overflow) {
-  const cl_context context = queue_context(request.queue);
-  const std::size_t buffer_bytes = check_buffer(request.buffer, context);
-  check_wait_list(request.num_events_in_wait_list, request.event_wait_list, context);
+// The caller's handles, checked first (before any size): the queue, the buffer and the
+// wait list. Returns the buffer's size.
+std::size_t check_handles(runtime::TransposeRequest& request) {
+  request.context = queue_context(request.queue);
+  const std::size_t buffer_bytes = check_buffer(request.buffer, request.context);
+  check_wait_list(request.num_events_in_wait_list, request.event_wait_list, request.context);
+  return buffer_bytes;
+}
 
+// That `bytes` from the offset (what the call uses) lie within the buffer; then the
+// device and its double support. Fills in the request's device and buffer size.
+void check_extent(runtime::TransposeRequest& request, std::size_t buffer_bytes, bool require_fp64,
+                  std::size_t bytes, const std::string& what, const char* overflow) {
   std::size_t offset_bytes = 0, end_bytes = 0;
   if (__builtin_mul_overflow(request.offset, request.elem_size, &offset_bytes) ||
       __builtin_add_overflow(offset_bytes, bytes, &end_bytes))
@@ -111,8 +115,6 @@ void validate_call(runtime::TransposeRequest& request, bool require_fp64, std::s
     fail(IPT_BUFFER_TOO_SMALL, what + " ends at byte " + std::to_string(end_bytes) +
                                    " but the buffer holds " + std::to_string(buffer_bytes) +
                                    " bytes");
-
-  request.context = context;
   request.device = queue_device(request.queue);
   request.buffer_bytes = buffer_bytes;
   if (require_fp64 && !runtime::query_device_profile(request.device).has_fp64)
@@ -124,18 +126,20 @@ void validate_call(runtime::TransposeRequest& request, bool require_fp64, std::s
 }  // namespace
 
 void validate_transpose(runtime::TransposeRequest& request, bool require_fp64) {
+  const std::size_t buffer_bytes = check_handles(request);
   const std::size_t matrix_bytes = checked_matrix_bytes(
       request.rows, request.cols, request.elem_size, static_cast<std::size_t>(request.batch));
   const bool one = request.batch == 1;
-  validate_call(request, require_fp64, matrix_bytes, one ? "the matrix" : "the batch",
-                one ? "(offset + rows * cols) * elem_size overflows size_t"
-                    : "(offset + batch * rows * cols) * elem_size overflows size_t");
+  check_extent(request, buffer_bytes, require_fp64, matrix_bytes, one ? "the matrix" : "the batch",
+               one ? "(offset + rows * cols) * elem_size overflows size_t"
+                   : "(offset + batch * rows * cols) * elem_size overflows size_t");
 }
 
 void validate_imatcopy(runtime::ImatcopyRequest& request, bool require_fp64) {
   runtime::TransposeRequest& call = request.call;
-  // The sides first (as for a transposition), then the strides, as BLAS checks them even
-  // for an empty matrix: at least 1, and at least a row.
+  const std::size_t buffer_bytes = check_handles(call);
+  // The sides (as for a transposition), then the strides, as BLAS checks them even for an
+  // empty matrix: at least 1, and at least a row.
   checked_matrix_bytes(call.rows, call.cols, call.elem_size);
   const std::uint64_t row_after = request.transpose ? call.rows : call.cols;
   if (request.lda < std::max<std::uint64_t>(call.cols, 1))
@@ -162,10 +166,10 @@ void validate_imatcopy(runtime::ImatcopyRequest& request, bool require_fp64) {
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(elements, call.elem_size, &bytes))
     fail(IPT_SIZE_OVERFLOW, "the matrix's extent in bytes overflows size_t");
-  validate_call(call, require_fp64, bytes,
-                "the matrix (the larger of its extents before and after, with lda " +
-                    std::to_string(request.lda) + " and ldb " + std::to_string(request.ldb) + ")",
-                "(offset + extent) * elem_size overflows size_t");
+  check_extent(call, buffer_bytes, require_fp64, bytes,
+               "the matrix (the larger of its extents before and after, with lda " +
+                   std::to_string(request.lda) + " and ldb " + std::to_string(request.ldb) + ")",
+               "(offset + extent) * elem_size overflows size_t");
 }
 
 }  // namespace ipt::api
