@@ -101,6 +101,59 @@ void decode_options(FuzzedDataProvider& in, ApiCall& call) {
   call.options.max_bytes = pick(in, max_bytes);
 }
 
+// A stride near the one the matrix needs: the same, longer, one short (wraps for 0), 0,
+// or absurd.
+std::size_t stride(FuzzedDataProvider& in, std::size_t needed) {
+  switch (in.ConsumeIntegralInRange(0, 11)) {
+    case 7:
+      return needed + 1;
+    case 8:
+      return needed + 5;
+    case 9:
+      return needed - 1;
+    case 10:
+      return 0;
+    case 11:
+      return kMax / 2;
+    default:
+      return needed;
+  }
+}
+
+void decode_imatcopy(FuzzedDataProvider& in, ApiCall& call) {
+  ImatcopyArgs& args = call.imatcopy;
+  constexpr char kOrderings[] = {'R', 'C', 'r', 'c', 'R', 'C', 'X', '\0'};
+  constexpr char kTrans[] = {'N', 'T', 'C', 'R', 'n', 't', 'c', 'r', 'Z', 'N', 'T'};
+  constexpr int kTypes[] = {IPT_SCALAR_F32, IPT_SCALAR_NONE, IPT_SCALAR_F64, IPT_SCALAR_C32,
+                            IPT_SCALAR_C64, IPT_SCALAR_F32,  IPT_SCALAR_C32, 7};
+  args.ordering = pick(in, kOrderings);
+  args.trans = pick(in, kTrans);
+  args.type = pick(in, kTypes);
+  args.alpha = in.ConsumeBool();
+  args.typed = in.ConsumeBool();
+  // The type's own size mostly (raw elements keep the size drawn for them).
+  constexpr std::size_t kTypeSizes[] = {0, 4, 8, 8, 16};
+  const bool numeric = args.type >= IPT_SCALAR_F32 && args.type <= IPT_SCALAR_C64;
+  if (numeric && in.ConsumeIntegralInRange(0, 7) != 7) call.elem_size = kTypeSizes[args.type];
+  // The typed forms take the type's size and always an alpha.
+  args.typed = args.typed && numeric;
+  if (args.typed) {
+    call.elem_size = kTypeSizes[args.type];
+    args.alpha = true;
+  }
+  const bool columns = args.ordering == 'C' || args.ordering == 'c';
+  const bool transposes =
+      args.trans == 'T' || args.trans == 't' || args.trans == 'C' || args.trans == 'c';
+  args.lda = stride(in, columns ? call.rows : call.cols);
+  args.ldb = stride(in, transposes != columns ? call.rows : call.cols);
+}
+
+// A letter argument as C would write it, also when it is not printable.
+std::string letter(char c) {
+  if (c >= 32 && c < 127) return std::string("'") + c + "'";
+  return "char " + std::to_string(static_cast<int>(c));
+}
+
 }  // namespace
 
 bool ApiCall::matrix_bytes_fit() const {
@@ -126,7 +179,7 @@ bool ApiCall::forces_plan() const {
 
 ApiCall decode_call(FuzzedDataProvider& in) {
   ApiCall call;
-  call.function = static_cast<Function>(in.ConsumeIntegralInRange(0, 5));
+  call.function = static_cast<Function>(in.ConsumeIntegralInRange(0, 6));
   call.queue = handle(in);
   if (call.queue == Handle::kReadOnly) call.queue = Handle::kOtherContext;  // no such queue
   call.buffer = handle(in);
@@ -145,13 +198,14 @@ ApiCall decode_call(FuzzedDataProvider& in) {
       (call.function == Function::kWithOptions || call.function == Function::kPlan) &&
       in.ConsumeBool();
   if (call.has_options) decode_options(in, call);
+  if (call.function == Function::kImatcopy) decode_imatcopy(in, call);
   return call;
 }
 
 std::string describe(const ApiCall& call) {
-  static const char* const kFunctions[] = {"ipt_transpose",     "ipt_transpose_f32",
-                                           "ipt_transpose_f64", "ipt_transpose_with_options",
-                                           "ipt_padded_size",   "ipt_plan"};
+  static const char* const kFunctions[] = {
+      "ipt_transpose",   "ipt_transpose_f32", "ipt_transpose_f64", "ipt_transpose_with_options",
+      "ipt_padded_size", "ipt_plan",          "ipt_imatcopy"};
   static const char* const kHandles[] = {"valid", "NULL", "read-only", "other context"};
   static const char* const kWaits[] = {"none",       "count only", "list only", "user event",
                                        "user, NULL", "foreign",    "complete"};
@@ -166,6 +220,12 @@ std::string describe(const ApiCall& call) {
                                                              : std::string()) +
       ", wait list " + kWaits[static_cast<int>(call.wait)] + (call.want_event ? ", event" : "") +
       (call.null_output ? ", NULL output" : "");
+  if (call.function == Function::kImatcopy)
+    text += "; ordering " + letter(call.imatcopy.ordering) + ", trans " +
+            letter(call.imatcopy.trans) + ", type " + std::to_string(call.imatcopy.type) +
+            (call.imatcopy.alpha ? ", alpha" : ", alpha NULL") +
+            (call.imatcopy.typed ? ", typed form" : "") + ", lda " +
+            std::to_string(call.imatcopy.lda) + ", ldb " + std::to_string(call.imatcopy.ldb);
   if (call.has_options)
     text += "; options: sequence " + std::to_string(call.sequence) + ", m " +
             std::to_string(call.options.m) + ", n " + std::to_string(call.options.n) +

@@ -13,7 +13,25 @@
 
 namespace ipt::fuzz {
 
-enum class Function { kTranspose, kTransposeF32, kTransposeF64, kWithOptions, kPaddedSize, kPlan };
+enum class Function {
+  kTranspose,
+  kTransposeF32,
+  kTransposeF64,
+  kWithOptions,
+  kPaddedSize,
+  kPlan,
+  kImatcopy  // ipt_imatcopy, or its typed form for the scalar type (ImatcopyArgs)
+};
+
+// The arguments of an ipt_imatcopy call besides the shape: the letters (valid or not),
+// the scalar type as a C caller may store any int, alpha given or NULL, the strides.
+struct ImatcopyArgs {
+  char ordering = 'R', trans = 'N';
+  int type = IPT_SCALAR_NONE;
+  bool alpha = false;
+  bool typed = false;  // ipt_s/d/c/zimatcopy (numeric types only)
+  std::size_t lda = 0, ldb = 0;
+};
 
 // A handle argument (queue, buffer, device): the session's, NULL, or one that is wrong
 // for the call (a read-only buffer; a queue or buffer of another context).
@@ -40,6 +58,7 @@ struct ApiCall {
   bool has_options = false;  // options non-NULL (ipt_transpose_with_options, ipt_plan)
   ipt_plan_options options{};
   int sequence = 0, padding = 0;  // options' enums as a C caller may store any int
+  ImatcopyArgs imatcopy;          // Function::kImatcopy
 
   // Whether rows * cols * elem_size fits in size_t; with the offset's bytes too.
   bool matrix_bytes_fit() const;

@@ -1,5 +1,7 @@
 #include "api_statuses.hpp"
 
+#include <algorithm>
+
 namespace ipt::fuzz {
 namespace {
 
@@ -23,13 +25,12 @@ void add_shape_errors(const ApiCall& call, std::vector<ipt_status>& errors) {
     errors.push_back(IPT_SIZE_OVERFLOW);
 }
 
-std::vector<ipt_status> transposition_errors(const ApiCall& call, std::size_t buffer_bytes,
-                                             const DeviceFacts& device) {
-  std::vector<ipt_status> errors;
-  if (options_malformed(call)) errors.push_back(IPT_INVALID_VALUE);
+// The errors of the queue, the buffer and the wait list; false when the queue is NULL
+// (nothing else is checked without the queue's context).
+bool add_handle_errors(const ApiCall& call, std::vector<ipt_status>& errors) {
   if (call.queue == Handle::kNull) {
     errors.push_back(IPT_INVALID_COMMAND_QUEUE);
-    return errors;  // nothing else is checked without the queue's context
+    return false;
   }
   const bool queue_other = call.queue == Handle::kOtherContext;
   if (call.buffer == Handle::kNull || call.buffer == Handle::kReadOnly)
@@ -54,6 +55,14 @@ std::vector<ipt_status> transposition_errors(const ApiCall& call, std::size_t bu
     case WaitList::kNone:
       break;
   }
+  return true;
+}
+
+std::vector<ipt_status> transposition_errors(const ApiCall& call, std::size_t buffer_bytes,
+                                             const DeviceFacts& device) {
+  std::vector<ipt_status> errors;
+  if (options_malformed(call)) errors.push_back(IPT_INVALID_VALUE);
+  if (!add_handle_errors(call, errors)) return errors;
   if (!valid_element_size(call.elem_size))
     errors.push_back(IPT_INVALID_ELEMENT_SIZE);
   else if (!call.matrix_fits())
@@ -61,6 +70,60 @@ std::vector<ipt_status> transposition_errors(const ApiCall& call, std::size_t bu
   else if (call.end_bytes() > buffer_bytes)
     errors.push_back(IPT_BUFFER_TOO_SMALL);
   if (call.function == Function::kTransposeF64 && !device.fp64)
+    errors.push_back(IPT_FP64_NOT_SUPPORTED);
+  return errors;
+}
+
+bool one_of(char c, const char* letters) {
+  for (; *letters != '\0'; ++letters)
+    if (c == *letters) return true;
+  return false;
+}
+
+std::vector<ipt_status> imatcopy_errors(const ApiCall& call, std::size_t buffer_bytes,
+                                        const DeviceFacts& device) {
+  const ImatcopyArgs& a = call.imatcopy;
+  std::vector<ipt_status> errors;
+  const bool letters = one_of(a.ordering, "RrCc") && one_of(a.trans, "NnTtCcRr");
+  const bool type_known = a.type >= IPT_SCALAR_NONE && a.type <= IPT_SCALAR_C64;
+  if (!letters || !type_known) errors.push_back(IPT_INVALID_VALUE);
+  constexpr std::size_t kTypeSizes[] = {0, 4, 8, 8, 16};
+  if (type_known && a.type == IPT_SCALAR_NONE) {
+    if (a.alpha || one_of(a.trans, "CcRr")) errors.push_back(IPT_INVALID_VALUE);
+  } else if (type_known && call.elem_size != kTypeSizes[a.type]) {
+    errors.push_back(IPT_INVALID_ELEMENT_SIZE);
+  }
+  if (!add_handle_errors(call, errors)) return errors;
+  if (!valid_element_size(call.elem_size)) {
+    errors.push_back(IPT_INVALID_ELEMENT_SIZE);
+    return errors;
+  }
+  if (!call.matrix_bytes_fit()) errors.push_back(IPT_SIZE_OVERFLOW);
+  // The row-major view, the strides it needs, the extents.
+  const bool columns = one_of(a.ordering, "Cc"), transposes = one_of(a.trans, "TtCc");
+  const std::uint64_t R = columns ? call.cols : call.rows, C = columns ? call.rows : call.cols;
+  const std::uint64_t row_after = transposes ? R : C, rows_after = transposes ? C : R;
+  if (a.lda < std::max<std::uint64_t>(C, 1) || a.ldb < std::max<std::uint64_t>(row_after, 1))
+    errors.push_back(IPT_INVALID_VALUE);
+  else if (R != 0 && C != 0) {
+    std::uint64_t before = 0, after = 0, end = 0;
+    if (__builtin_mul_overflow(R - 1, a.lda, &before) ||
+        __builtin_add_overflow(before, C, &before) ||
+        __builtin_mul_overflow(rows_after - 1, a.ldb, &after) ||
+        __builtin_add_overflow(after, row_after, &after) ||
+        __builtin_add_overflow(std::max(before, after), call.offset, &end) ||
+        __builtin_mul_overflow(end, call.elem_size, &end))
+      errors.push_back(IPT_SIZE_OVERFLOW);
+    else if (end > buffer_bytes)
+      errors.push_back(IPT_BUFFER_TOO_SMALL);
+  } else {
+    std::uint64_t offset_bytes = 0;
+    if (__builtin_mul_overflow(call.offset, call.elem_size, &offset_bytes))
+      errors.push_back(IPT_SIZE_OVERFLOW);
+    else if (offset_bytes > buffer_bytes)
+      errors.push_back(IPT_BUFFER_TOO_SMALL);
+  }
+  if ((a.type == IPT_SCALAR_F64 || a.type == IPT_SCALAR_C64) && !device.fp64)
     errors.push_back(IPT_FP64_NOT_SUPPORTED);
   return errors;
 }
@@ -87,9 +150,10 @@ bool is_transposition(Function function) {
 
 std::vector<ipt_status> allowed_statuses(const ApiCall& call, std::size_t buffer_bytes,
                                          const DeviceFacts& device) {
-  std::vector<ipt_status> allowed = is_transposition(call.function)
-                                        ? transposition_errors(call, buffer_bytes, device)
-                                        : query_errors(call, device);
+  std::vector<ipt_status> allowed =
+      call.function == Function::kImatcopy ? imatcopy_errors(call, buffer_bytes, device)
+      : is_transposition(call.function)    ? transposition_errors(call, buffer_bytes, device)
+                                           : query_errors(call, device);
   if (!allowed.empty()) return allowed;
   allowed.push_back(IPT_SUCCESS);
   if (is_transposition(call.function)) allowed.push_back(IPT_ROLLED_BACK);

@@ -1,8 +1,8 @@
 // Fuzzes the C API's argument checking on the OpenCL device IPT_DEVICE names (PoCL on a
-// machine without GPU): ipt_transpose, _f32, _f64, _with_options, ipt_padded_size and
-// ipt_plan with the arguments of api_call.hpp. Every call must return a status the
-// header allows for its arguments (api_statuses.hpp); a transposition that fails leaves
-// its whole buffer byte for byte as it was, one that succeeds leaves the transpose
+// machine without GPU): ipt_transpose, _f32, _f64, _with_options, ipt_padded_size,
+// ipt_plan and ipt_imatcopy (and its typed forms) with the arguments of api_call.hpp. Every call
+// must return a status the header allows for its arguments (api_statuses.hpp); a transposition that
+// fails leaves its whole buffer byte for byte as it was, one that succeeds leaves the transpose
 // (tools/support/host_reference.hpp) and every byte around it unchanged.
 #include <fuzzer/FuzzedDataProvider.h>
 #include <signal.h>
@@ -21,6 +21,7 @@
 #include "ipt/ipt.h"
 #include "support/device_select.hpp"
 #include "support/host_reference.hpp"
+#include "support/imatcopy_reference.hpp"
 #include "support/random_data.hpp"
 
 using namespace ipt::fuzz;
@@ -272,6 +273,98 @@ void run_transposition(const ApiCall& call, std::uint64_t seed, const std::strin
          "\n  call: " + text);
 }
 
+// The imatcopy call of the support library (its reference and its runner) for `call`.
+ipt::support::ImatcopyCall imatcopy_call(const ApiCall& call) {
+  ipt::support::ImatcopyCall c;
+  c.ordering = call.imatcopy.ordering;
+  c.trans = call.imatcopy.trans;
+  c.rows = call.rows;
+  c.cols = call.cols;
+  c.lda = call.imatcopy.lda;
+  c.ldb = call.imatcopy.ldb;
+  c.type = static_cast<ipt_scalar_type>(call.imatcopy.type);
+  c.elem_size = call.elem_size;
+  c.has_alpha = call.imatcopy.alpha;
+  c.alpha_re = 0.75;
+  c.alpha_im = -1.25;
+  return c;
+}
+
+// Elements from the offset to the later end of A and B, when they are few enough to run
+// (0: none, or too many).
+std::size_t small_extent(const ApiCall& call) {
+  const ImatcopyArgs& a = call.imatcopy;
+  const bool columns = a.ordering == 'C' || a.ordering == 'c';
+  const bool transposes = a.trans == 'T' || a.trans == 't' || a.trans == 'C' || a.trans == 'c';
+  const std::size_t R = columns ? call.cols : call.rows, C = columns ? call.rows : call.cols;
+  if (R == 0 || C == 0 || R > kMaxElements || C > kMaxElements || a.lda > kMaxElements ||
+      a.ldb > kMaxElements)
+    return 0;
+  const std::size_t before = (R - 1) * a.lda + C;
+  const std::size_t after = transposes ? (C - 1) * a.ldb + R : (R - 1) * a.ldb + C;
+  const std::size_t extent = std::max(before, after);
+  return extent <= 4 * kMaxElements ? extent : 0;
+}
+
+void run_imatcopy(const ApiCall& call, std::uint64_t seed, const std::string& text) {
+  const std::size_t extent = small_extent(call);
+  std::size_t bytes = kSmallBuffer;
+  if (extent != 0 && call.offset <= kMaxOffset && call.elem_size <= kMaxElemSize) {
+    const std::size_t end = std::max<std::size_t>(1, (call.offset + extent) * call.elem_size);
+    bytes = call.room == Room::kShort
+                ? std::max<std::size_t>(1, end > call.room_bytes ? end - call.room_bytes : end)
+            : call.room == Room::kMore ? end + call.room_bytes
+                                       : end;
+  }
+  const ipt::support::ImatcopyCall reference = imatcopy_call(call);
+  std::vector<unsigned char> initial = ipt::support::random_bytes(bytes, seed);
+  if (bytes != kSmallBuffer && call.imatcopy.type >= IPT_SCALAR_F32 &&
+      call.imatcopy.type <= IPT_SCALAR_C64 &&
+      (call.offset + reference.extent()) * call.elem_size <= bytes)
+    ipt::support::fill_numeric(reference, call.offset, initial, seed + 1);
+  cl_mem buffer = nullptr;
+  if (call.buffer != Handle::kNull) {
+    const cl_mem_flags access =
+        call.buffer == Handle::kReadOnly ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
+    cl_int code = CL_SUCCESS;
+    buffer = clCreateBuffer(context_of(call.buffer), access | CL_MEM_COPY_HOST_PTR, bytes,
+                            initial.data(), &code);
+    check_cl(code, "clCreateBuffer");
+  }
+  Events events(call.wait);
+  cl_event event = nullptr;
+  const ipt_status status = ipt::support::run_imatcopy(
+      reference, queue_of(call.queue), buffer, call.offset, call.imatcopy.typed,
+      call.want_event ? &event : nullptr, events.count, events.pointer);
+  events.complete();
+  trace("status " + status_text(status));
+  check_status(status, allowed_statuses(call, bytes, device().facts), text);
+  const bool enqueued = status == IPT_SUCCESS || status == IPT_ROLLED_BACK;
+  if (enqueued && call.want_event && event == nullptr) fail("no event\n  call: " + text);
+  if (!enqueued && event != nullptr) fail("an event from a failed call\n  call: " + text);
+  if (event != nullptr) {
+    check_cl(clWaitForEvents(1, &event), "clWaitForEvents");
+    clReleaseEvent(event);
+  }
+  check_cl(clFinish(device().main.queue()), "clFinish");
+  check_cl(clFinish(device().other.queue()), "clFinish");
+  if (buffer == nullptr) return;
+  std::vector<unsigned char> now(bytes);
+  const cl_command_queue reader =
+      call.buffer == Handle::kOtherContext ? device().other.queue() : device().main.queue();
+  check_cl(clEnqueueReadBuffer(reader, buffer, CL_TRUE, 0, bytes, now.data(), 0, nullptr, nullptr),
+           "clEnqueueReadBuffer");
+  clReleaseMemObject(buffer);
+  std::vector<bool> specified(bytes, true);
+  std::vector<unsigned char> expected = initial;
+  if (status == IPT_SUCCESS && call.rows != 0 && call.cols != 0)
+    expected = ipt::support::imatcopy_expected(reference, call.offset, initial, specified);
+  for (std::size_t i = 0; i < bytes; ++i)
+    if (specified[i] && now[i] != expected[i])
+      fail((status == IPT_SUCCESS ? "wrong byte " : "byte changed by a failure: ") +
+           std::to_string(i) + "\n  status " + status_text(status) + "\n  call: " + text);
+}
+
 void run_padded_size(const ApiCall& call, const std::string& text) {
   const cl_device_id id = call.queue == Handle::kNull ? nullptr : device().main.device();
   std::size_t bytes = 0;
@@ -337,6 +430,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     case Function::kPlan:
       run_plan(call, text);
+      break;
+    case Function::kImatcopy:
+      run_imatcopy(call, seed, text);
       break;
     default:
       run_transposition(call, seed, text);

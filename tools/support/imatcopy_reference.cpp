@@ -1,7 +1,8 @@
 #include "support/imatcopy_reference.hpp"
 
 #include <cstring>
-#include <random>
+
+#include "support/random_data.hpp"
 
 namespace ipt::support {
 namespace {
@@ -66,7 +67,8 @@ std::string ImatcopyCall::text() const {
 }
 
 ipt_status run_imatcopy(const ImatcopyCall& call, cl_command_queue queue, cl_mem buffer,
-                        std::size_t offset, bool typed, cl_event* event) {
+                        std::size_t offset, bool typed, cl_event* event, cl_uint num_events,
+                        const cl_event* wait) {
   const float f = static_cast<float>(call.alpha_re);
   const double d = call.alpha_re;
   const ipt_complex_f32 c{static_cast<float>(call.alpha_re), static_cast<float>(call.alpha_im)};
@@ -76,18 +78,18 @@ ipt_status run_imatcopy(const ImatcopyCall& call, cl_command_queue queue, cl_mem
     switch (call.type) {
       case IPT_SCALAR_F32:
         return ipt_simatcopy(queue, o, t, call.rows, call.cols, call.has_alpha ? f : 1.0f, buffer,
-                             offset, call.lda, call.ldb, 0, nullptr, event);
+                             offset, call.lda, call.ldb, num_events, wait, event);
       case IPT_SCALAR_F64:
         return ipt_dimatcopy(queue, o, t, call.rows, call.cols, call.has_alpha ? d : 1.0, buffer,
-                             offset, call.lda, call.ldb, 0, nullptr, event);
+                             offset, call.lda, call.ldb, num_events, wait, event);
       case IPT_SCALAR_C32:
         return ipt_cimatcopy(queue, o, t, call.rows, call.cols,
                              call.has_alpha ? c : ipt_complex_f32{1.0f, 0.0f}, buffer, offset,
-                             call.lda, call.ldb, 0, nullptr, event);
+                             call.lda, call.ldb, num_events, wait, event);
       case IPT_SCALAR_C64:
         return ipt_zimatcopy(queue, o, t, call.rows, call.cols,
                              call.has_alpha ? z : ipt_complex_f64{1.0, 0.0}, buffer, offset,
-                             call.lda, call.ldb, 0, nullptr, event);
+                             call.lda, call.ldb, num_events, wait, event);
       case IPT_SCALAR_NONE:
         break;
     }
@@ -113,7 +115,7 @@ ipt_status run_imatcopy(const ImatcopyCall& call, cl_command_queue queue, cl_mem
     }
   }
   return ipt_imatcopy(queue, call.ordering, call.trans, call.rows, call.cols, alpha, buffer, offset,
-                      call.lda, call.ldb, 0, nullptr, event, call.elem_size, call.type);
+                      call.lda, call.ldb, num_events, wait, event, call.elem_size, call.type);
 }
 
 std::vector<unsigned char> imatcopy_expected(const ImatcopyCall& call, std::size_t offset,
@@ -149,19 +151,21 @@ std::vector<unsigned char> imatcopy_expected(const ImatcopyCall& call, std::size
 void fill_numeric(const ImatcopyCall& call, std::size_t offset, std::vector<unsigned char>& bytes,
                   std::uint64_t seed) {
   if (call.type == IPT_SCALAR_NONE) return;
-  std::mt19937_64 random(seed);
-  std::uniform_real_distribution<double> magnitude(1.0 / 16, 2.0);
   const bool single = call.type == IPT_SCALAR_F32 || call.type == IPT_SCALAR_C32;
   const std::size_t part = single ? 4 : 8;
   const std::size_t begin = offset * call.elem_size;
   const std::size_t end = begin + call.extent() * call.elem_size;
-  for (std::size_t at = begin; at + part <= end; at += part) {
-    const double value = (random() & 1 ? -1.0 : 1.0) * magnitude(random);
+  const std::size_t values = end > begin ? (end - begin) / part : 0;
+  // Two random bytes per value: a sign and a magnitude in [1/16, 2).
+  const std::vector<unsigned char> random = random_bytes(2 * values, seed);
+  for (std::size_t v = 0; v < values; ++v) {
+    const double magnitude = 1.0 / 16 + (2.0 - 1.0 / 16) * random[2 * v + 1] / 256.0;
+    const double value = (random[2 * v] & 1 ? -1.0 : 1.0) * magnitude;
     if (single) {
       const float f = static_cast<float>(value);
-      std::memcpy(&bytes[at], &f, 4);
+      std::memcpy(&bytes[begin + v * part], &f, 4);
     } else {
-      std::memcpy(&bytes[at], &value, 8);
+      std::memcpy(&bytes[begin + v * part], &value, 8);
     }
   }
 }

@@ -31,9 +31,11 @@ struct ImatcopyCall {
 };
 
 // Runs the call through the public API (ipt_imatcopy with the call's alpha, or the typed
-// form when `typed`) on `buffer` at element `offset`. Returns the status.
+// form when `typed`) on `buffer` at element `offset`, after the wait list. Returns the
+// status.
 ipt_status run_imatcopy(const ImatcopyCall& call, cl_command_queue queue, cl_mem buffer,
-                        std::size_t offset, bool typed, cl_event* event);
+                        std::size_t offset, bool typed, cl_event* event, cl_uint num_events = 0,
+                        const cl_event* wait = nullptr);
 
 // The buffer's bytes after the call from `before` (the whole buffer), and in `specified`
 // whether each byte is determined: every byte outside the extent (unchanged), every
