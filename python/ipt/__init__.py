@@ -4,7 +4,10 @@
     t = ipt.transpose(queue, a)   # a: C-contiguous rows x cols pyopencl.array.Array
     # t: a cols x rows Array over the same buffer; t.events and a.events hold the event
 
-Also ipt.plan(device, rows, cols, dtype, options=None) -> ipt.PlanInfo,
+Also ipt.transpose_batched(queue, a3)  (batch, rows, cols) -> (batch, cols, rows);
+ipt.imatcopy(queue, a, ordering, trans, rows, cols, alpha=None, lda=None, ldb=None):
+MKL's mkl_?imatcopy on the array's elements;
+ipt.plan(device, rows, cols, dtype, options=None) -> ipt.PlanInfo,
 ipt.padded_size(device, rows, cols, dtype) -> bytes, ipt.warmup, ipt.clear_cache.
 Errors of the library raise ipt.Error (.status: an ipt.Status, .name, .message);
 arguments it could not take raise TypeError or ValueError before it is called.
@@ -19,9 +22,9 @@ from ._library import path as library_path
 from ._library import lib as _lib
 from ._plan import (SEQUENCES, PlanInfo, PlanOptions, clear_cache, padded_size, plan,
                     warmup)
-from ._transpose import ELEMENT_SIZES, transpose
+from ._transpose import ELEMENT_SIZES, imatcopy, transpose, transpose_batched
 
 __version__ = _lib.ipt_version_string().decode()
 
-__all__ = ["transpose", "plan", "padded_size", "warmup", "clear_cache", "PlanOptions",
+__all__ = ["transpose", "transpose_batched", "imatcopy", "plan", "padded_size", "warmup", "clear_cache", "PlanOptions",
            "PlanInfo", "Error", "Status", "SEQUENCES", "ELEMENT_SIZES", "library_path"]

@@ -122,6 +122,15 @@ _signatures = {
     "ipt_warmup": (ctypes.c_int, [
         cl_handle, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t]),
     "ipt_clear_cache": (ctypes.c_int, []),
+    "ipt_transpose_batched": (ctypes.c_int, [
+        cl_handle, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
+        ctypes.c_size_t, ctypes.c_uint32, ctypes.POINTER(cl_handle), ctypes.POINTER(cl_handle),
+        ctypes.c_size_t]),
+    "ipt_imatcopy": (ctypes.c_int, [
+        cl_handle, ctypes.c_char, ctypes.c_char, ctypes.c_size_t, ctypes.c_size_t,
+        ctypes.c_void_p, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
+        ctypes.c_uint32, ctypes.POINTER(cl_handle), ctypes.POINTER(cl_handle), ctypes.c_size_t,
+        ctypes.c_int]),
 }
 for _name, (_restype, _argtypes) in _signatures.items():
     _function = getattr(lib, _name)
