@@ -15,6 +15,8 @@
 //   ipt-bench padding   [random options]  padded against padding off
 //   ipt-bench kernels   MODE [options]    the elementary kernels (runs ipt-kernel-bench)
 //   ipt-bench latency   [--sizes 1024]    first-call and cached-call times
+//   ipt-bench latency   --protocol random|skinny [--count N] [--seed S]  the distribution of
+//                       first-call overheads of new shapes in a process (no warm-up)
 //   ipt-bench batched   [--batch 10000] [--shapes 64x100]  one ipt_transpose_batched
 //                       call against one matrix of the same size and a loop of calls
 //   ipt-bench imatcopy  [--shapes 8000x6000] [--type f32|f64|c32|c64]  ipt_?imatcopy
@@ -78,6 +80,7 @@ struct Options {
   std::string csv, json, shapes_out;
   bool list_shapes = false;
   std::string buffer = "exact";  // exact | padded
+  std::string protocol;          // latency: random | skinny (empty: the single-shape table)
 };
 
 // Prints the usage: on stderr after `problem` (exit 2), or on stdout for --help (exit 0).
@@ -92,6 +95,7 @@ struct Options {
                "       ipt-bench shapes --shapes RxC,RxC,... | --shapes-file FILE\n"
                "       ipt-bench kernels soa|bs-vs-pttwac|pttwac-spreading|restride|stages [...]\n"
                "       ipt-bench latency [--sizes N]\n"
+               "       ipt-bench latency --protocol random|skinny [--count N] [--seed S]\n"
                "       ipt-bench batched [--batch N (10000)] [--shapes RxC (64x100)]\n"
                "       ipt-bench imatcopy [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]\n"
                "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
@@ -142,7 +146,11 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--sizes") {
+    if (arg == "--protocol") {
+      options.protocol = value();
+      if (options.protocol != "random" && options.protocol != "skinny")
+        usage("--protocol takes random or skinny");
+    } else if (arg == "--sizes") {
       options.sizes.clear();
       for (const auto& item : split(value(), ',')) options.sizes.push_back(number(item));
     } else if (arg == "--shapes") {
@@ -517,6 +525,12 @@ int main(int argc, char** argv) {
     const Options options = parse(argc, argv);
     if (options.mode == "latency") {
       const ipt::support::Session session;
+      if (!options.protocol.empty()) {
+        Options protocol = options;
+        protocol.mode = options.protocol;
+        return ipt::bench::run_latency_protocol(session, shapes_of(protocol),
+                                                elem_size_of(options.type), options.protocol);
+      }
       return ipt::bench::run_latency(session, options.sizes.front(), elem_size_of(options.type));
     }
     if (options.mode == "batched") {
