@@ -539,6 +539,20 @@ std::string check_plan(const LaunchPlan& plan, std::uint64_t rows, std::uint64_t
 
 namespace {
 
+// The first `done` steps of `plan` followed by rollback_plan(plan, done), after the
+// plan's fill, in `run`; else the problem.
+std::string steps_and_undo(const LaunchPlan& plan, std::size_t done, LaunchPlan& run) {
+  if (done > plan.steps.size()) return "fewer steps than " + std::to_string(done);
+  try {
+    run = rollback_plan(plan, done);
+  } catch (const std::logic_error& e) {
+    return e.what();
+  }
+  run.fill = plan.fill;
+  run.steps.insert(run.steps.begin(), plan.steps.begin(), plan.steps.begin() + done);
+  return "";
+}
+
 // check_extents for an imatcopy plan: no step touches past the larger extent.
 std::string check_imatcopy_extents(const LaunchPlan& plan, const ImatcopyShape& shape) {
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
@@ -592,15 +606,8 @@ std::string check_imatcopy_plan(const LaunchPlan& plan, const ImatcopyShape& sha
 
 std::string check_imatcopy_rollback(const LaunchPlan& plan, std::size_t done,
                                     const ImatcopyShape& shape) {
-  if (done > plan.steps.size()) return "fewer steps than " + std::to_string(done);
   LaunchPlan run;
-  try {
-    run = rollback_plan(plan, done);
-  } catch (const std::logic_error& e) {
-    return e.what();
-  }
-  run.fill = plan.fill;
-  run.steps.insert(run.steps.begin(), plan.steps.begin(), plan.steps.begin() + done);
+  if (std::string bad = steps_and_undo(plan, done, run); !bad.empty()) return bad;
   const std::string bad = check_imatcopy_run(run, shape, true);
   return bad.empty() ? "" : "the first " + std::to_string(done) + " step(s) and their undo: " + bad;
 }
@@ -608,15 +615,8 @@ std::string check_imatcopy_rollback(const LaunchPlan& plan, std::size_t done,
 std::string check_rollback(const LaunchPlan& plan, std::size_t done, std::uint64_t rows,
                            std::uint64_t cols, std::uint64_t capacity, std::uint64_t max_full,
                            std::uint64_t samples, std::uint64_t seed) {
-  if (done > plan.steps.size()) return "fewer steps than " + std::to_string(done);
   LaunchPlan run;
-  try {
-    run = rollback_plan(plan, done);
-  } catch (const std::logic_error& e) {
-    return e.what();
-  }
-  run.fill = plan.fill;
-  run.steps.insert(run.steps.begin(), plan.steps.begin(), plan.steps.begin() + done);
+  if (std::string bad = steps_and_undo(plan, done, run); !bad.empty()) return bad;
   const std::string what = "the first " + std::to_string(done) + " step(s) and their undo: ";
   for (const auto& bad :
        {check_header(run, rows, cols), check_extents(run, rows, cols, capacity), check_regions(run),

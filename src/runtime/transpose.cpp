@@ -54,8 +54,8 @@ planner::LaunchPlan plan_with(const CallPlanner& plan, const planner::DeviceProf
   }
 }
 
-// The planner of a transposition call.
-CallPlanner transposition(const planner::CallShape& call) {
+// The planner of a transposition call (a CallPlanner once a call has to plan).
+auto transposition(const planner::CallShape& call) {
   return [call](const planner::DeviceProfile& profile, const planner::PlanOverrides& overrides) {
     return planner::plan_call(profile, call, overrides);
   };
@@ -134,9 +134,11 @@ PreparedPlan prepare_for_call(const cl::CommandQueue& queue, const planner::Devi
 namespace {
 
 // Enqueues a validated call whose plan `plan_of` makes (the same for every call with the
-// same key: `operation` names what else than the shape it depends on).
+// same key: `operation` names what else than the shape it depends on). A call whose plan
+// is cached never wraps the planner in a CallPlanner (an allocation on every call).
+template <typename Planner>
 void execute_call(const TransposeRequest& request, std::uint64_t capacity,
-                  const std::string& operation, const CallPlanner& plan_of) {
+                  const std::string& operation, const Planner& plan_of) {
   // The caller's handles, valid for the whole call (validated).
   const Borrowed<cl::CommandQueue> queue(request.queue);
   const Borrowed<cl::Buffer> buffer(request.buffer);
@@ -152,7 +154,7 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
   if (cacheable) prepared = find_checked_plan(key);
   if (prepared == nullptr) {
     prepared = std::make_shared<const PreparedPlan>(prepare_call(
-        queue, query_device_profile(request.device), plan_of,
+        queue, query_device_profile(request.device), CallPlanner(plan_of),
         overrides_for(request.forced_plan ? &request.plan_request : nullptr), request.forced_plan));
     if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), prepared);
   }
