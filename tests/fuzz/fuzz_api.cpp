@@ -221,23 +221,24 @@ std::string difference(const std::vector<unsigned char>& expected,
   return out;
 }
 
-void run_transposition(const ApiCall& call, std::uint64_t seed, const std::string& text) {
-  const std::size_t bytes = buffer_bytes(call);
-  const std::vector<unsigned char> initial = ipt::support::random_bytes(bytes, seed);
-  cl_mem buffer = nullptr;
-  if (call.buffer != Handle::kNull) {
-    const cl_mem_flags access =
-        call.buffer == Handle::kReadOnly ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
-    cl_int code = CL_SUCCESS;
-    buffer = clCreateBuffer(context_of(call.buffer), access | CL_MEM_COPY_HOST_PTR, bytes,
-                            const_cast<unsigned char*>(initial.data()), &code);
-    check_cl(code, "clCreateBuffer");
-  }
-  Events events(call.wait);
-  cl_event event = nullptr;
-  const ipt_status status =
-      call_transposition(call, buffer, events, call.want_event ? &event : nullptr);
-  events.complete();
+// The call's buffer, filled with `initial`, as its handle choice asks: none, read-only,
+// of the other context, or a plain one of the session's.
+cl_mem make_buffer(const ApiCall& call, std::vector<unsigned char>& initial) {
+  if (call.buffer == Handle::kNull) return nullptr;
+  const cl_mem_flags access =
+      call.buffer == Handle::kReadOnly ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
+  cl_int code = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(context_of(call.buffer), access | CL_MEM_COPY_HOST_PTR,
+                                 initial.size(), initial.data(), &code);
+  check_cl(code, "clCreateBuffer");
+  return buffer;
+}
+
+// After a call that enqueues on `buffer`: its status allowed, an event exactly when it
+// enqueued (and was asked for), everything finished; returns the buffer's bytes now and
+// releases it (nothing when there is no buffer).
+std::vector<unsigned char> finish_call(const ApiCall& call, ipt_status status, cl_event event,
+                                       cl_mem buffer, std::size_t bytes, const std::string& text) {
   trace("status " + status_text(status));
   check_status(status, allowed_statuses(call, bytes, device().facts), text);
   const bool enqueued = status == IPT_SUCCESS || status == IPT_ROLLED_BACK;
@@ -249,14 +250,27 @@ void run_transposition(const ApiCall& call, std::uint64_t seed, const std::strin
   }
   check_cl(clFinish(device().main.queue()), "clFinish");
   check_cl(clFinish(device().other.queue()), "clFinish");
-  if (buffer == nullptr) return;
-
+  if (buffer == nullptr) return {};
   std::vector<unsigned char> now(bytes);
   const cl_command_queue reader =
       call.buffer == Handle::kOtherContext ? device().other.queue() : device().main.queue();
   check_cl(clEnqueueReadBuffer(reader, buffer, CL_TRUE, 0, bytes, now.data(), 0, nullptr, nullptr),
            "clEnqueueReadBuffer");
   clReleaseMemObject(buffer);
+  return now;
+}
+
+void run_transposition(const ApiCall& call, std::uint64_t seed, const std::string& text) {
+  const std::size_t bytes = buffer_bytes(call);
+  std::vector<unsigned char> initial = ipt::support::random_bytes(bytes, seed);
+  cl_mem buffer = make_buffer(call, initial);
+  Events events(call.wait);
+  cl_event event = nullptr;
+  const ipt_status status =
+      call_transposition(call, buffer, events, call.want_event ? &event : nullptr);
+  events.complete();
+  const std::vector<unsigned char> now = finish_call(call, status, event, buffer, bytes, text);
+  if (now.empty()) return;  // no buffer
   std::vector<unsigned char> expected = initial;
   std::size_t begin = 0, end = 0;
   if (status == IPT_SUCCESS && call.rows != 0 && call.cols != 0) {
@@ -322,39 +336,15 @@ void run_imatcopy(const ApiCall& call, std::uint64_t seed, const std::string& te
       call.imatcopy.type <= IPT_SCALAR_C64 &&
       (call.offset + reference.extent()) * call.elem_size <= bytes)
     ipt::support::fill_numeric(reference, call.offset, initial, seed + 1);
-  cl_mem buffer = nullptr;
-  if (call.buffer != Handle::kNull) {
-    const cl_mem_flags access =
-        call.buffer == Handle::kReadOnly ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE;
-    cl_int code = CL_SUCCESS;
-    buffer = clCreateBuffer(context_of(call.buffer), access | CL_MEM_COPY_HOST_PTR, bytes,
-                            initial.data(), &code);
-    check_cl(code, "clCreateBuffer");
-  }
+  cl_mem buffer = make_buffer(call, initial);
   Events events(call.wait);
   cl_event event = nullptr;
   const ipt_status status = ipt::support::run_imatcopy(
       reference, queue_of(call.queue), buffer, call.offset, call.imatcopy.typed,
       call.want_event ? &event : nullptr, events.count, events.pointer);
   events.complete();
-  trace("status " + status_text(status));
-  check_status(status, allowed_statuses(call, bytes, device().facts), text);
-  const bool enqueued = status == IPT_SUCCESS || status == IPT_ROLLED_BACK;
-  if (enqueued && call.want_event && event == nullptr) fail("no event\n  call: " + text);
-  if (!enqueued && event != nullptr) fail("an event from a failed call\n  call: " + text);
-  if (event != nullptr) {
-    check_cl(clWaitForEvents(1, &event), "clWaitForEvents");
-    clReleaseEvent(event);
-  }
-  check_cl(clFinish(device().main.queue()), "clFinish");
-  check_cl(clFinish(device().other.queue()), "clFinish");
-  if (buffer == nullptr) return;
-  std::vector<unsigned char> now(bytes);
-  const cl_command_queue reader =
-      call.buffer == Handle::kOtherContext ? device().other.queue() : device().main.queue();
-  check_cl(clEnqueueReadBuffer(reader, buffer, CL_TRUE, 0, bytes, now.data(), 0, nullptr, nullptr),
-           "clEnqueueReadBuffer");
-  clReleaseMemObject(buffer);
+  const std::vector<unsigned char> now = finish_call(call, status, event, buffer, bytes, text);
+  if (now.empty()) return;  // no buffer
   std::vector<bool> specified(bytes, true);
   std::vector<unsigned char> expected = initial;
   if (status == IPT_SUCCESS && call.rows != 0 && call.cols != 0)
