@@ -134,11 +134,10 @@ module ipt
       integer(c_size_t), intent(out) :: bytes
       integer(c_int) :: status
     end function
-    function c_warmup(context, device, rows, cols, elem_size) bind(C, name="ipt_warmup") &
-        result(status)
+    function c_warmup(context, device, elem_size) bind(C, name="ipt_warmup") result(status)
       import :: c_ptr, c_size_t, c_int
       type(c_ptr), value :: context, device
-      integer(c_size_t), value :: rows, cols, elem_size
+      integer(c_size_t), value :: elem_size
       integer(c_int) :: status
     end function
     function c_clear_cache() bind(C, name="ipt_clear_cache") result(status)
@@ -388,19 +387,17 @@ contains
                                       options_arg, count, list_arg, event_arg)
   end function
 
-  ! Compiles (or loads from the caches) every kernel a rows x cols transposition of
-  ! elem_size-byte elements needs on `device` of `context`, so that the first call of
-  ! that shape class does not pay for it. Blocks until done.
-  function ipt_warmup(context, device, rows, cols, elem_size) result(status)
+  ! Builds (or loads from the caches) every kernel that calls on elem_size-byte elements
+  ! can launch on `device` of `context`, so that no later call compiles. Blocks until done.
+  function ipt_warmup(context, device, elem_size) result(status)
     type(c_ptr), intent(in) :: context, device
-    integer(c_int64_t), intent(in) :: rows, cols, elem_size
+    integer(c_int64_t), intent(in) :: elem_size
     integer(c_int) :: status
-    if (rows < 0 .or. cols < 0 .or. elem_size < 0) then
+    if (elem_size < 0) then
       status = IPT_INVALID_VALUE
       return
     end if
-    status = c_warmup(context, device, int(rows, c_size_t), int(cols, c_size_t), &
-                      int(elem_size, c_size_t))
+    status = c_warmup(context, device, int(elem_size, c_size_t))
   end function
 
   ! Releases every compiled program the library caches; later calls compile again.

@@ -6,9 +6,12 @@
 #include <thread>
 
 #include "ipt/ipt.h"
+#include "planner/kernel_variants.hpp"
 #include "runtime/binary_cache.hpp"
+#include "runtime/device_query.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/transpose.hpp"
+#include "support/host_reference.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -158,37 +161,68 @@ TEST_CASE("an unusable IPT_CACHE_DIR does not break transposition", "[binary_cac
   rt::clear_caches();
 }
 
-TEST_CASE("ipt_warmup compiles what the first call needs", "[warmup]") {
+TEST_CASE("ipt_warmup builds every program its element size's calls launch", "[warmup]") {
+  ScopedEnv no_disk("IPT_CACHE_DIR", nullptr);
   rt::clear_caches();
-  const auto before = rt::program_cache_stats();
-  REQUIRE(ipt_warmup(session().context(), session().device(), 300, 300, 4) == IPT_SUCCESS);
-  CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
-  transpose_and_check(300);
-  CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
-  CHECK(ipt_warmup(session().context(), session().device(), 0, 5, 4) == IPT_SUCCESS);
+  const auto builds = [] { return rt::program_cache_stats().source_builds; };
+  const auto before = builds();
+  REQUIRE(ipt_warmup(session().context(), session().device(), 16) == IPT_SUCCESS);
+  const auto profile = rt::query_device_profile(session().device());
+  CHECK(builds() - before == ipt::planner::kernel_variants(profile, 16).size());
+  // Calls of every plan class after it build nothing: square, one BS tile, 2.x and 3.x
+  // sequences, a prime shape (padded, split in scratch), skinny and tiny ones, a batch.
+  const auto warmed = builds();
+  struct Shape {
+    std::size_t rows, cols, batch;
+  };
+  std::uint64_t seed = 40;
+  for (const Shape& s : std::vector<Shape>{{300, 300, 1},
+                                           {30, 70, 1},
+                                           {600, 150, 1},
+                                           {720, 540, 1},
+                                           {1009, 997, 1},
+                                           {4001, 3, 1},
+                                           {7, 13, 1},
+                                           {64, 100, 5}}) {
+    INFO(s.batch << " x " << s.rows << " x " << s.cols);
+    GuardedMatrix m(s.batch * s.rows, s.cols, 16, 0, 16, ++seed);
+    REQUIRE(ipt_transpose_batched(session().queue(), m.buffer(), 0, s.batch, s.rows, s.cols, 0,
+                                  nullptr, nullptr, 16) == IPT_SUCCESS);
+    CHECK(m.check_holds(
+              ipt::support::permute_010(m.matrix_before(), s.batch, s.rows, s.cols, 16)) == "");
+  }
+  CHECK(builds() == warmed);
+}
+
+TEST_CASE("a GPU's first call of an element size builds the whole set", "[warmup][kernel_set]") {
+  ScopedEnv no_disk("IPT_CACHE_DIR", nullptr);
+  ScopedEnv all("IPT_KERNEL_SET", "all");
+  rt::clear_caches();
+  const auto builds = [] { return rt::program_cache_stats().source_builds; };
+  const auto before = builds();
+  GuardedMatrix square(40, 40, 16, 0, 16, 76);
+  REQUIRE(ipt_transpose(session().queue(), square.buffer(), 0, 40, 40, 0, nullptr, nullptr, 16) ==
+          IPT_SUCCESS);
+  CHECK(square.check_transposed() == "");
+  const auto profile = rt::query_device_profile(session().device());
+  CHECK(builds() - before == ipt::planner::kernel_variants(profile, 16, false).size());
+  const auto first = builds();
+  GuardedMatrix m(1009, 997, 16, 0, 16, 77);
+  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 0, 1009, 997, 0, nullptr, nullptr, 16) ==
+          IPT_SUCCESS);
+  CHECK(m.check_transposed() == "");
+  CHECK(builds() == first);
+  rt::clear_caches();
 }
 
 TEST_CASE("ipt_warmup validates its arguments", "[warmup][bad_input]") {
   ipt::support::Session other;
-  CHECK(ipt_warmup(nullptr, session().device(), 8, 8, 4) == IPT_INVALID_CONTEXT);
-  CHECK(ipt_warmup(session().context(), nullptr, 8, 8, 4) == IPT_INVALID_DEVICE);
+  CHECK(ipt_warmup(nullptr, session().device(), 4) == IPT_INVALID_CONTEXT);
+  CHECK(ipt_warmup(session().context(), nullptr, 4) == IPT_INVALID_DEVICE);
   // A device handle that is not one of the context's (another context's device is the
   // same handle on single-device platforms, so use an invalid one).
-  CHECK(ipt_warmup(session().context(), reinterpret_cast<cl_device_id>(other.context()), 8, 8, 4) ==
+  CHECK(ipt_warmup(session().context(), reinterpret_cast<cl_device_id>(other.context()), 4) ==
         IPT_INVALID_DEVICE);
-  CHECK(ipt_warmup(session().context(), session().device(), 8, 8, 3) == IPT_INVALID_ELEMENT_SIZE);
-  CHECK(ipt_warmup(session().context(), session().device(), ~std::size_t{0}, 2, 4) ==
-        IPT_SIZE_OVERFLOW);
-}
-
-TEST_CASE("ipt_warmup prepares rectangular shapes too", "[warmup][rectangular]") {
-  rt::clear_caches();
-  const auto before = rt::program_cache_stats();
-  REQUIRE(ipt_warmup(session().context(), session().device(), 30, 70, 8) == IPT_SUCCESS);
-  CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
-  GuardedMatrix m(30, 70, 8, 0, 8, 31);
-  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 0, 30, 70, 0, nullptr, nullptr, 8) ==
-          IPT_SUCCESS);
-  CHECK(m.check_transposed() == "");
-  CHECK(rt::program_cache_stats().source_builds == before.source_builds + 1);
+  CHECK(ipt_warmup(session().context(), session().device(), 3) == IPT_INVALID_ELEMENT_SIZE);
+  CHECK(ipt_warmup(session().context(), session().device(), 0) == IPT_INVALID_ELEMENT_SIZE);
 }

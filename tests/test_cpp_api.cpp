@@ -63,7 +63,7 @@ TEST_CASE("ipt::error carries the status and the message", "[cpp][bad_input]") {
   CHECK(m.check_unchanged() == "");
   const cl::Device device(session().device(), true);
   CHECK(ipt::padded_size<double>(device, 10, 20) == 1600);
-  ipt::warmup<float>(cl::Context(session().context(), true), device, 40, 40);
+  ipt::warmup<float>(cl::Context(session().context(), true), device);
   ipt::clear_cache();
   CHECK_THROWS_AS(ipt::padded_size<float>(cl::Device(), 1, 1), ipt::error);
 }

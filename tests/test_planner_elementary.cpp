@@ -75,8 +75,9 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
   const auto nv = nvidia_like();
   CHECK(choose_soa(nv, 1, 4).vw == 4);  // never narrower than 4 lanes
   CHECK(choose_soa(nv, 1, 4).regs == 1);
-  CHECK(choose_soa(nv, 24, 4).vw == 4);  // 6 registers of f32 per lane
-  CHECK(choose_soa(nv, 24, 4).regs == 6);
+  CHECK(choose_soa(nv, 24, 4).vw == 4);    // 6 registers of f32 per lane
+  CHECK(choose_soa(nv, 24, 4).regs == 8);  // 6 rounded up to a power of two
+  CHECK(choose_soa(nv, 24, 4).chunk == 24);
   CHECK(choose_soa(nv, 32, 4).vw == 8);
   CHECK(choose_soa(nv, 32, 4).regs == 4);
   CHECK(choose_soa(nv, 100, 4).vw == 32);
@@ -84,7 +85,8 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
   CHECK(choose_soa(nv, 100, 4).chunk == 100);
   CHECK(choose_soa(nv, 100, 8).vw == 32);  // f64: 3 registers per lane
   CHECK(choose_soa(nv, 48, 8).vw == 16);
-  CHECK(choose_soa(nv, 48, 8).regs == 3);
+  CHECK(choose_soa(nv, 48, 8).regs == 4);  // 3, rounded up
+  CHECK(choose_soa(nv, 48, 8).chunk == 48);
   CHECK(choose_soa(nv, 2560, 4).vw == 32);  // wide C: chunks of 16 registers per lane
   CHECK(choose_soa(nv, 2560, 4).regs == 16);
   CHECK(choose_soa(nv, 2560, 4).chunk == 512);
@@ -106,7 +108,10 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
         CHECK(config.chunk <= soa_chunk_capacity(config, profile.local_mem_bytes, elem_size));
         CHECK(config.regs > 0);
         CHECK(config.regs <= 16);
-        CHECK(config.chunk == std::min<std::uint64_t>(C, config.regs * config.vw));
+        // A power of two of registers, the fewest that hold the chunk.
+        CHECK((config.regs & (config.regs - 1)) == 0);
+        CHECK(config.chunk <= config.regs * config.vw);
+        CHECK((config.regs == 1 || config.regs / 2 * config.vw < config.chunk));
       }
 }
 

@@ -148,7 +148,10 @@ ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
     had_old_ = true;
     old_ = old;
   }
-  setenv(name, value, 1);
+  if (value == nullptr)
+    unsetenv(name);
+  else
+    setenv(name, value, 1);
 }
 
 ScopedEnv::~ScopedEnv() {

@@ -75,7 +75,7 @@ class GuardedMatrix {
 std::string transpose_through_api(std::size_t rows, std::size_t cols, std::size_t elem_size,
                                   std::size_t offset, std::size_t after_bytes, std::uint64_t seed);
 
-// Sets an environment variable for the lifetime of the object.
+// Sets an environment variable (unsets it: nullptr) for the lifetime of the object.
 class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value);

@@ -422,23 +422,23 @@ IPT_API ipt_status ipt_transpose_with_options(cl_command_queue queue, cl_mem buf
                                               const cl_event* event_wait_list, cl_event* event);
 
 /*
- * Compiles, for `device` of `context`, every kernel program that transposing a rows x cols
- * matrix of elem_size-byte elements needs, so that the first ipt_transpose call for such a
- * shape enqueues at once. Kernels are otherwise compiled on first use (tens to hundreds of
- * milliseconds per program on some drivers); with IPT_CACHE_DIR set, compiled binaries are
- * also kept on disk for later processes (see docs/guide.md). Call it once per shape class
- * and element size you will use; it prepares both the plan for a buffer of exactly the
- * matrix and the padded one (a buffer of ipt_padded_size bytes). It blocks until done and
- * does not touch any of your buffers or queues: because some drivers (PoCL) finish
- * compiling only at a kernel's first launch, it also runs the square kernel once on a
- * small scratch buffer of its own (the other kernels are built and checked).
+ * Builds, for `device` of `context`, every kernel program that libipt's calls on
+ * elem_size-byte elements can launch (any shape, exact or padded buffer, batches, imatcopy
+ * without alpha or conjugation), so that no later call compiles: the first call of a new
+ * shape then costs what a repeated call does, plus planning (well under a millisecond).
+ * The programs are built on several threads at once; with IPT_CACHE_DIR set they are also
+ * kept on disk for later processes (see docs/guide.md). A call on a GPU builds the same
+ * set by itself the first time it meets an element size, so this call only moves that
+ * cost to a moment of your choosing (on a CPU device a call builds only what it uses).
+ * Not covered: plans forced through ipt_plan_options or IPT_OVERRIDES, and imatcopy's
+ * alpha and conjugation, whose kernels are built on their first use. It blocks until
+ * done and touches none of your buffers or queues.
  *
  * Returns IPT_SUCCESS, IPT_INVALID_CONTEXT, IPT_INVALID_DEVICE (NULL, invalid, or not in
- * the context), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_BUILD_PROGRAM_FAILURE or
- * an OpenCL error code.
+ * the context), IPT_INVALID_ELEMENT_SIZE, IPT_BUILD_PROGRAM_FAILURE or an OpenCL error
+ * code.
  */
-IPT_API ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t rows, size_t cols,
-                              size_t elem_size);
+IPT_API ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t elem_size);
 
 /*
  * Releases every compiled kernel program the library caches, the plans it has checked

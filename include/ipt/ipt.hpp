@@ -143,11 +143,10 @@ std::size_t padded_size(const cl::Device& device, std::size_t rows, std::size_t 
   return bytes;
 }
 
-// Compiles ahead of time what transposing rows x cols elements of T needs (ipt_warmup).
+// Builds ahead of time every kernel that calls on elements of T can launch (ipt_warmup).
 template <typename T>
-void warmup(const cl::Context& context, const cl::Device& device, std::size_t rows,
-            std::size_t cols) {
-  detail::check(ipt_warmup(context(), device(), rows, cols, sizeof(T)));
+void warmup(const cl::Context& context, const cl::Device& device) {
+  detail::check(ipt_warmup(context(), device(), sizeof(T)));
 }
 
 // Drops the compiled programs libipt caches (ipt_clear_cache).

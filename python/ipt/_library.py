@@ -119,8 +119,7 @@ _signatures = {
     "ipt_plan": (ctypes.c_int, [
         cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
         ctypes.POINTER(PlanOptionsStruct), ctypes.POINTER(PlanInfoStruct)]),
-    "ipt_warmup": (ctypes.c_int, [
-        cl_handle, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t]),
+    "ipt_warmup": (ctypes.c_int, [cl_handle, cl_handle, ctypes.c_size_t]),
     "ipt_clear_cache": (ctypes.c_int, []),
     "ipt_transpose_batched": (ctypes.c_int, [
         cl_handle, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,

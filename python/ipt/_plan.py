@@ -128,11 +128,12 @@ def padded_size(device, rows, cols, dtype):
     return size.value
 
 
-def warmup(context, device, rows, cols, dtype):
-    """Compiles now every kernel a rows x cols transposition of `dtype` needs (blocks)."""
+def warmup(context, device, dtype):
+    """Builds now every kernel that calls on `dtype` elements can launch (blocks), so that
+    no later call of any shape compiles."""
     check(_lib.ipt_warmup(handle("context", context, pyopencl.Context),
-                          handle("device", device, pyopencl.Device), size_arg("rows", rows),
-                          size_arg("cols", cols), itemsize_of(dtype)), "ipt_warmup")
+                          handle("device", device, pyopencl.Device), itemsize_of(dtype)),
+          "ipt_warmup")
 
 
 def clear_cache():

@@ -76,7 +76,7 @@ def test_forced_padded_shape(device):
 
 
 def test_warmup_and_clear_cache(context, device, queue, random_matrix):
-    ipt.warmup(context, device, 300, 200, numpy.float32)
+    ipt.warmup(context, device, numpy.complex128)
     ipt.clear_cache()
     host = random_matrix((300, 200), numpy.float32)
     result = ipt.transpose(queue, cla.to_device(queue, host))

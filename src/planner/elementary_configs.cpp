@@ -12,6 +12,13 @@ std::size_t floor_pow2(std::size_t x) {
   return p;
 }
 
+// Smallest power of two >= x.
+std::size_t ceil_pow2(std::size_t x) {
+  std::size_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
 }  // namespace
 
 std::uint64_t bs_local_elements(std::uint64_t tile_elements, std::uint64_t tiles_per_group) {
@@ -153,8 +160,14 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   // smallest size that still fills a multiprocessor (32 resident groups at most).
   constexpr std::size_t kSoaGroup = 64;
   config.units = std::max<std::size_t>(1, std::min(group, kSoaGroup) / vw);
-  config.regs = static_cast<std::size_t>(std::min<std::uint64_t>(max_regs, (C + vw - 1) / vw));
-  config.chunk = std::min<std::uint64_t>(C, std::uint64_t{config.regs} * vw);
+  const std::size_t regs =
+      static_cast<std::size_t>(std::min<std::uint64_t>(max_regs, (C + vw - 1) / vw));
+  config.chunk = std::min<std::uint64_t>(C, std::uint64_t{regs} * vw);
+  // REGS is a build option: rounded up to a power of two (the kernel skips the registers
+  // past a lane's share of the chunk), an element size has a few register counts per unit
+  // width instead of sixteen, so that every variant can be built ahead of the calls
+  // (kernel_variants.hpp). max_regs is a power of two, so the rounding stays within it.
+  config.regs = ceil_pow2(regs);
   // Enough groups of 64 to fill every compute unit (2048 work-items each) twice.
   config.max_groups = std::max<std::uint64_t>(1, 64 * std::uint64_t{device.compute_units});
   return config;

@@ -12,6 +12,7 @@
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/kernel_set.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/opencl.hpp"
@@ -72,6 +73,12 @@ PreparedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile 
   for (;;) {
     planner::LaunchPlan plan = plan_with(plan_of, profile, overrides, forced);
     const bool onchip = plan.uses_onchip();
+    // The first call of an element size (at an index width) builds all its programs.
+    for (const bool index64 : {false, true})
+      if (std::any_of(plan.steps.begin(), plan.steps.end(),
+                      [index64](const planner::Step& s) { return s.index64 == index64; }))
+        ensure_kernel_set(queue_context(queue), queue_device(queue), profile, plan.elem_size,
+                          index64);
     try {
       return prepare_plan(queue, std::move(plan));
     } catch (const Error& e) {
@@ -213,39 +220,18 @@ void execute_imatcopy(const ImatcopyRequest& request) {
       });
 }
 
-void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::uint64_t cols,
-             std::size_t elem_size) {
-  if (rows == 0 || cols == 0) return;
+void warm_up(cl_context context, cl_device_id device, std::size_t elem_size) {
   const cl::Context cl_context(context, true);
   const cl::Device cl_device(device, true);
-  const cl::CommandQueue queue(cl_context, cl_device);
   const planner::DeviceProfile profile = query_device_profile(device);
-  const planner::PlanOverrides overrides = overrides_for(nullptr);
-  // A call plans by the room its buffer has: warm both the plan of a buffer of exactly
-  // the matrix and the padded one (ipt_padded_size bytes) when they differ.
-  std::vector<PreparedPlan> plans;
-  plans.push_back(
-      prepare_call(queue, profile, transposition({rows, cols, elem_size, 0, 0}), overrides, false));
-  PreparedPlan roomy = prepare_call(
-      queue, profile, transposition({rows, cols, elem_size, 0, kUnlimited}), overrides, false);
-  if (roomy.plan.transpose.padded()) plans.push_back(std::move(roomy));
-  // Some drivers (PoCL) finish compiling a kernel for its work-group size only at its
-  // first launch, so the square kernel also runs once, on a tile of scratch.
-  for (const PreparedPlan& prepared : plans) {
-    for (const planner::Step& step : prepared.plan.steps) {
-      if (step.family != planner::Family::kSquare) continue;
-      const planner::Step tile = planner::square_tile_step(step, elem_size);
-      const PreparedPlan once = prepare_plan(queue, planner::plan_of_steps({tile}, elem_size, 0));
-      const cl::Buffer scratch(cl_context, CL_MEM_READ_WRITE, tile.touches * elem_size);
-      enqueue_plan(queue, scratch, once, {});
-    }
-  }
-  queue.finish();
+  for (const bool index64 : {false, true})
+    build_kernel_set(cl_context, cl_device, profile, elem_size, index64);
 }
 
 void clear_caches() {
   clear_checked_plans();  // a prepared plan holds programs of the program cache
   clear_program_cache();
+  clear_kernel_sets();
   clear_scratch_cache();
 }
 

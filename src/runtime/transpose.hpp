@@ -70,11 +70,11 @@ PreparedPlan prepare_for_call(const cl::CommandQueue& queue, const planner::Devi
                               std::uint64_t offset, const planner::PlanRequest* request,
                               std::uint64_t capacity = 0, std::uint64_t batch = 1);
 
-// Compiles (or loads from the caches) every program a rows x cols transposition of
-// elem_size-byte elements at offset 0 needs on `device`, so that the first real call
-// enqueues without compiling. Arguments validated by the caller.
-void warm_up(cl_context context, cl_device_id device, std::uint64_t rows, std::uint64_t cols,
-             std::size_t elem_size);
+// Builds (or loads from the caches) every program that a call of any shape of
+// elem_size-byte elements can launch on `device` with default plans, at both index
+// widths (kernel_set.hpp), so that no later call compiles. Arguments validated by the
+// caller.
+void warm_up(cl_context context, cl_device_id device, std::size_t elem_size);
 
 // Drops the library's programs, prepared plans and kept scratch buffers (and with them
 // its references to contexts).

@@ -171,10 +171,10 @@ program test_fortran
   call expect(bytes == 4 * m * k, "padded size value")
 
   call expect(ipt_clear_cache() == IPT_SUCCESS, "clear cache")
-  call expect(ipt_warmup(context, device, m, k, 8_c_int64_t) == IPT_SUCCESS, "warmup")
-  call expect(ipt_warmup(context, device, -1_c_int64_t, k, 8_c_int64_t) == IPT_INVALID_VALUE, &
-              "warmup refuses a negative dimension")
-  call expect(ipt_warmup(context, device, m, k, 3_c_int64_t) == IPT_INVALID_ELEMENT_SIZE, &
+  call expect(ipt_warmup(context, device, 16_c_int64_t) == IPT_SUCCESS, "warmup")
+  call expect(ipt_warmup(context, device, -1_c_int64_t) == IPT_INVALID_VALUE, &
+              "warmup refuses a negative element size")
+  call expect(ipt_warmup(context, device, 3_c_int64_t) == IPT_INVALID_ELEMENT_SIZE, &
               "warmup refuses a bad element size")
 
   call ipt_test_close()

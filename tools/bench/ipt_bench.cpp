@@ -15,7 +15,8 @@
 //   ipt-bench padding   [random options]  padded against padding off
 //   ipt-bench kernels   MODE [options]    the elementary kernels (runs ipt-kernel-bench)
 //   ipt-bench latency   [--sizes 1024]    first-call and cached-call times
-//   ipt-bench latency   --protocol random|skinny [--count N] [--seed S]  the distribution of
+//   ipt-bench latency   --protocol random|skinny [--count N] [--seed S] [--warmup]  the
+//   distribution of
 //                       first-call overheads of new shapes in a process (no warm-up)
 //   ipt-bench batched   [--batch 10000] [--shapes 64x100]  one ipt_transpose_batched
 //                       call against one matrix of the same size and a loop of calls
@@ -81,30 +82,32 @@ struct Options {
   bool list_shapes = false;
   std::string buffer = "exact";  // exact | padded
   std::string protocol;          // latency: random | skinny (empty: the single-shape table)
+  bool warmup = false;           // latency --protocol: ipt_warmup before the shapes
 };
 
 // Prints the usage: on stderr after `problem` (exit 2), or on stdout for --help (exit 0).
 [[noreturn]] void usage(const std::string& problem) {
   std::FILE* out = problem.empty() ? stdout : stderr;
   if (!problem.empty()) std::fprintf(out, "ipt-bench: %s\n", problem.c_str());
-  std::fprintf(out,
-               "usage: ipt-bench random|sequences|tiles|padding [--count N] [--seed S] [--min N] "
-               "[--max N]\n"
-               "       ipt-bench skinny [--count N] [--seed S]\n"
-               "       ipt-bench square [--sizes N,N,...]\n"
-               "       ipt-bench shapes --shapes RxC,RxC,... | --shapes-file FILE\n"
-               "       ipt-bench kernels soa|bs-vs-pttwac|pttwac-spreading|restride|stages [...]\n"
-               "       ipt-bench latency [--sizes N]\n"
-               "       ipt-bench latency --protocol random|skinny [--count N] [--seed S]\n"
-               "       ipt-bench batched [--batch N (10000)] [--shapes RxC (64x100)]\n"
-               "       ipt-bench imatcopy [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]\n"
-               "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
-               "          [--verify device|host]\n"
-               "          [--no-verify]\n"
-               "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
-               "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n"
-               "          [--buffer exact|padded]\n"
-               "  ipt-bench --help: this text. The source's header comment describes each mode.\n");
+  std::fprintf(
+      out,
+      "usage: ipt-bench random|sequences|tiles|padding [--count N] [--seed S] [--min N] "
+      "[--max N]\n"
+      "       ipt-bench skinny [--count N] [--seed S]\n"
+      "       ipt-bench square [--sizes N,N,...]\n"
+      "       ipt-bench shapes --shapes RxC,RxC,... | --shapes-file FILE\n"
+      "       ipt-bench kernels soa|bs-vs-pttwac|pttwac-spreading|restride|stages [...]\n"
+      "       ipt-bench latency [--sizes N]\n"
+      "       ipt-bench latency --protocol random|skinny [--count N] [--seed S] [--warmup]\n"
+      "       ipt-bench batched [--batch N (10000)] [--shapes RxC (64x100)]\n"
+      "       ipt-bench imatcopy [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]\n"
+      "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
+      "          [--verify device|host]\n"
+      "          [--no-verify]\n"
+      "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
+      "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n"
+      "          [--buffer exact|padded]\n"
+      "  ipt-bench --help: this text. The source's header comment describes each mode.\n");
   std::exit(problem.empty() ? 0 : 2);
 }
 
@@ -166,6 +169,8 @@ Options parse(int argc, char** argv) {
         if (!(fields >> r >> c)) usage("bad line in the shapes file: '" + line + "'");
         options.shapes.emplace_back(r, c);
       }
+    } else if (arg == "--warmup") {
+      options.warmup = true;
     } else if (arg == "--count")
       options.count = number(value());
     else if (arg == "--batch")
@@ -529,7 +534,8 @@ int main(int argc, char** argv) {
         Options protocol = options;
         protocol.mode = options.protocol;
         return ipt::bench::run_latency_protocol(session, shapes_of(protocol),
-                                                elem_size_of(options.type), options.protocol);
+                                                elem_size_of(options.type), options.protocol,
+                                                options.warmup);
       }
       return ipt::bench::run_latency(session, options.sizes.front(), elem_size_of(options.type));
     }

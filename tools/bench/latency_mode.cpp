@@ -70,8 +70,7 @@ int run_latency(const support::Session& session, std::size_t n, std::size_t elem
 
   ipt_clear_cache();
   const auto start = clock_type::now();
-  const bool warmed =
-      ipt_warmup(session.context(), session.device(), n, n, elem_size) == IPT_SUCCESS;
+  const bool warmed = ipt_warmup(session.context(), session.device(), elem_size) == IPT_SUCCESS;
   report("ipt_warmup (compile from source)", warmed ? ms_since(start) : -1);
   report("first call after ipt_warmup", timed_call(session, buffer, n, n, elem_size));
 
@@ -83,7 +82,7 @@ int run_latency(const support::Session& session, std::size_t n, std::size_t elem
 
 int run_latency_protocol(const support::Session& session,
                          const std::vector<std::pair<std::size_t, std::size_t>>& shapes,
-                         std::size_t elem_size, const std::string& protocol) {
+                         std::size_t elem_size, const std::string& protocol, bool warmup) {
   std::printf(
       "device: %s\nlibipt %s, mode latency, %zu %s shapes, %zu-byte elements, exact buffers;\n"
       "host time from the call to the completion of its event: a new shape's first call\n"
@@ -93,14 +92,25 @@ int run_latency_protocol(const support::Session& session,
   unsetenv("IPT_CACHE_DIR");
   ipt_clear_cache();
   int failures = 0;
-  // The process's first call: another shape, so that what follows is per shape.
+  if (warmup) {
+    const auto start = clock_type::now();
+    if (ipt_warmup(session.context(), session.device(), elem_size) != IPT_SUCCESS) {
+      std::fprintf(stderr, "ipt-bench: %s\n", ipt_last_error_message());
+      return 1;
+    }
+    std::printf("ipt_warmup: %.1f ms\n", ms_since(start));
+  }
+  // The process's first call: another shape, so that what follows is per shape (after
+  // ipt_warmup, its time is the first call's with nothing to build).
   {
+    const auto start = clock_type::now();
     cl_int code = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, 1024 * 1000 * elem_size,
                                    nullptr, &code);
     support::check(code, "clCreateBuffer");
     if (timed_call(session, buffer, 1024, 1000, elem_size) < 0) ++failures;
     clReleaseMemObject(buffer);
+    std::printf("the process's first call (1024 x 1000): %.1f ms\n\n", ms_since(start));
   }
   struct Row {
     std::size_t rows, cols;

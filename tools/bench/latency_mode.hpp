@@ -19,9 +19,10 @@ int run_latency(const support::Session& session, std::size_t n, std::size_t elem
 // another shape has paid the process's first call): the host time of its first call,
 // and of a repeated call of the same shape, from the call to the completion of its
 // event. Prints the distribution of the differences (the first-call overhead) and the
-// slowest shapes; returns 0 when every call succeeded.
+// slowest shapes; returns 0 when every call succeeded. `warmup`: ipt_warmup first (its
+// time printed), instead of the other shape's call.
 int run_latency_protocol(const support::Session& session,
                          const std::vector<std::pair<std::size_t, std::size_t>>& shapes,
-                         std::size_t elem_size, const std::string& protocol);
+                         std::size_t elem_size, const std::string& protocol, bool warmup);
 
 }  // namespace ipt::bench

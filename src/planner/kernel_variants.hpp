@@ -1,0 +1,48 @@
+// The kernel programs of an element size: every (family, build options) pair that the
+// library's own plans can launch for elements of that size on a device, so that the
+// runtime can build them all at once, before any call needs one, and no call of a new
+// shape ever waits for a compiler (a program took 110-1400 ms to build on an H200).
+//
+// Shape-dependent values are kernel arguments; what stays a build option takes a few
+// values per element size: the SoA unit width and its register count (a power of two),
+// the on-chip tile shape, the restride chunk, and whether the matrix is split (a padded
+// plan on an exact buffer) or needs 64-bit indices. Not included: what only forced plans
+// use (IPT_OVERRIDES, ipt_plan_options: tile sizes and layouts of their own, PTTWAC, whose
+// 010! tiles the planner never chooses: they fit BS tiles or go on chip) and imatcopy's
+// scalar transforms, which depend on the scalar type, not the shape.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "planner/device_profile.hpp"
+#include "planner/launch_plan.hpp"
+
+namespace ipt::planner {
+
+struct KernelVariant {
+  Family family = Family::kCopy;
+  std::string options;  // as Step::options
+
+  bool operator<(const KernelVariant& other) const {
+    return family != other.family ? family < other.family : options < other.options;
+  }
+  bool operator==(const KernelVariant& other) const {
+    return family == other.family && options == other.options;
+  }
+};
+
+// The variant a step launches (its transform's options included, if any).
+KernelVariant variant_of(const Step& step);
+
+// Every program that plan_call, plan_batched_call and plan_imatcopy without a transform
+// can launch with default overrides for elem_size-byte elements on `device`, for indices
+// of one width (index64) or both; sorted, without repeats. The SoA kernel's narrow
+// elements move in words of 2 or 4 bytes, so the variants of 1- and 2-byte elements
+// include SoA programs of those word sizes.
+std::vector<KernelVariant> kernel_variants(const DeviceProfile& device, std::size_t elem_size,
+                                           bool index64);
+std::vector<KernelVariant> kernel_variants(const DeviceProfile& device, std::size_t elem_size);
+
+}  // namespace ipt::planner

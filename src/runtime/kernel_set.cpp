@@ -1,0 +1,94 @@
+#include "runtime/kernel_set.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "planner/kernel_variants.hpp"
+#include "runtime/error.hpp"
+#include "runtime/program_cache.hpp"
+
+namespace ipt::runtime {
+namespace {
+
+using SetKey = std::tuple<cl_context, cl_device_id, std::size_t, bool>;
+
+struct BuiltSets {
+  std::mutex mutex;
+  std::set<SetKey> done;
+};
+
+// Never destroyed, like the program cache it describes.
+BuiltSets& built_sets() {
+  static BuiltSets* instance = new BuiltSets;
+  return *instance;
+}
+
+}  // namespace
+
+void build_kernel_set(const cl::Context& context, const cl::Device& device,
+                      const planner::DeviceProfile& profile, std::size_t elem_size, bool index64) {
+  const std::vector<planner::KernelVariant> variants =
+      planner::kernel_variants(profile, elem_size, index64);
+  // A driver compiles each program on the calling thread; the program cache lets
+  // different programs build at once (and the same one once).
+  const std::size_t threads =
+      std::min<std::size_t>(variants.size(), std::max(2u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < variants.size(); i = next++) {
+      try {
+        get_program(context, device, planner::family_source(variants[i].family),
+                    variants[i].options);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = variants.size();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  try {
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // Fewer threads than asked for: the ones started and this one do the work.
+  }
+  work();
+  for (std::thread& thread : pool) thread.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+bool builds_whole_set(const cl::Device& device) {
+  const char* choice = std::getenv("IPT_KERNEL_SET");
+  if (choice != nullptr && std::strcmp(choice, "all") == 0) return true;
+  if (choice != nullptr && std::strcmp(choice, "used") == 0) return false;
+  return (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) == 0;
+}
+
+void ensure_kernel_set(const cl::Context& context, const cl::Device& device,
+                       const planner::DeviceProfile& profile, std::size_t elem_size, bool index64) {
+  const SetKey key{context(), device(), elem_size, index64};
+  {
+    std::lock_guard<std::mutex> lock(built_sets().mutex);
+    if (built_sets().done.count(key) != 0) return;
+  }
+  if (builds_whole_set(device)) build_kernel_set(context, device, profile, elem_size, index64);
+  std::lock_guard<std::mutex> lock(built_sets().mutex);
+  built_sets().done.insert(key);
+}
+
+void clear_kernel_sets() {
+  std::lock_guard<std::mutex> lock(built_sets().mutex);
+  built_sets().done.clear();
+}
+
+}  // namespace ipt::runtime
