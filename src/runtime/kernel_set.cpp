@@ -13,6 +13,7 @@
 
 #include "planner/kernel_variants.hpp"
 #include "runtime/error.hpp"
+#include "runtime/kernel_sources.hpp"
 #include "runtime/program_cache.hpp"
 
 namespace ipt::runtime {
@@ -68,6 +69,8 @@ void build_kernel_set(const cl::Context& context, const cl::Device& device,
 }
 
 bool builds_whole_set(const cl::Device& device) {
+  // Sources being edited (IPT_KERNEL_DIR): build what is used, from the files as they are.
+  if (kernel_sources_from_files()) return false;
   const char* choice = std::getenv("IPT_KERNEL_SET");
   if (choice != nullptr && std::strcmp(choice, "all") == 0) return true;
   if (choice != nullptr && std::strcmp(choice, "used") == 0) return false;
@@ -81,7 +84,14 @@ void ensure_kernel_set(const cl::Context& context, const cl::Device& device,
     std::lock_guard<std::mutex> lock(built_sets().mutex);
     if (built_sets().done.count(key) != 0) return;
   }
-  if (builds_whole_set(device)) build_kernel_set(context, device, profile, elem_size, index64);
+  if (builds_whole_set(device)) {
+    try {
+      build_kernel_set(context, device, profile, elem_size, index64);
+    } catch (const Error&) {
+      // A program the call does not launch is not its failure: the call builds its own
+      // programs next and reports what goes wrong with them.
+    }
+  }
   std::lock_guard<std::mutex> lock(built_sets().mutex);
   built_sets().done.insert(key);
 }

@@ -19,12 +19,14 @@ void build_kernel_set(const cl::Context& context, const cl::Device& device,
 // Whether a call's first use of an element size builds its whole set (build_kernel_set)
 // rather than only the programs its plan launches: on GPUs and accelerators, where a
 // program takes 0.1-1.4 s to build and the set builds on many threads at once; not on CPU
-// devices (PoCL), where a build takes as long and the threads are the device's own.
-// IPT_KERNEL_SET=all|used decides instead when set.
+// devices (PoCL), where a build takes as long and the threads are the device's own, nor
+// while sources are read from IPT_KERNEL_DIR (kernel development). IPT_KERNEL_SET=all|used
+// decides instead when set.
 bool builds_whole_set(const cl::Device& device);
 
 // The set of `elem_size` at the index width a plan needs, once per (context, device,
-// element size, width) in a process; nothing when builds_whole_set is false.
+// element size, width) in a process; nothing when builds_whole_set is false. A failed
+// build is left to the call that launches that program, if any, to report.
 void ensure_kernel_set(const cl::Context& context, const cl::Device& device,
                        const planner::DeviceProfile& profile, std::size_t elem_size, bool index64);
 
