@@ -21,13 +21,10 @@ using u64 = std::uint64_t;
 namespace {
 
 std::vector<ipt::test::NamedProfile> profiles() {
-  auto all = ipt::test::gpu_profiles();
-  DeviceProfile cpu = ipt::test::h200_like();
-  cpu.resident_groups = false;
-  cpu.max_work_group_size = 4096;
-  cpu.compute_units = 2;
-  cpu.simd_width = 8;
-  all.push_back({"CPU-like", cpu});
+  auto all = ipt::test::gpu_and_cpu_profiles();
+  DeviceProfile narrow = ipt::test::cpu_like();
+  narrow.simd_width = 8;  // units of at most 8 lanes
+  all.push_back({"CPU-like, 8 lanes", narrow});
   return all;
 }
 

@@ -69,15 +69,7 @@ std::string problem(const char* profile, const DeviceProfile& device, const Imat
   return "";
 }
 
-std::vector<ipt::test::NamedProfile> profiles() {
-  auto all = ipt::test::gpu_profiles();
-  DeviceProfile cpu = ipt::test::h200_like();
-  cpu.resident_groups = false;
-  cpu.max_work_group_size = 4096;
-  cpu.compute_units = 2;
-  all.push_back({"CPU-like", cpu});
-  return all;
-}
+std::vector<ipt::test::NamedProfile> profiles() { return ipt::test::gpu_and_cpu_profiles(); }
 
 ElementTransform transform_for(std::size_t elem_size, int kind) {
   ElementTransform t;

@@ -33,6 +33,16 @@ inline planner::DeviceProfile amd_like() {
   return p;
 }
 
+// A CPU as PoCL shows it to a plan that runs there: no resident work-groups, large
+// work-groups, two compute units.
+inline planner::DeviceProfile cpu_like() {
+  planner::DeviceProfile p = h200_like();
+  p.resident_groups = false;
+  p.max_work_group_size = 4096;
+  p.compute_units = 2;
+  return p;
+}
+
 struct NamedProfile {
   const char* name;
   planner::DeviceProfile device;
@@ -41,6 +51,13 @@ struct NamedProfile {
 // The GPUs the planner tests plan for, by name.
 inline std::vector<NamedProfile> gpu_profiles() {
   return {{"H200-like", h200_like()}, {"AMD-like", amd_like()}};
+}
+
+// The GPUs and the CPU.
+inline std::vector<NamedProfile> gpu_and_cpu_profiles() {
+  auto all = gpu_profiles();
+  all.push_back({"CPU-like", cpu_like()});
+  return all;
 }
 
 }  // namespace ipt::test
