@@ -36,7 +36,6 @@ ImatcopyShape shape_of(u64 rows, u64 cols, u64 extra_a, u64 extra_b, bool transp
   s.elem_size = elem_size;
   s.transform = transform;
   s.offset = 3;
-  s.capacity = std::max(s.extent_before(), s.extent_after());
   return s;
 }
 

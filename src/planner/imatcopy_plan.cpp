@@ -31,7 +31,7 @@ LaunchPlan plan_imatcopy(const DeviceProfile& device, const ImatcopyShape& shape
   if (shape.transpose) {
     // The dense matrix's plan, with an undo for every step: more steps follow. It may pad
     // into the room the strides leave (restored or, past the matrix, overwritten later).
-    CallShape call{R, C, elem_size, shape.offset, shape.capacity, 1};
+    CallShape call{R, C, elem_size, shape.offset, shape.capacity(), 1};
     call.undo_last = true;
     launch = plan_call(device, call, overrides);
   } else {

@@ -14,6 +14,7 @@
 // rolls back to the caller's bytes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "planner/element_transform.hpp"
@@ -28,9 +29,6 @@ struct ImatcopyShape {
   ElementTransform transform;
   std::size_t elem_size = 4;
   std::uint64_t offset = 0;  // in elements
-  // Elements from the matrix's start that the call may use as workspace (the larger of
-  // the extents before and after; the middle transposition may pad into it).
-  std::uint64_t capacity = 0;
 
   // Elements from the start that hold the matrix before and after the call: the last row
   // ends there.
@@ -38,6 +36,9 @@ struct ImatcopyShape {
   std::uint64_t extent_after() const {
     return transpose ? (cols - 1) * ldb + rows : (rows - 1) * ldb + cols;
   }
+  // Elements from the matrix's start that the call may use as workspace: the larger
+  // extent (the middle transposition may pad into it), never a byte past it.
+  std::uint64_t capacity() const { return std::max(extent_before(), extent_after()); }
 };
 
 // Throws std::invalid_argument for strides shorter than the rows, an empty matrix, or a

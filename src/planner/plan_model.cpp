@@ -557,9 +557,9 @@ std::string steps_and_undo(const LaunchPlan& plan, std::size_t done, LaunchPlan&
 std::string check_imatcopy_extents(const LaunchPlan& plan, const ImatcopyShape& shape) {
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const Step& step = plan.steps[i];
-    if (step.touches > shape.capacity)
+    if (step.touches > shape.capacity())
       return step_name(plan, i) + " touches " + std::to_string(step.touches) +
-             " elements; the call may use " + std::to_string(shape.capacity);
+             " elements; the call may use " + std::to_string(shape.capacity());
     u64 extent = 0;
     const std::string bad =
         move_extent(step.move, plan.elem_size, plan.scratch_bytes, plan.zero_scratch_bytes, extent);

@@ -206,15 +206,13 @@ void execute_imatcopy(const ImatcopyRequest& request) {
   shape.transform = request.transform;
   shape.elem_size = call.elem_size;
   shape.offset = call.offset;
-  // The call uses no byte past the matrix's larger extent, not even to give it back.
-  shape.capacity = std::max(shape.extent_before(), shape.extent_after());
   const planner::ElementTransform& t = shape.transform;
   const std::string operation = "imatcopy " + std::to_string(shape.lda) + " " +
                                 std::to_string(shape.ldb) + (shape.transpose ? " T" : " N") +
                                 t.options() + " " + std::to_string(t.alpha[0]) + " " +
                                 std::to_string(t.alpha[1]);
   execute_call(
-      call, shape.capacity, operation,
+      call, shape.capacity(), operation,
       [shape](const planner::DeviceProfile& profile, const planner::PlanOverrides& overrides) {
         return planner::plan_imatcopy(profile, shape, overrides);
       });
