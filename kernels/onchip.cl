@@ -43,16 +43,55 @@
 //
 // Host-defined: WG (work-items per group, a divisor of 1024 and a multiple of 32), TR x
 // TC (the tile: 32 x 32, or narrower and longer for a matrix with few columns or rows;
-// TR * TC = 1024, both powers of two of at most WG), TILES (tiles each group can hold:
-// TILES * 1024 / WG registers of elements per work-item), STAGE (tiles staged in local
-// memory per round of stores), IPT_SWIZZLE (0: staged tiles of TR x (TC + 1), the
-// padding column keeping column reads off one bank; 1: of TR x TC, each row's columns
-// permuted instead, SWZ_COL of common.cl, which is conflict-free also for the skinny
-// tiles and small elements where the padding column is not).
+// TR * TC = 1024, both powers of two of at most WG; or, with IPT_WORDS, the word tiles
+// below), TILES (tiles each group can hold in its registers), STAGE
+// (tiles staged in local memory per round of stores), IPT_SWIZZLE (0: staged tiles of
+// TR x (TC + 1), the padding column keeping column reads off one bank; 1: of TR x TC,
+// each row's columns permuted instead, SWZ_COL of common.cl, which is conflict-free also
+// for the skinny tiles and small elements where the padding column is not), IPT_WORDS
+// (see below).
+//
+// Word tiles (IPT_WORDS = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements; plans use them
+// for 1-byte ones, planner/onchip_plan.cpp says why). Moved one per
+// work-item and register, narrow elements ran the kernel at the time per element of
+// floats: a quarter (half) of the bytes per load, store and register. With words, every
+// load and store of a tile moves an aligned 4-byte word, a register holds one, and no
+// element takes a register of its own. A tile row starts anywhere in a word (its matrix's
+// rows need not be a multiple of the word long), so the tile is one word narrower than
+// the words each row loads: TCW aligned words always hold the row's TC = (TCW - 1) *
+// IPT_WORDS elements, whatever its first element's place in its word (`shift`, kept per
+// tile row as it was loaded). Likewise TR = (TRW - 1) * IPT_WORDS rows, so that the TR elements an
+// output row takes from a tile lie in TRW aligned words: their inner words are stored
+// whole, the two at the ends element by element (a neighbouring tile writes the rest of
+// those), so no word is written by two work-items. Staged rows keep a padding word.
 
 #ifndef IPT_SWIZZLE
 #define IPT_SWIZZLE 0
 #endif
+#ifndef IPT_WORDS
+#define IPT_WORDS 1
+#endif
+#if IPT_WORDS > 1 && IPT_SWIZZLE
+#error "word tiles stage with a padding word, not swizzled"
+#endif
+#if IPT_WORDS > 1 && IPT_WORDS * IPT_ELEM_BYTES != 4
+#error "IPT_WORDS elements make one 4-byte word"
+#endif
+#if IPT_WORDS > 1
+typedef uint reg_t;
+#define REG_WORD(v) (v)
+#define TCW (TC / IPT_WORDS + 1)              // aligned words a tile row loads
+#define TRW (TR / IPT_WORDS + 1)              // aligned words of an output row's share of a tile
+#define LR (TRW * IPT_WORDS)                  // rows loaded and staged (those from TR on: none)
+#define STAGE_WORDS (TCW + 1)                 // words per staged row
+#define STAGE_COLS (STAGE_WORDS * IPT_WORDS)  // elements per staged row
+#define STAGED(r, c) (c)
+#else
+typedef elem_t reg_t;
+#define REG_WORD(v) ELEM_WORD(v)
+#define TCW TC
+#define TRW TR
+#define LR TR
 #if IPT_SWIZZLE
 #define STAGE_COLS TC
 #define STAGED(r, c) SWZ_COL(r, c, TR, TC)
@@ -60,12 +99,13 @@
 #define STAGE_COLS (TC + 1)
 #define STAGED(r, c) (c)
 #endif
-#define PASSES (TR * TC / WG)  // elements of a tile each work-item moves
-#define LOAD_ROWS (WG / TC)   // tile rows per pass of loads
-#define STORE_COLS (WG / TR)  // tile columns (output rows) per pass of stores
+#endif
+#define PASSES (LR * TCW / WG)  // registers of a tile each work-item moves
+#define LOAD_ROWS (WG / TCW)    // tile rows per pass of loads
+#define STORE_COLS (WG / TRW)   // tile columns (output rows) per pass of stores
 #define REGS (TILES * PASSES)
 // The fallback's heads per work-item: what the stage array holds (it keeps them there).
-#define SLOTS (STAGE * TR * STAGE_COLS / WG)
+#define SLOTS (STAGE * LR * STAGE_COLS / WG)
 #define CLOSED 0x80000000u
 #define DECISION_GO 1u
 #define DECISION_ABORT 2u
@@ -77,6 +117,69 @@ uint onchip_next(uint p, uint rows, uint cols) {
   const uint r = p / cols;
   return (p - r * cols) * rows + r;
 }
+
+#if IPT_WORDS > 1
+// Word tiles: where element t of a word sits in it, and how two aligned words give the
+// word that starts `s` elements into the first.
+#ifdef __ENDIAN_LITTLE__
+#define ELEM_SHIFT(t) ((t)*8 * IPT_ELEM_BYTES)
+#define FUNNEL(lo, hi, s) \
+  (((lo) >> ((s)*8 * IPT_ELEM_BYTES)) | ((hi) << (32 - (s)*8 * IPT_ELEM_BYTES)))
+#else
+#define ELEM_SHIFT(t) ((IPT_WORDS - 1 - (t)) * 8 * IPT_ELEM_BYTES)
+#define FUNNEL(lo, hi, s) \
+  (((lo) << ((s)*8 * IPT_ELEM_BYTES)) | ((hi) >> (32 - (s)*8 * IPT_ELEM_BYTES)))
+#endif
+#if IPT_SPLIT
+#define RUN(m, first, last) run_of(m, first, last)
+#else
+#define RUN(m, first, last) ((m).data + (first))
+#endif
+// Elements past a 4-byte boundary where p points.
+#define MISALIGNED(p) ((uint)((size_t)(p) % 4) / IPT_ELEM_BYTES)
+
+// Aligned word k of those around the tile row whose first element is e (k = 0: the word
+// that holds e, `s` elements past its start): whole where it lies in the matrix and on
+// one side of a split; else its elements that do, one by one, the others 0. Elements
+// outside the tile row are read but never used (before the grid barrier nothing is
+// written; after it, a word may hold elements another group writes, which nothing uses).
+reg_t load_word(matrix_t m, idx_t e, uint s, uint k, idx_t end) {
+  const idx_t from = e + k * IPT_WORDS;  // + s: the word's first element, e - s + k * WORDS
+  if (from >= s && end - (from - s) >= IPT_WORDS) {
+    __global const elem_t* run = RUN(m, from - s, from - s + IPT_WORDS - 1);
+    if (run != 0 && MISALIGNED(run) == 0) return *(__global const uint*)run;
+  }
+  reg_t v = 0;
+  for (uint t = 0; t < IPT_WORDS; ++t)
+    if (from + t >= s && from + t - s < end) v |= (reg_t)AT(m, from + t - s) << ELEM_SHIFT(t);
+  return v;
+}
+
+// Word q of the TRW aligned words around an output row's `valid` elements from element d
+// (`s` elements past a word's start): the element at position i of the segment is that
+// of staged row i, at element column[i * STAGE_COLS + shift[i]] (its row's place in its
+// words). A whole word is stored as one; one at an end of the segment, element by element.
+void store_word(matrix_t m, idx_t d, uint s, uint q, uint valid, __local const elem_t* column,
+                __local const uchar* shift) {
+  const int first = (int)(q * IPT_WORDS) - (int)s;
+  if (first >= 0 && (uint)first + IPT_WORDS <= valid) {
+    __global elem_t* run = RUN(m, d + (uint)first, d + (uint)first + IPT_WORDS - 1);
+    if (run != 0 && MISALIGNED(run) == 0) {
+      uint v = 0;
+      for (uint t = 0; t < IPT_WORDS; ++t) {
+        const uint i = (uint)first + t;
+        v |= (uint)column[i * STAGE_COLS + shift[i]] << ELEM_SHIFT(t);
+      }
+      *(__global uint*)run = v;
+      return;
+    }
+  }
+  for (int t = 0; t < IPT_WORDS; ++t) {
+    const int i = first + t;
+    if (i >= 0 && (uint)i < valid) AT(m, d + (uint)i) = column[(uint)i * STAGE_COLS + shift[i]];
+  }
+}
+#endif
 
 // The ABORT path: the permutation's cycles, followed by the groups that took a ticket
 // before the close (the participants, numbered by their tickets): each of them runs, so
@@ -99,8 +202,8 @@ uint onchip_next(uint p, uint rows, uint cols) {
 // Each element is thus written by exactly one work-item, after its value was read, and
 // no order between groups is needed beyond the barriers; no scratch beyond `arrived`.
 void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint participant,
-                   uint participants, volatile __global uint *arrived,
-                   __local volatile uint *sink, __local elem_t *held) {
+                   uint participants, volatile __global uint* arrived, __local volatile uint* sink,
+                   __local elem_t* held) {
   const uint n = rows * cols;
   const uint items = participants * WG;
   const uint me = participant * WG + get_local_id(0);
@@ -157,7 +260,7 @@ void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint partic
       }
     }
   }
-  if (stride == 1) return;  // every element is a head
+  if (stride == 1) return;                                    // every element is a head
   for (idx_t g = me; g < (idx_t)instances * n; g += items) {  // (3)
     const idx_t i = g / n;
     const uint p = (uint)(g - i * n);
@@ -183,7 +286,7 @@ void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint partic
 // times, for all `groups` announcements, closes the tickets and publishes the decision;
 // the others wait for it. Returns the decision, with the number of tickets taken before
 // the close (the groups that run) in its bits from 2 on.
-uint decide(volatile __global uint *sync, uint ticket, uint groups, uint patience) {
+uint decide(volatile __global uint* sync, uint ticket, uint groups, uint patience) {
   if (ticket != 0) {
     uint d;
     while ((d = sync[1]) == 0) {  // the ticket-0 group is running: it decides soon
@@ -204,7 +307,7 @@ uint decide(volatile __global uint *sync, uint ticket, uint groups, uint patienc
 // Every group's last step: the last one out (all others have made their last access to
 // the scratch) zeroes it, so that the next kernel given this buffer finds it as this one
 // did. Sets *last_out for the whole group.
-void leave(volatile __global uint *sync, __local uint *last_out) {
+void leave(volatile __global uint* sync, __local uint* last_out) {
   const uint lid = get_local_id(0);
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // every work-item of the group done
   if (lid == 0) {
@@ -216,21 +319,28 @@ void leave(volatile __global uint *sync, __local uint *last_out) {
   if (lid < SYNC_WORDS) sync[lid] = 0;
 }
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uint instances,
-                uint per_round, volatile __global uint *scratch_base, ulong scratch_word,
-                uint groups, uint patience, __global uint *zero_base, ulong zero_word,
-                ulong zero_words, __global uint *report SPLIT_PARAMS) {
-  volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ipt_onchip(
+    __global elem_t* buffer, idx_t offset, uint rows, uint cols, uint instances, uint per_round,
+    volatile __global uint* scratch_base, ulong scratch_word, uint groups, uint patience,
+    __global uint* zero_base, ulong zero_word, ulong zero_words,
+    __global uint* report SPLIT_PARAMS) {
+  volatile __global uint* sync = scratch_base + scratch_word;  // zero: see above
+#if IPT_WORDS > 1
+  __local uint stage[STAGE][LR][STAGE_WORDS];
+  __local uchar shift[TILES][LR];  // where each tile row starts in its words, as loaded
+#define STAGE_AT(jj, r, c) (((__local elem_t*)stage[jj][r])[c])
+#else
   __local elem_t stage[STAGE][TR][STAGE_COLS];  // padded or swizzled: see IPT_SWIZZLE
+#define STAGE_AT(jj, r, c) stage[jj][r][c]
+#endif
   __local volatile uint sink[WG];
   __local uint ticket_of_group, decision, running, last_out;
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
   const uint lid = get_local_id(0);
   // Loads: a pass covers LOAD_ROWS whole tile rows; stores: STORE_COLS whole tile columns,
-  // which are rows of the output.
-  const uint lr = lid / TC, lc = lid - lr * TC;
-  const uint sc = lid / TR, sr = lid - sc * TR;
+  // which are rows of the output. (Word tiles: lc and sr count words.)
+  const uint lr = lid / TCW, lc = lid - lr * TCW;
+  const uint sc = lid / TRW, sr = lid - sc * TRW;
 
   if (lid == 0) {
     ticket_of_group = atomic_inc(&sync[0]);
@@ -242,9 +352,12 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
     const uint tile_rows = (rows + TR - 1) / TR, tile_cols = (cols + TC - 1) / TC;
     const uint instance_tiles = tile_rows * tile_cols;
     const idx_t instance_elements = (idx_t)rows * cols;
-    elem_t reg[REGS];
-UNROLL
-    for (int r = 0; r < REGS; ++r) reg[r] = (elem_t)(0);  // no unset value reaches the sink
+#if IPT_WORDS > 1
+    const idx_t end = (idx_t)instances * instance_elements;  // the matrix's end
+#endif
+    reg_t reg[REGS];
+    UNROLL
+    for (int r = 0; r < REGS; ++r) reg[r] = (reg_t)(0);  // no unset value reaches the sink
     // Round k moves instances [k * per_round, ...): whole instances, so that a round's
     // stores land only where that round's loads came from.
     for (uint k = 0, i0 = 0; i0 < instances; ++k, i0 += per_round) {
@@ -262,14 +375,24 @@ UNROLL
         // The current instance's first element; an index within an instance is a uint.
         idx_t src = (idx_t)(i0 + i_first) * instance_elements;
         uint ti = ti_first, tj = tj_first;
-UNROLL
+        UNROLL
         for (int j = 0; j < TILES; ++j) {
           if ((uint)j < mine) {
-UNROLL
+            UNROLL
             for (int p = 0; p < PASSES; ++p) {
+#if IPT_WORDS > 1
+              const uint trow = (uint)p * LOAD_ROWS + lr, row = ti * TR + trow;
+              if (trow < TR && row < rows) {
+                const idx_t e = src + (idx_t)(row * cols + tj * TC);
+                const uint s = MISALIGNED(RUN(m, e, e));
+                reg[j * PASSES + p] = load_word(m, e, s, lc, end);
+                if (lc == 0) shift[j][trow] = (uchar)s;
+              }
+#else
               const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
               if (row < rows && col < cols)
                 reg[j * PASSES + p] = AT(m, src + (idx_t)(row * cols + col));
+#endif
             }
             if (++tj == tile_cols) {
               tj = 0;
@@ -283,8 +406,8 @@ UNROLL
       }
       // Only now, with every load issued: a use right after each load would make the
       // work-item wait for one load before issuing the next.
-UNROLL
-      for (int r = 0; r < REGS; ++r) consumed ^= ELEM_WORD(reg[r]);
+      UNROLL
+      for (int r = 0; r < REGS; ++r) consumed ^= REG_WORD(reg[r]);
       sink[lid] = consumed;  // waits for every load (see above)
       mem_fence(CLK_GLOBAL_MEM_FENCE);
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -306,30 +429,42 @@ UNROLL
       // transposed in local memory.
       idx_t dst = (idx_t)(i0 + i_first) * instance_elements;  // as `src` above
       uint ti = ti_first, tj = tj_first;
-UNROLL
+      UNROLL
       for (int base = 0; base < TILES; base += STAGE) {
         if ((uint)base < mine) {
-UNROLL
+          UNROLL
           for (int jj = 0; jj < STAGE; ++jj) {
             if (base + jj < TILES && (uint)(base + jj) < mine) {
-UNROLL
+              UNROLL
               for (int p = 0; p < PASSES; ++p) {
                 const uint row = (uint)p * LOAD_ROWS + lr;
                 stage[jj][row][STAGED(row, lc)] =
-                    reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];
+                    reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];  // (words: lc's)
               }
             }
           }
           barrier(CLK_LOCAL_MEM_FENCE);
-UNROLL
+          UNROLL
           for (int jj = 0; jj < STAGE; ++jj) {
             if (base + jj < TILES && (uint)(base + jj) < mine) {
-UNROLL
+              UNROLL
               for (int p = 0; p < PASSES; ++p) {
+#if IPT_WORDS > 1
+                // Output row orow's segment of the tile: the tile's rows that lie in the
+                // instance, from element d on; sr counts its words.
+                const uint c = (uint)p * STORE_COLS + sc, orow = tj * TC + c;
+                if (c < TC && orow < cols) {
+                  const uint valid = min((uint)TR, rows - ti * TR);
+                  const idx_t d = dst + (idx_t)(orow * rows + ti * TR);
+                  store_word(m, d, MISALIGNED(RUN(m, d, d)), sr, valid, &STAGE_AT(jj, 0, c),
+                             shift[base + jj < TILES ? base + jj : 0]);
+                }
+#else
                 const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)
                   AT(m, dst + (idx_t)(orow * rows + ocol)) =
                       stage[jj][sr][STAGED(sr, (uint)p * STORE_COLS + sc)];
+#endif
               }
               if (++tj == tile_cols) {
                 tj = 0;
@@ -346,7 +481,7 @@ UNROLL
     }
     if (decision != DECISION_GO)
       follow_cycles(m, rows, cols, instances, ticket, running, &sync[4], &sink[lid],
-                    &stage[0][0][0]);
+                    (__local elem_t*)&stage[0][0][0]);
   }
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))

@@ -239,6 +239,94 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
     }
 }
 
+TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
+  using Shape = std::pair<std::uint64_t, std::uint64_t>;
+  auto shape = [](ipt::planner::OnChipTile t) { return Shape{t.rows, t.cols}; };
+  const auto f32 = ipt::planner::choose_onchip(h200_like(), 4);
+  const auto u8 = ipt::planner::choose_onchip(h200_like(), 1);
+  auto f16 = ipt::planner::choose_onchip(h200_like(), 2);
+  CHECK(f32.word == 1);
+  CHECK(u8.word == 4);
+  CHECK(f16.word == 1);  // slower in words on an H200; the kernel takes them (below)
+  f16.word = 2;
+  // Tiles of 15 x 31 words: 60 x 124 bytes in 16 x 32 words of registers (the row's words
+  // wherever it starts; an output row's share of it likewise), 30 x 62 2-byte elements in
+  // 32 x 32; staged with a padding word per row and a byte of its place in its words.
+  CHECK(u8.tiles == f32.tiles);
+  const auto bytes = onchip_tile(u8, 1294, 1339), halves = onchip_tile(f16, 20, 7000);
+  CHECK(shape(bytes) == Shape{60, 124});
+  CHECK(bytes.word == 4);
+  CHECK(shape(halves) == Shape{30, 62});
+  CHECK(halves.word == 2);
+  CHECK(ipt::planner::onchip_group_tiles(u8, bytes) == 20);
+  CHECK(ipt::planner::onchip_group_tiles(f16, halves) == 40);
+  CHECK(ipt::planner::onchip_stage_tiles(u8, bytes) == 5);  // 44992 / (64 * 33 * 4 + 64)
+  // 3.6 (1.8) times the elements of element tiles on chip: 132 x 20 tiles of 60 x 124.
+  CHECK(ipt::planner::onchip_fits(u8, 4300, 4300));        // 72 x 35 tiles
+  CHECK_FALSE(ipt::planner::onchip_fits(u8, 4500, 4500));  // 75 x 37
+  CHECK_FALSE(ipt::planner::onchip_fits(f32, 2400, 2600));
+  // Both ways round: 158400 x 124 takes 2640 x 1 tiles, its transpose 3 x 1278.
+  CHECK(ipt::planner::onchip_tiles(u8, 60 * 2640, 124) == 2640);
+  CHECK_FALSE(ipt::planner::onchip_fits(u8, 60 * 2640, 124));
+  // A skinny matrix that word tiles do not hold takes the element tiles as narrow as it.
+  const auto skinny = onchip_tile(u8, 463844, 6);
+  CHECK(shape(skinny) == Shape{128, 8});
+  CHECK(skinny.word == 1);
+  CHECK(onchip_tile(u8, 5000, 6).word == 4);  // it fits: fewer, fuller tiles
+  // The kernel is built for words; a swizzled configuration keeps elements.
+  ipt::planner::StepSite site;
+  site.elem_size = 1;
+  const auto step = ipt::planner::onchip_step(site, 1, 1294, 1339, u8);
+  CHECK(step.options.find("-DIPT_WORDS=4") != std::string::npos);
+  CHECK(step.options.find("-DTR=60 -DTC=124 -DTILES=20 -DSTAGE=5") != std::string::npos);
+  const auto swizzled =
+      ipt::planner::choose_onchip(h200_like(), 1, ipt::planner::TileLayout::kSwizzled);
+  CHECK(swizzled.word == 1);
+  CHECK(ipt::planner::onchip_step(site, 1, 1294, 1339, swizzled).options.find("IPT_WORDS") ==
+        std::string::npos);
+}
+
+// Word tiles on random data: a matrix at every alignment in its buffer (offsets of 0 to 4
+// elements), rows and instances of every length mod 4 (tile rows and output segments that
+// start anywhere in a word), partial tiles, rounds of instances, the cycle-following
+// fallback, and several groups.
+TEST_CASE("the on-chip kernel in word tiles, at every alignment", "[onchip]") {
+  IPT_TEST_SEED(shapes_seed, 4411);
+  std::mt19937_64 random(shapes_seed);
+  std::uint64_t seed = 300;
+  for (std::size_t max_wg : {256, 64})
+    for (std::size_t elem_size : {1, 2}) {
+      DeviceProfile profile;
+      profile.max_work_group_size = max_wg;
+      profile.local_mem_bytes = 48 * 1024;
+      profile.compute_units = 1;
+      auto config = ipt::planner::choose_onchip(profile, elem_size);
+      INFO("max_wg " << max_wg << ", elem_size " << elem_size);
+      REQUIRE(config.word == (elem_size == 1 ? 4 : 1));
+      config.word = 4 / elem_size;  // 2-byte elements: the kernel's words, which plans leave
+      std::uniform_int_distribution<std::uint64_t> side(33, 200);
+      for (int i = 0; i < 5; ++i) {  // seeds 1..5 mod 5: every offset
+        std::uint64_t rows = side(random), cols = side(random);
+        while (!ipt::planner::onchip_fits(config, rows, cols)) {
+          rows = std::max<std::uint64_t>(33, rows * 3 / 4);
+          cols = std::max<std::uint64_t>(33, cols * 3 / 4);
+        }
+        REQUIRE(onchip_tile(config, rows, cols).word == config.word);
+        CHECK(ipt::test::run_onchip_kernel(1, rows, cols, elem_size, config, false, ++seed) == 1);
+      }
+      // Rounds of instances whose sizes are odd: instance boundaries inside words.
+      const std::uint64_t rows = 37, cols = 45;
+      const std::uint64_t per_round = config.tiles / onchip_tiles(config, rows, cols);
+      REQUIRE(per_round >= 1);
+      CHECK(ipt::test::run_onchip_kernel(2 * per_round + 1, rows, cols, elem_size, config, false,
+                                         ++seed) == 1);
+      CHECK(ipt::test::run_onchip_kernel(3, rows, cols, elem_size, config, true, ++seed) == 2);
+      config.groups = 3;
+      ipt::test::run_onchip_kernel(1, 70, 75, elem_size, config, false, ++seed);
+      CHECK(ipt::test::run_onchip_kernel(1, 70, 75, elem_size, config, true, ++seed) == 2);
+    }
+}
+
 TEST_CASE("swizzled on-chip tiles stage without the padding column",
           "[onchip][planner][tile_layout]") {
   using ipt::planner::OnChipTile;
@@ -274,13 +362,15 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
   const auto tile_swizzled = ipt::planner::onchip_tile(wide_swizzled, 1000000, 2);
   CHECK((tile.rows == 32 && tile.cols == 32));
   CHECK((tile_swizzled.rows == 512 && tile_swizzled.cols == 2));
-  // Whatever fits padded fits swizzled, in as many tiles or fewer.
+  // Whatever fits padded fits swizzled, in as many tiles or fewer, element by element
+  // (word tiles, which narrow elements take padded, hold more).
   IPT_TEST_SEED(seed, 17);
   std::mt19937_64 random(seed);
   std::uniform_int_distribution<std::uint64_t> side(1, 60000);
   for (const DeviceProfile& device : {gpu, small, amd_like()})
     for (std::size_t elem_size : {1, 4, 8, 16}) {
-      const auto padded = ipt::planner::choose_onchip(device, elem_size);
+      auto padded = ipt::planner::choose_onchip(device, elem_size);
+      padded.word = 1;
       const auto swizzled = ipt::planner::choose_onchip(device, elem_size, kSwizzled);
       for (int i = 0; i < 300; ++i) {
         const std::uint64_t rows = side(random), cols = 1 + side(random) % (i % 2 ? 40 : 4000);

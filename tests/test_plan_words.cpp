@@ -45,18 +45,20 @@ TEST_CASE("word_factor: the widest word the run, offset and split fill", "[plann
 
 TEST_CASE("narrow SoA steps move words, and plans stay exact", "[planner][words]") {
   const DeviceProfile device = ipt::test::h200_like();
-  // 7810 x 7167 takes 2.1 with m = 710 on the H200 profile: super-elements of 710.
+  // 7810 x 7167 takes 2.1 on the H200 profile: super-elements of m = 710 (2-byte
+  // elements), 1562 (1-byte ones, whose on-chip word tiles hold longer instances).
   for (std::size_t elem_size : {1, 2}) {
+    const std::uint64_t m = elem_size == 1 ? 1562 : 710;
     for (std::uint64_t offset : {0, 1, 2}) {
       const CallShape call{7810, 7167, elem_size, offset, 0, 1};
       const LaunchPlan plan = plan_call(device, call);
       INFO(describe(plan) << "\noffset " << offset);
-      const std::uint64_t word = word_factor(device, elem_size, 710, offset);
+      const std::uint64_t word = word_factor(device, elem_size, m, offset);
       CHECK(soa_word_bytes(plan) == elem_size * word);
       CHECK(check_plan(plan, call.rows, call.cols, 0) == "");
       for (const Step& step : plan.steps)
         if (step.family == Family::kSoa) {
-          CHECK(step.move.C == 710);  // still elements
+          CHECK(step.move.C == m);  // still elements
           CHECK(step.touches == call.rows * call.cols);
         }
     }

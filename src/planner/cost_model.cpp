@@ -68,7 +68,8 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
   // row is an eighth full, at 61%; doubles at 75-76%. What a tile holds beyond the
   // instance costs time: a skinny instance (a few columns in 32-wide tiles) is slow.
   const double used = static_cast<double>(rows * cols) /
-                      static_cast<double>(onchip_tiles(config, rows, cols) * kOnChipTileArea);
+                      static_cast<double>(onchip_tiles(config, rows, cols) *
+                                          onchip_tile(config, rows, cols).area());
   return (elem_size >= 8 ? 0.8 : 0.72) * std::sqrt(used);
 }
 

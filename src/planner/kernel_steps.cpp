@@ -344,16 +344,18 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   check_elem_size(site.elem_size);
   if (!onchip_fits(config, rows, cols) || instances == 0 || instances > UINT32_MAX)
     throw std::logic_error("an on-chip step for a matrix that does not fit");
-  const std::uint64_t per_round =
-      std::min(instances, config.groups * config.tiles / onchip_tiles(config, rows, cols));
   const OnChipTile tile = onchip_tile(config, rows, cols);
+  const std::size_t group_tiles = onchip_group_tiles(config, tile);
+  const std::uint64_t per_round =
+      std::min(instances, config.groups * group_tiles / onchip_tiles(config, rows, cols));
   const bool index64 = site.index64 || needs_index64(site.offset, instances * rows * cols);
   Step step =
       launch(Family::kOnChip, site, index64,
              " -DWG=" + std::to_string(config.work_group) + " -DTR=" + std::to_string(tile.rows) +
-                 " -DTC=" + std::to_string(tile.cols) + " -DTILES=" + std::to_string(config.tiles) +
+                 " -DTC=" + std::to_string(tile.cols) + " -DTILES=" + std::to_string(group_tiles) +
                  " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)) +
-                 tile_layout_option(config.layout),
+                 (tile.word > 1 ? " -DIPT_WORDS=" + std::to_string(tile.word)
+                                : std::string(tile_layout_option(config.layout))),
              config.groups, config.work_group);
   step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
   if (step.flags.buffer != Buffer::kZeroScratch)
@@ -379,6 +381,9 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                 " instances (cycle following in the same kernel if the device cannot run every "
                 "work-group at once)";
   if (config.layout == TileLayout::kSwizzled) step.what += "; swizzled tiles";
+  if (tile.word > 1)
+    step.what += "; moved as 4-byte words, tiles of " + std::to_string(tile.rows) + " x " +
+                 std::to_string(tile.cols);
   return with_split(std::move(step), site);
 }
 

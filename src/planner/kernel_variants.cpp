@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace ipt::planner {
 namespace {
@@ -62,18 +63,24 @@ class Collector {
       add(soa_step(at, 1, 2, 2, C, choose_soa(device_, C, at.elem_size)));
   }
 
-  // 32 x 32 tiles, and the narrow (short) tiles of matrices with 2 to 31 columns (rows)
-  // that 32 x 32 tiles do not fit on chip: one for each power of two up to 32. (A single
-  // column or row moves nothing.)
+  // 32 x 32 (or word) tiles, and the narrow (short) tiles of matrices with 2 to 31
+  // columns (rows) that those do not fit on chip: one for each power of two up to 32. (A
+  // single column or row moves nothing.)
   void onchips(const StepSite& at) {
     const OnChipConfig config = choose_onchip(device_, at.elem_size, TileLayout::kPadded);
     if (config.work_group == 0) return;
     if (onchip_fits(config, 64, 64)) add(onchip_step(at, 1, 64, 64, config));
-    const std::uint64_t tiles = config.groups * config.tiles;
-    const std::uint64_t tall = kOnChipTile * (tiles + 1);  // more 32 x 32 tiles than fit
-    for (std::uint64_t side = 2; side < kOnChipTile; ++side)
-      for (const auto& [rows, cols] : {std::pair{tall, side}, std::pair{side, tall}})
-        if (onchip_fits(config, rows, cols)) add(onchip_step(at, 1, rows, cols, config));
+    // Longer than the 32 x 32 tiles, or the word tiles along either side, hold.
+    std::vector<std::uint64_t> lengths{kOnChipTile * (config.groups * config.tiles + 1)};
+    if (config.word > 1) {
+      const OnChipTile words = onchip_word_tile(config.word);
+      const std::uint64_t beyond = config.groups * onchip_group_tiles(config, words) + 1;
+      lengths.insert(lengths.end(), {words.rows * beyond, words.cols * beyond});
+    }
+    for (const std::uint64_t tall : lengths)
+      for (std::uint64_t side = 2; side < kOnChipTile; ++side)
+        for (const auto& [rows, cols] : {std::pair{tall, side}, std::pair{side, tall}})
+          if (onchip_fits(config, rows, cols)) add(onchip_step(at, 1, rows, cols, config));
   }
 
   const DeviceProfile& device_;

@@ -7,6 +7,8 @@ namespace ipt::planner {
 namespace {
 
 std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, TileLayout layout) {
+  if (tile.word > 1)  // rows of the loaded words and a padding word, and a byte per row
+    return (tile.rows + tile.word) * ((tile.cols / tile.word + 2) * 4 + 1);
   return tile_slots(tile.rows, tile.cols, layout) * elem_size;  // onchip.cl, IPT_SWIZZLE
 }
 
@@ -38,7 +40,29 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size, T
   config.elem_size = elem_size;
   config.stage_bytes = device.local_mem_bytes - fixed;
   config.stage = onchip_stage_tiles(config, {});
+  // Word tiles for 1-byte elements. 2-byte ones ran slower in them than one by one on an
+  // H200 (010! on (21, 322, 13709): 0.269 against 0.239 ms; 60 random shapes: a median of
+  // 709 against 793 GB/s): their gathers and part-words cost more than the loads and
+  // stores saved. The kernel takes either (tests build both).
+  if (elem_size == 1 && layout == TileLayout::kPadded) {
+    const OnChipTile words = onchip_word_tile(4 / elem_size);
+    if (staged_tile_bytes(elem_size, words, layout) <= config.stage_bytes &&
+        onchip_group_tiles(config, words) > 0)
+      config.word = words.word;
+  }
   return config;
+}
+
+OnChipTile onchip_word_tile(std::size_t word) {
+  OnChipTile tile;
+  tile.rows = 15 * word;  // TRW = 16 words hold an output row's share, wherever it starts
+  tile.cols = 31 * word;  // TCW = 32 words hold a tile row, wherever it starts
+  tile.word = word;
+  return tile;
+}
+
+std::size_t onchip_group_tiles(const OnChipConfig& config, const OnChipTile& tile) {
+  return static_cast<std::size_t>(config.tiles * kOnChipTileArea / tile.registers());
 }
 
 OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
@@ -46,6 +70,12 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
   if (config.work_group == 0) return tile;
   const bool narrow = cols < kOnChipTile && cols <= rows;
   const bool short_ = !narrow && rows < kOnChipTile;
+  if (config.word > 1) {
+    const OnChipTile words = onchip_word_tile(config.word);
+    if ((!narrow && !short_) ||
+        tile_count(words, rows, cols) <= config.groups * onchip_group_tiles(config, words))
+      return words;
+  }
   if (!narrow && !short_) return tile;
   // Square tiles whenever they fit: fewer, fuller tiles leave groups idle (a tenth of
   // the groups for 12021 x 3), and skinny doubles that fit either way ran 15% slower in
@@ -62,7 +92,7 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
 
 std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile) {
   return std::min<std::size_t>(
-      {8, config.tiles,
+      {8, onchip_group_tiles(config, tile),
        static_cast<std::size_t>(config.stage_bytes /
                                 staged_tile_bytes(config.elem_size, tile, config.layout))});
 }
@@ -75,7 +105,13 @@ bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t c
   if (config.work_group == 0 || rows == 0 || cols == 0) return false;
   // The kernel indexes the matrix with 32-bit offsets from its start.
   if (rows > UINT32_MAX / cols) return false;
-  return onchip_tiles(config, rows, cols) <= config.groups * config.tiles;
+  // Both ways round: a step's undo transposes the cols x rows result back, and word tiles
+  // (32 x 128 bytes) count differently the other way.
+  const auto holds = [&](std::uint64_t r, std::uint64_t c) {
+    return onchip_tiles(config, r, c) <=
+           config.groups * onchip_group_tiles(config, onchip_tile(config, r, c));
+  };
+  return holds(rows, cols) && holds(cols, rows);
 }
 
 }  // namespace ipt::planner

@@ -25,6 +25,9 @@ struct OnChipConfig {
   std::size_t stage_bytes = 0;  // local memory for staged tiles
   // The staged tiles' layout (IPT_SWIZZLE of kernels/onchip.cl).
   TileLayout layout = TileLayout::kPadded;
+  // Elements per 4-byte word in word tiles (IPT_WORDS of kernels/onchip.cl): 4 for 1-byte
+  // elements in the padded layout (choose_onchip); 1: elements move one by one.
+  std::size_t word = 1;
 };
 
 // The tile shape (TR x TC in onchip.cl) for a rows x cols matrix: 32 x 32, except for a
@@ -33,10 +36,23 @@ struct OnChipConfig {
 // tiles of 463844 x 6 floats were three-quarters empty and did not fit on chip. Both
 // sides at most the work-group (a pass of loads covers whole tile rows, one of stores
 // whole tile columns), and a tile stages in local memory (in config.layout: a padded
-// skinny tile takes half as much again as a swizzled one).
+// skinny tile takes half as much again as a swizzled one). With word tiles (config.word
+// > 1; kernels/onchip.cl explains them), 15 x 31 words (60 x 124 bytes, 30 x 62 2-byte
+// elements) instead of 32 x 32, except for skinny matrices that then do not fit.
 struct OnChipTile {
   std::uint64_t rows = kOnChipTile, cols = kOnChipTile;
+  std::size_t word = 1;  // elements per register: IPT_WORDS
+  std::uint64_t area() const { return rows * cols; }
+  // Registers of a group that hold it: a word tile loads a word more per row and stages
+  // a word's rows more than it holds.
+  std::uint64_t registers() const {
+    return word > 1 ? (rows + word) * (cols / word + 1) : rows * cols;
+  }
 };
+OnChipTile onchip_word_tile(std::size_t word);
+
+// Tiles of this shape that one group holds (TILES of the kernel built for it).
+std::size_t onchip_group_tiles(const OnChipConfig& config, const OnChipTile& tile);
 OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 
 // Tiles of `tile` staged in local memory per round of stores (STAGE), in config.layout:
@@ -47,13 +63,16 @@ std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& til
 // an H200's kernel at 64 registers with 60 bytes of spills, and fastest of 40 and 56.
 inline constexpr std::size_t kOnChipRegisterWords = 40;
 
-// The configuration for elem_size-byte elements, its staged tiles in `layout`. A swizzled
-// configuration fits (onchip_fits) every matrix a padded one fits, in as many tiles or
-// fewer: only the staged bytes differ.
+// The configuration for elem_size-byte elements, its staged tiles in `layout`: padded
+// ones of 1-byte elements in word tiles where a word tile stages. A swizzled
+// configuration fits (onchip_fits) every matrix the padded one fits element by element,
+// in as many tiles or fewer: only the staged bytes differ; with word tiles, a padded one
+// fits more.
 OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size,
                            TileLayout layout = TileLayout::kPadded);
 
-// Tiles of a rows x cols matrix (onchip_tile), and whether `config` holds them all.
+// Tiles of a rows x cols matrix (onchip_tile), and whether `config` holds them all, and
+// those of its transpose.
 std::uint64_t onchip_tiles(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 

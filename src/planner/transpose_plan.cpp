@@ -437,7 +437,8 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
       refuse("the " + std::to_string(rows) + " x " + std::to_string(cols) +
              " matrix does not fit on chip (" + std::to_string(onchip_tiles(onchip, rows, cols)) +
              " tiles of " + std::to_string(tile.rows) + " x " + std::to_string(tile.cols) +
-             ", at most " + std::to_string(onchip.groups * onchip.tiles) + " on this device)");
+             ", at most " + std::to_string(onchip.groups * onchip_group_tiles(onchip, tile)) +
+             " on this device)");
     }
     return whole_onchip_plan(rows, cols);
   }
