@@ -316,7 +316,9 @@ TEST_CASE("the on-chip kernel in word tiles, at every alignment", "[onchip]") {
       }
       // Rounds of instances whose sizes are odd: instance boundaries inside words.
       const std::uint64_t rows = 37, cols = 45;
-      const std::uint64_t per_round = config.tiles / onchip_tiles(config, rows, cols);
+      const std::uint64_t per_round =
+          ipt::planner::onchip_group_tiles(config, onchip_tile(config, rows, cols)) /
+          onchip_tiles(config, rows, cols);
       REQUIRE(per_round >= 1);
       CHECK(ipt::test::run_onchip_kernel(2 * per_round + 1, rows, cols, elem_size, config, false,
                                          ++seed) == 1);

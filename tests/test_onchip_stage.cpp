@@ -177,14 +177,25 @@ TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]")
         }
         // Enough instances for several rounds, and a last round that is not full.
         const std::uint64_t per_round =
-            config.groups * config.tiles / ipt::planner::onchip_tiles(config, rows, cols);
+            config.groups *
+            ipt::planner::onchip_group_tiles(config, onchip_tile(config, rows, cols)) /
+            ipt::planner::onchip_tiles(config, rows, cols);
         const std::uint64_t instances = std::min<std::uint64_t>(2 * per_round + 1 + i, 40);
         CHECK(ipt::test::run_onchip_kernel(instances, rows, cols, elem_size, config, false,
                                            ++seed) == 1);
       }
-      // Instances of exactly what one round holds, twice over.
-      CHECK(ipt::test::run_onchip_kernel(2, 32, 32 * config.tiles, elem_size, config, false,
-                                         ++seed) == 1);
+      // Instances of exactly what one round holds, twice over; in word tiles (1-byte
+      // elements), of a band of them as wide as fits on chip either way round.
+      if (config.word == 1) {
+        CHECK(ipt::test::run_onchip_kernel(2, 32, 32 * config.tiles, elem_size, config, false,
+                                           ++seed) == 1);
+      } else {
+        const auto words = ipt::planner::onchip_word_tile(config.word);
+        std::uint64_t cols = words.cols * ipt::planner::onchip_group_tiles(config, words);
+        while (!ipt::planner::onchip_fits(config, words.rows, cols)) cols -= words.cols;
+        CHECK(ipt::test::run_onchip_kernel(3, words.rows, cols, elem_size, config, false, ++seed) ==
+              1);
+      }
       CHECK(ipt::test::run_onchip_kernel(5, 7, 3, elem_size, config, true, ++seed) == 2);
       config.groups = 3;
       ipt::test::run_onchip_kernel(9, 50, 33, elem_size, config, false, ++seed);
