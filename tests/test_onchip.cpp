@@ -191,10 +191,7 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
   std::uint64_t seed = 1;
   for (std::size_t max_wg : {1024, 256, 64})
     for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
-      DeviceProfile profile;
-      profile.max_work_group_size = max_wg;
-      profile.local_mem_bytes = 48 * 1024;
-      profile.compute_units = 1;
+      DeviceProfile profile = ipt::test::one_unit(max_wg);
       auto config = ipt::planner::choose_onchip(profile, elem_size);
       INFO("max_wg " << max_wg << ", elem_size " << elem_size);
       if (max_wg == 64 && elem_size == 16) {
@@ -296,10 +293,7 @@ TEST_CASE("the on-chip kernel in word tiles, at every alignment", "[onchip]") {
   std::uint64_t seed = 300;
   for (std::size_t max_wg : {256, 64})
     for (std::size_t elem_size : {1, 2}) {
-      DeviceProfile profile;
-      profile.max_work_group_size = max_wg;
-      profile.local_mem_bytes = 48 * 1024;
-      profile.compute_units = 1;
+      DeviceProfile profile = ipt::test::one_unit(max_wg);
       auto config = ipt::planner::choose_onchip(profile, elem_size);
       INFO("max_wg " << max_wg << ", elem_size " << elem_size);
       REQUIRE(config.word == (elem_size == 1 ? 4 : 1));
@@ -415,10 +409,7 @@ TEST_CASE("the on-chip kernel with swizzled tiles: one pass, rounds and cycle fo
   // elements, and the narrow tiles of a skinny matrix of 4-byte ones.
   using ipt::planner::TileLayout;
   std::uint64_t seed = 1300;
-  DeviceProfile profile;
-  profile.max_work_group_size = 1024;
-  profile.local_mem_bytes = 48 * 1024;
-  profile.compute_units = 1;
+  DeviceProfile profile = ipt::test::one_unit(1024);
   for (std::size_t elem_size : {4, 8}) {
     auto config = ipt::planner::choose_onchip(profile, elem_size, TileLayout::kSwizzled);
     INFO("elem_size " << elem_size << ", stage " << config.stage);

@@ -159,10 +159,7 @@ TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]")
   std::uint64_t seed = 10;
   for (std::size_t max_wg : {1024, 256})
     for (std::size_t elem_size : {1, 4, 8, 16}) {
-      DeviceProfile profile;
-      profile.max_work_group_size = max_wg;
-      profile.local_mem_bytes = 48 * 1024;
-      profile.compute_units = 1;
+      DeviceProfile profile = ipt::test::one_unit(max_wg);
       auto config = ipt::planner::choose_onchip(profile, elem_size);
       INFO("max_wg " << max_wg << ", elem_size " << elem_size);
       REQUIRE(config.work_group == max_wg);

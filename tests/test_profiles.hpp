@@ -43,6 +43,16 @@ inline planner::DeviceProfile cpu_like() {
   return p;
 }
 
+// One compute unit with work-groups of at most max_wg and 48 KiB of local memory: the
+// on-chip kernel's tests run one group (which never waits for another) or a few.
+inline planner::DeviceProfile one_unit(std::size_t max_wg) {
+  planner::DeviceProfile p;
+  p.max_work_group_size = max_wg;
+  p.local_mem_bytes = 48 * 1024;
+  p.compute_units = 1;
+  return p;
+}
+
 struct NamedProfile {
   const char* name;
   planner::DeviceProfile device;

@@ -20,6 +20,7 @@
 #include "step_check.hpp"
 #include "support/random_data.hpp"
 #include "support/step_run.hpp"
+#include "test_profiles.hpp"
 #include "test_support.hpp"
 
 using ipt::planner::Buffer;
@@ -204,10 +205,7 @@ TEST_CASE("on-chip kernel on a split matrix", "[split][onchip]") {
   std::uint64_t seed = 72000;
   for (std::size_t elem_size : {1, 4, 16}) {  // 1: word tiles
     // A GPU-like group of 256 on one compute unit, as tests/test_onchip*.cpp use.
-    ipt::planner::DeviceProfile profile;
-    profile.max_work_group_size = 256;
-    profile.local_mem_bytes = 48 * 1024;
-    profile.compute_units = 1;
+    ipt::planner::DeviceProfile profile = ipt::test::one_unit(256);
     auto config = ipt::planner::choose_onchip(profile, elem_size);
     REQUIRE(config.work_group == 256);
     // Sides of 32 or more: tiles of 32 x 32, one program per element size. As many tiles
