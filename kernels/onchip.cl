@@ -52,18 +52,18 @@
 // (see below).
 //
 // Word tiles (IPT_WORDS = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements; plans use them
-// for 1-byte ones, planner/onchip_plan.cpp says why). Moved one per
-// work-item and register, narrow elements ran the kernel at the time per element of
-// floats: a quarter (half) of the bytes per load, store and register. With words, every
-// load and store of a tile moves an aligned 4-byte word, a register holds one, and no
-// element takes a register of its own. A tile row starts anywhere in a word (its matrix's
-// rows need not be a multiple of the word long), so the tile is one word narrower than
-// the words each row loads: TCW aligned words always hold the row's TC = (TCW - 1) *
-// IPT_WORDS elements, whatever its first element's place in its word (`shift`, kept per
-// tile row as it was loaded). Likewise TR = (TRW - 1) * IPT_WORDS rows, so that the TR elements an
-// output row takes from a tile lie in TRW aligned words: their inner words are stored
-// whole, the two at the ends element by element (a neighbouring tile writes the rest of
-// those), so no word is written by two work-items. Staged rows keep a padding word.
+// for 1-byte ones, planner/onchip_plan.cpp says why). Moved one per work-item and
+// register, narrow elements ran the kernel at the time per element of floats: a quarter
+// (half) of the bytes per load, store and register. With words, every load and store of
+// a tile moves an aligned 4-byte word, a register holds one, and no element takes a
+// register of its own. A tile row starts anywhere in a word (its matrix's rows need not
+// be a multiple of the word long), so the tile is one word narrower than the words each
+// row loads: TCW aligned words always hold the row's TC = (TCW - 1) * IPT_WORDS elements,
+// whatever its first element's place in its word (`shift`, kept per tile row as it was
+// loaded). Likewise TR = (TRW - 1) * IPT_WORDS rows, so that the TR elements an output
+// row takes from a tile lie in TRW aligned words: their inner words are stored whole, the
+// two at the ends element by element (a neighbouring tile writes the rest of those), so
+// no word is written by two work-items. Staged rows keep a padding word.
 
 #ifndef IPT_SWIZZLE
 #define IPT_SWIZZLE 0
@@ -119,16 +119,11 @@ uint onchip_next(uint p, uint rows, uint cols) {
 }
 
 #if IPT_WORDS > 1
-// Word tiles: where element t of a word sits in it, and how two aligned words give the
-// word that starts `s` elements into the first.
+// Word tiles: where element t of a word sits in it.
 #ifdef __ENDIAN_LITTLE__
-#define ELEM_SHIFT(t) ((t)*8 * IPT_ELEM_BYTES)
-#define FUNNEL(lo, hi, s) \
-  (((lo) >> ((s)*8 * IPT_ELEM_BYTES)) | ((hi) << (32 - (s)*8 * IPT_ELEM_BYTES)))
+#define ELEM_SHIFT(t) ((t) * 8 * IPT_ELEM_BYTES)
 #else
 #define ELEM_SHIFT(t) ((IPT_WORDS - 1 - (t)) * 8 * IPT_ELEM_BYTES)
-#define FUNNEL(lo, hi, s) \
-  (((lo) << ((s)*8 * IPT_ELEM_BYTES)) | ((hi) >> (32 - (s)*8 * IPT_ELEM_BYTES)))
 #endif
 #if IPT_SPLIT
 #define RUN(m, first, last) run_of(m, first, last)
@@ -146,7 +141,7 @@ uint onchip_next(uint p, uint rows, uint cols) {
 reg_t load_word(matrix_t m, idx_t e, uint s, uint k, idx_t end) {
   const idx_t from = e + k * IPT_WORDS;  // + s: the word's first element, e - s + k * WORDS
   if (from >= s && end - (from - s) >= IPT_WORDS) {
-    __global const elem_t* run = RUN(m, from - s, from - s + IPT_WORDS - 1);
+    __global const elem_t *run = RUN(m, from - s, from - s + IPT_WORDS - 1);
     if (run != 0 && MISALIGNED(run) == 0) return *(__global const uint*)run;
   }
   reg_t v = 0;
@@ -159,11 +154,11 @@ reg_t load_word(matrix_t m, idx_t e, uint s, uint k, idx_t end) {
 // (`s` elements past a word's start): the element at position i of the segment is that
 // of staged row i, at element column[i * STAGE_COLS + shift[i]] (its row's place in its
 // words). A whole word is stored as one; one at an end of the segment, element by element.
-void store_word(matrix_t m, idx_t d, uint s, uint q, uint valid, __local const elem_t* column,
-                __local const uchar* shift) {
+void store_word(matrix_t m, idx_t d, uint s, uint q, uint valid, __local const elem_t *column,
+                __local const uchar *shift) {
   const int first = (int)(q * IPT_WORDS) - (int)s;
   if (first >= 0 && (uint)first + IPT_WORDS <= valid) {
-    __global elem_t* run = RUN(m, d + (uint)first, d + (uint)first + IPT_WORDS - 1);
+    __global elem_t *run = RUN(m, d + (uint)first, d + (uint)first + IPT_WORDS - 1);
     if (run != 0 && MISALIGNED(run) == 0) {
       uint v = 0;
       for (uint t = 0; t < IPT_WORDS; ++t) {
@@ -202,8 +197,8 @@ void store_word(matrix_t m, idx_t d, uint s, uint q, uint valid, __local const e
 // Each element is thus written by exactly one work-item, after its value was read, and
 // no order between groups is needed beyond the barriers; no scratch beyond `arrived`.
 void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint participant,
-                   uint participants, volatile __global uint* arrived, __local volatile uint* sink,
-                   __local elem_t* held) {
+                   uint participants, volatile __global uint *arrived,
+                   __local volatile uint *sink, __local elem_t *held) {
   const uint n = rows * cols;
   const uint items = participants * WG;
   const uint me = participant * WG + get_local_id(0);
@@ -260,7 +255,7 @@ void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint partic
       }
     }
   }
-  if (stride == 1) return;                                    // every element is a head
+  if (stride == 1) return;  // every element is a head
   for (idx_t g = me; g < (idx_t)instances * n; g += items) {  // (3)
     const idx_t i = g / n;
     const uint p = (uint)(g - i * n);
@@ -286,7 +281,7 @@ void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint partic
 // times, for all `groups` announcements, closes the tickets and publishes the decision;
 // the others wait for it. Returns the decision, with the number of tickets taken before
 // the close (the groups that run) in its bits from 2 on.
-uint decide(volatile __global uint* sync, uint ticket, uint groups, uint patience) {
+uint decide(volatile __global uint *sync, uint ticket, uint groups, uint patience) {
   if (ticket != 0) {
     uint d;
     while ((d = sync[1]) == 0) {  // the ticket-0 group is running: it decides soon
@@ -307,7 +302,7 @@ uint decide(volatile __global uint* sync, uint ticket, uint groups, uint patienc
 // Every group's last step: the last one out (all others have made their last access to
 // the scratch) zeroes it, so that the next kernel given this buffer finds it as this one
 // did. Sets *last_out for the whole group.
-void leave(volatile __global uint* sync, __local uint* last_out) {
+void leave(volatile __global uint *sync, __local uint *last_out) {
   const uint lid = get_local_id(0);
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // every work-item of the group done
   if (lid == 0) {
@@ -319,12 +314,12 @@ void leave(volatile __global uint* sync, __local uint* last_out) {
   if (lid < SYNC_WORDS) sync[lid] = 0;
 }
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ipt_onchip(
-    __global elem_t* buffer, idx_t offset, uint rows, uint cols, uint instances, uint per_round,
-    volatile __global uint* scratch_base, ulong scratch_word, uint groups, uint patience,
-    __global uint* zero_base, ulong zero_word, ulong zero_words,
-    __global uint* report SPLIT_PARAMS) {
-  volatile __global uint* sync = scratch_base + scratch_word;  // zero: see above
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uint instances,
+                uint per_round, volatile __global uint *scratch_base, ulong scratch_word,
+                uint groups, uint patience, __global uint *zero_base, ulong zero_word,
+                ulong zero_words, __global uint *report SPLIT_PARAMS) {
+  volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
 #if IPT_WORDS > 1
   __local uint stage[STAGE][LR][STAGE_WORDS];
   __local uchar shift[TILES][LR];  // where each tile row starts in its words, as loaded
@@ -356,7 +351,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ipt_onchip(
     const idx_t end = (idx_t)instances * instance_elements;  // the matrix's end
 #endif
     reg_t reg[REGS];
-    UNROLL
+UNROLL
     for (int r = 0; r < REGS; ++r) reg[r] = (reg_t)(0);  // no unset value reaches the sink
     // Round k moves instances [k * per_round, ...): whole instances, so that a round's
     // stores land only where that round's loads came from.
@@ -375,10 +370,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ipt_onchip(
         // The current instance's first element; an index within an instance is a uint.
         idx_t src = (idx_t)(i0 + i_first) * instance_elements;
         uint ti = ti_first, tj = tj_first;
-        UNROLL
+UNROLL
         for (int j = 0; j < TILES; ++j) {
           if ((uint)j < mine) {
-            UNROLL
+UNROLL
             for (int p = 0; p < PASSES; ++p) {
 #if IPT_WORDS > 1
               const uint trow = (uint)p * LOAD_ROWS + lr, row = ti * TR + trow;
@@ -406,7 +401,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ipt_onchip(
       }
       // Only now, with every load issued: a use right after each load would make the
       // work-item wait for one load before issuing the next.
-      UNROLL
+UNROLL
       for (int r = 0; r < REGS; ++r) consumed ^= REG_WORD(reg[r]);
       sink[lid] = consumed;  // waits for every load (see above)
       mem_fence(CLK_GLOBAL_MEM_FENCE);
@@ -429,13 +424,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ipt_onchip(
       // transposed in local memory.
       idx_t dst = (idx_t)(i0 + i_first) * instance_elements;  // as `src` above
       uint ti = ti_first, tj = tj_first;
-      UNROLL
+UNROLL
       for (int base = 0; base < TILES; base += STAGE) {
         if ((uint)base < mine) {
-          UNROLL
+UNROLL
           for (int jj = 0; jj < STAGE; ++jj) {
             if (base + jj < TILES && (uint)(base + jj) < mine) {
-              UNROLL
+UNROLL
               for (int p = 0; p < PASSES; ++p) {
                 const uint row = (uint)p * LOAD_ROWS + lr;
                 stage[jj][row][STAGED(row, lc)] =
@@ -444,10 +439,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void ipt_onchip(
             }
           }
           barrier(CLK_LOCAL_MEM_FENCE);
-          UNROLL
+UNROLL
           for (int jj = 0; jj < STAGE; ++jj) {
             if (base + jj < TILES && (uint)(base + jj) < mine) {
-              UNROLL
+UNROLL
               for (int p = 0; p < PASSES; ++p) {
 #if IPT_WORDS > 1
                 // Output row orow's segment of the tile: the tile's rows that lie in the
