@@ -142,7 +142,7 @@ reg_t load_word(matrix_t m, idx_t e, uint s, uint k, idx_t end) {
   const idx_t from = e + k * IPT_WORDS;  // + s: the word's first element, e - s + k * WORDS
   if (from >= s && end - (from - s) >= IPT_WORDS) {
     __global const elem_t *run = RUN(m, from - s, from - s + IPT_WORDS - 1);
-    if (run != 0 && MISALIGNED(run) == 0) return *(__global const uint*)run;
+    if (run != 0 && MISALIGNED(run) == 0) return *(__global const uint *)run;
   }
   reg_t v = 0;
   for (uint t = 0; t < IPT_WORDS; ++t)
@@ -165,7 +165,7 @@ void store_word(matrix_t m, idx_t d, uint s, uint q, uint valid, __local const e
         const uint i = (uint)first + t;
         v |= (uint)column[i * STAGE_COLS + shift[i]] << ELEM_SHIFT(t);
       }
-      *(__global uint*)run = v;
+      *(__global uint *)run = v;
       return;
     }
   }
@@ -323,7 +323,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
 #if IPT_WORDS > 1
   __local uint stage[STAGE][LR][STAGE_WORDS];
   __local uchar shift[TILES][LR];  // where each tile row starts in its words, as loaded
-#define STAGE_AT(jj, r, c) (((__local elem_t*)stage[jj][r])[c])
+#define STAGE_AT(jj, r, c) (((__local elem_t *)stage[jj][r])[c])
 #else
   __local elem_t stage[STAGE][TR][STAGE_COLS];  // padded or swizzled: see IPT_SWIZZLE
 #define STAGE_AT(jj, r, c) stage[jj][r][c]
@@ -476,7 +476,7 @@ UNROLL
     }
     if (decision != DECISION_GO)
       follow_cycles(m, rows, cols, instances, ticket, running, &sync[4], &sink[lid],
-                    (__local elem_t*)&stage[0][0][0]);
+                    (__local elem_t *)&stage[0][0][0]);
   }
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))

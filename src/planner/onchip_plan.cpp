@@ -108,8 +108,8 @@ bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t c
   // Both ways round: a step's undo transposes the cols x rows result back, and word tiles
   // (32 x 128 bytes) count differently the other way.
   const auto holds = [&](std::uint64_t r, std::uint64_t c) {
-    return onchip_tiles(config, r, c) <=
-           config.groups * onchip_group_tiles(config, onchip_tile(config, r, c));
+    const OnChipTile tile = onchip_tile(config, r, c);
+    return tile_count(tile, r, c) <= config.groups * onchip_group_tiles(config, tile);
   };
   return holds(rows, cols) && holds(cols, rows);
 }
