@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -192,15 +193,43 @@ const char* sequence_name(Sequence sequence) {
   return "?";
 }
 
+namespace {
+
+// x's prime factors with their multiplicities, by trial division up to the square root
+// of what is left: a side with small factors is done in a few steps. In T's width, since
+// a 32-bit division costs a fraction of a 64-bit one and the planner factors sides many
+// times per call (a new shape's first call waits for it).
+template <typename T>
+std::vector<std::pair<std::uint64_t, int>> prime_factors(T rest) {
+  std::vector<std::pair<std::uint64_t, int>> factors;
+  const auto take = [&](T p) {
+    int power = 0;
+    for (; rest % p == 0; rest /= p) ++power;
+    if (power > 0) factors.emplace_back(p, power);
+  };
+  take(2);
+  for (T p = 3; p <= rest / p; p += 2) take(p);
+  if (rest > 1) factors.emplace_back(rest, 1);
+  return factors;
+}
+
+}  // namespace
+
 std::vector<std::uint64_t> divisors(std::uint64_t x) {
-  std::vector<std::uint64_t> low, high;
-  for (std::uint64_t d = 1; d <= x / d; ++d) {  // d * d would wrap for x near 2^64
-    if (x % d != 0) continue;
-    low.push_back(d);
-    if (d != x / d) high.push_back(x / d);
+  if (x == 0) return {};
+  const auto factors =
+      x <= UINT32_MAX ? prime_factors(static_cast<std::uint32_t>(x)) : prime_factors(x);
+  std::vector<std::uint64_t> all{1};
+  for (const auto& [p, power] : factors) {
+    const std::size_t before = all.size();
+    std::uint64_t p_k = 1;
+    for (int k = 0; k < power; ++k) {
+      p_k *= p;
+      for (std::size_t i = 0; i < before; ++i) all.push_back(all[i] * p_k);
+    }
   }
-  low.insert(low.end(), high.rbegin(), high.rend());
-  return low;
+  std::sort(all.begin(), all.end());
+  return all;
 }
 
 TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
