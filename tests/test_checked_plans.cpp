@@ -2,10 +2,14 @@
 // planning and preparing, yet every result stays exact, and nothing stale is ever reused:
 // other settings, another offset or another buffer room plan anew, and a call that failed
 // its checks is not remembered. A prepared plan holds its programs.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <set>
 #include <string>
 
 #include "runtime/checked_plans.hpp"
+#include "runtime/device_query.hpp"
+#include "runtime/launcher.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/transpose.hpp"
 #include "test_support.hpp"
@@ -121,4 +125,46 @@ TEST_CASE("a checked plan keeps its programs when only the program cache is clea
   CHECK(rt::program_cache_size() == 0);
   rt::clear_caches();
   CHECK(rt::checked_plan_stats().entries == 0);
+}
+
+TEST_CASE("a program's on-chip launch is probed once, not once per shape", "[plan-cache][onchip]") {
+  // NVIDIA's driver under-reports the on-chip kernel's work-group limit, so its launch is
+  // probed (launcher.cpp); a new shape whose on-chip program was probed before must not
+  // pay for another probe. Devices that report the limit rightly never probe.
+  rt::clear_caches();
+  ipt_plan_options onchip{};
+  onchip.sequence = IPT_SEQUENCE_ON_CHIP;
+  // The on-chip programs (steps and undo) a forced on-chip call of rows x cols prepares.
+  const auto programs = [](std::uint64_t rows, std::uint64_t cols) {
+    ipt::planner::PlanRequest request;  // IPT_SEQUENCE_ON_CHIP's (api/plan_options.cpp)
+    request.onchip = ipt::planner::OnChip::kForce;
+    const auto plan =
+        rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4, 0, &request);
+    std::set<std::string> options;
+    for (const auto* steps : {&plan.steps, &plan.undo})
+      for (const auto& step : *steps)
+        if (step.family == ipt::planner::Family::kOnChip) options.insert(step.options);
+    return options;
+  };
+  const auto first = programs(150, 170), second = programs(170, 150);
+  REQUIRE(!first.empty());
+  REQUIRE(std::includes(first.begin(), first.end(), second.begin(), second.end()));
+
+  const auto call = [&](std::size_t rows, std::size_t cols, std::uint64_t seed) {
+    GuardedMatrix m(rows, cols, 4, 0, 16, seed);
+    cl_event done = nullptr;
+    const ipt_status status = ipt_transpose_with_options(session().queue(), m.buffer(), 0, rows,
+                                                         cols, 4, &onchip, 0, nullptr, &done);
+    if (status != IPT_SUCCESS) return std::string("status ") + ipt_status_string(status);
+    clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    return m.check_transposed();
+  };
+  const std::size_t before = rt::onchip_probe_count();
+  CHECK(call(150, 170, 11) == "");
+  const std::size_t after_first = rt::onchip_probe_count();
+  CHECK(after_first - before <= first.size());
+  CHECK(call(170, 150, 12) == "");
+  CHECK(call(150, 170, 13) == "");  // forced plans are prepared on every call
+  CHECK(rt::onchip_probe_count() == after_first);
 }

@@ -1,6 +1,7 @@
 #include "runtime/launcher.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@
 
 namespace ipt::runtime {
 namespace {
+
+std::atomic<std::size_t> probes{0};
 
 using planner::Buffer;
 using planner::KernelArg;
@@ -96,6 +99,7 @@ void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, Poo
   }
   release_when_complete(done, sync);
   release_when_complete(done, one);
+  ++probes;
 }
 
 }  // namespace
@@ -114,7 +118,10 @@ ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& contex
   const std::size_t compiled = kernel.compiled_work_group();
   if (step.family == planner::Family::kOnChip && compiled == work_group &&
       kernel.work_group_limit() < compiled) {
-    probe_onchip(queue, context, kernel, step);
+    if (!program->launch_accepted()) {
+      probe_onchip(queue, context, kernel, step);
+      program->accept_launch();
+    }
     return program;
   }
   const std::size_t limit = kernel.work_group_limit();
@@ -130,6 +137,8 @@ ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& contex
                                    std::to_string(local));
   return program;
 }
+
+std::size_t onchip_probe_count() { return probes.load(); }
 
 cl::Event enqueue_step(const cl::CommandQueue& queue, const cl::Device& device,
                        const ProgramRef& program, const planner::Step& step,

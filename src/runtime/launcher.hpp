@@ -28,10 +28,14 @@ class WorkGroupTooLarge : public Error {
 // work-group against the compiled kernel's limit, the local memory against the device's.
 // An on-chip kernel compiled for exactly its work-group whose reported limit is lower
 // (NVIDIA's driver under-reports it) runs its probe instead (planner::onchip_probe_step,
-// on `queue`, on buffers of its own, waiting for nothing). Throws ipt::Error:
+// on `queue`, on buffers of its own, waiting for nothing), the first time its program is
+// prepared (CachedProgram::launch_accepted). Throws ipt::Error:
 // WorkGroupTooLarge, IPT_OUT_OF_RESOURCES, IPT_BUILD_PROGRAM_FAILURE.
 ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& context,
                         const cl::Device& device, const planner::Step& step);
+
+// Probes of the on-chip kernel launched since the process started (for tests).
+std::size_t onchip_probe_count();
 
 // The buffers a plan's arguments name (planner::Buffer); null where a plan uses none.
 struct BoundBuffers {

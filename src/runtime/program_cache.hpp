@@ -3,6 +3,7 @@
 // instead of compiling twice.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -37,6 +38,12 @@ class CachedProgram {
  public:
   explicit CachedProgram(cl::Program program) : program_(std::move(program)) {}
   const cl::Program& program() const { return program_; }
+  // Whether the device has accepted a launch of this program's kernel at its compiled
+  // work-group size (launcher.cpp probes the on-chip kernel, whose limit NVIDIA's driver
+  // under-reports): once per program, not once per shape, since a probe cost a new
+  // shape's first call two buffers and a launch of the whole grid.
+  bool launch_accepted() const { return launch_accepted_.load(std::memory_order_acquire); }
+  void accept_launch() { launch_accepted_.store(true, std::memory_order_release); }
 
  private:
   friend class PooledKernel;
@@ -53,6 +60,7 @@ class CachedProgram {
     std::vector<Scalar> scalars;  // what the kernel object holds, by argument index
   };
   cl::Program program_;
+  std::atomic<bool> launch_accepted_{false};
   std::mutex mutex_;
   std::vector<KernelState> idle_;
 };
