@@ -1,11 +1,12 @@
 # The layering of src/, checked when CMake configures and again by every build, so that a
 # wrong include fails the build: api -> runtime -> planner, one way. The planner is pure C++ (no OpenCL header,
 # no ipt.h), nothing includes a layer above its own, the project's includes form no
-# cycle, and no chain of them is deeper than IPT_MAX_INCLUDE_DEPTH.
+# cycle, and no chain of them is deeper than IPT_MAX_INCLUDE_DEPTH. The cpu layer (the
+# native CPU path of host transposition) sits between runtime and planner, as pure C++.
 #
 #   ipt_check_layers(<src dir> <max depth>)
 cmake_policy(SET CMP0057 NEW)  # IN_LIST, also in script mode
-set(IPT_LAYERS planner runtime api)
+set(IPT_LAYERS planner cpu runtime api)
 
 function(_ipt_layer_rank layer out)
   list(FIND IPT_LAYERS "${layer}" rank)
@@ -71,8 +72,8 @@ function(ipt_check_layers src max_depth)
       list(APPEND names "${name}")
     endif()
     file(STRINGS "${src}/${rel}" system REGEX "#[ \t]*include[ \t]*[<\"](CL/|ipt/ipt)")
-    if(layer STREQUAL "planner" AND system)
-      message(FATAL_ERROR "src/${rel}: the planner includes no OpenCL or API header")
+    if((layer STREQUAL "planner" OR layer STREQUAL "cpu") AND system)
+      message(FATAL_ERROR "src/${rel}: the ${layer} layer includes no OpenCL or API header")
     endif()
     _ipt_includes("${src}/${rel}" includes)
     foreach(inc IN LISTS includes)
@@ -94,7 +95,7 @@ function(ipt_check_layers src max_depth)
   if(deepest GREATER max_depth)
     message(FATAL_ERROR "src/${deepest_file}: includes ${deepest} levels deep (at most ${max_depth})")
   endif()
-  message(STATUS "src/ layers checked: api -> runtime -> planner, includes at most ${deepest} deep")
+  message(STATUS "src/ layers checked: api -> runtime -> cpu -> planner, includes at most ${deepest} deep")
 endfunction()
 
 # Script mode, run by the build (src/CMakeLists.txt) so that an include added after the

@@ -1,0 +1,33 @@
+// The native CPU path of host transposition (ipt_transpose_host): a row-major matrix in
+// host memory becomes its transpose in the same memory, on several threads, without a
+// device. Pure C++: no OpenCL.
+//
+// Square matrices swap tile pairs across the diagonal, each pair small enough for a core's
+// L1 cache, so that every element is read once and written once in whole cache lines
+// (the blocked swaps of the square-transposition report), taken by the threads from a
+// shared counter in the order of a recursive split of the upper triangle (nearby tiles
+// close in time, which keeps the L2 and L3 caches useful).
+//
+// Other shapes follow the permutation's cycles: the element of the transpose's position
+// p comes from position src(p), and each cycle is moved by the thread that owns its
+// smallest position. A bit per element (when that memory can be had) marks the positions
+// already moved, so that the other positions of a moved cycle are skipped without
+// walking it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ipt::cpu {
+
+// Threads the CPU path uses when the caller names none: the hardware's (at least 1).
+unsigned default_threads();
+
+// Transposes, in place, the rows x cols row-major matrix of elem_size-byte elements (1,
+// 2, 4, 8 or 16; others throw std::invalid_argument) at `data`, on `threads` threads (0:
+// default_threads()). Touches no byte outside the matrix. Throws std::bad_alloc or
+// std::system_error (a thread that cannot start) before any element has moved.
+void transpose(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
+               unsigned threads = 0);
+
+}  // namespace ipt::cpu
