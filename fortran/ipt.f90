@@ -48,6 +48,9 @@ module ipt
   integer(c_int), parameter, public :: IPT_SEQUENCE_ON_CHIP = 9
   integer(c_int), parameter, public :: IPT_PADDING_AUTO = 0
   integer(c_int), parameter, public :: IPT_PADDING_OFF = 1
+  integer(c_int), parameter, public :: IPT_HOST_AUTO = 0
+  integer(c_int), parameter, public :: IPT_HOST_DEVICE = 1
+  integer(c_int), parameter, public :: IPT_HOST_CPU = 2
 
   ! A caller-adjusted plan; the defaults mean "automatic" (as ipt_plan_options in ipt.h:
   ! m, n and the padded shape 0 for the planner's; max_bytes 0 for the buffer's size in a
@@ -90,6 +93,12 @@ module ipt
   public :: ipt_warmup, ipt_clear_cache, ipt_status_string, ipt_last_error_message
   public :: ipt_plan, ipt_transpose_with_options, ipt_sequence_name
   public :: ipt_transpose_batched, ipt_transpose_batched_f32, ipt_transpose_batched_f64
+  public :: ipt_transpose_host, ipt_transpose_host_f32, ipt_transpose_host_f64
+
+  type, bind(C) :: c_host_options
+    integer(c_int) :: scheme
+    integer(c_int32_t) :: threads
+  end type
 
   interface
     function c_transpose(queue, buffer, offset, rows, cols, num_events, wait_list, event, &
@@ -138,6 +147,14 @@ module ipt
       import :: c_ptr, c_size_t, c_int
       type(c_ptr), value :: context, device
       integer(c_size_t), value :: elem_size
+      integer(c_int) :: status
+    end function
+    function c_transpose_host(queue, host, rows, cols, elem_size, options) &
+        bind(C, name="ipt_transpose_host") result(status)
+      import :: c_ptr, c_size_t, c_int, c_host_options
+      type(c_ptr), value :: queue, host
+      integer(c_size_t), value :: rows, cols, elem_size
+      type(c_host_options), intent(in) :: options
       integer(c_int) :: status
     end function
     function c_clear_cache() bind(C, name="ipt_clear_cache") result(status)
@@ -479,6 +496,69 @@ contains
     do i = 1, length
       text(i:i) = chars(i)
     end do
+  end function
+
+  ! Transposes, in place, the rows x cols row-major matrix of elem_size-byte elements at
+  ! `host` in host memory (c_loc of an array): a Fortran array a(m, n) is the row-major
+  ! n x m matrix, so call with rows = n, cols = m; afterwards a holds the transpose as an
+  ! array of shape (n, m). Through the device of `queue` (c_null_ptr: the CPU) or on the
+  ! CPU: `scheme` IPT_HOST_AUTO (default), IPT_HOST_DEVICE or IPT_HOST_CPU; `threads`
+  ! for the CPU path (default 0: one per hardware thread). Blocks until done; the matrix
+  ! is unchanged when it fails.
+  function ipt_transpose_host(queue, host, rows, cols, elem_size, scheme, threads) &
+      result(status)
+    type(c_ptr), intent(in) :: queue, host
+    integer(c_int64_t), intent(in) :: rows, cols, elem_size
+    integer(c_int), intent(in), optional :: scheme
+    integer, intent(in), optional :: threads
+    integer(c_int) :: status
+    type(c_host_options) :: options
+    if (rows < 0 .or. cols < 0 .or. elem_size < 0) then
+      status = IPT_INVALID_VALUE
+      return
+    end if
+    options%scheme = IPT_HOST_AUTO
+    options%threads = 0
+    if (present(scheme)) options%scheme = scheme
+    if (present(threads)) then
+      if (threads < 0) then
+        status = IPT_INVALID_VALUE
+        return
+      end if
+      options%threads = int(threads, c_int32_t)
+    end if
+    status = c_transpose_host(queue, host, int(rows, c_size_t), int(cols, c_size_t), &
+                              int(elem_size, c_size_t), options)
+  end function
+
+  ! ipt_transpose_host for 4-byte reals: a(rows * cols) (any shape) holds the matrix.
+  function ipt_transpose_host_f32(queue, a, rows, cols, scheme, threads) result(status)
+    type(c_ptr), intent(in) :: queue
+    real(c_float), intent(inout), target, contiguous :: a(:)
+    integer(c_int64_t), intent(in) :: rows, cols
+    integer(c_int), intent(in), optional :: scheme
+    integer, intent(in), optional :: threads
+    integer(c_int) :: status
+    if (size(a, kind=c_int64_t) < rows * cols) then
+      status = IPT_INVALID_VALUE
+      return
+    end if
+    status = ipt_transpose_host(queue, c_loc(a), rows, cols, 4_c_int64_t, scheme, threads)
+  end function
+
+  ! ipt_transpose_host for 8-byte reals: a(rows * cols) (any shape) holds the matrix.
+  function ipt_transpose_host_f64(queue, a, rows, cols, scheme, threads) result(status)
+    type(c_ptr), intent(in) :: queue
+    real(c_double), intent(inout), target, contiguous :: a(:)
+    integer(c_int64_t), intent(in) :: rows, cols
+    integer(c_int), intent(in), optional :: scheme
+    integer, intent(in), optional :: threads
+    integer(c_int) :: status
+    if (size(a, kind=c_int64_t) < rows * cols) then
+      status = IPT_INVALID_VALUE
+      return
+    end if
+    status = ipt_transpose_host(queue, c_loc(a), rows, cols, 8_c_int64_t, scheme, threads)
   end function
 
 end module ipt

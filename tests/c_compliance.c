@@ -17,6 +17,15 @@ int main(void) {
   if (ipt_padded_size(NULL, 4, 4, 4, &bytes) != IPT_INVALID_DEVICE) ++failures;
   if (strstr(ipt_last_error_message(), "ipt_padded_size") == NULL) ++failures;
   if (ipt_clear_cache() != IPT_SUCCESS) ++failures;
+  {
+    /* Host matrices on the CPU need no device. */
+    float m[2][3] = {{1, 2, 3}, {4, 5, 6}};
+    const float t[6] = {1, 4, 2, 5, 3, 6};
+    ipt_host_options options = {IPT_HOST_CPU, 2};
+    if (ipt_transpose_host_f32(NULL, &m[0][0], 2, 3, &options) != IPT_SUCCESS) ++failures;
+    if (memcmp(&m[0][0], t, sizeof t) != 0) ++failures;
+    if (ipt_transpose_host_f32(NULL, NULL, 2, 3, NULL) != IPT_INVALID_VALUE) ++failures;
+  }
   if (strcmp(ipt_sequence_name(IPT_SEQUENCE_2_1), "2.1") != 0) ++failures;
   if (strcmp(ipt_sequence_name((ipt_sequence)-7), "unknown") != 0) ++failures;
   printf("%s\n", ipt_status_string(IPT_SHAPE_NOT_SUPPORTED));

@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdint>
 #include <ipt/ipt.hpp>
+#include <vector>
 
 #include "support/host_reference.hpp"
 #include "support/imatcopy_reference.hpp"
@@ -107,4 +108,24 @@ TEST_CASE("the C++ binding runs imatcopy on complex elements", "[imatcopy][api][
   for (std::size_t i = 0; i < bytes; ++i) wrong += specified[i] && now[i] != expected[i];
   CHECK(wrong == 0);
   CHECK_THROWS_AS(ipt::imatcopy(queue, 'C', 'X', 19, 11, 2.0f, buffer, 21, 12), ipt::error);
+}
+
+TEST_CASE("the C++ binding transposes host matrices", "[host][api][cpp]") {
+  std::vector<std::int32_t> m(37 * 53), expected(37 * 53);
+  for (std::size_t i = 0; i < m.size(); ++i) m[i] = static_cast<std::int32_t>(i * 2654435761u);
+  for (std::size_t r = 0; r < 37; ++r)
+    for (std::size_t c = 0; c < 53; ++c) expected[c * 37 + r] = m[r * 53 + c];
+  const std::vector<std::int32_t> original = m;
+  ipt::transpose_host(m.data(), 37, 53, 2);  // on the CPU
+  CHECK(m == expected);
+  const ipt_host_options device{IPT_HOST_DEVICE, 0};
+  ipt::transpose_host(queue(), m.data(), 53, 37, &device);  // back, through the device
+  CHECK(m == original);
+  try {
+    ipt::transpose_host(cl::CommandQueue(), m.data(), 53, 37, &device);
+    FAIL("no queue for IPT_HOST_DEVICE was accepted");
+  } catch (const ipt::error& e) {
+    CHECK(e.status() == IPT_INVALID_COMMAND_QUEUE);
+  }
+  CHECK(m == original);
 }

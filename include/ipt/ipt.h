@@ -421,6 +421,48 @@ IPT_API ipt_status ipt_transpose_with_options(cl_command_queue queue, cl_mem buf
                                               cl_uint num_events_in_wait_list,
                                               const cl_event* event_wait_list, cl_event* event);
 
+/* How ipt_transpose_host moves a matrix. */
+typedef enum ipt_host_scheme {
+  IPT_HOST_AUTO = 0,   /* the CPU when there is no queue or the matrix has fewer than */
+                       /* 4 MiB, else the device */
+  IPT_HOST_DEVICE = 1, /* upload, transpose in place on the queue's device, download */
+  IPT_HOST_CPU = 2     /* the native CPU path, on threads of the calling process */
+} ipt_host_scheme;
+
+typedef struct ipt_host_options {
+  ipt_host_scheme scheme; /* IPT_HOST_AUTO, or the way to use */
+  unsigned threads;       /* threads of the CPU path; 0: one per hardware thread */
+} ipt_host_options;
+
+/*
+ * Transposes, in place, the rows x cols row-major matrix of elem_size-byte elements (1,
+ * 2, 4, 8 or 16) at `host`, in host memory: afterwards `host` holds the cols x rows
+ * row-major transpose. Blocks until it does. `options` NULL: automatic.
+ *
+ * Through the device (`queue`'s): the matrix is uploaded into a device buffer of exactly
+ * its size, transposed there in place with the library's usual scratch beside it (never
+ * a second matrix on the device), and downloaded. The host memory needs no alignment and
+ * no pinning; `host` is read by the upload and written only by the download, once the
+ * transposition has completed, so a call that fails leaves it unchanged.
+ * On the CPU (no queue, IPT_HOST_CPU, or a small matrix): square matrices swap tiles
+ * across the diagonal on `threads` threads; other shapes follow the permutation's cycles,
+ * with a bit per element of host memory (3.1% of a float matrix) when it can be had.
+ * `queue` may be NULL for the CPU path. Nothing outside the matrix's rows * cols *
+ * elem_size bytes is read or written.
+ *
+ * Returns IPT_SUCCESS, IPT_INVALID_VALUE (host NULL with a non-empty matrix, an unknown
+ * scheme), IPT_INVALID_COMMAND_QUEUE (IPT_HOST_DEVICE without a valid queue),
+ * IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_OUT_OF_HOST_MEMORY, or the statuses of
+ * ipt_transpose and OpenCL error codes (a device allocation that fails:
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE or CL_OUT_OF_RESOURCES), all with `host` unchanged.
+ */
+IPT_API ipt_status ipt_transpose_host(cl_command_queue queue, void* host, size_t rows, size_t cols,
+                                      size_t elem_size, const ipt_host_options* options);
+IPT_API ipt_status ipt_transpose_host_f32(cl_command_queue queue, float* host, size_t rows,
+                                          size_t cols, const ipt_host_options* options);
+IPT_API ipt_status ipt_transpose_host_f64(cl_command_queue queue, double* host, size_t rows,
+                                          size_t cols, const ipt_host_options* options);
+
 /*
  * Builds, for `device` of `context`, every kernel program that libipt's calls on
  * elem_size-byte elements can launch (any shape, exact or padded buffer, batches, imatcopy

@@ -149,6 +149,22 @@ void warmup(const cl::Context& context, const cl::Device& device) {
   detail::check(ipt_warmup(context(), device(), sizeof(T)));
 }
 
+// Transposes, in place, the rows x cols row-major matrix of T at `host` in host memory,
+// through the device of `queue` or on the CPU (ipt_transpose_host; a null queue: the
+// CPU). Blocks until `host` holds the transpose. Throws ipt::error, `host` unchanged.
+template <typename T>
+void transpose_host(const cl::CommandQueue& queue, T* host, std::size_t rows, std::size_t cols,
+                    const ipt_host_options* options = nullptr) {
+  detail::check_element<T>();
+  detail::check(ipt_transpose_host(queue(), host, rows, cols, sizeof(T), options));
+}
+template <typename T>
+void transpose_host(T* host, std::size_t rows, std::size_t cols, unsigned threads = 0) {
+  detail::check_element<T>();
+  const ipt_host_options cpu{IPT_HOST_CPU, threads};
+  detail::check(ipt_transpose_host(nullptr, host, rows, cols, sizeof(T), &cpu));
+}
+
 // Drops the compiled programs libipt caches (ipt_clear_cache).
 inline void clear_cache() { detail::check(ipt_clear_cache()); }
 

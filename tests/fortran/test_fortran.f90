@@ -6,12 +6,14 @@ program test_fortran
   use cl_session
   implicit none
   type(c_ptr) :: context, queue, device, buffer, event, gate
-  integer :: failures = 0, checks = 0
+  integer :: failures = 0, checks = 0, i
   integer(c_int) :: status
   integer(c_int64_t) :: bytes
   real(c_float), allocatable, target :: a(:, :), b(:, :), c(:, :), ct(:, :)
   real(c_double), allocatable, target :: d(:), e(:)
   complex(c_double_complex), allocatable, target :: z(:, :), w(:, :)
+  real(c_float), allocatable, target :: h32(:), x32(:, :)
+  real(c_double), allocatable, target :: h64(:), x64(:, :)
   integer(c_int64_t), parameter :: m = 77, k = 23
   type(ipt_plan_info) :: info
   type(ipt_plan_options) :: options
@@ -176,6 +178,26 @@ program test_fortran
               "warmup refuses a negative element size")
   call expect(ipt_warmup(context, device, 3_c_int64_t) == IPT_INVALID_ELEMENT_SIZE, &
               "warmup refuses a bad element size")
+
+  ! Host matrices: an array a(m, k) is the row-major k x m matrix; afterwards its bytes
+  ! are those of the k x m array transpose(a): through the device and on the CPU.
+  allocate(h32(m * k), h64(m * k))
+  h32 = [(real(i * 7 + 3, c_float), i = 1, int(m * k))]
+  x32 = transpose(reshape(h32, [m, k]))
+  status = ipt_transpose_host_f32(queue, h32, k, m, scheme=IPT_HOST_DEVICE)
+  call expect(status == IPT_SUCCESS, "host f32 through the device: " // ipt_status_string(status))
+  call expect(all(reshape(h32, [k, m]) == x32), "host f32 through the device: the transpose")
+  h64 = [(real(i * 5 + 1, c_double), i = 1, int(m * k))]
+  x64 = transpose(reshape(h64, [m, k]))
+  status = ipt_transpose_host_f64(c_null_ptr, h64, k, m, threads=3)
+  call expect(status == IPT_SUCCESS, "host f64 on the CPU: " // ipt_status_string(status))
+  call expect(all(reshape(h64, [k, m]) == x64), "host f64 on the CPU: the transpose")
+  call expect(ipt_transpose_host_f32(queue, h32, k + 1, m) == IPT_INVALID_VALUE, &
+              "host f32 refuses a matrix larger than the array")
+  call expect(ipt_transpose_host(c_null_ptr, c_loc(h32), k, m, 4_c_int64_t, &
+                                 scheme=IPT_HOST_DEVICE) == IPT_INVALID_COMMAND_QUEUE, &
+              "host through the device needs a queue")
+  deallocate(h32, h64)
 
   call ipt_test_close()
   deallocate(a, b, c, ct, d, e, z, w)

@@ -1,0 +1,56 @@
+// The exported host-transposition entry points: validate, then hand over to the runtime.
+#include <string>
+
+#include "api/guard.hpp"
+#include "api/validate.hpp"
+#include "runtime/error.hpp"
+#include "runtime/host_transpose.hpp"
+
+namespace {
+
+ipt_status transpose_host(const char* function, cl_command_queue queue, void* host, size_t rows,
+                          size_t cols, size_t elem_size, const ipt_host_options* options) noexcept {
+  return ipt::api::guarded(function, [&] {
+    ipt::runtime::HostRequest request;
+    request.queue = queue;
+    request.host = host;
+    request.rows = rows;
+    request.cols = cols;
+    request.elem_size = elem_size;
+    if (options != nullptr) {
+      if (options->scheme != IPT_HOST_AUTO && options->scheme != IPT_HOST_DEVICE &&
+          options->scheme != IPT_HOST_CPU)
+        ipt::fail(IPT_INVALID_VALUE,
+                  "unknown ipt_host_scheme " + std::to_string(static_cast<int>(options->scheme)));
+      request.scheme = options->scheme;
+      request.threads = options->threads;
+    }
+    if (request.scheme == IPT_HOST_DEVICE && queue == nullptr)
+      ipt::fail(IPT_INVALID_COMMAND_QUEUE, "IPT_HOST_DEVICE needs a command queue");
+    ipt::api::checked_matrix_bytes(rows, cols, elem_size, 1);
+    if (rows == 0 || cols == 0) return;
+    if (host == nullptr) ipt::fail(IPT_INVALID_VALUE, "host is NULL");
+    ipt::runtime::execute_host_transpose(request);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+ipt_status ipt_transpose_host(cl_command_queue queue, void* host, size_t rows, size_t cols,
+                              size_t elem_size, const ipt_host_options* options) {
+  return transpose_host("ipt_transpose_host", queue, host, rows, cols, elem_size, options);
+}
+
+ipt_status ipt_transpose_host_f32(cl_command_queue queue, float* host, size_t rows, size_t cols,
+                                  const ipt_host_options* options) {
+  return transpose_host("ipt_transpose_host_f32", queue, host, rows, cols, sizeof(float), options);
+}
+
+ipt_status ipt_transpose_host_f64(cl_command_queue queue, double* host, size_t rows, size_t cols,
+                                  const ipt_host_options* options) {
+  return transpose_host("ipt_transpose_host_f64", queue, host, rows, cols, sizeof(double), options);
+}
+
+}  // extern "C"

@@ -1,0 +1,35 @@
+// Host transposition (ipt_transpose_host): a matrix in host memory becomes its transpose
+// in the same host memory, through the device (upload, transpose in place, download) or
+// on the CPU (cpu/cpu_transpose.hpp). The call blocks until the host holds the result.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ipt/ipt.h"
+
+namespace ipt::runtime {
+
+struct HostRequest {
+  cl_command_queue queue = nullptr;  // NULL: the CPU path
+  void* host = nullptr;
+  std::uint64_t rows = 0, cols = 0;
+  std::size_t elem_size = 0;
+  ipt_host_scheme scheme = IPT_HOST_AUTO;
+  unsigned threads = 0;  // the CPU path's (0: the hardware's)
+};
+
+// The way a call of this shape is made: IPT_HOST_DEVICE or IPT_HOST_CPU (the request's,
+// or for IPT_HOST_AUTO: the CPU without a queue or for a matrix of fewer than
+// kHostDeviceFrom bytes, whose upload, launches and download cost more than the CPU's
+// swaps).
+ipt_host_scheme host_scheme(const HostRequest& request);
+inline constexpr std::uint64_t kHostDeviceFrom = std::uint64_t{4} << 20;
+
+// Transposes; the request's sizes and element size must have been checked. Throws
+// ipt::Error or cl::Error. The host memory is written only by the last step, the
+// download of a transposition that completed (or by the CPU path, which throws only
+// before it moves anything), so a call that fails leaves it as it was.
+void execute_host_transpose(const HostRequest& request);
+
+}  // namespace ipt::runtime

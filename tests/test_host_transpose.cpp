@@ -1,0 +1,184 @@
+// Host matrices (ipt_transpose_host): through the device and on the CPU, every element
+// size and shape class against a host reference on random data, the host bytes around
+// the matrix untouched; the automatic choice; a failure at any device step leaves the
+// host matrix as it was; bad input gets its status with the matrix unchanged.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_transpose.hpp"
+#include "ipt/ipt.h"
+#include "runtime/fault_injection.hpp"
+#include "runtime/host_transpose.hpp"
+#include "support/host_reference.hpp"
+#include "support/random_data.hpp"
+#include "test_seed.hpp"
+#include "test_support.hpp"
+
+using ipt::test::session;
+namespace faults = ipt::runtime::faults;
+
+namespace {
+
+constexpr std::size_t kGuard = 64;  // host bytes checked before and after the matrix
+
+// A rows x cols matrix of random elements in host memory with guard bytes around it.
+struct HostMatrix {
+  HostMatrix(std::size_t rows_, std::size_t cols_, std::size_t elem_size_, std::uint64_t seed)
+      : rows(rows_), cols(cols_), elem_size(elem_size_), bytes(rows_ * cols_ * elem_size_) {
+    original = ipt::support::random_matrix(rows, cols, elem_size, seed);
+    storage = ipt::support::random_bytes(bytes + 2 * kGuard, seed ^ 0x5eed);
+    std::memcpy(storage.data() + kGuard, original.data(), bytes);
+    guards = storage;
+  }
+  void* data() { return storage.data() + kGuard; }
+  // "" when the matrix holds `expected` and the guard bytes are as they were.
+  std::string check(const std::vector<unsigned char>& expected) const {
+    if (std::memcmp(storage.data(), guards.data(), kGuard) != 0) return "a byte before changed";
+    if (std::memcmp(storage.data() + kGuard + bytes, guards.data() + kGuard + bytes, kGuard) != 0)
+      return "a byte after changed";
+    for (std::size_t i = 0; i < bytes; ++i)
+      if (storage[kGuard + i] != expected[i])
+        return "element " + std::to_string(i / elem_size) + " is wrong";
+    return "";
+  }
+  std::string check_transposed() const {
+    return check(ipt::support::transpose_reference(original, rows, cols, elem_size));
+  }
+  std::string check_unchanged() const { return check(original); }
+
+  std::size_t rows, cols, elem_size, bytes;
+  std::vector<unsigned char> original, storage, guards;
+};
+
+ipt_status host_call(cl_command_queue queue, HostMatrix& m, ipt_host_scheme scheme,
+                     unsigned threads = 0) {
+  const ipt_host_options options{scheme, threads};
+  return ipt_transpose_host(queue, m.data(), m.rows, m.cols, m.elem_size, &options);
+}
+
+// Shapes of every class: squares about tile sides, primes, primes near 2^8, skinny both
+// ways round, a row and a column.
+const std::vector<std::pair<std::size_t, std::size_t>> kShapes = {
+    {1, 1},   {2, 2},   {63, 63},  {64, 64},  {65, 65}, {130, 130}, {97, 89},   {89, 97},
+    {251, 7}, {7, 257}, {3, 1000}, {1000, 3}, {1, 513}, {513, 1},   {120, 200}, {256, 2}};
+
+}  // namespace
+
+TEST_CASE("host matrices on the CPU: every element size and shape class", "[host]") {
+  IPT_TEST_SEED(first_seed, 2801);
+  std::uint64_t seed = first_seed;
+  for (std::size_t elem_size : {1, 2, 4, 8, 16})
+    for (const auto& [rows, cols] : kShapes)
+      for (unsigned threads : {1u, 3u, 8u}) {
+        INFO(rows << " x " << cols << ", " << elem_size << "-byte elements, " << threads
+                  << " threads");
+        HostMatrix m(rows, cols, elem_size, ++seed);
+        REQUIRE(host_call(nullptr, m, IPT_HOST_CPU, threads) == IPT_SUCCESS);
+        CHECK(m.check_transposed() == "");
+      }
+}
+
+TEST_CASE("host matrices on the CPU: random shapes, twice gives the original", "[host]") {
+  IPT_TEST_SEED(seed, 2802);
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<std::size_t> side(1, 700);
+  for (int i = 0; i < 40; ++i) {
+    const std::size_t rows = side(random), cols = i % 4 == 0 ? rows : side(random);
+    const std::size_t elem_size = std::size_t{1} << (i % 5);
+    INFO(rows << " x " << cols << ", " << elem_size << "-byte elements");
+    HostMatrix m(rows, cols, elem_size, seed + i);
+    ipt::cpu::transpose(m.data(), rows, cols, elem_size, 1 + i % 6);
+    CHECK(m.check_transposed() == "");
+    ipt::cpu::transpose(m.data(), cols, rows, elem_size, 0);
+    CHECK(m.check_unchanged() == "");
+  }
+}
+
+TEST_CASE("host matrices through the device: every element size and shape class", "[host]") {
+  IPT_TEST_SEED(first_seed, 2803);
+  std::uint64_t seed = first_seed;
+  for (std::size_t elem_size : {1, 2, 4, 8, 16})
+    for (const auto& [rows, cols] : kShapes) {
+      INFO(rows << " x " << cols << ", " << elem_size << "-byte elements");
+      HostMatrix m(rows, cols, elem_size, ++seed);
+      const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE);
+      REQUIRE(status == IPT_SUCCESS);
+      CHECK(m.check_transposed() == "");
+    }
+  // Typed forms and the automatic choice (a larger matrix goes through the device).
+  HostMatrix f(1200, 1100, 4, ++seed);
+  REQUIRE(ipt_transpose_host_f32(session().queue(), static_cast<float*>(f.data()), 1200, 1100,
+                                 nullptr) == IPT_SUCCESS);
+  CHECK(f.check_transposed() == "");
+  HostMatrix d(37, 41, 8, ++seed);
+  REQUIRE(ipt_transpose_host_f64(nullptr, static_cast<double*>(d.data()), 37, 41, nullptr) ==
+          IPT_SUCCESS);
+  CHECK(d.check_transposed() == "");
+}
+
+TEST_CASE("the automatic way: the CPU without a queue or for small matrices", "[host]") {
+  ipt::runtime::HostRequest request;
+  request.rows = 1024;
+  request.cols = 1024;
+  request.elem_size = 4;
+  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // no queue
+  request.queue = session().queue();
+  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);  // 4 MiB
+  request.cols = 1023;
+  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);
+  request.scheme = IPT_HOST_DEVICE;
+  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
+  request.queue = nullptr;
+  request.scheme = IPT_HOST_CPU;
+  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);
+}
+
+TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][faults]") {
+  IPT_TEST_SEED(first_seed, 2804);
+  std::uint64_t seed = first_seed;
+  // The allocation, the upload, the transposition's first command, the download.
+  faults::arm({});
+  {
+    HostMatrix m(300, 211, 4, ++seed);
+    REQUIRE(host_call(session().queue(), m, IPT_HOST_DEVICE) == IPT_SUCCESS);
+  }
+  const auto commands = faults::passed(faults::Site::kEnqueue);
+  faults::disarm();
+  REQUIRE(commands.size() >= 3);
+  REQUIRE(std::string(commands.front()) == "clEnqueueWriteBuffer");
+  REQUIRE(std::string(commands.back()) == "clEnqueueReadBuffer");
+  for (std::uint64_t failing :
+       {std::uint64_t{1}, std::uint64_t{2}, static_cast<std::uint64_t>(commands.size())}) {
+    INFO("command " << failing << " of " << commands.size() << " fails");
+    HostMatrix m(300, 211, 4, ++seed);
+    faults::arm({failing});
+    const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE);
+    faults::disarm();
+    CHECK(status != IPT_SUCCESS);
+    CHECK(m.check_unchanged() == "");
+  }
+  HostMatrix m(300, 211, 4, ++seed);
+  faults::arm({}, {1});
+  const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE);
+  faults::disarm();
+  CHECK(status == static_cast<ipt_status>(CL_MEM_OBJECT_ALLOCATION_FAILURE));
+  CHECK(m.check_unchanged() == "");
+}
+
+TEST_CASE("host calls refuse bad input and leave the matrix unchanged", "[host][bad_input]") {
+  HostMatrix m(20, 30, 4, 77);
+  ipt_host_options bogus{static_cast<ipt_host_scheme>(3), 0};
+  CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 4, &bogus) == IPT_INVALID_VALUE);
+  CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 3, nullptr) == IPT_INVALID_ELEMENT_SIZE);
+  CHECK(ipt_transpose_host(nullptr, m.data(), SIZE_MAX / 2, 3, 4, nullptr) == IPT_SIZE_OVERFLOW);
+  CHECK(ipt_transpose_host(nullptr, nullptr, 20, 30, 4, nullptr) == IPT_INVALID_VALUE);
+  const ipt_host_options device{IPT_HOST_DEVICE, 0};
+  CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 4, &device) == IPT_INVALID_COMMAND_QUEUE);
+  CHECK(std::string(ipt_last_error_message()).find("queue") != std::string::npos);
+  CHECK(ipt_transpose_host(nullptr, m.data(), 0, 30, 4, nullptr) == IPT_SUCCESS);  // empty
+  CHECK(ipt_transpose_host(nullptr, nullptr, 20, 0, 4, nullptr) == IPT_SUCCESS);
+  CHECK(m.check_unchanged() == "");
+}
