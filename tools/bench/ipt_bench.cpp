@@ -22,6 +22,9 @@
 //                       call against one matrix of the same size and a loop of calls
 //   ipt-bench imatcopy  [--shapes 8000x6000] [--type f32|f64|c32|c64]  ipt_?imatcopy
 //                       variants (alpha, pitches, no transpose) beside a plain transpose
+//   ipt-bench host      [--shapes 4096x4096,8192x8192,...] [--threads N]  host matrices
+//                       (ipt_transpose_host) through the device and on the CPU, beside
+//                       the transfers alone and the host's memcpy
 // common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
 //         [--baselines all|none|oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE]
 //         [--shapes-out FILE] [--list-shapes] [--buffer exact|padded]
@@ -53,6 +56,7 @@
 
 #include "baselines.hpp"
 #include "batch_mode.hpp"
+#include "host_mode.hpp"
 #include "imatcopy_mode.hpp"
 #include "latency_mode.hpp"
 #include "results.hpp"
@@ -72,6 +76,7 @@ struct Options {
   std::vector<Shape> shapes;
   std::size_t count = 1000, min_side = 1000, max_side = 20000, max_pairs = 48;
   std::size_t batch = 10000;  // batched: matrices per call
+  unsigned threads = 0;       // host: the CPU path's threads (0: the hardware's)
   std::uint64_t seed = 2015;
   std::string type = "f32";
   int repetitions = 5;
@@ -101,6 +106,8 @@ struct Options {
       "       ipt-bench latency --protocol random|skinny [--count N] [--seed S] [--warmup]\n"
       "       ipt-bench batched [--batch N (10000)] [--shapes RxC (64x100)]\n"
       "       ipt-bench imatcopy [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]\n"
+      "       ipt-bench host [--shapes RxC,... (4096x4096,8192x8192,5000x7001,100003x301)]\n"
+      "                      [--threads N (0: the hardware's)]\n"
       "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
       "          [--verify device|host]\n"
       "          [--no-verify]\n"
@@ -175,6 +182,8 @@ Options parse(int argc, char** argv) {
       options.count = number(value());
     else if (arg == "--batch")
       options.batch = number(value());
+    else if (arg == "--threads")
+      options.threads = static_cast<unsigned>(number(value()));
     else if (arg == "--seed")
       options.seed = number(value());
     else if (arg == "--min")
@@ -211,8 +220,9 @@ Options parse(int argc, char** argv) {
     } else
       usage("unknown option " + arg);
   }
-  const std::vector<std::string> modes{"random", "skinny",  "square",  "shapes",  "sequences",
-                                       "tiles",  "padding", "latency", "batched", "imatcopy"};
+  const std::vector<std::string> modes{"random",    "skinny",   "square",  "shapes",
+                                       "sequences", "tiles",    "padding", "latency",
+                                       "batched",   "imatcopy", "host"};
   if (std::find(modes.begin(), modes.end(), options.mode) == modes.end())
     usage("unknown mode '" + options.mode + "'");
   if (options.mode == "shapes" && options.shapes.empty()) usage("shapes needs --shapes");
@@ -545,6 +555,15 @@ int main(int argc, char** argv) {
       if (options.batch == 0) usage("--batch must be at least 1");
       return ipt::bench::run_batched(session, options.batch, shape.first, shape.second,
                                      elem_size_of(options.type), options.repetitions);
+    }
+    if (options.mode == "host") {
+      const ipt::support::Session session;
+      const std::vector<Shape> shapes =
+          options.shapes.empty()
+              ? std::vector<Shape>{{4096, 4096}, {8192, 8192}, {5000, 7001}, {100003, 301}}
+              : options.shapes;
+      return ipt::bench::run_host(session, shapes, elem_size_of(options.type), options.repetitions,
+                                  options.threads);
     }
     if (options.mode == "imatcopy") {
       const ipt::support::Session session;

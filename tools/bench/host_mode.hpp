@@ -1,0 +1,23 @@
+// ipt-bench host: host matrices (ipt_transpose_host) from the CPU's view. For each shape,
+// the effective throughput 2 * rows * cols * elem_size / t of the call through the device
+// and on the CPU, beside the transfer-only bound (the upload and the download of the same
+// bytes, with nothing between them) and the host's memcpy of the same bytes, all
+// measured in the same run; and, for square matrices, a naive in-place loop. Every
+// result is checked against a host reference.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "support/device_select.hpp"
+
+namespace ipt::bench {
+
+// Prints the table; returns 0 when every call succeeded and every result was right.
+// `threads`: the CPU path's (0: one per hardware thread).
+int run_host(const support::Session& session,
+             const std::vector<std::pair<std::size_t, std::size_t>>& shapes, std::size_t elem_size,
+             int repetitions, unsigned threads);
+
+}  // namespace ipt::bench
