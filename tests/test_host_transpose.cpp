@@ -119,16 +119,18 @@ TEST_CASE("host matrices through the device: every element size and shape class"
   CHECK(d.check_transposed() == "");
 }
 
-TEST_CASE("the automatic way: the CPU without a queue or for small matrices", "[host]") {
+TEST_CASE("the automatic way: the CPU without a queue, for squares and small matrices", "[host]") {
   ipt::runtime::HostRequest request;
-  request.rows = 1024;
-  request.cols = 1024;
+  request.rows = 128;
+  request.cols = 129;
   request.elem_size = 4;
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // no queue
   request.queue = session().queue();
-  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);  // 4 MiB
-  request.cols = 1023;
-  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);
+  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);  // 64.5 KiB
+  request.cols = 127;
+  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // under 64 KiB
+  request.rows = request.cols = 4096;
+  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // square
   request.scheme = IPT_HOST_DEVICE;
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
   request.queue = nullptr;

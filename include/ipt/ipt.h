@@ -423,8 +423,8 @@ IPT_API ipt_status ipt_transpose_with_options(cl_command_queue queue, cl_mem buf
 
 /* How ipt_transpose_host moves a matrix. */
 typedef enum ipt_host_scheme {
-  IPT_HOST_AUTO = 0,   /* the CPU when there is no queue or the matrix has fewer than */
-                       /* 4 MiB, else the device */
+  IPT_HOST_AUTO = 0,   /* the CPU without a queue, for a square matrix or one of */
+                       /* fewer than 64 KiB; else the device */
   IPT_HOST_DEVICE = 1, /* upload, transpose in place on the queue's device, download */
   IPT_HOST_CPU = 2     /* the native CPU path, on threads of the calling process */
 } ipt_host_scheme;
@@ -444,9 +444,10 @@ typedef struct ipt_host_options {
  * a second matrix on the device), and downloaded. The host memory needs no alignment and
  * no pinning; `host` is read by the upload and written only by the download, once the
  * transposition has completed, so a call that fails leaves it unchanged.
- * On the CPU (no queue, IPT_HOST_CPU, or a small matrix): square matrices swap tiles
- * across the diagonal on `threads` threads; other shapes follow the permutation's cycles,
- * with a bit per element of host memory (3.1% of a float matrix) when it can be had.
+ * On the CPU (no queue, IPT_HOST_CPU, a square or a small matrix): square matrices swap
+ * tiles across the diagonal on `threads` threads (fewer for a small matrix); other shapes
+ * follow the permutation's cycles, with a bit per element of host memory (3.1% of a float
+ * matrix) when it can be had, which is much slower than tiles (docs/guide.md).
  * `queue` may be NULL for the CPU path. Nothing outside the matrix's rows * cols *
  * elem_size bytes is read or written.
  *

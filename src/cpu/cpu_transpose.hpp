@@ -8,11 +8,12 @@
 // shared counter in the order of a recursive split of the upper triangle (nearby tiles
 // close in time, which keeps the L2 and L3 caches useful).
 //
-// Other shapes follow the permutation's cycles: the element of the transpose's position
-// p comes from position src(p), and each cycle is moved by the thread that owns its
-// smallest position. A bit per element (when that memory can be had) marks the positions
-// already moved, so that the other positions of a moved cycle are skipped without
-// walking it.
+// Other shapes take two passes of TPDS 2015's elementary transpositions where a side has
+// a factor f whose f x (other side) instance fits 1 MiB: the instances transposed through
+// a buffer per thread (010!), and the grid of f-element super-elements transposed by
+// following its cycles (100!), each cycle moved by the thread that owns its smallest
+// position, with a bit per super-element (when that memory can be had) marking those
+// already moved. A shape without such a factor follows the cycles of single elements.
 #pragma once
 
 #include <cstddef>

@@ -68,7 +68,7 @@ void through_device(const HostRequest& request, std::size_t bytes) {
 
 ipt_host_scheme host_scheme(const HostRequest& request) {
   if (request.scheme != IPT_HOST_AUTO) return request.scheme;
-  if (request.queue == nullptr) return IPT_HOST_CPU;
+  if (request.queue == nullptr || request.rows == request.cols) return IPT_HOST_CPU;
   return request.rows * request.cols * request.elem_size < kHostDeviceFrom ? IPT_HOST_CPU
                                                                            : IPT_HOST_DEVICE;
 }

@@ -20,11 +20,13 @@ struct HostRequest {
 };
 
 // The way a call of this shape is made: IPT_HOST_DEVICE or IPT_HOST_CPU (the request's,
-// or for IPT_HOST_AUTO: the CPU without a queue or for a matrix of fewer than
-// kHostDeviceFrom bytes, whose upload, launches and download cost more than the CPU's
-// swaps).
+// or for IPT_HOST_AUTO: the CPU without a queue, for a square matrix, or for one of
+// fewer than kHostDeviceFrom bytes; else the device). On the GPU machine (16 cores, an
+// H100 behind PCIe, pageable host memory) the upload and download alone ran at 8-10 GB/s
+// (2 * bytes / t) while the CPU's tile swaps moved square matrices at 15-31 GB/s, and its
+// cycle following other shapes at 0.2-0.5 GB/s against 5-9 GB/s through the device.
 ipt_host_scheme host_scheme(const HostRequest& request);
-inline constexpr std::uint64_t kHostDeviceFrom = std::uint64_t{4} << 20;
+inline constexpr std::uint64_t kHostDeviceFrom = std::uint64_t{64} << 10;
 
 // Transposes; the request's sizes and element size must have been checked. Throws
 // ipt::Error or cl::Error. The host memory is written only by the last step, the
