@@ -22,11 +22,13 @@ struct HostRequest {
 // The way a call of this shape is made: IPT_HOST_DEVICE or IPT_HOST_CPU (the request's,
 // or for IPT_HOST_AUTO: the CPU without a queue, for a square matrix, or for one of
 // fewer than kHostDeviceFrom bytes; else the device). On the GPU machine (16 cores, an
-// H100 behind PCIe, pageable host memory) the upload and download alone ran at 8-10 GB/s
-// (2 * bytes / t) while the CPU's tile swaps moved square matrices at 15-31 GB/s, and its
-// cycle following other shapes at 0.2-0.5 GB/s against 5-9 GB/s through the device.
+// H100 behind PCIe, pageable host memory, ipt-bench host at f559247) the upload and
+// download alone ran at 7-10 GB/s (2 * bytes / t), the CPU moved square matrices at
+// 5-59 GB/s (35-59 from 2048^2 on) and other shapes at 0.2-13 GB/s, through the device
+// 1.4-9.8 GB/s: the CPU won on 200 x 300 floats (4.6 against 3.3 GB/s), the device from
+// 300 x 500 (4.9 against 3.1).
 ipt_host_scheme host_scheme(const HostRequest& request);
-inline constexpr std::uint64_t kHostDeviceFrom = std::uint64_t{64} << 10;
+inline constexpr std::uint64_t kHostDeviceFrom = std::uint64_t{256} << 10;
 
 // Transposes; the request's sizes and element size must have been checked. Throws
 // ipt::Error or cl::Error. The host memory is written only by the last step, the
