@@ -131,6 +131,14 @@ TEST_CASE("the automatic way: the CPU without a queue, for squares and small mat
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // under 256 KiB
   request.rows = request.cols = 4096;
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // square
+  // Beyond one allocation of the device (IPT_OVERRIDES max_alloc lowers it).
+  request.rows = 300;
+  request.cols = 301;
+  {
+    ipt::test::ScopedEnv small("IPT_OVERRIDES", "max_alloc=300000");
+    CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);
+  }
+  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
   request.scheme = IPT_HOST_DEVICE;
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
   request.queue = nullptr;

@@ -423,8 +423,9 @@ IPT_API ipt_status ipt_transpose_with_options(cl_command_queue queue, cl_mem buf
 
 /* How ipt_transpose_host moves a matrix. */
 typedef enum ipt_host_scheme {
-  IPT_HOST_AUTO = 0,   /* the CPU without a queue, for a square matrix or one of */
-                       /* fewer than 256 KiB; else the device */
+  IPT_HOST_AUTO = 0,   /* the CPU without a queue, for a square matrix, one of fewer */
+                       /* than 256 KiB or one larger than a device allocation; else */
+                       /* the device */
   IPT_HOST_DEVICE = 1, /* upload, transpose in place on the queue's device, download */
   IPT_HOST_CPU = 2     /* the native CPU path, on threads of the calling process */
 } ipt_host_scheme;

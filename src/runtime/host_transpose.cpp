@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cpu/cpu_transpose.hpp"
+#include "runtime/device_query.hpp"
 #include "runtime/error.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/opencl.hpp"
@@ -69,8 +70,15 @@ void through_device(const HostRequest& request, std::size_t bytes) {
 ipt_host_scheme host_scheme(const HostRequest& request) {
   if (request.scheme != IPT_HOST_AUTO) return request.scheme;
   if (request.queue == nullptr || request.rows == request.cols) return IPT_HOST_CPU;
-  return request.rows * request.cols * request.elem_size < kHostDeviceFrom ? IPT_HOST_CPU
-                                                                           : IPT_HOST_DEVICE;
+  const std::uint64_t bytes = request.rows * request.cols * request.elem_size;
+  if (bytes < kHostDeviceFrom) return IPT_HOST_CPU;
+  // A matrix that one allocation of the device cannot hold stays on the CPU.
+  cl_device_id device = nullptr;
+  if (clGetCommandQueueInfo(request.queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) !=
+      CL_SUCCESS)
+    fail(IPT_INVALID_COMMAND_QUEUE, "the command queue is not valid");
+  const std::uint64_t max_alloc = query_device_profile(device).max_alloc_bytes;
+  return max_alloc != 0 && bytes > max_alloc ? IPT_HOST_CPU : IPT_HOST_DEVICE;
 }
 
 void execute_host_transpose(const HostRequest& request) {

@@ -20,8 +20,9 @@ struct HostRequest {
 };
 
 // The way a call of this shape is made: IPT_HOST_DEVICE or IPT_HOST_CPU (the request's,
-// or for IPT_HOST_AUTO: the CPU without a queue, for a square matrix, or for one of
-// fewer than kHostDeviceFrom bytes; else the device). On the GPU machine (16 cores, an
+// or for IPT_HOST_AUTO: the CPU without a queue, for a square matrix, for one of fewer
+// than kHostDeviceFrom bytes or of more than one device allocation holds; else the
+// device). On the GPU machine (16 cores, an
 // H100 behind PCIe, pageable host memory, ipt-bench host at f559247) the upload and
 // download alone ran at 7-10 GB/s (2 * bytes / t), the CPU moved square matrices at
 // 5-59 GB/s (35-59 from 2048^2 on) and other shapes at 0.2-13 GB/s, through the device
