@@ -8,7 +8,9 @@ Also ipt.transpose_batched(queue, a3)  (batch, rows, cols) -> (batch, cols, rows
 ipt.imatcopy(queue, a, ordering, trans, rows, cols, alpha=None, lda=None, ldb=None):
 MKL's mkl_?imatcopy on the array's elements;
 ipt.plan(device, rows, cols, dtype, options=None) -> ipt.PlanInfo,
-ipt.padded_size(device, rows, cols, dtype) -> bytes, ipt.warmup, ipt.clear_cache.
+ipt.padded_size(device, rows, cols, dtype) -> bytes, ipt.warmup, ipt.clear_cache;
+ipt.transpose_host(numpy_array, queue=None, scheme="auto", threads=0): a numpy array in
+host memory transposed in place, through the queue's device or on the CPU.
 Errors of the library raise ipt.Error (.status: an ipt.Status, .name, .message);
 arguments it could not take raise TypeError or ValueError before it is called.
 
@@ -18,6 +20,7 @@ ipt.library_path says which file was loaded. include/ipt/ipt.h documents every c
 """
 
 from ._errors import Error, Status
+from ._host import transpose_host
 from ._library import path as library_path
 from ._library import lib as _lib
 from ._plan import (SEQUENCES, PlanInfo, PlanOptions, clear_cache, padded_size, plan,
@@ -26,5 +29,5 @@ from ._transpose import ELEMENT_SIZES, imatcopy, transpose, transpose_batched
 
 __version__ = _lib.ipt_version_string().decode()
 
-__all__ = ["transpose", "transpose_batched", "imatcopy", "plan", "padded_size", "warmup", "clear_cache", "PlanOptions",
+__all__ = ["transpose", "transpose_batched", "imatcopy", "transpose_host", "plan", "padded_size", "warmup", "clear_cache", "PlanOptions",
            "PlanInfo", "Error", "Status", "SEQUENCES", "ELEMENT_SIZES", "library_path"]

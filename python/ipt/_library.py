@@ -32,6 +32,14 @@ class PlanOptionsStruct(ctypes.Structure):
     ]
 
 
+class HostOptionsStruct(ctypes.Structure):
+    """struct ipt_host_options."""
+    _fields_ = [
+        ("scheme", ctypes.c_int),
+        ("threads", ctypes.c_uint),
+    ]
+
+
 class PlanInfoStruct(ctypes.Structure):
     """struct ipt_plan_info."""
     _fields_ = [
@@ -121,6 +129,9 @@ _signatures = {
         ctypes.POINTER(PlanOptionsStruct), ctypes.POINTER(PlanInfoStruct)]),
     "ipt_warmup": (ctypes.c_int, [cl_handle, cl_handle, ctypes.c_size_t]),
     "ipt_clear_cache": (ctypes.c_int, []),
+    "ipt_transpose_host": (ctypes.c_int, [
+        cl_handle, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
+        ctypes.POINTER(HostOptionsStruct)]),
     "ipt_transpose_batched": (ctypes.c_int, [
         cl_handle, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
         ctypes.c_size_t, ctypes.c_uint32, ctypes.POINTER(cl_handle), ctypes.POINTER(cl_handle),
