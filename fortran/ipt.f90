@@ -98,6 +98,7 @@ module ipt
   type, bind(C) :: c_host_options
     integer(c_int) :: scheme
     integer(c_int32_t) :: threads
+    integer(c_int) :: pinning
   end type
 
   interface
@@ -519,6 +520,7 @@ contains
     end if
     options%scheme = IPT_HOST_AUTO
     options%threads = 0
+    options%pinning = 0
     if (present(scheme)) options%scheme = scheme
     if (present(threads)) then
       if (threads < 0) then

@@ -54,8 +54,8 @@ struct HostMatrix {
 };
 
 ipt_status host_call(cl_command_queue queue, HostMatrix& m, ipt_host_scheme scheme,
-                     unsigned threads = 0) {
-  const ipt_host_options options{scheme, threads};
+                     unsigned threads = 0, ipt_host_pinning pinning = IPT_HOST_PIN_AUTO) {
+  const ipt_host_options options{scheme, threads, pinning};
   return ipt_transpose_host(queue, m.data(), m.rows, m.cols, m.elem_size, &options);
 }
 
@@ -100,14 +100,15 @@ TEST_CASE("host matrices on the CPU: random shapes, twice gives the original", "
 TEST_CASE("host matrices through the device: every element size and shape class", "[host]") {
   IPT_TEST_SEED(first_seed, 2803);
   std::uint64_t seed = first_seed;
-  for (std::size_t elem_size : {1, 2, 4, 8, 16})
-    for (const auto& [rows, cols] : kShapes) {
-      INFO(rows << " x " << cols << ", " << elem_size << "-byte elements");
-      HostMatrix m(rows, cols, elem_size, ++seed);
-      const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE);
-      REQUIRE(status == IPT_SUCCESS);
-      CHECK(m.check_transposed() == "");
-    }
+  for (const ipt_host_pinning pinning : {IPT_HOST_PIN_AUTO, IPT_HOST_PIN_OFF})
+    for (std::size_t elem_size : {1, 2, 4, 8, 16})
+      for (const auto& [rows, cols] : kShapes) {
+        INFO(rows << " x " << cols << ", " << elem_size << "-byte elements, pinning " << pinning);
+        HostMatrix m(rows, cols, elem_size, ++seed);
+        const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning);
+        REQUIRE(status == IPT_SUCCESS);
+        CHECK(m.check_transposed() == "");
+      }
   // Typed forms and the automatic choice (a larger matrix goes through the device).
   HostMatrix f(1200, 1100, 4, ++seed);
   REQUIRE(ipt_transpose_host_f32(session().queue(), static_cast<float*>(f.data()), 1200, 1100,
@@ -149,50 +150,86 @@ TEST_CASE("the automatic way: the CPU without a queue, for squares and small mat
 TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][faults]") {
   IPT_TEST_SEED(first_seed, 2804);
   std::uint64_t seed = first_seed;
-  // The commands of a call, counted on a call just like it (a call that repeats the one
-  // before it enqueues what it does; the first of a shape may fill new scratch).
-  const auto commands_of_a_call = [&] {
-    HostMatrix m(300, 211, 4, ++seed);
-    faults::arm({});
-    const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE);
-    const auto commands = faults::passed(faults::Site::kEnqueue);
-    faults::disarm();
-    REQUIRE(status == IPT_SUCCESS);
-    REQUIRE(commands.size() >= 3);
-    REQUIRE(std::string(commands.front()) == "clEnqueueWriteBuffer");
-    REQUIRE(std::string(commands.back()) == "clEnqueueReadBuffer");
-    return commands.size();
-  };
-  // The upload, the transposition's first command, the download.
-  for (const char* which : {"upload", "transposition", "download"}) {
-    commands_of_a_call();
-    const std::size_t count = commands_of_a_call();
-    const std::uint64_t failing = which[0] == 'u' ? 1 : which[0] == 't' ? 2 : count;
-    INFO("the " << which << " fails (command " << failing << " of " << count << ")");
-    HostMatrix m(300, 211, 4, ++seed);
-    faults::arm({failing});
-    const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE);
-    faults::disarm();
-    CHECK(status != IPT_SUCCESS);
-    CHECK(m.check_unchanged() == "");
+  for (const ipt_host_pinning pinning : {IPT_HOST_PIN_AUTO, IPT_HOST_PIN_OFF}) {
+    const bool pinned = pinning == IPT_HOST_PIN_AUTO;
+    // The commands of a call, counted on a call just like it (a call that repeats the one
+    // before it enqueues what it does; the first of a shape may fill new scratch).
+    const auto commands_of_a_call = [&] {
+      HostMatrix m(300, 211, 4, ++seed);
+      faults::arm({});
+      const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning);
+      const auto commands = faults::passed(faults::Site::kEnqueue);
+      faults::disarm();
+      REQUIRE(status == IPT_SUCCESS);
+      REQUIRE(commands.size() >= 3);
+      CHECK(std::string(commands.front()) ==
+            (pinned ? "clEnqueueCopyBuffer" : "clEnqueueWriteBuffer"));
+      CHECK(std::string(commands.back()) ==
+            (pinned ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer"));
+      return commands.size();
+    };
+    // The upload and the transposition's first command: the host matrix as it was.
+    for (const char* which : {"upload", "transposition"}) {
+      commands_of_a_call();
+      const std::size_t count = commands_of_a_call();
+      const std::uint64_t failing = which[0] == 'u' ? 1 : 2;
+      INFO("pinning " << pinning << ": the " << which << " fails (command " << failing << " of "
+                      << count << ")");
+      HostMatrix m(300, 211, 4, ++seed);
+      faults::arm({failing});
+      const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning);
+      faults::disarm();
+      CHECK(status != IPT_SUCCESS);
+      CHECK(m.check_unchanged() == "");
+    }
+    // The download (pinned: its copy, or the map that brings it to the host memory): the
+    // transpose is read from the device again; when that fails too, the status says so.
+    for (const char* which : {"download", "map"}) {
+      if (!pinned && which[0] == 'm') continue;
+      commands_of_a_call();
+      const std::size_t count = commands_of_a_call();
+      const std::uint64_t failing = which[0] == 'm' ? count : count - (pinned ? 1 : 0);
+      INFO("pinning " << pinning << ": the " << which << " fails (command " << failing << " of "
+                      << count << ")");
+      HostMatrix m(300, 211, 4, ++seed);
+      faults::arm({failing});
+      CHECK(host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning) == IPT_SUCCESS);
+      faults::disarm();
+      CHECK(m.check_transposed() == "");
+      HostMatrix again(300, 211, 4, ++seed);
+      commands_of_a_call();
+      faults::arm({failing, failing + 1});  // the download, then its plain retry
+      CHECK(host_call(session().queue(), again, IPT_HOST_DEVICE, 0, pinning) ==
+            IPT_BUFFER_UNDEFINED);
+      faults::disarm();
+    }
+    // The device buffer's allocation, and the pinned buffer's.
+    for (std::uint64_t allocation = 1; allocation <= (pinned ? 2u : 1u); ++allocation) {
+      INFO("pinning " << pinning << ": allocation " << allocation << " fails");
+      HostMatrix m(300, 211, 4, ++seed);
+      faults::arm({}, {allocation});
+      const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning);
+      faults::disarm();
+      CHECK(status == static_cast<ipt_status>(CL_MEM_OBJECT_ALLOCATION_FAILURE));
+      CHECK(m.check_unchanged() == "");
+    }
   }
-  // The device buffer's allocation.
-  HostMatrix m(300, 211, 4, ++seed);
-  faults::arm({}, {1});
-  const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE);
-  faults::disarm();
-  CHECK(status == static_cast<ipt_status>(CL_MEM_OBJECT_ALLOCATION_FAILURE));
-  CHECK(m.check_unchanged() == "");
 }
 
 TEST_CASE("host calls refuse bad input and leave the matrix unchanged", "[host][bad_input]") {
   HostMatrix m(20, 30, 4, 77);
-  ipt_host_options bogus{static_cast<ipt_host_scheme>(3), 0};
+  // Enumerators no caller can name, set as a C caller might (an int through memory).
+  const int unknown = 7;
+  ipt_host_options bogus{IPT_HOST_AUTO, 0, IPT_HOST_PIN_AUTO};
+  std::memcpy(&bogus.scheme, &unknown, sizeof unknown);
   CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 4, &bogus) == IPT_INVALID_VALUE);
+  ipt_host_options bad_pinning{IPT_HOST_CPU, 0, IPT_HOST_PIN_AUTO};
+  std::memcpy(&bad_pinning.pinning, &unknown, sizeof unknown);
+  CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 4, &bad_pinning) == IPT_INVALID_VALUE);
   CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 3, nullptr) == IPT_INVALID_ELEMENT_SIZE);
   CHECK(ipt_transpose_host(nullptr, m.data(), SIZE_MAX / 2, 3, 4, nullptr) == IPT_SIZE_OVERFLOW);
   CHECK(ipt_transpose_host(nullptr, nullptr, 20, 30, 4, nullptr) == IPT_INVALID_VALUE);
-  const ipt_host_options device{IPT_HOST_DEVICE, 0};
+  const ipt_host_options device{IPT_HOST_DEVICE, 0, IPT_HOST_PIN_AUTO};
   CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 4, &device) == IPT_INVALID_COMMAND_QUEUE);
   CHECK(std::string(ipt_last_error_message()).find("queue") != std::string::npos);
   CHECK(ipt_transpose_host(nullptr, m.data(), 0, 30, 4, nullptr) == IPT_SUCCESS);  // empty

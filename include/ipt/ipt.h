@@ -430,9 +430,17 @@ typedef enum ipt_host_scheme {
   IPT_HOST_CPU = 2     /* the native CPU path, on threads of the calling process */
 } ipt_host_scheme;
 
+/* Whether the device path may let the driver pin the host memory for its transfers. */
+typedef enum ipt_host_pinning {
+  IPT_HOST_PIN_AUTO = 0, /* it may: the host memory wrapped in a CL_MEM_USE_HOST_PTR */
+                         /* buffer for the upload and the download */
+  IPT_HOST_PIN_OFF = 1   /* plain reads and writes of the host memory */
+} ipt_host_pinning;
+
 typedef struct ipt_host_options {
-  ipt_host_scheme scheme; /* IPT_HOST_AUTO, or the way to use */
-  unsigned threads;       /* threads of the CPU path; 0: one per hardware thread */
+  ipt_host_scheme scheme;   /* IPT_HOST_AUTO, or the way to use */
+  unsigned threads;         /* threads of the CPU path; 0: one per hardware thread */
+  ipt_host_pinning pinning; /* the device path's transfers */
 } ipt_host_options;
 
 /*
@@ -444,7 +452,14 @@ typedef struct ipt_host_options {
  * its size, transposed there in place with the library's usual scratch beside it (never
  * a second matrix on the device), and downloaded. The host memory needs no alignment and
  * no pinning; `host` is read by the upload and written only by the download, once the
- * transposition has completed, so a call that fails leaves it unchanged.
+ * transposition has completed, so a call that fails before leaves it unchanged; a
+ * download that fails is done again as a plain read of the device's transpose, and when
+ * that fails too the call returns IPT_BUFFER_UNDEFINED (the host matrix is then partly
+ * written). Unless
+ * options->pinning is IPT_HOST_PIN_OFF, the host memory is wrapped in a
+ * CL_MEM_USE_HOST_PTR buffer for the call's transfers, which lets the driver pin it
+ * instead of staging it (faster for large matrices). Memory you allocate pinned (mapped
+ * from a CL_MEM_ALLOC_HOST_PTR buffer) moves fastest either way.
  * On the CPU (no queue, IPT_HOST_CPU, a square or a small matrix): square matrices swap
  * tiles across the diagonal on `threads` threads (fewer for a small matrix); other shapes
  * follow the permutation's cycles, with a bit per element of host memory (3.1% of a float
@@ -456,7 +471,8 @@ typedef struct ipt_host_options {
  * scheme), IPT_INVALID_COMMAND_QUEUE (IPT_HOST_DEVICE without a valid queue),
  * IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_OUT_OF_HOST_MEMORY, or the statuses of
  * ipt_transpose and OpenCL error codes (a device allocation that fails:
- * CL_MEM_OBJECT_ALLOCATION_FAILURE or CL_OUT_OF_RESOURCES), all with `host` unchanged.
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE or CL_OUT_OF_RESOURCES), all with `host` unchanged,
+ * and IPT_BUFFER_UNDEFINED (above).
  */
 IPT_API ipt_status ipt_transpose_host(cl_command_queue queue, void* host, size_t rows, size_t cols,
                                       size_t elem_size, const ipt_host_options* options);

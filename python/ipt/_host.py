@@ -16,13 +16,14 @@ _lib = _library.lib
 SCHEMES = {"auto": 0, "device": 1, "cpu": 2}  # enum ipt_host_scheme
 
 
-def transpose_host(array, queue=None, scheme="auto", threads=0):
+def transpose_host(array, queue=None, scheme="auto", threads=0, pin=True):
     """Transposes the C-contiguous, writeable 2-D numpy `array` (rows x cols) in place.
 
     Returns a (cols, rows) view of the same memory, which then holds the transpose;
     `array` itself keeps its stale shape. Blocks until done. `queue`: a
     pyopencl.CommandQueue whose device may do the work (None: the CPU only); `scheme`:
-    "auto", "device" or "cpu"; `threads`: the CPU path's (0: one per hardware thread).
+    "auto", "device" or "cpu"; `threads`: the CPU path's (0: one per hardware thread);
+    `pin`: whether the device path may let the driver pin the array's memory.
     Raises TypeError or ValueError for what it cannot take, ipt.Error for an error status;
     either way the array is unchanged.
     """
@@ -45,7 +46,7 @@ def transpose_host(array, queue=None, scheme="auto", threads=0):
         raise ValueError("ipt.transpose_host: threads must be 0 or more")
     queue_handle = None if queue is None else handle("queue", queue, pyopencl.CommandQueue)
     rows, cols = array.shape
-    options = _library.HostOptionsStruct(SCHEMES[scheme], threads)
+    options = _library.HostOptionsStruct(SCHEMES[scheme], threads, 0 if pin else 1)
     check(_lib.ipt_transpose_host(queue_handle, array.ctypes.data_as(ctypes.c_void_p), rows,
                                   cols, array.dtype.itemsize, ctypes.byref(options)),
           "ipt_transpose_host")

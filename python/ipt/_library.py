@@ -37,6 +37,7 @@ class HostOptionsStruct(ctypes.Structure):
     _fields_ = [
         ("scheme", ctypes.c_int),
         ("threads", ctypes.c_uint),
+        ("pinning", ctypes.c_int),
     ]
 
 

@@ -22,8 +22,12 @@ ipt_status transpose_host(const char* function, cl_command_queue queue, void* ho
           options->scheme != IPT_HOST_CPU)
         ipt::fail(IPT_INVALID_VALUE,
                   "unknown ipt_host_scheme " + std::to_string(static_cast<int>(options->scheme)));
+      if (options->pinning != IPT_HOST_PIN_AUTO && options->pinning != IPT_HOST_PIN_OFF)
+        ipt::fail(IPT_INVALID_VALUE,
+                  "unknown ipt_host_pinning " + std::to_string(static_cast<int>(options->pinning)));
       request.scheme = options->scheme;
       request.threads = options->threads;
+      request.pinning = options->pinning;
     }
     if (request.scheme == IPT_HOST_DEVICE && queue == nullptr)
       ipt::fail(IPT_INVALID_COMMAND_QUEUE, "IPT_HOST_DEVICE needs a command queue");

@@ -16,6 +16,7 @@ struct HostRequest {
   std::uint64_t rows = 0, cols = 0;
   std::size_t elem_size = 0;
   ipt_host_scheme scheme = IPT_HOST_AUTO;
+  ipt_host_pinning pinning = IPT_HOST_PIN_AUTO;
   unsigned threads = 0;  // the CPU path's (0: the hardware's)
 };
 

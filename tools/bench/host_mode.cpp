@@ -75,11 +75,12 @@ int run_host(const support::Session& session,
   std::printf(
       "device: %s\nlibipt %s, mode host, %zu-byte elements, median of %d runs; GB/s = 2 * rows "
       "* cols * elem_size / t, t from the CPU's view (the call, blocking)\n"
-      "CPU path: %u threads; transfers: upload + download of the same bytes (pageable host "
-      "memory); copy: the host copying the same bytes once on as many threads (memcpy)\n\n",
+      "CPU path: %u threads; device: pinned through CL_MEM_USE_HOST_PTR, and not pinned; "
+      "transfers: upload + download of the same bytes (pageable host memory); copy: the host "
+      "copying the same bytes once on as many threads (memcpy)\n\n",
       session.description().c_str(), ipt_version_string(), elem_size, repetitions, cpu_threads);
-  std::printf("%-20s %10s %12s %12s %12s %12s %12s\n", "shape", "MB", "device GB/s", "transfers",
-              "CPU GB/s", "copy", "naive loop");
+  std::printf("%-20s %10s %12s %12s %12s %12s %12s %12s\n", "shape", "MB", "device GB/s",
+              "not pinned", "transfers", "CPU GB/s", "copy", "naive loop");
   int failures = 0;
   for (const auto& [rows, cols] : shapes) {
     const std::size_t bytes = rows * cols * elem_size;
@@ -89,8 +90,9 @@ int run_host(const support::Session& session,
         support::transpose_reference(original, rows, cols, elem_size);
     std::vector<unsigned char> host = original;
     bool forward = true;  // host holds the original (true) or its transpose
-    const auto host_call = [&](ipt_host_scheme scheme) {
-      const ipt_host_options options{scheme, threads};
+    const auto host_call = [&](ipt_host_scheme scheme,
+                               ipt_host_pinning pinning = IPT_HOST_PIN_AUTO) {
+      const ipt_host_options options{scheme, threads, pinning};
       const auto start = clock_type::now();
       const std::size_t r = forward ? rows : cols, c = forward ? cols : rows;
       if (ipt_transpose_host(session.queue(), host.data(), r, c, elem_size, &options) !=
@@ -107,6 +109,8 @@ int run_host(const support::Session& session,
       return t;
     };
     const double device_t = median_seconds(repetitions, [&] { return host_call(IPT_HOST_DEVICE); });
+    const double unpinned_t =
+        median_seconds(repetitions, [&] { return host_call(IPT_HOST_DEVICE, IPT_HOST_PIN_OFF); });
     const double cpu_t = median_seconds(repetitions, [&] { return host_call(IPT_HOST_CPU); });
 
     cl_int code = CL_SUCCESS;
@@ -136,10 +140,11 @@ int run_host(const support::Session& session,
       });
     const double gigabytes = static_cast<double>(bytes) * 1e-9;
     const auto gbs = [&](double t) { return t > 0 ? 2.0 * gigabytes / t : 0.0; };
-    if (device_t < 0 || cpu_t < 0 || transfer_t < 0) ++failures;
+    if (device_t < 0 || unpinned_t < 0 || cpu_t < 0 || transfer_t < 0) ++failures;
     const std::string shape = std::to_string(rows) + " x " + std::to_string(cols);
-    std::printf("%-20s %10.1f %12.1f %12.1f %12.1f %12.1f %12.1f\n", shape.c_str(), gigabytes * 1e3,
-                gbs(device_t), gbs(transfer_t), gbs(cpu_t), gbs(memcpy_t), gbs(naive_t));
+    std::printf("%-20s %10.1f %12.1f %12.1f %12.1f %12.1f %12.1f %12.1f\n", shape.c_str(),
+                gigabytes * 1e3, gbs(device_t), gbs(unpinned_t), gbs(transfer_t), gbs(cpu_t),
+                gbs(memcpy_t), gbs(naive_t));
   }
   std::printf("\n%s\n", failures == 0 ? "all results verified" : "FAILURES (see above)");
   return failures == 0 ? 0 : 1;
