@@ -51,6 +51,9 @@ module ipt
   integer(c_int), parameter, public :: IPT_HOST_AUTO = 0
   integer(c_int), parameter, public :: IPT_HOST_DEVICE = 1
   integer(c_int), parameter, public :: IPT_HOST_CPU = 2
+  integer(c_int), parameter, public :: IPT_HOST_PIN_AUTO = 0
+  integer(c_int), parameter, public :: IPT_HOST_PIN_OFF = 1
+  integer(c_int), parameter, public :: IPT_HOST_PIN_ON = 2
 
   ! A caller-adjusted plan; the defaults mean "automatic" (as ipt_plan_options in ipt.h:
   ! m, n and the padded shape 0 for the planner's; max_bytes 0 for the buffer's size in a

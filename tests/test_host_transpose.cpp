@@ -100,7 +100,7 @@ TEST_CASE("host matrices on the CPU: random shapes, twice gives the original", "
 TEST_CASE("host matrices through the device: every element size and shape class", "[host]") {
   IPT_TEST_SEED(first_seed, 2803);
   std::uint64_t seed = first_seed;
-  for (const ipt_host_pinning pinning : {IPT_HOST_PIN_AUTO, IPT_HOST_PIN_OFF})
+  for (const ipt_host_pinning pinning : {IPT_HOST_PIN_ON, IPT_HOST_PIN_OFF})
     for (std::size_t elem_size : {1, 2, 4, 8, 16})
       for (const auto& [rows, cols] : kShapes) {
         INFO(rows << " x " << cols << ", " << elem_size << "-byte elements, pinning " << pinning);
@@ -150,8 +150,8 @@ TEST_CASE("the automatic way: the CPU without a queue, for squares and small mat
 TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][faults]") {
   IPT_TEST_SEED(first_seed, 2804);
   std::uint64_t seed = first_seed;
-  for (const ipt_host_pinning pinning : {IPT_HOST_PIN_AUTO, IPT_HOST_PIN_OFF}) {
-    const bool pinned = pinning == IPT_HOST_PIN_AUTO;
+  for (const ipt_host_pinning pinning : {IPT_HOST_PIN_ON, IPT_HOST_PIN_OFF}) {
+    const bool pinned = pinning == IPT_HOST_PIN_ON;
     // The commands of a call, counted on a call just like it (a call that repeats the one
     // before it enqueues what it does; the first of a shape may fill new scratch).
     const auto commands_of_a_call = [&] {

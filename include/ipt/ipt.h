@@ -432,9 +432,11 @@ typedef enum ipt_host_scheme {
 
 /* Whether the device path may let the driver pin the host memory for its transfers. */
 typedef enum ipt_host_pinning {
-  IPT_HOST_PIN_AUTO = 0, /* it may: the host memory wrapped in a CL_MEM_USE_HOST_PTR */
-                         /* buffer for the upload and the download */
-  IPT_HOST_PIN_OFF = 1   /* plain reads and writes of the host memory */
+  IPT_HOST_PIN_AUTO = 0, /* for matrices of 4 MiB and more (pinning costs each call */
+                         /* more than it saves below) */
+  IPT_HOST_PIN_OFF = 1,  /* plain reads and writes of the host memory */
+  IPT_HOST_PIN_ON = 2    /* the host memory wrapped in a CL_MEM_USE_HOST_PTR buffer for */
+                         /* the upload and the download, whatever its size */
 } ipt_host_pinning;
 
 typedef struct ipt_host_options {
@@ -455,10 +457,9 @@ typedef struct ipt_host_options {
  * transposition has completed, so a call that fails before leaves it unchanged; a
  * download that fails is done again as a plain read of the device's transpose, and when
  * that fails too the call returns IPT_BUFFER_UNDEFINED (the host matrix is then partly
- * written). Unless
- * options->pinning is IPT_HOST_PIN_OFF, the host memory is wrapped in a
- * CL_MEM_USE_HOST_PTR buffer for the call's transfers, which lets the driver pin it
- * instead of staging it (faster for large matrices). Memory you allocate pinned (mapped
+ * written). For matrices of 4 MiB and more (options->pinning: see ipt_host_pinning),
+ * the host memory is wrapped in a CL_MEM_USE_HOST_PTR buffer for the call's transfers,
+ * which lets the driver pin it instead of staging it. Memory you allocate pinned (mapped
  * from a CL_MEM_ALLOC_HOST_PTR buffer) moves fastest either way.
  * On the CPU (no queue, IPT_HOST_CPU, a square or a small matrix): square matrices swap
  * tiles across the diagonal on `threads` threads (fewer for a small matrix); other shapes

@@ -14,16 +14,18 @@ from ._transpose import ELEMENT_SIZES
 
 _lib = _library.lib
 SCHEMES = {"auto": 0, "device": 1, "cpu": 2}  # enum ipt_host_scheme
+PINNING = {"auto": 0, "off": 1, "on": 2}  # enum ipt_host_pinning
 
 
-def transpose_host(array, queue=None, scheme="auto", threads=0, pin=True):
+def transpose_host(array, queue=None, scheme="auto", threads=0, pin="auto"):
     """Transposes the C-contiguous, writeable 2-D numpy `array` (rows x cols) in place.
 
     Returns a (cols, rows) view of the same memory, which then holds the transpose;
     `array` itself keeps its stale shape. Blocks until done. `queue`: a
     pyopencl.CommandQueue whose device may do the work (None: the CPU only); `scheme`:
     "auto", "device" or "cpu"; `threads`: the CPU path's (0: one per hardware thread);
-    `pin`: whether the device path may let the driver pin the array's memory.
+    `pin`: "auto" (from 4 MiB), "on" or "off": whether the device path lets the driver pin
+    the array's memory for its transfers.
     Raises TypeError or ValueError for what it cannot take, ipt.Error for an error status;
     either way the array is unchanged.
     """
@@ -42,11 +44,14 @@ def transpose_host(array, queue=None, scheme="auto", threads=0, pin=True):
     if scheme not in SCHEMES:
         raise ValueError("ipt.transpose_host: scheme must be one of %s, not %r"
                          % (", ".join(sorted(SCHEMES)), scheme))
+    if pin not in PINNING:
+        raise ValueError("ipt.transpose_host: pin must be one of %s, not %r"
+                         % (", ".join(sorted(PINNING)), pin))
     if threads < 0:
         raise ValueError("ipt.transpose_host: threads must be 0 or more")
     queue_handle = None if queue is None else handle("queue", queue, pyopencl.CommandQueue)
     rows, cols = array.shape
-    options = _library.HostOptionsStruct(SCHEMES[scheme], threads, 0 if pin else 1)
+    options = _library.HostOptionsStruct(SCHEMES[scheme], threads, PINNING[pin])
     check(_lib.ipt_transpose_host(queue_handle, array.ctypes.data_as(ctypes.c_void_p), rows,
                                   cols, array.dtype.itemsize, ctypes.byref(options)),
           "ipt_transpose_host")

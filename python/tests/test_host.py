@@ -16,7 +16,8 @@ def test_matches_numpy(queue, random_matrix, scheme, dtype, shape):
     before = whole.copy()
     a = whole[32:32 + shape[0] * shape[1]].reshape(shape)
     expected = a.T.copy()
-    t = ipt.transpose_host(a, queue if scheme != "cpu" else None, scheme=scheme, threads=3)
+    t = ipt.transpose_host(a, queue if scheme != "cpu" else None, scheme=scheme, threads=3,
+                           pin="on" if shape[0] % 2 else "off")
     assert t.shape == (shape[1], shape[0])
     assert numpy.shares_memory(t, a)
     assert t.tobytes() == expected.tobytes()

@@ -22,7 +22,8 @@ ipt_status transpose_host(const char* function, cl_command_queue queue, void* ho
           options->scheme != IPT_HOST_CPU)
         ipt::fail(IPT_INVALID_VALUE,
                   "unknown ipt_host_scheme " + std::to_string(static_cast<int>(options->scheme)));
-      if (options->pinning != IPT_HOST_PIN_AUTO && options->pinning != IPT_HOST_PIN_OFF)
+      if (options->pinning != IPT_HOST_PIN_AUTO && options->pinning != IPT_HOST_PIN_OFF &&
+          options->pinning != IPT_HOST_PIN_ON)
         ipt::fail(IPT_INVALID_VALUE,
                   "unknown ipt_host_pinning " + std::to_string(static_cast<int>(options->pinning)));
       request.scheme = options->scheme;

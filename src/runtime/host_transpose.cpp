@@ -49,10 +49,13 @@ void through_device(const HostRequest& request, std::size_t bytes) {
   // Pinned: the host memory wrapped in a buffer (CL_MEM_USE_HOST_PTR), which lets the
   // driver move it without staging it through buffers of its own: on an H100 behind
   // PCIe the upload and download of 256 MiB ran at 14 GB/s (2 * bytes / t) this way
-  // against 9 from the pageable memory itself. Its contents reach the host memory only
-  // when it is mapped, after the download.
+  // against 9 from the pageable memory itself; whole calls (ipt-bench host at b1b445d)
+  // at 10-20 GB/s against 7-9 from 4 MiB on, but slower below (200 x 300 floats: 1.1
+  // against 3.2 GB/s). Its contents reach the host memory only when it is mapped, after
+  // the download.
   cl::Buffer host_buffer;
-  if (request.pinning == IPT_HOST_PIN_AUTO) {
+  if (request.pinning == IPT_HOST_PIN_ON ||
+      (request.pinning == IPT_HOST_PIN_AUTO && bytes >= kHostPinFrom)) {
     faults::point(faults::Site::kAllocation, "clCreateBuffer");
     host_buffer =
         cl::Buffer(cl_context, CL_MEM_USE_HOST_PTR | CL_MEM_READ_WRITE, bytes, request.host);

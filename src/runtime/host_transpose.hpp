@@ -32,6 +32,9 @@ struct HostRequest {
 ipt_host_scheme host_scheme(const HostRequest& request);
 inline constexpr std::uint64_t kHostDeviceFrom = std::uint64_t{256} << 10;
 
+// Matrices from which IPT_HOST_PIN_AUTO pins the host memory for the transfers.
+inline constexpr std::uint64_t kHostPinFrom = std::uint64_t{4} << 20;
+
 // Transposes; the request's sizes and element size must have been checked. Throws
 // ipt::Error or cl::Error. The host memory is written only by the last step, the
 // download of a transposition that completed (or by the CPU path, which throws only
