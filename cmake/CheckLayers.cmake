@@ -1,8 +1,8 @@
 # The layering of src/, checked when CMake configures and again by every build, so that a
-# wrong include fails the build: api -> runtime -> planner, one way. The planner is pure C++ (no OpenCL header,
-# no ipt.h), nothing includes a layer above its own, the project's includes form no
-# cycle, and no chain of them is deeper than IPT_MAX_INCLUDE_DEPTH. The cpu layer (the
-# native CPU path of host transposition) sits between runtime and planner, as pure C++.
+# wrong include fails the build: api -> runtime -> cpu -> planner, one way. The planner and
+# the cpu layer (the native CPU path of host transposition) are pure C++ (no OpenCL
+# header, no ipt.h), nothing includes a layer above its own, the project's includes form
+# no cycle, and no chain of them is deeper than IPT_MAX_INCLUDE_DEPTH.
 #
 #   ipt_check_layers(<src dir> <max depth>)
 cmake_policy(SET CMP0057 NEW)  # IN_LIST, also in script mode
