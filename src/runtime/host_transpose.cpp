@@ -2,7 +2,6 @@
 
 #include <exception>
 #include <string>
-#include <vector>
 
 #include "cpu/cpu_transpose.hpp"
 #include "runtime/device_query.hpp"
@@ -120,11 +119,11 @@ void through_device(const HostRequest& request, std::size_t bytes) {
       queue.finish();
       read_back(queue, buffer, bytes, request.host);
     } catch (...) {
+      const std::string second = describe(std::current_exception());
       fail(IPT_BUFFER_UNDEFINED, "the download failed (" + first +
-                                     "), and reading the device's "
-                                     "transpose again too (" +
-                                     describe(std::current_exception()) +
-                                     "): the host memory's contents are undefined");
+                                     "), and so did reading the "
+                                     "device's transpose again (" +
+                                     second + "): the host memory's contents are undefined");
     }
   }
 }
