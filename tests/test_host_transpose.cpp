@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,39 @@ TEST_CASE("host matrices on the CPU: random shapes, twice gives the original", "
     ipt::cpu::transpose(m.data(), cols, rows, elem_size, 0);
     CHECK(m.check_unchanged() == "");
   }
+}
+
+TEST_CASE("host matrices on the CPU: every path forced, on shapes it takes", "[host]") {
+  IPT_TEST_SEED(first_seed, 2805);
+  std::uint64_t seed = first_seed;
+  using ipt::cpu::Path;
+  // Coprime sides, sides with a common factor (the decomposition's column rotation), a
+  // factor for two passes, skinny both ways round.
+  const std::vector<std::pair<std::size_t, std::size_t>> shapes = {
+      {97, 89}, {12, 18}, {120, 200}, {6, 1000}, {1000, 6}, {2, 3}, {255, 85}, {64, 96}};
+  for (std::size_t elem_size : {1, 2, 4, 8, 16})
+    for (const auto& [rows, cols] : shapes)
+      for (const Path path : {Path::kTwoPass, Path::kDecomposed, Path::kCycles})
+        for (unsigned threads : {1u, 4u}) {
+          INFO(rows << " x " << cols << ", " << elem_size << "-byte elements, path "
+                    << static_cast<int>(path) << ", " << threads << " threads");
+          HostMatrix m(rows, cols, elem_size, ++seed);
+          if (path == Path::kTwoPass && (rows == 97 || rows == 2)) {
+            CHECK_THROWS_AS(ipt::cpu::transpose(m.data(), rows, cols, elem_size, threads, path),
+                            std::invalid_argument);  // no factor: nothing moved
+            CHECK(m.check_unchanged() == "");
+            continue;
+          }
+          ipt::cpu::transpose(m.data(), rows, cols, elem_size, threads, path);
+          CHECK(m.check_transposed() == "");
+        }
+  HostMatrix square(40, 40, 4, ++seed);
+  ipt::cpu::transpose(square.data(), 40, 40, 4, 2, Path::kDecomposed);
+  CHECK(square.check_transposed() == "");
+  HostMatrix not_square(40, 41, 4, ++seed);
+  CHECK_THROWS_AS(ipt::cpu::transpose(not_square.data(), 40, 41, 4, 2, Path::kTiles),
+                  std::invalid_argument);
+  CHECK(not_square.check_unchanged() == "");
 }
 
 TEST_CASE("host matrices through the device: every element size and shape class", "[host]") {

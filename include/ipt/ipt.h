@@ -463,8 +463,8 @@ typedef struct ipt_host_options {
  * from a CL_MEM_ALLOC_HOST_PTR buffer) moves fastest either way.
  * On the CPU (no queue, IPT_HOST_CPU, a square or a small matrix): square matrices swap
  * tiles across the diagonal on `threads` threads (fewer for a small matrix); other shapes
- * follow the permutation's cycles, with a bit per element of host memory (3.1% of a float
- * matrix) when it can be had, which is much slower than tiles (docs/guide.md).
+ * take two passes of runs of elements where a side has a usable factor, else Catanzaro
+ * et al.'s row and column permutations, both slower than tiles (docs/guide.md).
  * `queue` may be NULL for the CPU path. Nothing outside the matrix's rows * cols *
  * elem_size bytes is read or written.
  *

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -241,46 +242,145 @@ void transpose_instances(T* a, std::uint64_t count, std::uint64_t r, std::uint64
   });
 }
 
-// The most host memory one 010! instance may take (each thread copies one).
+// The most host memory one 010! instance may take (each thread copies one), and one
+// block of columns of the decomposition.
 constexpr std::uint64_t kInstanceBytes = std::uint64_t{1} << 20;
+constexpr std::uint64_t kColumnBlockBytes = std::uint64_t{1} << 20;
+
+// Catanzaro, Keller and Garland's decomposition (PPoPP 2014, Algorithm 1, its C2R
+// transposition of the rows x cols row-major matrix): with c = gcd(rows, cols), columns
+// rotated (when c > 1), each row permuted on its own, then each column: three passes
+// (two when the sides are coprime) of permutations within a row or a column, for any
+// shape, where cycle following over single elements jumps across the whole matrix.
+// Column passes take blocks of adjacent columns at once, so that their reads and writes
+// move runs of a block's width instead of single elements.
+template <typename T>
+void transpose_decomposed(T* a, std::uint64_t m, std::uint64_t n, unsigned threads) {
+  const std::uint64_t c = std::gcd(m, n), rows_per_group = m / c, cols_per_group = n / c;
+  // A column pass: column j of the result gathered from rows source(i, j) of column j.
+  const std::uint64_t width = std::clamp<std::uint64_t>(kColumnBlockBytes / (m * sizeof(T)), 1,
+                                                        std::min<std::uint64_t>(64, n));
+  const std::uint64_t blocks = (n + width - 1) / width;
+  std::vector<T> buffers(static_cast<std::size_t>(std::max(m * width, n)) * threads);
+  const auto buffer_of = [&](unsigned thread) {
+    return buffers.data() + static_cast<std::size_t>(std::max(m * width, n)) * thread;
+  };
+  const auto column_pass = [&](auto first_source, auto next_source) {
+    std::atomic<std::uint64_t> next{0};
+    run_on_threads(threads, [&](unsigned thread) {
+      T* const gathered = buffer_of(thread);
+      for (std::uint64_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
+        const std::uint64_t j0 = k * width, w = std::min(width, n - j0);
+        for (std::uint64_t i = 0; i < m; ++i) {
+          std::uint64_t source = first_source(i, j0);
+          for (std::uint64_t j = j0; j < j0 + w; ++j) {
+            gathered[i * w + (j - j0)] = a[source * n + j];
+            source = next_source(source, i, j);
+          }
+        }
+        for (std::uint64_t i = 0; i < m; ++i)
+          std::memcpy(a + i * n + j0, gathered + i * w, static_cast<std::size_t>(w) * sizeof(T));
+      }
+    });
+  };
+  if (c > 1)  // r_j(i) = (i + floor(j / b)) mod m: the rotation changes every b columns
+    column_pass([&](std::uint64_t i, std::uint64_t j) { return (i + j / cols_per_group) % m; },
+                [&](std::uint64_t source, std::uint64_t i, std::uint64_t j) {
+                  return (j + 1) % cols_per_group != 0 ? source
+                                                       : (i + (j + 1) / cols_per_group) % m;
+                });
+  // Row shuffle: element j of row i goes to column d'_i(j) = ((i + floor(j / b)) mod m +
+  // j m) mod n, a bijection of the row once the columns were rotated.
+  {
+    std::atomic<std::uint64_t> next{0};
+    const std::uint64_t m_mod_n = m % n;
+    run_on_threads(threads, [&](unsigned thread) {
+      T* const row = buffer_of(thread);
+      for (std::uint64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < m;) {
+        T* const at = a + i * n;
+        std::uint64_t jm = 0;  // j m mod n
+        for (std::uint64_t j0 = 0; j0 < n; j0 += cols_per_group) {
+          const std::uint64_t rotation = (i + j0 / cols_per_group) % m % n;
+          for (std::uint64_t j = j0; j < j0 + cols_per_group; ++j) {
+            std::uint64_t d = rotation + jm;
+            if (d >= n) d -= n;
+            row[d] = at[j];
+            jm += m_mod_n;
+            if (jm >= n) jm -= n;
+          }
+        }
+        std::memcpy(at, row, static_cast<std::size_t>(n) * sizeof(T));
+      }
+    });
+  }
+  // Column shuffle: s'_j(i) = (j + i n - floor(i / a)) mod m, one more per column.
+  column_pass(
+      [&](std::uint64_t i, std::uint64_t j) {
+        return (j % m + (i * n) % m + m - (i / rows_per_group) % m) % m;
+      },
+      [&](std::uint64_t source, std::uint64_t, std::uint64_t) {
+        return source + 1 == m ? 0 : source + 1;
+      });
+}
+
+// The matrix's factors for the two-pass path: f dividing rows (2.1) or cols (2.2).
+struct TwoPass {
+  std::uint64_t factor = 1;  // 1: none
+  bool of_rows = true;
+};
+
+// The factor whose instance fits kInstanceBytes and whose super-elements are the
+// longest.
+TwoPass two_pass_factor(std::uint64_t rows, std::uint64_t cols, std::size_t elem_size) {
+  TwoPass best;
+  for (const bool rows_side : {true, false}) {
+    const std::uint64_t side = rows_side ? rows : cols, other = rows_side ? cols : rows;
+    for (const std::uint64_t f : planner::divisors(side))
+      if (f < side && f * other * elem_size <= kInstanceBytes && f > best.factor)
+        best = {f, rows_side};
+  }
+  return best;
+}
 
 // A rectangular matrix in two passes of whole super-elements where a side has a factor
 // f (TPDS 2015's sequences): 2.1 with f | rows, 010! on (rows / f, f, cols) then 100! on
 // (rows / f, cols, f); or 2.2 with f | cols, 100! on (rows, cols / f, f) then 010! on
-// (cols / f, rows, f). The factor whose instance fits kInstanceBytes and whose
-// super-elements are the longest wins: cycle following then moves runs of f elements
-// instead of single ones. Without one, the elements' cycles.
+// (cols / f, rows, f). Cycle following then moves runs of f elements instead of single
+// ones.
 template <typename T>
-void transpose_rectangular(T* a, std::uint64_t rows, std::uint64_t cols, unsigned threads) {
-  std::uint64_t best = 1;
-  bool of_rows = true;
-  for (const bool rows_side : {true, false}) {
-    const std::uint64_t side = rows_side ? rows : cols, other = rows_side ? cols : rows;
-    for (const std::uint64_t f : planner::divisors(side))
-      if (f < side && f * other * sizeof(T) <= kInstanceBytes && f > best) {
-        best = f;
-        of_rows = rows_side;
-      }
-  }
-  if (best == 1) return transpose_cycles(a, rows, cols, 1, threads);
-  if (of_rows) {
-    transpose_instances(a, rows / best, best, cols, threads);
-    transpose_cycles(a, rows / best, cols, best, threads);
+void transpose_two_pass(T* a, std::uint64_t rows, std::uint64_t cols, const TwoPass& pass,
+                        unsigned threads) {
+  const std::uint64_t f = pass.factor;
+  if (pass.of_rows) {
+    transpose_instances(a, rows / f, f, cols, threads);
+    transpose_cycles(a, rows / f, cols, f, threads);
   } else {
-    transpose_cycles(a, rows, cols / best, best, threads);
-    transpose_instances(a, cols / best, rows, best, threads);
+    transpose_cycles(a, rows, cols / f, f, threads);
+    transpose_instances(a, cols / f, rows, f, threads);
   }
 }
 
 template <std::size_t N>
-void transpose_typed(void* data, std::uint64_t rows, std::uint64_t cols, unsigned threads) {
+void transpose_typed(void* data, std::uint64_t rows, std::uint64_t cols, unsigned threads,
+                     Path path) {
   using T = Element<N>;
   static_assert(sizeof(T) == N, "an element type of N bytes");
   T* a = static_cast<T*>(data);
-  if (rows == cols)
-    transpose_square(a, rows, threads, tile_side(N));
-  else
-    transpose_rectangular(a, rows, cols, threads);
+  const TwoPass pass = two_pass_factor(rows, cols, N);
+  if (path == Path::kAuto)
+    path = rows == cols ? Path::kTiles : pass.factor > 1 ? Path::kTwoPass : Path::kDecomposed;
+  switch (path) {
+    case Path::kTiles:
+      if (rows != cols) throw std::invalid_argument("tiles transpose square matrices only");
+      return transpose_square(a, rows, threads, tile_side(N));
+    case Path::kTwoPass:
+      if (pass.factor == 1) throw std::invalid_argument("no factor for two passes");
+      return transpose_two_pass(a, rows, cols, pass, threads);
+    case Path::kDecomposed:
+      return transpose_decomposed(a, rows, cols, threads);
+    default:
+      return transpose_cycles(a, rows, cols, 1, threads);
+  }
 }
 
 }  // namespace
@@ -288,7 +388,7 @@ void transpose_typed(void* data, std::uint64_t rows, std::uint64_t cols, unsigne
 unsigned default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 void transpose(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
-               unsigned threads) {
+               unsigned threads, Path path) {
   if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8 && elem_size != 16)
     throw std::invalid_argument("elem_size must be 1, 2, 4, 8 or 16");
   if (rows <= 1 || cols <= 1) return;  // a row or a column: its transpose has the same bytes
@@ -298,15 +398,15 @@ void transpose(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t e
   threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, enough));
   switch (elem_size) {
     case 1:
-      return transpose_typed<1>(data, rows, cols, threads);
+      return transpose_typed<1>(data, rows, cols, threads, path);
     case 2:
-      return transpose_typed<2>(data, rows, cols, threads);
+      return transpose_typed<2>(data, rows, cols, threads, path);
     case 4:
-      return transpose_typed<4>(data, rows, cols, threads);
+      return transpose_typed<4>(data, rows, cols, threads, path);
     case 8:
-      return transpose_typed<8>(data, rows, cols, threads);
+      return transpose_typed<8>(data, rows, cols, threads, path);
     default:
-      return transpose_typed<16>(data, rows, cols, threads);
+      return transpose_typed<16>(data, rows, cols, threads, path);
   }
 }
 

@@ -13,7 +13,8 @@
 // a buffer per thread (010!), and the grid of f-element super-elements transposed by
 // following its cycles (100!), each cycle moved by the thread that owns its smallest
 // position, with a bit per super-element (when that memory can be had) marking those
-// already moved. A shape without such a factor follows the cycles of single elements.
+// already moved. A shape without such a factor takes Catanzaro et al.'s decomposition
+// (PPoPP 2014): columns rotated, rows permuted, columns permuted, each on its own.
 #pragma once
 
 #include <cstddef>
@@ -24,11 +25,16 @@ namespace ipt::cpu {
 // Threads the CPU path uses when the caller names none: the hardware's (at least 1).
 unsigned default_threads();
 
+// How a matrix is moved: kAuto picks tiles for a square, two passes where a side has a
+// usable factor, else the decomposition; the others force one (tests, benchmarks).
+enum class Path { kAuto, kTiles, kTwoPass, kDecomposed, kCycles };
+
 // Transposes, in place, the rows x cols row-major matrix of elem_size-byte elements (1,
 // 2, 4, 8 or 16; others throw std::invalid_argument) at `data`, on `threads` threads (0:
-// default_threads()). Touches no byte outside the matrix. Throws std::bad_alloc or
-// std::system_error (a thread that cannot start) before any element has moved.
+// default_threads()). Touches no byte outside the matrix. Throws std::bad_alloc,
+// std::system_error (a thread that cannot start) or std::invalid_argument (a forced path
+// that cannot take the shape) before any element has moved.
 void transpose(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
-               unsigned threads = 0);
+               unsigned threads = 0, Path path = Path::kAuto);
 
 }  // namespace ipt::cpu
