@@ -247,17 +247,18 @@ void transpose_instances(T* a, std::uint64_t count, std::uint64_t r, std::uint64
 constexpr std::uint64_t kInstanceBytes = std::uint64_t{1} << 20;
 constexpr std::uint64_t kColumnBlockBytes = std::uint64_t{1} << 20;
 
-// Catanzaro, Keller and Garland's decomposition (PPoPP 2014, Algorithm 1, its C2R
-// transposition of the rows x cols row-major matrix): with c = gcd(rows, cols), columns
-// rotated (when c > 1), each row permuted on its own, then each column: three passes
-// (two when the sides are coprime) of permutations within a row or a column, for any
-// shape, where cycle following over single elements jumps across the whole matrix.
-// Column passes take blocks of adjacent columns at once, so that their reads and writes
-// move runs of a block's width instead of single elements.
+// Catanzaro, Keller and Garland's decomposition (PPoPP 2014, Algorithm 1) of the m x n
+// row-major array's C2R transposition, which is the transpose of the m x n matrix, or,
+// with `inverse`, its R2C (the inverse, in reverse order), which is the transpose of the
+// n x m matrix held by the same memory. With c = gcd(m, n): columns rotated (when c > 1),
+// each row permuted on its own, then each column: three passes (two when the sides are
+// coprime) of permutations within a row or a column, for any shape, where cycle
+// following over single elements jumps across the whole matrix. Column passes take
+// blocks of adjacent columns at once, so that their reads and writes move runs of a
+// block's width instead of single elements: the shorter the columns, the wider.
 template <typename T>
-void transpose_decomposed(T* a, std::uint64_t m, std::uint64_t n, unsigned threads) {
+void transpose_decomposed(T* a, std::uint64_t m, std::uint64_t n, bool inverse, unsigned threads) {
   const std::uint64_t c = std::gcd(m, n), rows_per_group = m / c, cols_per_group = n / c;
-  // A column pass: column j of the result gathered from rows source(i, j) of column j.
   const std::uint64_t width = std::clamp<std::uint64_t>(kColumnBlockBytes / (m * sizeof(T)), 1,
                                                         std::min<std::uint64_t>(64, n));
   const std::uint64_t blocks = (n + width - 1) / width;
@@ -265,33 +266,41 @@ void transpose_decomposed(T* a, std::uint64_t m, std::uint64_t n, unsigned threa
   const auto buffer_of = [&](unsigned thread) {
     return buffers.data() + static_cast<std::size_t>(std::max(m * width, n)) * thread;
   };
-  const auto column_pass = [&](auto first_source, auto next_source) {
+  // A column pass: element i of column j comes from row at(i, j) of column j (gather),
+  // or goes to it (scatter); at(i, j + 1) = next(at(i, j), i, j).
+  const auto column_pass = [&](bool scatter, auto first_at, auto next_at) {
     std::atomic<std::uint64_t> next{0};
     run_on_threads(threads, [&](unsigned thread) {
-      T* const gathered = buffer_of(thread);
+      T* const block = buffer_of(thread);
       for (std::uint64_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < blocks;) {
         const std::uint64_t j0 = k * width, w = std::min(width, n - j0);
         for (std::uint64_t i = 0; i < m; ++i) {
-          std::uint64_t source = first_source(i, j0);
+          std::uint64_t at = first_at(i, j0);
           for (std::uint64_t j = j0; j < j0 + w; ++j) {
-            gathered[i * w + (j - j0)] = a[source * n + j];
-            source = next_source(source, i, j);
+            if (scatter)
+              block[at * w + (j - j0)] = a[i * n + j];
+            else
+              block[i * w + (j - j0)] = a[at * n + j];
+            at = next_at(at, i, j);
           }
         }
         for (std::uint64_t i = 0; i < m; ++i)
-          std::memcpy(a + i * n + j0, gathered + i * w, static_cast<std::size_t>(w) * sizeof(T));
+          std::memcpy(a + i * n + j0, block + i * w, static_cast<std::size_t>(w) * sizeof(T));
       }
     });
   };
-  if (c > 1)  // r_j(i) = (i + floor(j / b)) mod m: the rotation changes every b columns
-    column_pass([&](std::uint64_t i, std::uint64_t j) { return (i + j / cols_per_group) % m; },
-                [&](std::uint64_t source, std::uint64_t i, std::uint64_t j) {
-                  return (j + 1) % cols_per_group != 0 ? source
-                                                       : (i + (j + 1) / cols_per_group) % m;
-                });
+  // r_j(i) = (i + floor(j / b)) mod m: the rotation changes every b columns.
+  const auto rotate = [&](bool scatter) {
+    if (c > 1)
+      column_pass(
+          scatter, [&](std::uint64_t i, std::uint64_t j) { return (i + j / cols_per_group) % m; },
+          [&](std::uint64_t at, std::uint64_t i, std::uint64_t j) {
+            return (j + 1) % cols_per_group != 0 ? at : (i + (j + 1) / cols_per_group) % m;
+          });
+  };
   // Row shuffle: element j of row i goes to column d'_i(j) = ((i + floor(j / b)) mod m +
   // j m) mod n, a bijection of the row once the columns were rotated.
-  {
+  const auto shuffle_rows = [&](bool scatter) {
     std::atomic<std::uint64_t> next{0};
     const std::uint64_t m_mod_n = m % n;
     run_on_threads(threads, [&](unsigned thread) {
@@ -304,7 +313,10 @@ void transpose_decomposed(T* a, std::uint64_t m, std::uint64_t n, unsigned threa
           for (std::uint64_t j = j0; j < j0 + cols_per_group; ++j) {
             std::uint64_t d = rotation + jm;
             if (d >= n) d -= n;
-            row[d] = at[j];
+            if (scatter)
+              row[d] = at[j];
+            else
+              row[j] = at[d];
             jm += m_mod_n;
             if (jm >= n) jm -= n;
           }
@@ -312,15 +324,25 @@ void transpose_decomposed(T* a, std::uint64_t m, std::uint64_t n, unsigned threa
         std::memcpy(at, row, static_cast<std::size_t>(n) * sizeof(T));
       }
     });
-  }
+  };
   // Column shuffle: s'_j(i) = (j + i n - floor(i / a)) mod m, one more per column.
-  column_pass(
-      [&](std::uint64_t i, std::uint64_t j) {
-        return (j % m + (i * n) % m + m - (i / rows_per_group) % m) % m;
-      },
-      [&](std::uint64_t source, std::uint64_t, std::uint64_t) {
-        return source + 1 == m ? 0 : source + 1;
-      });
+  const auto shuffle_columns = [&](bool scatter) {
+    column_pass(
+        scatter,
+        [&](std::uint64_t i, std::uint64_t j) {
+          return (j % m + (i * n) % m + m - (i / rows_per_group) % m) % m;
+        },
+        [&](std::uint64_t at, std::uint64_t, std::uint64_t) { return at + 1 == m ? 0 : at + 1; });
+  };
+  if (!inverse) {  // C2R: gathers, a scatter, gathers
+    rotate(false);
+    shuffle_rows(true);
+    shuffle_columns(false);
+  } else {  // R2C: each step undone, last first
+    shuffle_columns(true);
+    shuffle_rows(false);
+    rotate(true);
+  }
 }
 
 // The matrix's factors for the two-pass path: f dividing rows (2.1) or cols (2.2).
@@ -377,7 +399,10 @@ void transpose_typed(void* data, std::uint64_t rows, std::uint64_t cols, unsigne
       if (pass.factor == 1) throw std::invalid_argument("no factor for two passes");
       return transpose_two_pass(a, rows, cols, pass, threads);
     case Path::kDecomposed:
-      return transpose_decomposed(a, rows, cols, threads);
+      // C2R of rows x cols, or, for a tall matrix, R2C of the cols x rows view: the
+      // column passes then walk the shorter side.
+      return rows <= cols ? transpose_decomposed(a, rows, cols, false, threads)
+                          : transpose_decomposed(a, cols, rows, true, threads);
     default:
       return transpose_cycles(a, rows, cols, 1, threads);
   }
