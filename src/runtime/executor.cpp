@@ -74,21 +74,6 @@ class Chain {
   cl::Event last_;
 };
 
-// What went wrong, in words, for the message of a rolled-back call.
-std::string cause_of(const std::exception_ptr& cause) {
-  try {
-    std::rethrow_exception(cause);
-  } catch (const cl::Error& e) {
-    return std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err());
-  } catch (const std::bad_alloc&) {
-    return "out of host memory";
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an unknown exception";
-  }
-}
-
 // Enqueues the undo of the first `done` steps (planner::rollback_plan) after them and
 // throws: CallRolledBack with the undo's last event when it is enqueued, else
 // IPT_BUFFER_UNDEFINED.
@@ -118,6 +103,20 @@ std::string cause_of(const std::exception_ptr& cause) {
 }
 
 }  // namespace
+
+std::string cause_of(const std::exception_ptr& cause) {
+  try {
+    std::rethrow_exception(cause);
+  } catch (const cl::Error& e) {
+    return std::string(e.what()) + " failed with OpenCL error " + std::to_string(e.err());
+  } catch (const std::bad_alloc&) {
+    return "out of host memory";
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an unknown exception";
+  }
+}
 
 PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan) {
   const auto context = queue_context(queue);

@@ -2,6 +2,7 @@
 // enqueues it in one loop, with the call's scratch taken from the scratch cache.
 #pragma once
 
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,10 @@ class CallRolledBack : public Error {
       : Error(IPT_ROLLED_BACK, message), done(std::move(done_)) {}
   cl::Event done;
 };
+
+// What went wrong, in words (an OpenCL error with its code, out of host memory, ...), for
+// the message of a call that failed part-way.
+std::string cause_of(const std::exception_ptr& cause);
 
 // Builds and checks every step (runtime/launcher.hpp), so that a plan that cannot run
 // fails here, before any command of the call (a probe of the on-chip kernel runs on

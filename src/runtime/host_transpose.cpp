@@ -1,6 +1,5 @@
 #include "runtime/host_transpose.hpp"
 
-#include <exception>
 #include <string>
 
 #include "cpu/cpu_transpose.hpp"
@@ -19,30 +18,13 @@ void read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::siz
   queue.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, host);
 }
 
-std::string describe(const std::exception_ptr& failure) {
-  try {
-    std::rethrow_exception(failure);
-  } catch (const cl::Error& e) {
-    return std::string(e.what()) + ": " + std::to_string(e.err());
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an unknown exception";
-  }
-}
-
 // Upload, transposition in a buffer of exactly the matrix (the usual scratch beside it,
 // never a second matrix), download.
 void through_device(const HostRequest& request, std::size_t bytes) {
-  cl_context context = nullptr;
-  if (clGetCommandQueueInfo(request.queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr) !=
-      CL_SUCCESS)
-    fail(IPT_INVALID_COMMAND_QUEUE, "the command queue is not valid");
-  cl_device_id device = nullptr;
-  check_cl(clGetCommandQueueInfo(request.queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr),
-           "clGetCommandQueueInfo(CL_QUEUE_DEVICE)");
+  // An invalid queue fails here with CL_INVALID_COMMAND_QUEUE (IPT_INVALID_COMMAND_QUEUE).
   const Borrowed<cl::CommandQueue> queue(request.queue);
-  const Borrowed<cl::Context> cl_context(context);
+  const auto cl_context = queue_context(queue);
+  const auto device = queue_device(queue);
   faults::point(faults::Site::kAllocation, "clCreateBuffer");
   const cl::Buffer buffer(cl_context, CL_MEM_READ_WRITE, bytes);
   // Pinned: the host memory wrapped in a buffer (CL_MEM_USE_HOST_PTR), which lets the
@@ -79,8 +61,8 @@ void through_device(const HostRequest& request, std::size_t bytes) {
   call.event_wait_list = &after_upload;
   cl_event transposed_handle = nullptr;
   call.event = &transposed_handle;
-  call.context = context;
-  call.device = device;
+  call.context = cl_context();
+  call.device = device();
   call.buffer_bytes = bytes;
   try {
     execute_transpose(call);
@@ -114,12 +96,12 @@ void through_device(const HostRequest& request, std::size_t bytes) {
     queue.enqueueUnmapMemObject(host_buffer, mapped, nullptr, &unmapped);
     unmapped.wait();
   } catch (...) {
-    const std::string first = describe(std::current_exception());
+    const std::string first = cause_of(std::current_exception());
     try {
       queue.finish();
       read_back(queue, buffer, bytes, request.host);
     } catch (...) {
-      const std::string second = describe(std::current_exception());
+      const std::string second = cause_of(std::current_exception());
       fail(IPT_BUFFER_UNDEFINED, "the download failed (" + first +
                                      "), and so did reading the "
                                      "device's transpose again (" +
