@@ -1,5 +1,7 @@
 // The exported host-transposition entry points: validate, then hand over to the runtime.
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "api/guard.hpp"
 #include "api/validate.hpp"
@@ -7,6 +9,15 @@
 #include "runtime/host_transpose.hpp"
 
 namespace {
+
+// An enumeration field as the int a C caller stored: C allows any int there, while
+// reading one outside the enumerators' range as the enum type is undefined in C++.
+template <typename Enum>
+int raw_value(const Enum& field) {
+  std::underlying_type_t<Enum> value;
+  std::memcpy(&value, &field, sizeof value);
+  return static_cast<int>(value);
+}
 
 ipt_status transpose_host(const char* function, cl_command_queue queue, void* host, size_t rows,
                           size_t cols, size_t elem_size, const ipt_host_options* options) noexcept {
@@ -18,14 +29,11 @@ ipt_status transpose_host(const char* function, cl_command_queue queue, void* ho
     request.cols = cols;
     request.elem_size = elem_size;
     if (options != nullptr) {
-      if (options->scheme != IPT_HOST_AUTO && options->scheme != IPT_HOST_DEVICE &&
-          options->scheme != IPT_HOST_CPU)
-        ipt::fail(IPT_INVALID_VALUE,
-                  "unknown ipt_host_scheme " + std::to_string(static_cast<int>(options->scheme)));
-      if (options->pinning != IPT_HOST_PIN_AUTO && options->pinning != IPT_HOST_PIN_OFF &&
-          options->pinning != IPT_HOST_PIN_ON)
-        ipt::fail(IPT_INVALID_VALUE,
-                  "unknown ipt_host_pinning " + std::to_string(static_cast<int>(options->pinning)));
+      const int scheme = raw_value(options->scheme), pinning = raw_value(options->pinning);
+      if (scheme != IPT_HOST_AUTO && scheme != IPT_HOST_DEVICE && scheme != IPT_HOST_CPU)
+        ipt::fail(IPT_INVALID_VALUE, "unknown ipt_host_scheme " + std::to_string(scheme));
+      if (pinning != IPT_HOST_PIN_AUTO && pinning != IPT_HOST_PIN_OFF && pinning != IPT_HOST_PIN_ON)
+        ipt::fail(IPT_INVALID_VALUE, "unknown ipt_host_pinning " + std::to_string(pinning));
       request.scheme = options->scheme;
       request.threads = options->threads;
       request.pinning = options->pinning;
