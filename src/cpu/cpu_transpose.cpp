@@ -195,23 +195,27 @@ void transpose_cycles(T* a, std::uint64_t rows, std::uint64_t cols, std::uint64_
         // Pull each position's super-element from its source, around the cycle.
         if (unit == 1) {
           const T first_value = a[s];
-          for (p = s;; p = src(p)) {
+          for (p = s;;) {
+            const std::uint64_t q = src(p);
             mark(p);
-            if (src(p) == s) {
+            if (q == s) {
               a[p] = first_value;
               break;
             }
-            a[p] = a[src(p)];
+            a[p] = a[q];
+            p = q;
           }
         } else {
           std::memcpy(carry, a + s * unit, unit_bytes);
-          for (p = s;; p = src(p)) {
+          for (p = s;;) {
+            const std::uint64_t q = src(p);
             mark(p);
-            if (src(p) == s) {
+            if (q == s) {
               std::memcpy(a + p * unit, carry, unit_bytes);
               break;
             }
-            std::memcpy(a + p * unit, a + src(p) * unit, unit_bytes);
+            std::memcpy(a + p * unit, a + q * unit, unit_bytes);
+            p = q;
           }
         }
       }
