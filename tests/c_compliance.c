@@ -21,7 +21,7 @@ int main(void) {
     /* Host matrices on the CPU need no device. */
     float m[2][3] = {{1, 2, 3}, {4, 5, 6}};
     const float t[6] = {1, 4, 2, 5, 3, 6};
-    ipt_host_options options = {IPT_HOST_CPU, 2, IPT_HOST_PIN_AUTO};
+    ipt_host_options options = {IPT_HOST_CPU, 2, IPT_HOST_PIN_AUTO, 0};
     if (ipt_transpose_host_f32(NULL, &m[0][0], 2, 3, &options) != IPT_SUCCESS) ++failures;
     if (memcmp(&m[0][0], t, sizeof t) != 0) ++failures;
     if (ipt_transpose_host_f32(NULL, NULL, 2, 3, NULL) != IPT_INVALID_VALUE) ++failures;

@@ -118,7 +118,7 @@ TEST_CASE("the C++ binding transposes host matrices", "[host][api][cpp]") {
   const std::vector<std::int32_t> original = m;
   ipt::transpose_host(m.data(), 37, 53, 2);  // on the CPU
   CHECK(m == expected);
-  const ipt_host_options device{IPT_HOST_DEVICE, 0, IPT_HOST_PIN_AUTO};
+  const ipt_host_options device{IPT_HOST_DEVICE, 0, IPT_HOST_PIN_AUTO, 0};
   ipt::transpose_host(queue(), m.data(), 53, 37, &device);  // back, through the device
   CHECK(m == original);
   try {

@@ -11,8 +11,10 @@
 
 #include "cpu/cpu_transpose.hpp"
 #include "ipt/ipt.h"
+#include "runtime/error.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/host_transpose.hpp"
+#include "runtime/opencl.hpp"
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
 #include "test_seed.hpp"
@@ -54,10 +56,34 @@ struct HostMatrix {
   std::vector<unsigned char> original, storage, guards;
 };
 
+// Through the API; the device path's synchronous scheme unless `slices` says otherwise.
 ipt_status host_call(cl_command_queue queue, HostMatrix& m, ipt_host_scheme scheme,
-                     unsigned threads = 0, ipt_host_pinning pinning = IPT_HOST_PIN_AUTO) {
-  const ipt_host_options options{scheme, threads, pinning};
+                     unsigned threads = 0, ipt_host_pinning pinning = IPT_HOST_PIN_AUTO,
+                     unsigned slices = 1) {
+  const ipt_host_options options{scheme, threads, pinning, slices};
   return ipt_transpose_host(queue, m.data(), m.rows, m.cols, m.elem_size, &options);
+}
+
+// The asynchronous scheme through the runtime, with chunks of `chunk` bytes so that a
+// small matrix takes many rounds; the status the API would return.
+ipt_status sliced_call(HostMatrix& m, unsigned slices, std::uint64_t chunk) {
+  ipt::runtime::HostRequest request;
+  request.queue = session().queue();
+  request.host = m.data();
+  request.rows = m.rows;
+  request.cols = m.cols;
+  request.elem_size = m.elem_size;
+  request.scheme = IPT_HOST_DEVICE;
+  request.slices = slices;
+  request.chunk_bytes = chunk;
+  try {
+    ipt::runtime::execute_host_transpose(request);
+    return IPT_SUCCESS;
+  } catch (const ipt::Error& e) {
+    return e.status();
+  } catch (const cl::Error& e) {
+    return static_cast<ipt_status>(e.err());
+  }
 }
 
 // Shapes of every class: squares about tile sides, primes, primes near 2^8, skinny both
@@ -254,19 +280,117 @@ TEST_CASE("host calls refuse bad input and leave the matrix unchanged", "[host][
   HostMatrix m(20, 30, 4, 77);
   // Enumerators no caller can name, set as a C caller might (an int through memory).
   const int unknown = 7;
-  ipt_host_options bogus{IPT_HOST_AUTO, 0, IPT_HOST_PIN_AUTO};
+  ipt_host_options bogus{IPT_HOST_AUTO, 0, IPT_HOST_PIN_AUTO, 0};
   std::memcpy(&bogus.scheme, &unknown, sizeof unknown);
   CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 4, &bogus) == IPT_INVALID_VALUE);
-  ipt_host_options bad_pinning{IPT_HOST_CPU, 0, IPT_HOST_PIN_AUTO};
+  ipt_host_options bad_pinning{IPT_HOST_CPU, 0, IPT_HOST_PIN_AUTO, 0};
   std::memcpy(&bad_pinning.pinning, &unknown, sizeof unknown);
   CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 4, &bad_pinning) == IPT_INVALID_VALUE);
   CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 3, nullptr) == IPT_INVALID_ELEMENT_SIZE);
   CHECK(ipt_transpose_host(nullptr, m.data(), SIZE_MAX / 2, 3, 4, nullptr) == IPT_SIZE_OVERFLOW);
   CHECK(ipt_transpose_host(nullptr, nullptr, 20, 30, 4, nullptr) == IPT_INVALID_VALUE);
-  const ipt_host_options device{IPT_HOST_DEVICE, 0, IPT_HOST_PIN_AUTO};
+  const ipt_host_options device{IPT_HOST_DEVICE, 0, IPT_HOST_PIN_AUTO, 0};
   CHECK(ipt_transpose_host(nullptr, m.data(), 20, 30, 4, &device) == IPT_INVALID_COMMAND_QUEUE);
   CHECK(std::string(ipt_last_error_message()).find("queue") != std::string::npos);
+  const ipt_host_options too_many{IPT_HOST_DEVICE, 0, IPT_HOST_PIN_AUTO, IPT_HOST_MAX_SLICES + 1};
+  CHECK(ipt_transpose_host(session().queue(), m.data(), 20, 30, 4, &too_many) == IPT_INVALID_VALUE);
+  CHECK(std::string(ipt_last_error_message()).find("slices") != std::string::npos);
   CHECK(ipt_transpose_host(nullptr, m.data(), 0, 30, 4, nullptr) == IPT_SUCCESS);  // empty
   CHECK(ipt_transpose_host(nullptr, nullptr, 20, 0, 4, nullptr) == IPT_SUCCESS);
   CHECK(m.check_unchanged() == "");
+}
+
+TEST_CASE("host matrices, asynchronous scheme: Q = 1..8, every shape class and element size",
+          "[host]") {
+  IPT_TEST_SEED(first_seed, 2806);
+  std::uint64_t seed = first_seed;
+  // Factors on both sides, on one, on none (the whole transposition as phase B), skinny
+  // both ways round, fewer blocks than slices, a row and a column.
+  const std::vector<std::pair<std::size_t, std::size_t>> shapes = {
+      {96, 128}, {97, 128}, {128, 97}, {97, 89}, {256, 6}, {6, 256}, {3, 1000}, {1, 300}, {64, 64}};
+  for (std::size_t elem_size : {1, 2, 4, 8, 16})
+    for (const auto& [rows, cols] : shapes)
+      for (unsigned slices = 1; slices <= 8; ++slices) {
+        // Chunks of a few hundred bytes (many rounds, chunks across elements) and whole.
+        const std::uint64_t chunk = slices % 2 == 0 ? 0 : 333 + 64 * slices;
+        INFO(rows << " x " << cols << ", " << elem_size << "-byte elements, " << slices
+                  << " slices, chunks of " << chunk);
+        HostMatrix m(rows, cols, elem_size, ++seed);
+        REQUIRE(sliced_call(m, slices, chunk) == IPT_SUCCESS);
+        CHECK(m.check_transposed() == "");
+      }
+  // Through the API, and the automatic choice's Q.
+  HostMatrix api(300, 520, 4, ++seed);
+  REQUIRE(host_call(session().queue(), api, IPT_HOST_DEVICE, 0, IPT_HOST_PIN_AUTO, 5) ==
+          IPT_SUCCESS);
+  CHECK(api.check_transposed() == "");
+  ipt::runtime::HostRequest request;
+  request.rows = 8192;
+  request.cols = 2048;
+  request.elem_size = 4;
+  CHECK(ipt::runtime::host_slices(request) == ipt::runtime::kHostSlices);  // 64 MiB
+  request.cols = 2047;
+  CHECK(ipt::runtime::host_slices(request) == 1);
+  request.slices = 3;
+  CHECK(ipt::runtime::host_slices(request) == 3);
+}
+
+TEST_CASE("asynchronous scheme: a step that fails leaves the host matrix as it was",
+          "[host][faults]") {
+  IPT_TEST_SEED(first_seed, 2807);
+  std::uint64_t seed = first_seed;
+  constexpr unsigned kSlices = 3;
+  constexpr std::uint64_t kChunk = 4096;
+  // Phases A, B and C (both sides with factors), and the whole transposition (primes).
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{96, 130}, {97, 89}}) {
+    const auto commands_of_a_call = [&, rows = rows, cols = cols] {
+      HostMatrix m(rows, cols, 4, ++seed);
+      faults::arm({});
+      const ipt_status status = sliced_call(m, kSlices, kChunk);
+      const auto commands = faults::passed(faults::Site::kEnqueue);
+      faults::disarm();
+      REQUIRE(status == IPT_SUCCESS);
+      CHECK(m.check_transposed() == "");
+      return commands;
+    };
+    commands_of_a_call();  // lanes, programs and plans made
+    const auto commands = commands_of_a_call();
+    REQUIRE(commands.size() > 10);
+    std::size_t first_read = 0;
+    for (std::size_t k = 0; k < commands.size() && first_read == 0; ++k)
+      if (std::string(commands[k]) == "clEnqueueReadBuffer") first_read = k + 1;
+    REQUIRE(first_read > 0);
+    for (std::uint64_t failing = 1; failing <= commands.size(); ++failing) {
+      INFO(rows << " x " << cols << ": command " << failing << " of " << commands.size() << " ("
+                << commands[failing - 1] << ") fails");
+      HostMatrix m(rows, cols, 4, ++seed);
+      faults::arm({failing});
+      const ipt_status status = sliced_call(m, kSlices, kChunk);
+      faults::disarm();
+      if (failing >= first_read) {
+        CHECK(status == IPT_SUCCESS);  // a download read again
+        CHECK(m.check_transposed() == "");
+      } else {
+        CHECK(status != IPT_SUCCESS);
+        CHECK(m.check_unchanged() == "");
+      }
+    }
+    // A download that fails, and its plain retry too.
+    HostMatrix lost(rows, cols, 4, ++seed);
+    faults::arm({first_read, first_read + 1});
+    CHECK(sliced_call(lost, kSlices, kChunk) == IPT_BUFFER_UNDEFINED);
+    faults::disarm();
+  }
+  // The device buffer's allocation, and (after the kept lanes are dropped) a staging
+  // buffer's.
+  for (const bool new_lanes : {false, true}) {
+    INFO((new_lanes ? "a staging buffer" : "the device buffer") << "'s allocation fails");
+    if (new_lanes) REQUIRE(ipt_clear_cache() == IPT_SUCCESS);
+    HostMatrix m(96, 130, 4, ++seed);
+    faults::arm({}, {1});
+    const ipt_status status = sliced_call(m, kSlices, kChunk);
+    faults::disarm();
+    CHECK(status == static_cast<ipt_status>(CL_MEM_OBJECT_ALLOCATION_FAILURE));
+    CHECK(m.check_unchanged() == "");
+  }
 }

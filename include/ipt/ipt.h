@@ -306,8 +306,8 @@ typedef enum ipt_scalar_type {
 IPT_API ipt_status ipt_imatcopy(cl_command_queue queue, char ordering, char trans, size_t rows,
                                 size_t cols, const void* alpha, cl_mem buffer, size_t offset,
                                 size_t lda, size_t ldb, cl_uint num_events_in_wait_list,
-                                const cl_event* event_wait_list, cl_event* event,
-                                size_t elem_size, ipt_scalar_type type);
+                                const cl_event* event_wait_list, cl_event* event, size_t elem_size,
+                                ipt_scalar_type type);
 
 /*
  * Stores in *bytes how many bytes, counted from the matrix's offset, a buffer needs so
@@ -439,10 +439,16 @@ typedef enum ipt_host_pinning {
                          /* the upload and the download, whatever its size */
 } ipt_host_pinning;
 
+/* The most slices (queues) of the device path's asynchronous scheme. */
+#define IPT_HOST_MAX_SLICES 16
+
 typedef struct ipt_host_options {
   ipt_host_scheme scheme;   /* IPT_HOST_AUTO, or the way to use */
   unsigned threads;         /* threads of the CPU path; 0: one per hardware thread */
-  ipt_host_pinning pinning; /* the device path's transfers */
+  ipt_host_pinning pinning; /* the synchronous scheme's transfers */
+  unsigned slices;          /* the device path's Q: 0 the library's choice (4 from 64 MiB */
+                            /* on, else 1), 1 the synchronous scheme, 2 to */
+                            /* IPT_HOST_MAX_SLICES the asynchronous scheme on Q queues */
 } ipt_host_options;
 
 /*
@@ -460,7 +466,15 @@ typedef struct ipt_host_options {
  * written). For matrices of 4 MiB and more (options->pinning: see ipt_host_pinning),
  * the host memory is wrapped in a CL_MEM_USE_HOST_PTR buffer for the call's transfers,
  * which lets the driver pin it instead of staging it. Memory you allocate pinned (mapped
- * from a CL_MEM_ALLOC_HOST_PTR buffer) moves fastest either way.
+ * from a CL_MEM_ALLOC_HOST_PTR buffer) moves fastest either way. That is the synchronous
+ * scheme (options->slices 1). The asynchronous scheme (slices Q from 2; by default for
+ * matrices of 64 MiB and more) first waits for the queue's earlier commands, then moves
+ * the matrix in chunks through pinned staging buffers of the library's (16 MiB per
+ * slice, kept for later calls; options->pinning does not apply), copied on Q host
+ * threads while the driver moves the chunks before, and transposes it in phases on Q
+ * queues of its own, each slice's first phase starting as soon as its rows are up
+ * (docs/guide.md). It too writes the host memory only after the whole transposition has
+ * completed on the device.
  * On the CPU (no queue, IPT_HOST_CPU, a square or a small matrix): square matrices swap
  * tiles across the diagonal on `threads` threads (fewer for a small matrix); other shapes
  * take two passes of runs of elements where a side has a usable factor, else Catanzaro
@@ -469,9 +483,9 @@ typedef struct ipt_host_options {
  * elem_size bytes is read or written.
  *
  * Returns IPT_SUCCESS, IPT_INVALID_VALUE (host NULL with a non-empty matrix, an unknown
- * scheme), IPT_INVALID_COMMAND_QUEUE (IPT_HOST_DEVICE without a valid queue),
- * IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_OUT_OF_HOST_MEMORY, or the statuses of
- * ipt_transpose and OpenCL error codes (a device allocation that fails:
+ * scheme or pinning, slices above IPT_HOST_MAX_SLICES), IPT_INVALID_COMMAND_QUEUE (IPT_HOST_DEVICE
+ * without a valid queue), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_OUT_OF_HOST_MEMORY, or
+ * the statuses of ipt_transpose and OpenCL error codes (a device allocation that fails:
  * CL_MEM_OBJECT_ALLOCATION_FAILURE or CL_OUT_OF_RESOURCES), all with `host` unchanged,
  * and IPT_BUFFER_UNDEFINED (above).
  */

@@ -161,7 +161,7 @@ void transpose_host(const cl::CommandQueue& queue, T* host, std::size_t rows, st
 template <typename T>
 void transpose_host(T* host, std::size_t rows, std::size_t cols, unsigned threads = 0) {
   detail::check_element<T>();
-  const ipt_host_options cpu{IPT_HOST_CPU, threads, IPT_HOST_PIN_AUTO};
+  const ipt_host_options cpu{IPT_HOST_CPU, threads, IPT_HOST_PIN_AUTO, 0};
   detail::check(ipt_transpose_host(nullptr, host, rows, cols, sizeof(T), &cpu));
 }
 

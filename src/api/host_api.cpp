@@ -5,8 +5,12 @@
 
 #include "api/guard.hpp"
 #include "api/validate.hpp"
+#include "planner/host_slicing.hpp"
 #include "runtime/error.hpp"
 #include "runtime/host_transpose.hpp"
+
+static_assert(IPT_HOST_MAX_SLICES == ipt::planner::kMaxHostSlices,
+              "the API's limit on slices is the planner's");
 
 namespace {
 
@@ -37,6 +41,10 @@ ipt_status transpose_host(const char* function, cl_command_queue queue, void* ho
       request.scheme = options->scheme;
       request.threads = options->threads;
       request.pinning = options->pinning;
+      if (options->slices > IPT_HOST_MAX_SLICES)
+        ipt::fail(IPT_INVALID_VALUE, "slices is " + std::to_string(options->slices) + "; at most " +
+                                         std::to_string(IPT_HOST_MAX_SLICES));
+      request.slices = options->slices;
     }
     if (request.scheme == IPT_HOST_DEVICE && queue == nullptr)
       ipt::fail(IPT_INVALID_COMMAND_QUEUE, "IPT_HOST_DEVICE needs a command queue");

@@ -332,6 +332,17 @@ LaunchPlan plan_of_steps(std::vector<Step> steps, std::size_t elem_size, std::ui
   return plan;
 }
 
+LaunchPlan plan_stage(const DeviceProfile& device, const Stage& stage, std::size_t elem_size,
+                      std::uint64_t offset) {
+  const std::uint64_t elements = stage.I * stage.A * stage.B * stage.C;
+  const StepSite site{elem_size, offset, device.local_mem_bytes, needs_index64(offset, elements)};
+  std::vector<Step> steps;
+  if (!stage.identity()) steps.push_back(stage_step(site, device, stage, {}, {}, {}));
+  LaunchPlan plan = plan_of_steps(std::move(steps), elem_size, offset);
+  check_allocations(plan, device);
+  return plan;
+}
+
 LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done) {
   if (done > plan.undo.size()) throw std::logic_error("no undo for a step of the plan");
   LaunchPlan rollback;

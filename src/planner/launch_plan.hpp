@@ -220,6 +220,12 @@ Step onchip_probe_step(const Step& onchip);
 // sized to the regions they use, every call-scratch region they use zeroed by a fill.
 LaunchPlan plan_of_steps(std::vector<Step> steps, std::size_t elem_size, std::uint64_t offset);
 
+// One stage alone, `offset` elements into its buffer, as a plan's stages run (the
+// kernel family and config the planner picks for it, its flags in call scratch): the
+// phases of host_slicing.hpp. No undo: nothing follows it that could fail half-way.
+LaunchPlan plan_stage(const DeviceProfile& device, const Stage& stage, std::size_t elem_size,
+                      std::uint64_t offset);
+
 // What a call asks for: the matrix, and the room its buffer has.
 struct CallShape {
   std::uint64_t rows = 0, cols = 0;

@@ -6,6 +6,7 @@
 #include "runtime/device_query.hpp"
 #include "runtime/error.hpp"
 #include "runtime/fault_injection.hpp"
+#include "runtime/host_sliced.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/transpose.hpp"
 
@@ -126,12 +127,20 @@ ipt_host_scheme host_scheme(const HostRequest& request) {
   return max_alloc != 0 && bytes > max_alloc ? IPT_HOST_CPU : IPT_HOST_DEVICE;
 }
 
+unsigned host_slices(const HostRequest& request) {
+  if (request.slices != 0) return request.slices;
+  const std::uint64_t bytes = request.rows * request.cols * request.elem_size;
+  return bytes >= kHostSlicedFrom ? kHostSlices : 1;
+}
+
 void execute_host_transpose(const HostRequest& request) {
   if (request.rows <= 1 || request.cols <= 1) return;  // its transpose has the same bytes
   const std::size_t bytes =
       static_cast<std::size_t>(request.rows * request.cols * request.elem_size);
   if (host_scheme(request) == IPT_HOST_CPU)
     cpu::transpose(request.host, request.rows, request.cols, request.elem_size, request.threads);
+  else if (const unsigned slices = host_slices(request); slices > 1)
+    sliced_through_device(request, slices);
   else
     through_device(request, bytes);
 }

@@ -18,6 +18,10 @@ struct HostRequest {
   ipt_host_scheme scheme = IPT_HOST_AUTO;
   ipt_host_pinning pinning = IPT_HOST_PIN_AUTO;
   unsigned threads = 0;  // the CPU path's (0: the hardware's)
+  unsigned slices = 0;   // the device path's Q (0: host_slices' choice; 1: synchronous)
+  // (tests) the asynchronous scheme's chunks, at most kStagingBytes (0: that), so that a
+  // small matrix takes many rounds.
+  std::uint64_t chunk_bytes = 0;
 };
 
 // The way a call of this shape is made: IPT_HOST_DEVICE or IPT_HOST_CPU (the request's,
@@ -31,6 +35,12 @@ struct HostRequest {
 // 300 x 500 (4.9 against 3.1).
 ipt_host_scheme host_scheme(const HostRequest& request);
 inline constexpr std::uint64_t kHostDeviceFrom = std::uint64_t{256} << 10;
+
+// The device path's slices for this request: its own, or for 0, kHostSlices from
+// kHostSlicedFrom bytes on (the asynchronous scheme), else 1 (the synchronous scheme).
+unsigned host_slices(const HostRequest& request);
+inline constexpr unsigned kHostSlices = 4;
+inline constexpr std::uint64_t kHostSlicedFrom = std::uint64_t{64} << 20;
 
 // Matrices from which IPT_HOST_PIN_AUTO pins the host memory for the transfers.
 inline constexpr std::uint64_t kHostPinFrom = std::uint64_t{4} << 20;

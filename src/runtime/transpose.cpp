@@ -12,6 +12,7 @@
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/host_lanes.hpp"
 #include "runtime/kernel_set.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/launcher.hpp"
@@ -194,6 +195,23 @@ void execute_transpose(const TransposeRequest& request) {
   execute_call(request, capacity, "", transposition(call));
 }
 
+void execute_stage(const TransposeRequest& request, const planner::Stage& stage) {
+  const std::string operation = std::string("stage ") +
+                                (stage.kind == planner::Stage::Kind::k010 ? "010 " : "0100 ") +
+                                std::to_string(stage.I) + " " + std::to_string(stage.A) + " " +
+                                std::to_string(stage.B) + " " + std::to_string(stage.C);
+  TransposeRequest call = request;
+  call.rows = stage.I * stage.A;
+  call.cols = stage.B * stage.C;
+  const std::size_t elem_size = request.elem_size;
+  const std::uint64_t offset = request.offset;
+  execute_call(call, 0, operation,
+               [stage, elem_size, offset](const planner::DeviceProfile& profile,
+                                          const planner::PlanOverrides&) {
+                 return planner::plan_stage(profile, stage, elem_size, offset);
+               });
+}
+
 void execute_imatcopy(const ImatcopyRequest& request) {
   const TransposeRequest& call = request.call;
   if (call.rows == 0 || call.cols == 0) return enqueue_marker(call);
@@ -231,6 +249,7 @@ void clear_caches() {
   clear_program_cache();
   clear_kernel_sets();
   clear_scratch_cache();
+  clear_host_lanes();
 }
 
 }  // namespace ipt::runtime

@@ -8,6 +8,7 @@
 #include "planner/device_profile.hpp"
 #include "planner/imatcopy_plan.hpp"
 #include "planner/launch_plan.hpp"
+#include "planner/sequence.hpp"
 #include "runtime/executor.hpp"
 
 namespace ipt::runtime {
@@ -40,6 +41,11 @@ struct ImatcopyRequest {
   bool transpose = false;
   planner::ElementTransform transform;
 };
+
+// Enqueues one stage alone (planner::plan_stage) on the request's buffer from its offset,
+// after its wait list: the phases of the host scheme's slicing (planner/host_slicing.hpp).
+// The request's rows, cols and batch are not used. As execute_transpose.
+void execute_stage(const TransposeRequest& request, const planner::Stage& stage);
 
 // Enqueues an imatcopy call that passed api::validate_imatcopy; as execute_transpose.
 void execute_imatcopy(const ImatcopyRequest& request);

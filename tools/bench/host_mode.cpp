@@ -66,21 +66,59 @@ void threaded_copy(unsigned char* to, const unsigned char* from, std::size_t byt
   for (std::thread& thread : pool) thread.join();
 }
 
+// Upload then download of `bytes` from `host` (pageable, or mapped pinned memory) into a
+// device buffer of the same size: the transfer-only bound of a call on that memory.
+double transfer_seconds(const support::Session& session, cl_mem buffer, void* host,
+                        std::size_t bytes) {
+  const auto start = clock_type::now();
+  if (clEnqueueWriteBuffer(session.queue(), buffer, CL_FALSE, 0, bytes, host, 0, nullptr,
+                           nullptr) != CL_SUCCESS ||
+      clEnqueueReadBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, host, 0, nullptr, nullptr) !=
+          CL_SUCCESS)
+    return -1.0;
+  return seconds_since(start);
+}
+
+// The transfer-only bound from pinned memory (mapped from a CL_MEM_ALLOC_HOST_PTR buffer):
+// what the link itself moves.
+double pinned_transfer_seconds(const support::Session& session, cl_mem buffer, std::size_t bytes,
+                               int repetitions) {
+  cl_int code = CL_SUCCESS;
+  cl_mem pinned = clCreateBuffer(session.context(), CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
+                                 bytes, nullptr, &code);
+  if (code != CL_SUCCESS) return -1.0;
+  void* mapped = clEnqueueMapBuffer(session.queue(), pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                    bytes, 0, nullptr, nullptr, &code);
+  double t = -1.0;
+  if (code == CL_SUCCESS) {
+    std::memset(mapped, 0x5a, bytes);
+    t = median_seconds(repetitions,
+                       [&] { return transfer_seconds(session, buffer, mapped, bytes); });
+    clEnqueueUnmapMemObject(session.queue(), pinned, mapped, 0, nullptr, nullptr);
+    clFinish(session.queue());
+  }
+  clReleaseMemObject(pinned);
+  return t;
+}
+
 }  // namespace
 
 int run_host(const support::Session& session,
              const std::vector<std::pair<std::size_t, std::size_t>>& shapes, std::size_t elem_size,
-             int repetitions, unsigned threads) {
+             int repetitions, unsigned threads, const std::vector<unsigned>& slices) {
   const unsigned cpu_threads = threads != 0 ? threads : std::thread::hardware_concurrency();
   std::printf(
       "device: %s\nlibipt %s, mode host, %zu-byte elements, median of %d runs; GB/s = 2 * rows "
       "* cols * elem_size / t, t from the CPU's view (the call, blocking)\n"
-      "CPU path: %u threads; device: pinned through CL_MEM_USE_HOST_PTR, and not pinned; "
-      "transfers: upload + download of the same bytes (pageable host memory); copy: the host "
-      "copying the same bytes once on as many threads (memcpy)\n\n",
+      "sync: the synchronous scheme (slices 1), pinned through CL_MEM_USE_HOST_PTR and not "
+      "pinned; Q=k: the asynchronous scheme on k slices; transfers: upload + download of the "
+      "same bytes from the same pageable memory, and from pinned memory (the link's bound); "
+      "CPU path: %u threads; copy: the host copying the same bytes once on as many threads "
+      "(memcpy)\n\n",
       session.description().c_str(), ipt_version_string(), elem_size, repetitions, cpu_threads);
-  std::printf("%-20s %10s %12s %12s %12s %12s %12s %12s\n", "shape", "MB", "device GB/s",
-              "not pinned", "transfers", "CPU GB/s", "copy", "naive loop");
+  std::printf("%-16s %8s %9s %9s", "shape", "MB", "sync pin", "sync page");
+  for (const unsigned q : slices) std::printf(" %8s", ("Q=" + std::to_string(q)).c_str());
+  std::printf(" %9s %9s %9s %9s %9s\n", "xfer page", "xfer pin", "CPU", "copy", "naive");
   int failures = 0;
   for (const auto& [rows, cols] : shapes) {
     const std::size_t bytes = rows * cols * elem_size;
@@ -90,9 +128,9 @@ int run_host(const support::Session& session,
         support::transpose_reference(original, rows, cols, elem_size);
     std::vector<unsigned char> host = original;
     bool forward = true;  // host holds the original (true) or its transpose
-    const auto host_call = [&](ipt_host_scheme scheme,
+    const auto host_call = [&](ipt_host_scheme scheme, unsigned call_slices,
                                ipt_host_pinning pinning = IPT_HOST_PIN_AUTO) {
-      const ipt_host_options options{scheme, threads, pinning};
+      const ipt_host_options options{scheme, threads, pinning, call_slices};
       const auto start = clock_type::now();
       const std::size_t r = forward ? rows : cols, c = forward ? cols : rows;
       if (ipt_transpose_host(session.queue(), host.data(), r, c, elem_size, &options) !=
@@ -108,29 +146,28 @@ int run_host(const support::Session& session,
       }
       return t;
     };
-    const double device_t = median_seconds(repetitions, [&] { return host_call(IPT_HOST_DEVICE); });
-    const double unpinned_t =
-        median_seconds(repetitions, [&] { return host_call(IPT_HOST_DEVICE, IPT_HOST_PIN_OFF); });
-    const double cpu_t = median_seconds(repetitions, [&] { return host_call(IPT_HOST_CPU); });
+    std::vector<double> times;  // in the order of the columns
+    times.push_back(median_seconds(repetitions, [&] { return host_call(IPT_HOST_DEVICE, 1); }));
+    times.push_back(median_seconds(
+        repetitions, [&] { return host_call(IPT_HOST_DEVICE, 1, IPT_HOST_PIN_OFF); }));
+    for (const unsigned q : slices)
+      times.push_back(median_seconds(repetitions, [&] { return host_call(IPT_HOST_DEVICE, q); }));
 
     cl_int code = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, bytes, nullptr, &code);
-    const double transfer_t = code != CL_SUCCESS ? -1.0 : median_seconds(repetitions, [&] {
-      const auto start = clock_type::now();
-      if (clEnqueueWriteBuffer(session.queue(), buffer, CL_FALSE, 0, bytes, host.data(), 0, nullptr,
-                               nullptr) != CL_SUCCESS ||
-          clEnqueueReadBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, host.data(), 0, nullptr,
-                              nullptr) != CL_SUCCESS)
-        return -1.0;
-      return seconds_since(start);
-    });
+    times.push_back(code != CL_SUCCESS ? -1.0 : median_seconds(repetitions, [&] {
+      return transfer_seconds(session, buffer, host.data(), bytes);
+    }));
+    times.push_back(
+        code != CL_SUCCESS ? -1.0 : pinned_transfer_seconds(session, buffer, bytes, repetitions));
     if (buffer != nullptr) clReleaseMemObject(buffer);
+    times.push_back(median_seconds(repetitions, [&] { return host_call(IPT_HOST_CPU, 0); }));
     std::vector<unsigned char> copy(bytes);
-    const double memcpy_t = median_seconds(repetitions, [&] {
+    times.push_back(median_seconds(repetitions, [&] {
       const auto start = clock_type::now();
       threaded_copy(copy.data(), host.data(), bytes, cpu_threads);
       return seconds_since(start);
-    });
+    }));
     double naive_t = 0;
     if (rows == cols && elem_size <= 8)
       naive_t = median_seconds(1, [&] {
@@ -140,11 +177,16 @@ int run_host(const support::Session& session,
       });
     const double gigabytes = static_cast<double>(bytes) * 1e-9;
     const auto gbs = [&](double t) { return t > 0 ? 2.0 * gigabytes / t : 0.0; };
-    if (device_t < 0 || unpinned_t < 0 || cpu_t < 0 || transfer_t < 0) ++failures;
-    const std::string shape = std::to_string(rows) + " x " + std::to_string(cols);
-    std::printf("%-20s %10.1f %12.1f %12.1f %12.1f %12.1f %12.1f %12.1f\n", shape.c_str(),
-                gigabytes * 1e3, gbs(device_t), gbs(unpinned_t), gbs(transfer_t), gbs(cpu_t),
-                gbs(memcpy_t), gbs(naive_t));
+    for (const double t : times)
+      if (t < 0) ++failures;
+    const std::string shape = std::to_string(rows) + "x" + std::to_string(cols);
+    std::printf("%-16s %8.1f %9.1f %9.1f", shape.c_str(), gigabytes * 1e3, gbs(times[0]),
+                gbs(times[1]));
+    for (std::size_t k = 0; k < slices.size(); ++k) std::printf(" %8.1f", gbs(times[2 + k]));
+    const std::size_t rest = 2 + slices.size();
+    std::printf(" %9.1f %9.1f %9.1f %9.1f %9.1f\n", gbs(times[rest]), gbs(times[rest + 1]),
+                gbs(times[rest + 2]), gbs(times[rest + 3]), gbs(naive_t));
+    std::fflush(stdout);
   }
   std::printf("\n%s\n", failures == 0 ? "all results verified" : "FAILURES (see above)");
   return failures == 0 ? 0 : 1;

@@ -22,9 +22,9 @@
 //                       call against one matrix of the same size and a loop of calls
 //   ipt-bench imatcopy  [--shapes 8000x6000] [--type f32|f64|c32|c64]  ipt_?imatcopy
 //                       variants (alpha, pitches, no transpose) beside a plain transpose
-//   ipt-bench host      [--shapes 4096x4096,8192x8192,...] [--threads N]  host matrices
-//                       (ipt_transpose_host) through the device and on the CPU, beside
-//                       the transfers alone and the host's memcpy
+//   ipt-bench host      [--shapes 4096x4096,8192x8192,...] [--threads N] [--slices 2,4,8]
+//                       host matrices (ipt_transpose_host) through the device (both
+//                       schemes) and on the CPU, beside the transfers alone and memcpy
 // common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
 //         [--baselines all|none|oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE]
 //         [--shapes-out FILE] [--list-shapes] [--buffer exact|padded]
@@ -75,8 +75,9 @@ struct Options {
   std::vector<std::size_t> sizes{16384};
   std::vector<Shape> shapes;
   std::size_t count = 1000, min_side = 1000, max_side = 20000, max_pairs = 48;
-  std::size_t batch = 10000;  // batched: matrices per call
-  unsigned threads = 0;       // host: the CPU path's threads (0: the hardware's)
+  std::size_t batch = 10000;              // batched: matrices per call
+  unsigned threads = 0;                   // host: the CPU path's threads (0: the hardware's)
+  std::vector<unsigned> slices{2, 4, 8};  // host: the asynchronous scheme's Q, each measured
   std::uint64_t seed = 2015;
   std::string type = "f32";
   int repetitions = 5;
@@ -107,7 +108,7 @@ struct Options {
       "       ipt-bench batched [--batch N (10000)] [--shapes RxC (64x100)]\n"
       "       ipt-bench imatcopy [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]\n"
       "       ipt-bench host [--shapes RxC,... (4096x4096,8192x8192,5000x7001,100003x301)]\n"
-      "                      [--threads N (0: the hardware's)]\n"
+      "                      [--threads N (0: the hardware's)] [--slices Q,... (2,4,8)]\n"
       "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
       "          [--verify device|host]\n"
       "          [--no-verify]\n"
@@ -182,7 +183,11 @@ Options parse(int argc, char** argv) {
       options.count = number(value());
     else if (arg == "--batch")
       options.batch = number(value());
-    else if (arg == "--threads")
+    else if (arg == "--slices") {
+      options.slices.clear();
+      for (const auto& item : split(value(), ','))
+        options.slices.push_back(static_cast<unsigned>(number(item)));
+    } else if (arg == "--threads")
       options.threads = static_cast<unsigned>(number(value()));
     else if (arg == "--seed")
       options.seed = number(value());
@@ -563,7 +568,7 @@ int main(int argc, char** argv) {
               ? std::vector<Shape>{{4096, 4096}, {8192, 8192}, {5000, 7001}, {100003, 301}}
               : options.shapes;
       return ipt::bench::run_host(session, shapes, elem_size_of(options.type), options.repetitions,
-                                  options.threads);
+                                  options.threads, options.slices);
     }
     if (options.mode == "imatcopy") {
       const ipt::support::Session session;
