@@ -102,6 +102,7 @@ module ipt
     integer(c_int) :: scheme
     integer(c_int32_t) :: threads
     integer(c_int) :: pinning
+    integer(c_int32_t) :: slices
   end type
 
   interface
@@ -507,14 +508,15 @@ contains
   ! n x m matrix, so call with rows = n, cols = m; afterwards a holds the transpose as an
   ! array of shape (n, m). Through the device of `queue` (c_null_ptr: the CPU) or on the
   ! CPU: `scheme` IPT_HOST_AUTO (default), IPT_HOST_DEVICE or IPT_HOST_CPU; `threads`
-  ! for the CPU path (default 0: one per hardware thread). Blocks until done; the matrix
-  ! is unchanged when it fails.
-  function ipt_transpose_host(queue, host, rows, cols, elem_size, scheme, threads) &
+  ! for the CPU path (default 0: one per hardware thread); `slices` the device path's Q
+  ! (default 0: the library's choice; 1 the synchronous scheme). Blocks until done; the
+  ! matrix is unchanged when it fails.
+  function ipt_transpose_host(queue, host, rows, cols, elem_size, scheme, threads, slices) &
       result(status)
     type(c_ptr), intent(in) :: queue, host
     integer(c_int64_t), intent(in) :: rows, cols, elem_size
     integer(c_int), intent(in), optional :: scheme
-    integer, intent(in), optional :: threads
+    integer, intent(in), optional :: threads, slices
     integer(c_int) :: status
     type(c_host_options) :: options
     if (rows < 0 .or. cols < 0 .or. elem_size < 0) then
@@ -524,7 +526,15 @@ contains
     options%scheme = IPT_HOST_AUTO
     options%threads = 0
     options%pinning = 0
+    options%slices = 0
     if (present(scheme)) options%scheme = scheme
+    if (present(slices)) then
+      if (slices < 0) then
+        status = IPT_INVALID_VALUE
+        return
+      end if
+      options%slices = int(slices, c_int32_t)
+    end if
     if (present(threads)) then
       if (threads < 0) then
         status = IPT_INVALID_VALUE
@@ -537,33 +547,33 @@ contains
   end function
 
   ! ipt_transpose_host for 4-byte reals: a(rows * cols) (any shape) holds the matrix.
-  function ipt_transpose_host_f32(queue, a, rows, cols, scheme, threads) result(status)
+  function ipt_transpose_host_f32(queue, a, rows, cols, scheme, threads, slices) result(status)
     type(c_ptr), intent(in) :: queue
     real(c_float), intent(inout), target, contiguous :: a(:)
     integer(c_int64_t), intent(in) :: rows, cols
     integer(c_int), intent(in), optional :: scheme
-    integer, intent(in), optional :: threads
+    integer, intent(in), optional :: threads, slices
     integer(c_int) :: status
     if (size(a, kind=c_int64_t) < rows * cols) then
       status = IPT_INVALID_VALUE
       return
     end if
-    status = ipt_transpose_host(queue, c_loc(a), rows, cols, 4_c_int64_t, scheme, threads)
+    status = ipt_transpose_host(queue, c_loc(a), rows, cols, 4_c_int64_t, scheme, threads, slices)
   end function
 
   ! ipt_transpose_host for 8-byte reals: a(rows * cols) (any shape) holds the matrix.
-  function ipt_transpose_host_f64(queue, a, rows, cols, scheme, threads) result(status)
+  function ipt_transpose_host_f64(queue, a, rows, cols, scheme, threads, slices) result(status)
     type(c_ptr), intent(in) :: queue
     real(c_double), intent(inout), target, contiguous :: a(:)
     integer(c_int64_t), intent(in) :: rows, cols
     integer(c_int), intent(in), optional :: scheme
-    integer, intent(in), optional :: threads
+    integer, intent(in), optional :: threads, slices
     integer(c_int) :: status
     if (size(a, kind=c_int64_t) < rows * cols) then
       status = IPT_INVALID_VALUE
       return
     end if
-    status = ipt_transpose_host(queue, c_loc(a), rows, cols, 8_c_int64_t, scheme, threads)
+    status = ipt_transpose_host(queue, c_loc(a), rows, cols, 8_c_int64_t, scheme, threads, slices)
   end function
 
 end module ipt

@@ -326,10 +326,10 @@ TEST_CASE("host matrices, asynchronous scheme: Q = 1..8, every shape class and e
   CHECK(api.check_transposed() == "");
   ipt::runtime::HostRequest request;
   request.rows = 8192;
-  request.cols = 2048;
+  request.cols = 3072;
   request.elem_size = 4;
-  CHECK(ipt::runtime::host_slices(request) == ipt::runtime::kHostSlices);  // 64 MiB
-  request.cols = 2047;
+  CHECK(ipt::runtime::host_slices(request) == ipt::runtime::kHostSlices);  // 96 MiB
+  request.cols = 3071;
   CHECK(ipt::runtime::host_slices(request) == 1);
   request.slices = 3;
   CHECK(ipt::runtime::host_slices(request) == 3);

@@ -446,7 +446,7 @@ typedef struct ipt_host_options {
   ipt_host_scheme scheme;   /* IPT_HOST_AUTO, or the way to use */
   unsigned threads;         /* threads of the CPU path; 0: one per hardware thread */
   ipt_host_pinning pinning; /* the synchronous scheme's transfers */
-  unsigned slices;          /* the device path's Q: 0 the library's choice (4 from 64 MiB */
+  unsigned slices;          /* the device path's Q: 0 the library's choice (8 from 96 MiB */
                             /* on, else 1), 1 the synchronous scheme, 2 to */
                             /* IPT_HOST_MAX_SLICES the asynchronous scheme on Q queues */
 } ipt_host_options;
@@ -467,8 +467,8 @@ typedef struct ipt_host_options {
  * the host memory is wrapped in a CL_MEM_USE_HOST_PTR buffer for the call's transfers,
  * which lets the driver pin it instead of staging it. Memory you allocate pinned (mapped
  * from a CL_MEM_ALLOC_HOST_PTR buffer) moves fastest either way. That is the synchronous
- * scheme (options->slices 1). The asynchronous scheme (slices Q from 2; by default for
- * matrices of 64 MiB and more) first waits for the queue's earlier commands, then moves
+ * scheme (options->slices 1). The asynchronous scheme (slices Q from 2; by default Q = 8
+ * for matrices of 96 MiB and more) first waits for the queue's earlier commands, then moves
  * the matrix in chunks through pinned staging buffers of the library's (16 MiB per
  * slice, kept for later calls; options->pinning does not apply), copied on Q host
  * threads while the driver moves the chunks before, and transposes it in phases on Q

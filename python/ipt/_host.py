@@ -17,7 +17,7 @@ SCHEMES = {"auto": 0, "device": 1, "cpu": 2}  # enum ipt_host_scheme
 PINNING = {"auto": 0, "off": 1, "on": 2}  # enum ipt_host_pinning
 
 
-def transpose_host(array, queue=None, scheme="auto", threads=0, pin="auto"):
+def transpose_host(array, queue=None, scheme="auto", threads=0, pin="auto", slices=0):
     """Transposes the C-contiguous, writeable 2-D numpy `array` (rows x cols) in place.
 
     Returns a (cols, rows) view of the same memory, which then holds the transpose;
@@ -25,7 +25,9 @@ def transpose_host(array, queue=None, scheme="auto", threads=0, pin="auto"):
     pyopencl.CommandQueue whose device may do the work (None: the CPU only); `scheme`:
     "auto", "device" or "cpu"; `threads`: the CPU path's (0: one per hardware thread);
     `pin`: "auto" (from 4 MiB), "on" or "off": whether the device path lets the driver pin
-    the array's memory for its transfers.
+    the array's memory for its transfers (the synchronous scheme); `slices`: the device
+    path's Q (0: the library's choice, 1: the synchronous scheme, 2 to 16: the
+    asynchronous scheme on that many queues).
     Raises TypeError or ValueError for what it cannot take, ipt.Error for an error status;
     either way the array is unchanged.
     """
@@ -49,9 +51,11 @@ def transpose_host(array, queue=None, scheme="auto", threads=0, pin="auto"):
                          % (", ".join(sorted(PINNING)), pin))
     if threads < 0:
         raise ValueError("ipt.transpose_host: threads must be 0 or more")
+    if slices < 0:
+        raise ValueError("ipt.transpose_host: slices must be 0 or more")
     queue_handle = None if queue is None else handle("queue", queue, pyopencl.CommandQueue)
     rows, cols = array.shape
-    options = _library.HostOptionsStruct(SCHEMES[scheme], threads, PINNING[pin])
+    options = _library.HostOptionsStruct(SCHEMES[scheme], threads, PINNING[pin], slices)
     check(_lib.ipt_transpose_host(queue_handle, array.ctypes.data_as(ctypes.c_void_p), rows,
                                   cols, array.dtype.itemsize, ctypes.byref(options)),
           "ipt_transpose_host")

@@ -38,6 +38,7 @@ class HostOptionsStruct(ctypes.Structure):
         ("scheme", ctypes.c_int),
         ("threads", ctypes.c_uint),
         ("pinning", ctypes.c_int),
+        ("slices", ctypes.c_uint),
     ]
 
 

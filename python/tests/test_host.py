@@ -17,7 +17,7 @@ def test_matches_numpy(queue, random_matrix, scheme, dtype, shape):
     a = whole[32:32 + shape[0] * shape[1]].reshape(shape)
     expected = a.T.copy()
     t = ipt.transpose_host(a, queue if scheme != "cpu" else None, scheme=scheme, threads=3,
-                           pin="on" if shape[0] % 2 else "off")
+                           pin="on" if shape[0] % 2 else "off", slices=shape[1] % 4)
     assert t.shape == (shape[1], shape[0])
     assert numpy.shares_memory(t, a)
     assert t.tobytes() == expected.tobytes()
@@ -36,6 +36,11 @@ def test_refusals_leave_the_array(queue, random_matrix):
         ipt.transpose_host(a, scheme="gpu")
     with pytest.raises(ValueError):
         ipt.transpose_host(a.reshape(2, 10, 30))
+    with pytest.raises(ValueError):
+        ipt.transpose_host(a, slices=-1)
+    with pytest.raises(ipt.Error) as too_many:
+        ipt.transpose_host(a, queue, scheme="device", slices=17)
+    assert too_many.value.status == ipt.Status.INVALID_VALUE
     with pytest.raises(ipt.Error) as raised:
         ipt.transpose_host(a, None, scheme="device")
     assert raised.value.status == ipt.Status.INVALID_COMMAND_QUEUE

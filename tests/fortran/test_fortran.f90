@@ -192,6 +192,10 @@ program test_fortran
   status = ipt_transpose_host_f64(c_null_ptr, h64, k, m, threads=3)
   call expect(status == IPT_SUCCESS, "host f64 on the CPU: " // ipt_status_string(status))
   call expect(all(reshape(h64, [k, m]) == x64), "host f64 on the CPU: the transpose")
+  x32 = reshape(h32, [k, m])
+  status = ipt_transpose_host_f32(queue, h32, m, k, scheme=IPT_HOST_DEVICE, slices=3)
+  call expect(status == IPT_SUCCESS, "host f32, asynchronous scheme: " // ipt_status_string(status))
+  call expect(all(reshape(h32, [m, k]) == transpose(x32)), "host f32, asynchronous: the transpose")
   call expect(ipt_transpose_host_f32(queue, h32, k + 1, m) == IPT_INVALID_VALUE, &
               "host f32 refuses a matrix larger than the array")
   call expect(ipt_transpose_host(c_null_ptr, c_loc(h32), k, m, 4_c_int64_t, &
