@@ -36,13 +36,13 @@ Matrix run_phases(const HostSlicing& h, Matrix data) {
     permute(data, 0, {Stage::Kind::k0100, 1, M, N, 1});
     return data;
   }
-  for (std::uint64_t q = 0; q < h.slices(); ++q)
+  for (std::uint64_t q = 0; q + 1 < h.upload.size(); ++q)
     for (std::uint64_t block = h.upload[q]; block < h.upload[q + 1]; ++block)
       permute(data, block * h.m * N, {Stage::Kind::k0100, 1, h.m, N, 1});  // A: m x N
   const Stage middle = h.middle();
   CHECK(middle.I * middle.A * middle.B * middle.C == M * N);
   permute(data, 0, middle);
-  for (std::uint64_t q = 0; q < h.slices(); ++q) {
+  for (std::uint64_t q = 0; q + 1 < h.download.size(); ++q) {
     const Stage last = h.last(h.download[q], h.download[q + 1]);
     CHECK(last.I == h.download[q + 1] - h.download[q]);
     permute(data, h.download[q] * h.n * M, last);
@@ -94,4 +94,42 @@ TEST_CASE("host slicing: factors, cuts and phases that transpose", "[planner][ho
   CHECK(ipt::planner::plan_host_slicing(9973, 10007, 4).whole());
   CHECK_THROWS_AS(ipt::planner::plan_host_slicing(10, 10, 0), std::invalid_argument);
   CHECK_THROWS_AS(ipt::planner::plan_host_slicing(10, 10, 17), std::invalid_argument);
+}
+
+TEST_CASE("host streaming: blocks that fit a part, parts that cover, phases that transpose",
+          "[planner][host]") {
+  IPT_TEST_SEED(seed, 2811);
+  std::mt19937_64 random(seed);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> shapes = {
+      {64, 96}, {97, 89}, {96, 97}, {97, 96}, {2, 300}, {300, 2}, {128, 128}, {1024, 33}};
+  std::uniform_int_distribution<std::uint64_t> side(1, 400);
+  for (int i = 0; i < 30; ++i) shapes.emplace_back(side(random), side(random));
+  for (const auto& [rows, cols] : shapes)
+    for (const std::size_t elem_size : {1, 4, 16})
+      for (const std::uint64_t part :
+           {std::uint64_t{1000}, std::uint64_t{20000}, rows * cols * 4}) {
+        INFO(rows << " x " << cols << ", " << elem_size << "-byte elements, parts of " << part);
+        const HostSlicing h = ipt::planner::plan_host_streaming(rows, cols, elem_size, part);
+        CHECK(rows % h.m == 0);
+        CHECK(cols % h.n == 0);
+        CHECK(h.m <= ipt::planner::kStreamFactor);
+        CHECK(h.n <= ipt::planner::kStreamFactor);
+        if (!h.whole()) {
+          CHECK(h.m * h.n >= ipt::planner::kMinSliceSuper);
+          for (std::size_t k = 0; k + 1 < h.upload.size(); ++k)
+            CHECK((h.upload[k + 1] - h.upload[k]) * h.m * cols * elem_size <= part);
+          for (std::size_t k = 0; k + 1 < h.download.size(); ++k)
+            CHECK((h.download[k + 1] - h.download[k]) * h.n * rows * elem_size <= part);
+        }
+        CHECK(h.upload.front() == 0);
+        CHECK(h.upload.back() == rows / h.m);
+        CHECK(h.download.front() == 0);
+        CHECK(h.download.back() == cols / h.n);
+        Matrix data(rows * cols), expected(rows * cols);
+        for (auto& x : data) x = static_cast<std::uint32_t>(random());
+        for (std::uint64_t r = 0; r < rows; ++r)
+          for (std::uint64_t c = 0; c < cols; ++c) expected[c * rows + r] = data[r * cols + c];
+        CHECK(run_phases(h, data) == expected);
+      }
+  CHECK_THROWS_AS(ipt::planner::plan_host_streaming(10, 10, 4, 0), std::invalid_argument);
 }

@@ -64,10 +64,39 @@ ipt_status host_call(cl_command_queue queue, HostMatrix& m, ipt_host_scheme sche
   return ipt_transpose_host(queue, m.data(), m.rows, m.cols, m.elem_size, &options);
 }
 
+// The status the API would return for a runtime call.
+template <typename Call>
+ipt_status status_of(const Call& call) {
+  try {
+    call();
+    return IPT_SUCCESS;
+  } catch (const ipt::Error& e) {
+    return e.status();
+  } catch (const cl::Error& e) {
+    return static_cast<ipt_status>(e.err());
+  }
+}
+
+// The device path streaming the matrix in parts of `part` bytes (as for a matrix larger
+// than one allocation of the device).
+ipt_status streamed_call(HostMatrix& m, std::uint64_t part, unsigned threads = 0) {
+  ipt::runtime::HostRequest request;
+  request.queue = session().queue();
+  request.host = m.data();
+  request.rows = m.rows;
+  request.cols = m.cols;
+  request.elem_size = m.elem_size;
+  request.scheme = IPT_HOST_DEVICE;
+  request.threads = threads;
+  request.part_bytes = part;
+  return status_of([&] { ipt::runtime::execute_host_transpose(request); });
+}
+
 // The asynchronous scheme through the runtime, with chunks of `chunk` bytes so that a
 // small matrix takes many rounds; the status the API would return.
-ipt_status sliced_call(HostMatrix& m, unsigned slices, std::uint64_t chunk) {
+ipt_status sliced_call(HostMatrix& m, unsigned slices, std::uint64_t chunk, unsigned threads = 0) {
   ipt::runtime::HostRequest request;
+  request.threads = threads;
   request.queue = session().queue();
   request.host = m.data();
   request.rows = m.rows;
@@ -76,14 +105,7 @@ ipt_status sliced_call(HostMatrix& m, unsigned slices, std::uint64_t chunk) {
   request.scheme = IPT_HOST_DEVICE;
   request.slices = slices;
   request.chunk_bytes = chunk;
-  try {
-    ipt::runtime::execute_host_transpose(request);
-    return IPT_SUCCESS;
-  } catch (const ipt::Error& e) {
-    return e.status();
-  } catch (const cl::Error& e) {
-    return static_cast<ipt_status>(e.err());
-  }
+  return status_of([&] { ipt::runtime::execute_host_transpose(request); });
 }
 
 // Shapes of every class: squares about tile sides, primes, primes near 2^8, skinny both
@@ -316,7 +338,7 @@ TEST_CASE("host matrices, asynchronous scheme: Q = 1..8, every shape class and e
         INFO(rows << " x " << cols << ", " << elem_size << "-byte elements, " << slices
                   << " slices, chunks of " << chunk);
         HostMatrix m(rows, cols, elem_size, ++seed);
-        REQUIRE(sliced_call(m, slices, chunk) == IPT_SUCCESS);
+        REQUIRE(sliced_call(m, slices, chunk, 1 + slices % 3) == IPT_SUCCESS);
         CHECK(m.check_transposed() == "");
       }
   // Through the API, and the automatic choice's Q.
@@ -365,7 +387,7 @@ TEST_CASE("asynchronous scheme: a step that fails leaves the host matrix as it w
                 << commands[failing - 1] << ") fails");
       HostMatrix m(rows, cols, 4, ++seed);
       faults::arm({failing});
-      const ipt_status status = sliced_call(m, kSlices, kChunk);
+      const ipt_status status = sliced_call(m, kSlices, kChunk, 2);
       faults::disarm();
       if (failing >= first_read) {
         CHECK(status == IPT_SUCCESS);  // a download read again
@@ -393,4 +415,76 @@ TEST_CASE("asynchronous scheme: a step that fails leaves the host matrix as it w
     CHECK(status == static_cast<ipt_status>(CL_MEM_OBJECT_ALLOCATION_FAILURE));
     CHECK(m.check_unchanged() == "");
   }
+}
+
+TEST_CASE("host matrices larger than the device holds: streamed in parts", "[host]") {
+  IPT_TEST_SEED(first_seed, 2808);
+  std::uint64_t seed = first_seed;
+  // Factors on both sides (A, B on the host, C as 0100!), a prime number of rows (no A,
+  // C as a batch of transpositions), of columns (no C), both (the CPU alone), skinny.
+  const std::vector<std::pair<std::size_t, std::size_t>> shapes = {
+      {96, 128}, {97, 128}, {128, 97}, {97, 89}, {256, 12}, {12, 256}, {64, 64}};
+  for (std::size_t elem_size : {1, 2, 4, 8, 16})
+    for (const auto& [rows, cols] : shapes)
+      for (const std::uint64_t part : {std::uint64_t{6000}, std::uint64_t{50000}}) {
+        INFO(rows << " x " << cols << ", " << elem_size << "-byte elements, parts of " << part);
+        HostMatrix m(rows, cols, elem_size, ++seed);
+        REQUIRE(streamed_call(m, part, 1 + seed % 4) == IPT_SUCCESS);
+        CHECK(m.check_transposed() == "");
+      }
+  // The automatic part: none for a matrix that one allocation holds.
+  ipt::runtime::HostRequest request;
+  request.queue = session().queue();
+  request.rows = 300;
+  request.cols = 301;
+  request.elem_size = 4;
+  CHECK(ipt::runtime::host_stream_part(request) == 0);
+  ipt::test::ScopedEnv small("IPT_OVERRIDES", "max_alloc=300000");
+  CHECK(ipt::runtime::host_stream_part(request) == 150000);
+}
+
+TEST_CASE("streamed host matrices: a device that fails leaves the CPU to finish",
+          "[host][faults]") {
+  IPT_TEST_SEED(first_seed, 2809);
+  std::uint64_t seed = first_seed;
+  constexpr std::uint64_t kPart = 12000;
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{96, 130}, {97, 128}}) {
+    const auto commands_of_a_call = [&, rows = rows, cols = cols] {
+      HostMatrix m(rows, cols, 4, ++seed);
+      faults::arm({});
+      const ipt_status status = streamed_call(m, kPart);
+      const auto commands = faults::passed(faults::Site::kEnqueue);
+      faults::disarm();
+      REQUIRE(status == IPT_SUCCESS);
+      CHECK(m.check_transposed() == "");
+      return commands;
+    };
+    commands_of_a_call();
+    const auto commands = commands_of_a_call();
+    REQUIRE(commands.size() > 6);
+    std::size_t first_read = 0;
+    for (std::size_t k = 0; k < commands.size() && first_read == 0; ++k)
+      if (std::string(commands[k]) == "clEnqueueReadBuffer") first_read = k + 1;
+    REQUIRE(first_read > 0);
+    for (std::uint64_t failing = 1; failing <= commands.size(); ++failing) {
+      INFO(rows << " x " << cols << ": command " << failing << " of " << commands.size() << " ("
+                << commands[failing - 1] << ") fails");
+      HostMatrix m(rows, cols, 4, ++seed);
+      faults::arm({failing});
+      const ipt_status status = streamed_call(m, kPart);
+      faults::disarm();
+      CHECK(status == IPT_SUCCESS);
+      CHECK(m.check_transposed() == "");
+    }
+    HostMatrix lost(rows, cols, 4, ++seed);
+    faults::arm({first_read, first_read + 1});
+    CHECK(streamed_call(lost, kPart) == IPT_BUFFER_UNDEFINED);
+    faults::disarm();
+  }
+  HostMatrix m(96, 130, 4, ++seed);
+  faults::arm({}, {1});  // the part's buffer
+  const ipt_status status = streamed_call(m, kPart);
+  faults::disarm();
+  CHECK(status == static_cast<ipt_status>(CL_MEM_OBJECT_ALLOCATION_FAILURE));
+  CHECK(m.check_unchanged() == "");
 }

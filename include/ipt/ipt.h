@@ -444,7 +444,8 @@ typedef enum ipt_host_pinning {
 
 typedef struct ipt_host_options {
   ipt_host_scheme scheme;   /* IPT_HOST_AUTO, or the way to use */
-  unsigned threads;         /* threads of the CPU path; 0: one per hardware thread */
+  unsigned threads;         /* host threads of the CPU path and of the asynchronous */
+                            /* scheme's copies; 0: one per hardware thread */
   ipt_host_pinning pinning; /* the synchronous scheme's transfers */
   unsigned slices;          /* the device path's Q: 0 the library's choice (8 from 96 MiB */
                             /* on, else 1), 1 the synchronous scheme, 2 to */
@@ -470,8 +471,9 @@ typedef struct ipt_host_options {
  * scheme (options->slices 1). The asynchronous scheme (slices Q from 2; by default Q = 8
  * for matrices of 96 MiB and more) first waits for the queue's earlier commands, then moves
  * the matrix in chunks through pinned staging buffers of the library's (16 MiB per
- * slice, kept for later calls; options->pinning does not apply), copied on Q host
- * threads while the driver moves the chunks before, and transposes it in phases on Q
+ * slice, kept for later calls; options->pinning does not apply), copied on
+ * options->threads host threads (0: one per hardware thread, at most one per 4 MiB)
+ * while the driver moves the chunks before, and transposes it in phases on Q
  * queues of its own, each slice's first phase starting as soon as its rows are up
  * (docs/guide.md). It too writes the host memory only after the whole transposition has
  * completed on the device.

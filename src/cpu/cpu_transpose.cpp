@@ -416,6 +416,16 @@ void transpose_typed(void* data, std::uint64_t rows, std::uint64_t cols, unsigne
 
 unsigned default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
+void transpose_blocks(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t unit,
+                      unsigned threads) {
+  if (unit == 0) throw std::invalid_argument("blocks of 0 bytes");
+  if (rows <= 1 || cols <= 1) return;
+  if (threads == 0) threads = default_threads();
+  const std::uint64_t enough = rows * cols * unit / kBytesPerThread + 1;
+  threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, enough));
+  transpose_cycles(static_cast<unsigned char*>(data), rows, cols, unit, threads);
+}
+
 void transpose(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
                unsigned threads, Path path) {
   if (elem_size != 1 && elem_size != 2 && elem_size != 4 && elem_size != 8 && elem_size != 16)

@@ -37,4 +37,12 @@ enum class Path { kAuto, kTiles, kTwoPass, kDecomposed, kCycles };
 void transpose(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
                unsigned threads = 0, Path path = Path::kAuto);
 
+// The rows x cols grid of `unit`-byte blocks at `data` becomes its cols x rows transpose
+// (TPDS 2015's 100! over super-elements of any size), by cycle following on `threads`
+// threads (0: default_threads()): the step of host transposition that spans a matrix too
+// large for the device (runtime/host_streamed.hpp). Throws as transpose, before any block
+// has moved.
+void transpose_blocks(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t unit,
+                      unsigned threads = 0);
+
 }  // namespace ipt::cpu

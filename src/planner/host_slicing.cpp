@@ -1,5 +1,6 @@
 #include "planner/host_slicing.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -42,6 +43,40 @@ HostSlicing plan_host_slicing(std::uint64_t rows, std::uint64_t cols, unsigned s
   if (slicing.m * slicing.n < kMinSliceSuper) slicing.m = slicing.n = 1;
   slicing.upload = cuts(rows / slicing.m, slices);
   slicing.download = cuts(cols / slicing.n, slices);
+  return slicing;
+}
+
+HostSlicing plan_host_streaming(std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
+                                std::uint64_t part_bytes) {
+  if (rows == 0 || cols == 0 || elem_size == 0 || part_bytes == 0)
+    throw std::invalid_argument("no streaming of " + std::to_string(rows) + " x " +
+                                std::to_string(cols) + " in parts of " +
+                                std::to_string(part_bytes) + " bytes");
+  // The largest divisor of `side` up to kStreamFactor whose block of `other` fits a part.
+  const auto factor = [&](std::uint64_t side, std::uint64_t other) {
+    std::uint64_t best = 1;
+    for (const std::uint64_t d : divisors(side))
+      if (d <= kStreamFactor && d * other * elem_size <= part_bytes) best = d;
+    return best;
+  };
+  HostSlicing slicing;
+  slicing.rows = rows;
+  slicing.cols = cols;
+  slicing.m = factor(rows, cols);
+  slicing.n = factor(cols, rows);
+  if (slicing.m * slicing.n < kMinSliceSuper || slicing.m * cols * elem_size > part_bytes ||
+      slicing.n * rows * elem_size > part_bytes)
+    slicing.m = slicing.n = 1;
+  // Parts of as many whole blocks as fit.
+  const auto parts = [&](std::uint64_t blocks, std::uint64_t block_bytes) {
+    const std::uint64_t per_part = std::max<std::uint64_t>(1, part_bytes / block_bytes);
+    std::vector<std::uint64_t> at;
+    for (std::uint64_t b = 0; b < blocks; b += per_part) at.push_back(b);
+    at.push_back(blocks);
+    return at;
+  };
+  slicing.upload = parts(rows / slicing.m, slicing.m * cols * elem_size);
+  slicing.download = parts(cols / slicing.n, slicing.n * rows * elem_size);
   return slicing;
 }
 

@@ -45,4 +45,14 @@ inline constexpr unsigned kMaxHostSlices = 16;
 inline constexpr std::uint64_t kSliceFactor = 32, kMinSliceSuper = 16;
 HostSlicing plan_host_slicing(std::uint64_t rows, std::uint64_t cols, unsigned slices);
 
+// The slicing of a matrix larger than the device holds (runtime/host_streamed.hpp): the
+// same phases, A and C streamed through the device in parts of at most `part_bytes`
+// (upload and download cuts: the parts' blocks, as many parts as it takes), B done on
+// the host. m and n the largest divisors up to kStreamFactor whose blocks fit a part
+// (m N and M n elements); both 1, and the whole transposition on the host, where there
+// is no such pair with n m >= kMinSliceSuper.
+inline constexpr std::uint64_t kStreamFactor = 64;
+HostSlicing plan_host_streaming(std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
+                                std::uint64_t part_bytes);
+
 }  // namespace ipt::planner

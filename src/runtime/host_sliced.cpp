@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/cpu_transpose.hpp"
 #include "cpu/thread_team.hpp"
 #include "planner/host_slicing.hpp"
 #include "runtime/error.hpp"
@@ -40,6 +41,15 @@ std::vector<std::uint64_t> scaled(const std::vector<std::uint64_t>& blocks, std:
   return out;
 }
 
+// The host threads that copy through the staging buffers: the request's, or one per
+// hardware thread, but no more than one per 4 MiB of the matrix (starting and waking
+// them costs more than a small copy).
+unsigned copy_threads(const HostRequest& request, std::uint64_t bytes) {
+  if (request.threads != 0) return request.threads;
+  return static_cast<unsigned>(
+      std::min<std::uint64_t>(cpu::default_threads(), 1 + bytes / (std::uint64_t{4} << 20)));
+}
+
 void finish_all(TakenLanes& lanes) {
   for (std::size_t q = 0; q < lanes.size(); ++q) clFinish(lanes[q].queue());
 }
@@ -72,7 +82,7 @@ class SlicedCall {
                    : kStagingBytes),
         slicing_(planner::plan_host_slicing(M_, N_, slices)),
         lanes_(take_lanes(context, device, slices)),
-        team_(slices),
+        team_(copy_threads(request, bytes_)),
         staged_(2 * std::size_t{slices}) {
     faults::point(faults::Site::kAllocation, "clCreateBuffer");
     buffer_ = cl::Buffer(context, CL_MEM_READ_WRITE, bytes_);
@@ -143,16 +153,35 @@ class SlicedCall {
     return call;
   }
 
+  // The host copies of a round's chunks (chunk first + t through lane t's staging),
+  // shared out over the team: each thread copies its share of every chunk, so that all
+  // of them copy whatever the number of slices. copy(t, at, from, bytes) copies bytes
+  // [from, from + bytes) of the chunk at `at`.
+  template <typename Copy>
+  void copy_round(const std::vector<Chunk>& chunks, std::size_t first, std::size_t count,
+                  const Copy& copy) {
+    const std::uint64_t threads = team_.size();
+    team_.run([&](unsigned thread) {
+      for (std::size_t t = 0; t < count; ++t) {
+        const Chunk& c = chunks[first + t];
+        const std::uint64_t from = c.bytes * thread / threads;
+        const std::uint64_t to = c.bytes * (thread + 1) / threads;
+        if (to > from) copy(t, c.at, from, to - from);
+      }
+    });
+  }
+
   // Copies the chunks of a round out of the staging buffers of `set` into host memory,
   // once their reads are done.
   void unstage(const std::vector<Chunk>& chunks, std::size_t first, std::size_t count,
                unsigned set) {
     for (std::size_t t = 0; t < count; ++t) slot(t, set).wait();
-    team_.run([&](unsigned t) {
-      if (t >= count) return;
-      const Chunk& c = chunks[first + t];
-      std::memcpy(host_ + c.at, lanes_[t].mapped[set], static_cast<std::size_t>(c.bytes));
-    });
+    copy_round(chunks, first, count,
+               [&](std::size_t t, std::uint64_t at, std::uint64_t from, std::uint64_t bytes) {
+                 std::memcpy(host_ + at + from,
+                             static_cast<unsigned char*>(lanes_[t].mapped[set]) + from,
+                             static_cast<std::size_t>(bytes));
+               });
   }
 
   // Rounds of one chunk per lane: the team copies a round into the lanes' staging
@@ -171,11 +200,11 @@ class SlicedCall {
       const std::size_t count = std::min<std::size_t>(width, chunks.size() - first);
       for (std::size_t t = 0; t < count; ++t)
         if (slot(t, set)() != nullptr) slot(t, set).wait();  // its last chunk is up
-      team_.run([&](unsigned t) {
-        if (t >= count) return;
-        const Chunk& c = chunks[first + t];
-        std::memcpy(lanes_[t].mapped[set], host_ + c.at, static_cast<std::size_t>(c.bytes));
-      });
+      copy_round(chunks, first, count,
+                 [&](std::size_t t, std::uint64_t at, std::uint64_t from, std::uint64_t bytes) {
+                   std::memcpy(static_cast<unsigned char*>(lanes_[t].mapped[set]) + from,
+                               host_ + at + from, static_cast<std::size_t>(bytes));
+                 });
       for (std::size_t t = 0; t < count; ++t) {
         const Chunk& c = chunks[first + t];
         faults::point(faults::Site::kEnqueue, "clEnqueueWriteBuffer");

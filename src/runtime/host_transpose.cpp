@@ -7,6 +7,7 @@
 #include "runtime/error.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/host_sliced.hpp"
+#include "runtime/host_streamed.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/transpose.hpp"
 
@@ -113,18 +114,29 @@ void through_device(const HostRequest& request, std::size_t bytes) {
 
 }  // namespace
 
+// The largest allocation of the queue's device.
+std::uint64_t max_alloc_of(cl_command_queue queue) {
+  cl_device_id device = nullptr;
+  if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) != CL_SUCCESS)
+    fail(IPT_INVALID_COMMAND_QUEUE, "the command queue is not valid");
+  return query_device_profile(device).max_alloc_bytes;
+}
+
 ipt_host_scheme host_scheme(const HostRequest& request) {
   if (request.scheme != IPT_HOST_AUTO) return request.scheme;
   if (request.queue == nullptr || request.rows == request.cols) return IPT_HOST_CPU;
   const std::uint64_t bytes = request.rows * request.cols * request.elem_size;
   if (bytes < kHostDeviceFrom) return IPT_HOST_CPU;
   // A matrix that one allocation of the device cannot hold stays on the CPU.
-  cl_device_id device = nullptr;
-  if (clGetCommandQueueInfo(request.queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) !=
-      CL_SUCCESS)
-    fail(IPT_INVALID_COMMAND_QUEUE, "the command queue is not valid");
-  const std::uint64_t max_alloc = query_device_profile(device).max_alloc_bytes;
+  const std::uint64_t max_alloc = max_alloc_of(request.queue);
   return max_alloc != 0 && bytes > max_alloc ? IPT_HOST_CPU : IPT_HOST_DEVICE;
+}
+
+std::uint64_t host_stream_part(const HostRequest& request) {
+  if (request.part_bytes != 0) return request.part_bytes;
+  const std::uint64_t bytes = request.rows * request.cols * request.elem_size;
+  const std::uint64_t max_alloc = max_alloc_of(request.queue);
+  return max_alloc != 0 && bytes > max_alloc ? max_alloc / 2 : 0;
 }
 
 unsigned host_slices(const HostRequest& request) {
@@ -139,6 +151,8 @@ void execute_host_transpose(const HostRequest& request) {
       static_cast<std::size_t>(request.rows * request.cols * request.elem_size);
   if (host_scheme(request) == IPT_HOST_CPU)
     cpu::transpose(request.host, request.rows, request.cols, request.elem_size, request.threads);
+  else if (const std::uint64_t part = host_stream_part(request); part != 0)
+    streamed_through_device(request, part);
   else if (const unsigned slices = host_slices(request); slices > 1)
     sliced_through_device(request, slices);
   else

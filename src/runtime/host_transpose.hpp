@@ -22,7 +22,15 @@ struct HostRequest {
   // (tests) the asynchronous scheme's chunks, at most kStagingBytes (0: that), so that a
   // small matrix takes many rounds.
   std::uint64_t chunk_bytes = 0;
+  // (tests) the device path streams the matrix in parts of this many bytes
+  // (host_streamed.hpp) even when one allocation of the device holds it (0: only then).
+  std::uint64_t part_bytes = 0;
 };
+
+// The parts in which the device path streams this request's matrix (host_streamed.hpp):
+// the request's part_bytes, or for a matrix larger than one allocation of the device
+// holds, half of that allocation; 0 when the matrix goes up whole.
+std::uint64_t host_stream_part(const HostRequest& request);
 
 // The way a call of this shape is made: IPT_HOST_DEVICE or IPT_HOST_CPU (the request's,
 // or for IPT_HOST_AUTO: the CPU without a queue, for a square matrix, for one of fewer

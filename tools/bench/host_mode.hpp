@@ -22,4 +22,11 @@ int run_host(const support::Session& session,
              const std::vector<std::pair<std::size_t, std::size_t>>& shapes, std::size_t elem_size,
              int repetitions, unsigned threads, const std::vector<unsigned>& slices);
 
+// ipt-bench host --large: matrices too large for reference copies (beyond one device
+// allocation: streamed through the device), their elements computed from their index
+// and checked by formula; one call through the device and one on the CPU each.
+int run_host_large(const support::Session& session,
+                   const std::vector<std::pair<std::size_t, std::size_t>>& shapes,
+                   std::size_t elem_size, unsigned threads);
+
 }  // namespace ipt::bench

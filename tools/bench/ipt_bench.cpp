@@ -78,6 +78,7 @@ struct Options {
   std::size_t batch = 10000;              // batched: matrices per call
   unsigned threads = 0;                   // host: the CPU path's threads (0: the hardware's)
   std::vector<unsigned> slices{2, 4, 8};  // host: the asynchronous scheme's Q, each measured
+  bool large = false;                     // host: --large (no reference copies)
   std::uint64_t seed = 2015;
   std::string type = "f32";
   int repetitions = 5;
@@ -109,6 +110,7 @@ struct Options {
       "       ipt-bench imatcopy [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]\n"
       "       ipt-bench host [--shapes RxC,... (4096x4096,8192x8192,5000x7001,100003x301)]\n"
       "                      [--threads N (0: the hardware's)] [--slices Q,... (2,4,8)]\n"
+      "                      [--large (checked by formula: matrices beyond one allocation)]\n"
       "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
       "          [--verify device|host]\n"
       "          [--no-verify]\n"
@@ -183,6 +185,8 @@ Options parse(int argc, char** argv) {
       options.count = number(value());
     else if (arg == "--batch")
       options.batch = number(value());
+    else if (arg == "--large")
+      options.large = true;
     else if (arg == "--slices") {
       options.slices.clear();
       for (const auto& item : split(value(), ','))
@@ -567,6 +571,9 @@ int main(int argc, char** argv) {
           options.shapes.empty()
               ? std::vector<Shape>{{4096, 4096}, {8192, 8192}, {5000, 7001}, {100003, 301}}
               : options.shapes;
+      if (options.large)
+        return ipt::bench::run_host_large(session, shapes, elem_size_of(options.type),
+                                          options.threads);
       return ipt::bench::run_host(session, shapes, elem_size_of(options.type), options.repetitions,
                                   options.threads, options.slices);
     }

@@ -1,0 +1,175 @@
+#include "runtime/host_streamed.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_transpose.hpp"
+#include "planner/host_slicing.hpp"
+#include "runtime/error.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/fault_injection.hpp"
+#include "runtime/opencl.hpp"
+#include "runtime/transpose.hpp"
+
+namespace ipt::runtime {
+namespace {
+
+// Enqueues a phase on the part buffer's first `count` blocks; returns its event.
+using DevicePhase =
+    std::function<cl::Event(TransposeRequest call, std::uint64_t first, std::uint64_t count)>;
+// The same phase on the CPU, on the host bytes of blocks [first, first + count).
+using CpuPhase = std::function<void(unsigned char* part, std::uint64_t first, std::uint64_t count)>;
+
+class StreamedCall {
+ public:
+  StreamedCall(const HostRequest& request, const planner::HostSlicing& slicing,
+               const cl::CommandQueue& queue, const cl::Context& context, const cl::Device& device)
+      : host_(static_cast<unsigned char*>(request.host)), queue_(queue) {
+    const std::uint64_t M = slicing.rows, N = slicing.cols, e = request.elem_size;
+    std::uint64_t largest = 0;
+    for (std::size_t k = 0; k + 1 < slicing.upload.size(); ++k)
+      largest = std::max(largest, (slicing.upload[k + 1] - slicing.upload[k]) * slicing.m * N * e);
+    for (std::size_t k = 0; k + 1 < slicing.download.size(); ++k)
+      largest =
+          std::max(largest, (slicing.download[k + 1] - slicing.download[k]) * slicing.n * M * e);
+    faults::point(faults::Site::kAllocation, "clCreateBuffer");
+    part_ = cl::Buffer(context, CL_MEM_READ_WRITE, largest);
+    base_.queue = queue();
+    base_.buffer = part_();
+    base_.elem_size = e;
+    base_.context = context();
+    base_.device = device();
+    base_.buffer_bytes = largest;
+  }
+
+  // Each part of `cuts` (blocks of block_bytes) through the device, or on the CPU once
+  // the device has failed.
+  void run(const std::vector<std::uint64_t>& cuts, std::uint64_t block_bytes,
+           const DevicePhase& on_device, const CpuPhase& on_cpu) {
+    for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+      const std::uint64_t first = cuts[k], count = cuts[k + 1] - cuts[k];
+      unsigned char* const part = host_ + first * block_bytes;
+      const std::size_t bytes = static_cast<std::size_t>(count * block_bytes);
+      if (device_ok_ && through_device(part, bytes, first, count, on_device)) continue;
+      on_cpu(part, first, count);
+    }
+  }
+
+ private:
+  // Uploads, transposes and downloads one part; false (the host bytes untouched) when the
+  // device failed before the download.
+  bool through_device(unsigned char* part, std::size_t bytes, std::uint64_t first,
+                      std::uint64_t count, const DevicePhase& on_device) {
+    try {
+      faults::point(faults::Site::kEnqueue, "clEnqueueWriteBuffer");
+      queue_.enqueueWriteBuffer(part_, CL_FALSE, 0, bytes, part);
+      TransposeRequest call = base_;
+      call.max_bytes = bytes;
+      const cl::Event done = on_device(call, first, count);
+      done.wait();
+      cl_int status = CL_COMPLETE;
+      check_cl(clGetEventInfo(done(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                              nullptr),
+               "clGetEventInfo");
+      if (status < 0) fail(IPT_OUT_OF_RESOURCES, "a part's transposition failed");
+    } catch (...) {
+      clFinish(queue_());  // the upload reads the host bytes until it completes
+      device_ok_ = false;
+      return false;
+    }
+    try {
+      faults::point(faults::Site::kEnqueue, "clEnqueueReadBuffer");
+      queue_.enqueueReadBuffer(part_, CL_TRUE, 0, bytes, part);
+    } catch (...) {
+      const std::string cause = cause_of(std::current_exception());
+      try {
+        clFinish(queue_());
+        faults::point(faults::Site::kEnqueue, "clEnqueueReadBuffer");
+        queue_.enqueueReadBuffer(part_, CL_TRUE, 0, bytes, part);
+      } catch (...) {
+        fail(IPT_BUFFER_UNDEFINED, "the download of a part failed (" + cause +
+                                       "), and so did reading it again (" +
+                                       cause_of(std::current_exception()) +
+                                       "): the host memory's contents are undefined");
+      }
+    }
+    return true;
+  }
+
+  unsigned char* const host_;
+  const cl::CommandQueue& queue_;
+  cl::Buffer part_;
+  TransposeRequest base_;
+  bool device_ok_ = true;
+};
+
+cl::Event with_event(TransposeRequest call, void (*enqueue)(const TransposeRequest&)) {
+  cl_event done = nullptr;
+  call.event = &done;
+  enqueue(call);
+  return cl::Event(done);
+}
+
+}  // namespace
+
+void streamed_through_device(const HostRequest& request, std::uint64_t part_bytes) {
+  const std::uint64_t M = request.rows, N = request.cols;
+  const std::size_t e = request.elem_size;
+  const planner::HostSlicing slicing = planner::plan_host_streaming(M, N, e, part_bytes);
+  if (slicing.whole()) {
+    cpu::transpose(request.host, M, N, e, request.threads);
+    return;
+  }
+  const Borrowed<cl::CommandQueue> queue(request.queue);
+  const auto context = queue_context(queue);
+  const auto device = queue_device(queue);
+  queue.finish();  // the caller's earlier commands may still write the host memory
+  StreamedCall call(request, slicing, queue, context, device);
+  const std::uint64_t m = slicing.m, n = slicing.n, Mb = M / m;
+  const unsigned threads = request.threads;
+  // A: blocks of m rows, each m x N, transposed.
+  if (m > 1)
+    call.run(
+        slicing.upload, m * N * e,
+        [&](TransposeRequest r, std::uint64_t, std::uint64_t count) {
+          r.rows = m;
+          r.cols = N;
+          r.batch = count;
+          return with_event(r, execute_transpose);
+        },
+        [&](unsigned char* part, std::uint64_t, std::uint64_t count) {
+          for (std::uint64_t b = 0; b < count; ++b)
+            cpu::transpose(part + b * m * N * e, m, N, e, threads);
+        });
+  // B: the grid of blocks of n m elements, on the host.
+  cpu::transpose_blocks(request.host, Mb, N / n, n * m * e, threads);
+  // C: blocks of n rows of the transpose, each an Mb x n grid of m-element blocks.
+  if (n > 1)
+    call.run(
+        slicing.download, n * M * e,
+        [&](TransposeRequest r, std::uint64_t first, std::uint64_t count) {
+          if (m == 1) {
+            r.rows = M;
+            r.cols = n;
+            r.batch = count;
+            return with_event(r, execute_transpose);
+          }
+          cl_event done = nullptr;
+          r.event = &done;
+          execute_stage(r, slicing.last(first, first + count));
+          return cl::Event(done);
+        },
+        [&](unsigned char* part, std::uint64_t, std::uint64_t count) {
+          for (std::uint64_t b = 0; b < count; ++b) {
+            unsigned char* const block = part + b * n * M * e;
+            if (m == 1)
+              cpu::transpose(block, M, n, e, threads);
+            else
+              cpu::transpose_blocks(block, Mb, n, m * e, threads);
+          }
+        });
+}
+
+}  // namespace ipt::runtime
