@@ -214,14 +214,16 @@ TEST_CASE("the automatic way: the CPU without a queue, for squares and small mat
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // under 256 KiB
   request.rows = request.cols = 4096;
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // square
-  // Beyond one allocation of the device (IPT_OVERRIDES max_alloc lowers it).
+  // Beyond one allocation of the device (IPT_OVERRIDES max_alloc lowers it): streamed.
   request.rows = 300;
   request.cols = 301;
   {
     ipt::test::ScopedEnv small("IPT_OVERRIDES", "max_alloc=300000");
-    CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);
+    CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
+    CHECK(ipt::runtime::host_stream_part(request) == 150000);
   }
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
+  CHECK(ipt::runtime::host_stream_part(request) == 0);
   request.scheme = IPT_HOST_DEVICE;
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
   request.queue = nullptr;
@@ -347,11 +349,11 @@ TEST_CASE("host matrices, asynchronous scheme: Q = 1..8, every shape class and e
           IPT_SUCCESS);
   CHECK(api.check_transposed() == "");
   ipt::runtime::HostRequest request;
-  request.rows = 8192;
-  request.cols = 3072;
+  request.rows = 4096;
+  request.cols = 1024;
   request.elem_size = 4;
-  CHECK(ipt::runtime::host_slices(request) == ipt::runtime::kHostSlices);  // 96 MiB
-  request.cols = 3071;
+  CHECK(ipt::runtime::host_slices(request) == ipt::runtime::kHostSlices);  // 16 MiB
+  request.cols = 1023;
   CHECK(ipt::runtime::host_slices(request) == 1);
   request.slices = 3;
   CHECK(ipt::runtime::host_slices(request) == 3);

@@ -423,9 +423,8 @@ IPT_API ipt_status ipt_transpose_with_options(cl_command_queue queue, cl_mem buf
 
 /* How ipt_transpose_host moves a matrix. */
 typedef enum ipt_host_scheme {
-  IPT_HOST_AUTO = 0,   /* the CPU without a queue, for a square matrix, one of fewer */
-                       /* than 256 KiB or one larger than a device allocation; else */
-                       /* the device */
+  IPT_HOST_AUTO = 0,   /* the CPU without a queue, for a square matrix or one of */
+                       /* fewer than 256 KiB; else the device */
   IPT_HOST_DEVICE = 1, /* upload, transpose in place on the queue's device, download */
   IPT_HOST_CPU = 2     /* the native CPU path, on threads of the calling process */
 } ipt_host_scheme;
@@ -447,7 +446,7 @@ typedef struct ipt_host_options {
   unsigned threads;         /* host threads of the CPU path and of the asynchronous */
                             /* scheme's copies; 0: one per hardware thread */
   ipt_host_pinning pinning; /* the synchronous scheme's transfers */
-  unsigned slices;          /* the device path's Q: 0 the library's choice (8 from 96 MiB */
+  unsigned slices;          /* the device path's Q: 0 the library's choice (4 from 16 MiB */
                             /* on, else 1), 1 the synchronous scheme, 2 to */
                             /* IPT_HOST_MAX_SLICES the asynchronous scheme on Q queues */
 } ipt_host_options;
@@ -468,8 +467,8 @@ typedef struct ipt_host_options {
  * the host memory is wrapped in a CL_MEM_USE_HOST_PTR buffer for the call's transfers,
  * which lets the driver pin it instead of staging it. Memory you allocate pinned (mapped
  * from a CL_MEM_ALLOC_HOST_PTR buffer) moves fastest either way. That is the synchronous
- * scheme (options->slices 1). The asynchronous scheme (slices Q from 2; by default Q = 8
- * for matrices of 96 MiB and more) first waits for the queue's earlier commands, then moves
+ * scheme (options->slices 1). The asynchronous scheme (slices Q from 2; by default Q = 4
+ * for matrices of 16 MiB and more) first waits for the queue's earlier commands, then moves
  * the matrix in chunks through pinned staging buffers of the library's (16 MiB per
  * slice, kept for later calls; options->pinning does not apply), copied on
  * options->threads host threads (0: one per hardware thread, at most one per 4 MiB)
@@ -477,6 +476,14 @@ typedef struct ipt_host_options {
  * queues of its own, each slice's first phase starting as soon as its rows are up
  * (docs/guide.md). It too writes the host memory only after the whole transposition has
  * completed on the device.
+ * A matrix larger than one allocation of the device (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is
+ * streamed through it in parts of half an allocation: blocks of rows transposed part by
+ * part on the device, then blocks of elements swapped across the matrix on the host,
+ * then blocks of the transpose's rows transposed part by part (docs/guide.md). The host
+ * memory is written part by part: a part whose device work fails is done on the CPU
+ * instead (the call succeeds), and a failure that leaves the matrix half-way (a download
+ * that fails twice, host work that cannot start even on one thread) returns
+ * IPT_BUFFER_UNDEFINED.
  * On the CPU (no queue, IPT_HOST_CPU, a square or a small matrix): square matrices swap
  * tiles across the diagonal on `threads` threads (fewer for a small matrix); other shapes
  * take two passes of runs of elements where a side has a usable factor, else Catanzaro

@@ -250,6 +250,7 @@ void transpose_instances(T* a, std::uint64_t count, std::uint64_t r, std::uint64
 // block of columns of the decomposition.
 constexpr std::uint64_t kInstanceBytes = std::uint64_t{1} << 20;
 constexpr std::uint64_t kColumnBlockBytes = std::uint64_t{1} << 20;
+constexpr std::uint64_t kMinRunBytes = 256;
 
 // Catanzaro, Keller and Garland's decomposition (PPoPP 2014, Algorithm 1) of the m x n
 // row-major array's C2R transposition, which is the transpose of the m x n matrix, or,
@@ -393,8 +394,14 @@ void transpose_typed(void* data, std::uint64_t rows, std::uint64_t cols, unsigne
   static_assert(sizeof(T) == N, "an element type of N bytes");
   T* a = static_cast<T*>(data);
   const TwoPass pass = two_pass_factor(rows, cols, N);
+  // Two passes only where the cycles move runs of kMinRunBytes or more: shorter runs cost
+  // a cache miss each (80000 x 75000 floats, factor 2: 0.19 GB/s on 16 cores at 98e2039;
+  // 5000 x 7001, runs of 100 bytes: 2.7 GB/s, against 4.0 for Catanzaro et al.'s own
+  // decomposition on the same host).
   if (path == Path::kAuto)
-    path = rows == cols ? Path::kTiles : pass.factor > 1 ? Path::kTwoPass : Path::kDecomposed;
+    path = rows == cols                      ? Path::kTiles
+           : pass.factor * N >= kMinRunBytes ? Path::kTwoPass
+                                             : Path::kDecomposed;
   switch (path) {
     case Path::kTiles:
       if (rows != cols) throw std::invalid_argument("tiles transpose square matrices only");

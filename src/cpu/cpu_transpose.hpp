@@ -9,12 +9,13 @@
 // close in time, which keeps the L2 and L3 caches useful).
 //
 // Other shapes take two passes of TPDS 2015's elementary transpositions where a side has
-// a factor f whose f x (other side) instance fits 1 MiB: the instances transposed through
-// a buffer per thread (010!), and the grid of f-element super-elements transposed by
-// following its cycles (100!), each cycle moved by the thread that owns its smallest
-// position, with a bit per super-element (when that memory can be had) marking those
-// already moved. A shape without such a factor takes Catanzaro et al.'s decomposition
-// (PPoPP 2014): columns rotated, rows permuted, columns permuted, each on its own.
+// a factor f whose f x (other side) instance fits 1 MiB and whose runs of f elements
+// take at least 256 bytes: the instances transposed through a buffer per thread (010!),
+// and the grid of f-element super-elements transposed by following its cycles (100!),
+// each cycle moved by the thread that owns its smallest position, with a bit per
+// super-element (when that memory can be had) marking those already moved. A shape
+// without such a factor takes Catanzaro et al.'s decomposition (PPoPP 2014): columns
+// rotated, rows permuted, columns permuted, each on its own.
 #pragma once
 
 #include <cstddef>

@@ -105,6 +105,26 @@ class StreamedCall {
   bool device_ok_ = true;
 };
 
+// Host work after the host memory was first written: the CPU path throws only before it
+// moves anything (no memory, a thread that cannot start), so it is tried again on the
+// calling thread alone; when that fails too the matrix is half-way, and the call says so.
+template <typename Work>
+void on_host(unsigned threads, const Work& work) {
+  try {
+    work(threads);
+  } catch (...) {
+    const std::string cause = cause_of(std::current_exception());
+    try {
+      work(1u);
+    } catch (...) {
+      fail(IPT_BUFFER_UNDEFINED, "host work of a streamed transposition failed (" + cause +
+                                     "), and again on one thread (" +
+                                     cause_of(std::current_exception()) +
+                                     "): the host memory's contents are undefined");
+    }
+  }
+}
+
 cl::Event with_event(TransposeRequest call, void (*enqueue)(const TransposeRequest&)) {
   cl_event done = nullptr;
   call.event = &done;
@@ -140,11 +160,14 @@ void streamed_through_device(const HostRequest& request, std::uint64_t part_byte
           return with_event(r, execute_transpose);
         },
         [&](unsigned char* part, std::uint64_t, std::uint64_t count) {
-          for (std::uint64_t b = 0; b < count; ++b)
-            cpu::transpose(part + b * m * N * e, m, N, e, threads);
+          on_host(threads, [&](unsigned t) {
+            for (std::uint64_t b = 0; b < count; ++b)
+              cpu::transpose(part + b * m * N * e, m, N, e, t);
+          });
         });
   // B: the grid of blocks of n m elements, on the host.
-  cpu::transpose_blocks(request.host, Mb, N / n, n * m * e, threads);
+  on_host(threads,
+          [&](unsigned t) { cpu::transpose_blocks(request.host, Mb, N / n, n * m * e, t); });
   // C: blocks of n rows of the transpose, each an Mb x n grid of m-element blocks.
   if (n > 1)
     call.run(
@@ -162,13 +185,15 @@ void streamed_through_device(const HostRequest& request, std::uint64_t part_byte
           return cl::Event(done);
         },
         [&](unsigned char* part, std::uint64_t, std::uint64_t count) {
-          for (std::uint64_t b = 0; b < count; ++b) {
-            unsigned char* const block = part + b * n * M * e;
-            if (m == 1)
-              cpu::transpose(block, M, n, e, threads);
-            else
-              cpu::transpose_blocks(block, Mb, n, m * e, threads);
-          }
+          on_host(threads, [&](unsigned t) {
+            for (std::uint64_t b = 0; b < count; ++b) {
+              unsigned char* const block = part + b * n * M * e;
+              if (m == 1)
+                cpu::transpose(block, M, n, e, t);
+              else
+                cpu::transpose_blocks(block, Mb, n, m * e, t);
+            }
+          });
         });
 }
 
