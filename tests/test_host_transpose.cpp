@@ -89,6 +89,7 @@ ipt_status streamed_call(HostMatrix& m, std::uint64_t part, unsigned threads = 0
   request.scheme = IPT_HOST_DEVICE;
   request.threads = threads;
   request.part_bytes = part;
+  request.chunk_bytes = part / 3 + 1;  // parts go up and down in several rounds
   return status_of([&] { ipt::runtime::execute_host_transpose(request); });
 }
 

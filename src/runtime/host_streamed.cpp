@@ -10,6 +10,8 @@
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/fault_injection.hpp"
+#include "runtime/host_lanes.hpp"
+#include "runtime/host_staging.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/transpose.hpp"
 
@@ -25,23 +27,21 @@ using CpuPhase = std::function<void(unsigned char* part, std::uint64_t first, st
 class StreamedCall {
  public:
   StreamedCall(const HostRequest& request, const planner::HostSlicing& slicing,
-               const cl::CommandQueue& queue, const cl::Context& context, const cl::Device& device)
-      : host_(static_cast<unsigned char*>(request.host)), queue_(queue) {
-    const std::uint64_t M = slicing.rows, N = slicing.cols, e = request.elem_size;
-    std::uint64_t largest = 0;
-    for (std::size_t k = 0; k + 1 < slicing.upload.size(); ++k)
-      largest = std::max(largest, (slicing.upload[k + 1] - slicing.upload[k]) * slicing.m * N * e);
-    for (std::size_t k = 0; k + 1 < slicing.download.size(); ++k)
-      largest =
-          std::max(largest, (slicing.download[k + 1] - slicing.download[k]) * slicing.n * M * e);
+               const cl::Context& context, const cl::Device& device)
+      : host_(static_cast<unsigned char*>(request.host)),
+        largest_(largest_part(slicing, request.elem_size)),
+        lanes_(take_lanes(context, device, kHostSlices)),
+        stager_(lanes_, staging_threads(request.threads, largest_),
+                request.chunk_bytes != 0 ? request.chunk_bytes : kStagingBytes) {
     faults::point(faults::Site::kAllocation, "clCreateBuffer");
-    part_ = cl::Buffer(context, CL_MEM_READ_WRITE, largest);
-    base_.queue = queue();
+    part_ = cl::Buffer(context, CL_MEM_READ_WRITE, largest_);
+    // Each part's kernels follow its upload on lane 0's queue (Stager::upload).
+    base_.queue = lanes_[0].queue();
     base_.buffer = part_();
-    base_.elem_size = e;
+    base_.elem_size = request.elem_size;
     base_.context = context();
     base_.device = device();
-    base_.buffer_bytes = largest;
+    base_.buffer_bytes = largest_;
   }
 
   // Each part of `cuts` (blocks of block_bytes) through the device, or on the CPU once
@@ -51,20 +51,30 @@ class StreamedCall {
     for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
       const std::uint64_t first = cuts[k], count = cuts[k + 1] - cuts[k];
       unsigned char* const part = host_ + first * block_bytes;
-      const std::size_t bytes = static_cast<std::size_t>(count * block_bytes);
+      const std::uint64_t bytes = count * block_bytes;
       if (device_ok_ && through_device(part, bytes, first, count, on_device)) continue;
       on_cpu(part, first, count);
     }
   }
 
  private:
+  static std::uint64_t largest_part(const planner::HostSlicing& slicing, std::size_t e) {
+    std::uint64_t largest = 0;
+    for (std::size_t k = 0; k + 1 < slicing.upload.size(); ++k)
+      largest = std::max(
+          largest, (slicing.upload[k + 1] - slicing.upload[k]) * slicing.m * slicing.cols * e);
+    for (std::size_t k = 0; k + 1 < slicing.download.size(); ++k)
+      largest = std::max(
+          largest, (slicing.download[k + 1] - slicing.download[k]) * slicing.n * slicing.rows * e);
+    return largest;
+  }
+
   // Uploads, transposes and downloads one part; false (the host bytes untouched) when the
   // device failed before the download.
-  bool through_device(unsigned char* part, std::size_t bytes, std::uint64_t first,
+  bool through_device(unsigned char* part, std::uint64_t bytes, std::uint64_t first,
                       std::uint64_t count, const DevicePhase& on_device) {
     try {
-      faults::point(faults::Site::kEnqueue, "clEnqueueWriteBuffer");
-      queue_.enqueueWriteBuffer(part_, CL_FALSE, 0, bytes, part);
+      stager_.upload(part, part_, {0, bytes});
       TransposeRequest call = base_;
       call.max_bytes = bytes;
       const cl::Event done = on_device(call, first, count);
@@ -75,31 +85,18 @@ class StreamedCall {
                "clGetEventInfo");
       if (status < 0) fail(IPT_OUT_OF_RESOURCES, "a part's transposition failed");
     } catch (...) {
-      clFinish(queue_());  // the upload reads the host bytes until it completes
+      stager_.finish();  // the upload reads the host bytes until it completes
       device_ok_ = false;
       return false;
     }
-    try {
-      faults::point(faults::Site::kEnqueue, "clEnqueueReadBuffer");
-      queue_.enqueueReadBuffer(part_, CL_TRUE, 0, bytes, part);
-    } catch (...) {
-      const std::string cause = cause_of(std::current_exception());
-      try {
-        clFinish(queue_());
-        faults::point(faults::Site::kEnqueue, "clEnqueueReadBuffer");
-        queue_.enqueueReadBuffer(part_, CL_TRUE, 0, bytes, part);
-      } catch (...) {
-        fail(IPT_BUFFER_UNDEFINED, "the download of a part failed (" + cause +
-                                       "), and so did reading it again (" +
-                                       cause_of(std::current_exception()) +
-                                       "): the host memory's contents are undefined");
-      }
-    }
+    stager_.download(part, part_, bytes);
     return true;
   }
 
   unsigned char* const host_;
-  const cl::CommandQueue& queue_;
+  const std::uint64_t largest_;
+  TakenLanes lanes_;
+  Stager stager_;
   cl::Buffer part_;
   TransposeRequest base_;
   bool device_ok_ = true;
@@ -146,7 +143,7 @@ void streamed_through_device(const HostRequest& request, std::uint64_t part_byte
   const auto context = queue_context(queue);
   const auto device = queue_device(queue);
   queue.finish();  // the caller's earlier commands may still write the host memory
-  StreamedCall call(request, slicing, queue, context, device);
+  StreamedCall call(request, slicing, context, device);
   const std::uint64_t m = slicing.m, n = slicing.n, Mb = M / m;
   const unsigned threads = request.threads;
   // A: blocks of m rows, each m x N, transposed.
