@@ -77,9 +77,8 @@ ipt_status status_of(const Call& call) {
   }
 }
 
-// The device path streaming the matrix in parts of `part` bytes (as for a matrix larger
-// than one allocation of the device).
-ipt_status streamed_call(HostMatrix& m, std::uint64_t part, unsigned threads = 0) {
+// A runtime request through the device (session's queue) for the matrix.
+ipt::runtime::HostRequest device_request(HostMatrix& m, unsigned threads) {
   ipt::runtime::HostRequest request;
   request.queue = session().queue();
   request.host = m.data();
@@ -88,6 +87,13 @@ ipt_status streamed_call(HostMatrix& m, std::uint64_t part, unsigned threads = 0
   request.elem_size = m.elem_size;
   request.scheme = IPT_HOST_DEVICE;
   request.threads = threads;
+  return request;
+}
+
+// The device path streaming the matrix in parts of `part` bytes (as for a matrix larger
+// than one allocation of the device); the status the API would return.
+ipt_status streamed_call(HostMatrix& m, std::uint64_t part, unsigned threads = 0) {
+  ipt::runtime::HostRequest request = device_request(m, threads);
   request.part_bytes = part;
   request.chunk_bytes = part / 3 + 1;  // parts go up and down in several rounds
   return status_of([&] { ipt::runtime::execute_host_transpose(request); });
@@ -96,14 +102,7 @@ ipt_status streamed_call(HostMatrix& m, std::uint64_t part, unsigned threads = 0
 // The asynchronous scheme through the runtime, with chunks of `chunk` bytes so that a
 // small matrix takes many rounds; the status the API would return.
 ipt_status sliced_call(HostMatrix& m, unsigned slices, std::uint64_t chunk, unsigned threads = 0) {
-  ipt::runtime::HostRequest request;
-  request.threads = threads;
-  request.queue = session().queue();
-  request.host = m.data();
-  request.rows = m.rows;
-  request.cols = m.cols;
-  request.elem_size = m.elem_size;
-  request.scheme = IPT_HOST_DEVICE;
+  ipt::runtime::HostRequest request = device_request(m, threads);
   request.slices = slices;
   request.chunk_bytes = chunk;
   return status_of([&] { ipt::runtime::execute_host_transpose(request); });
@@ -114,6 +113,30 @@ ipt_status sliced_call(HostMatrix& m, unsigned slices, std::uint64_t chunk, unsi
 const std::vector<std::pair<std::size_t, std::size_t>> kShapes = {
     {1, 1},   {2, 2},   {63, 63},  {64, 64},  {65, 65}, {130, 130}, {97, 89},   {89, 97},
     {251, 7}, {7, 257}, {3, 1000}, {1000, 3}, {1, 513}, {513, 1},   {120, 200}, {256, 2}};
+
+// The commands of a call, counted on a call just like it made twice (the first makes
+// the lanes, programs and plans the second reuses), each a success; and the number (from
+// 1) of its first read, the download's start.
+template <typename Call>
+std::pair<std::vector<const char*>, std::uint64_t> commands_of(std::size_t rows, std::size_t cols,
+                                                               std::uint64_t& seed,
+                                                               const Call& call) {
+  std::vector<const char*> commands;
+  for (int time = 0; time < 2; ++time) {
+    HostMatrix m(rows, cols, 4, ++seed);
+    faults::arm({});
+    const ipt_status status = call(m);
+    commands = faults::passed(faults::Site::kEnqueue);
+    faults::disarm();
+    REQUIRE(status == IPT_SUCCESS);
+    CHECK(m.check_transposed() == "");
+  }
+  std::uint64_t first_read = 0;
+  for (std::size_t k = 0; k < commands.size() && first_read == 0; ++k)
+    if (std::string(commands[k]) == "clEnqueueReadBuffer") first_read = k + 1;
+  REQUIRE(first_read > 0);
+  return {commands, first_read};
+}
 
 }  // namespace
 
@@ -368,23 +391,9 @@ TEST_CASE("asynchronous scheme: a step that fails leaves the host matrix as it w
   constexpr std::uint64_t kChunk = 4096;
   // Phases A, B and C (both sides with factors), and the whole transposition (primes).
   for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{96, 130}, {97, 89}}) {
-    const auto commands_of_a_call = [&, rows = rows, cols = cols] {
-      HostMatrix m(rows, cols, 4, ++seed);
-      faults::arm({});
-      const ipt_status status = sliced_call(m, kSlices, kChunk);
-      const auto commands = faults::passed(faults::Site::kEnqueue);
-      faults::disarm();
-      REQUIRE(status == IPT_SUCCESS);
-      CHECK(m.check_transposed() == "");
-      return commands;
-    };
-    commands_of_a_call();  // lanes, programs and plans made
-    const auto commands = commands_of_a_call();
+    const auto [commands, first_read] = commands_of(
+        rows, cols, seed, [&](HostMatrix& m) { return sliced_call(m, kSlices, kChunk); });
     REQUIRE(commands.size() > 10);
-    std::size_t first_read = 0;
-    for (std::size_t k = 0; k < commands.size() && first_read == 0; ++k)
-      if (std::string(commands[k]) == "clEnqueueReadBuffer") first_read = k + 1;
-    REQUIRE(first_read > 0);
     for (std::uint64_t failing = 1; failing <= commands.size(); ++failing) {
       INFO(rows << " x " << cols << ": command " << failing << " of " << commands.size() << " ("
                 << commands[failing - 1] << ") fails");
@@ -452,23 +461,9 @@ TEST_CASE("streamed host matrices: a device that fails leaves the CPU to finish"
   std::uint64_t seed = first_seed;
   constexpr std::uint64_t kPart = 12000;
   for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{96, 130}, {97, 128}}) {
-    const auto commands_of_a_call = [&, rows = rows, cols = cols] {
-      HostMatrix m(rows, cols, 4, ++seed);
-      faults::arm({});
-      const ipt_status status = streamed_call(m, kPart);
-      const auto commands = faults::passed(faults::Site::kEnqueue);
-      faults::disarm();
-      REQUIRE(status == IPT_SUCCESS);
-      CHECK(m.check_transposed() == "");
-      return commands;
-    };
-    commands_of_a_call();
-    const auto commands = commands_of_a_call();
+    const auto [commands, first_read] =
+        commands_of(rows, cols, seed, [&](HostMatrix& m) { return streamed_call(m, kPart); });
     REQUIRE(commands.size() > 6);
-    std::size_t first_read = 0;
-    for (std::size_t k = 0; k < commands.size() && first_read == 0; ++k)
-      if (std::string(commands[k]) == "clEnqueueReadBuffer") first_read = k + 1;
-    REQUIRE(first_read > 0);
     for (std::uint64_t failing = 1; failing <= commands.size(); ++failing) {
       INFO(rows << " x " << cols << ": command " << failing << " of " << commands.size() << " ("
                 << commands[failing - 1] << ") fails");
