@@ -37,26 +37,47 @@ double median_seconds(int repetitions, Run run) {
   return times[times.size() / 2];
 }
 
-// A naive in-place transposition of a square matrix: the swap loop of the
-// square-transposition report, one thread.
+// In-place transpositions of a square matrix on one thread, the loops of the
+// square-transposition report: the naive swap loop, and the blocked one (tile pairs of
+// kBlock x kBlock swapped across the diagonal, each tile's swaps in cache).
+constexpr std::size_t kBlock = 32;
+
 template <typename T>
 void naive_square(T* a, std::size_t n) {
   for (std::size_t r = 0; r < n; ++r)
     for (std::size_t c = r + 1; c < n; ++c) std::swap(a[r * n + c], a[c * n + r]);
 }
 
-void naive_square_bytes(void* a, std::size_t n, std::size_t elem_size) {
+template <typename T>
+void blocked_square(T* a, std::size_t n) {
+  for (std::size_t r0 = 0; r0 < n; r0 += kBlock)
+    for (std::size_t c0 = r0; c0 < n; c0 += kBlock)
+      for (std::size_t r = r0; r < std::min(r0 + kBlock, n); ++r)
+        for (std::size_t c = std::max(c0, r + 1); c < std::min(c0 + kBlock, n); ++c)
+          std::swap(a[r * n + c], a[c * n + r]);
+}
+
+template <template <typename> class Loop>
+void square_bytes(void* a, std::size_t n, std::size_t elem_size) {
   switch (elem_size) {
     case 1:
-      return naive_square(static_cast<std::uint8_t*>(a), n);
+      return Loop<std::uint8_t>::run(static_cast<std::uint8_t*>(a), n);
     case 2:
-      return naive_square(static_cast<std::uint16_t*>(a), n);
+      return Loop<std::uint16_t>::run(static_cast<std::uint16_t*>(a), n);
     case 4:
-      return naive_square(static_cast<std::uint32_t*>(a), n);
+      return Loop<std::uint32_t>::run(static_cast<std::uint32_t*>(a), n);
     default:
-      return naive_square(static_cast<std::uint64_t*>(a), n);  // 8 bytes
+      return Loop<std::uint64_t>::run(static_cast<std::uint64_t*>(a), n);  // 8 bytes
   }
 }
+template <typename T>
+struct Naive {
+  static void run(T* a, std::size_t n) { naive_square(a, n); }
+};
+template <typename T>
+struct Blocked {
+  static void run(T* a, std::size_t n) { blocked_square(a, n); }
+};
 
 // The host's copy bandwidth: `threads` threads each copying its share with memcpy.
 void threaded_copy(unsigned char* to, const unsigned char* from, std::size_t bytes,
@@ -121,7 +142,8 @@ int run_host(const support::Session& session,
       session.description().c_str(), ipt_version_string(), elem_size, repetitions, cpu_threads);
   std::printf("%-16s %8s %9s %9s", "shape", "MB", "sync pin", "sync page");
   for (const unsigned q : slices) std::printf(" %8s", ("Q=" + std::to_string(q)).c_str());
-  std::printf(" %9s %9s %9s %9s %9s\n", "xfer page", "xfer pin", "CPU", "copy", "naive");
+  std::printf(" %9s %9s %9s %9s %9s %9s\n", "xfer page", "xfer pin", "CPU", "copy", "naive",
+              "blocked");
   int failures = 0;
   for (const auto& [rows, cols] : shapes) {
     const std::size_t bytes = rows * cols * elem_size;
@@ -171,13 +193,25 @@ int run_host(const support::Session& session,
       threaded_copy(copy.data(), host.data(), bytes, cpu_threads);
       return seconds_since(start);
     }));
-    double naive_t = 0;
-    if (rows == cols && elem_size <= 8)
+    double naive_t = 0, blocked_t = 0;
+    if (rows == cols && elem_size <= 8) {
       naive_t = median_seconds(1, [&] {
         const auto start = clock_type::now();
-        naive_square_bytes(copy.data(), rows, elem_size);
+        square_bytes<Naive>(copy.data(), rows, elem_size);
         return seconds_since(start);
       });
+      blocked_t = median_seconds(1, [&] {
+        const auto start = clock_type::now();
+        square_bytes<Blocked>(copy.data(), rows, elem_size);
+        return seconds_since(start);
+      });
+      // Transposed twice: the copy of `host` it was.
+      if (copy != host) {
+        std::fprintf(stderr, "ipt-bench: %zu x %zu: the naive or blocked loop is WRONG\n", rows,
+                     cols);
+        ++failures;
+      }
+    }
     const double gigabytes = static_cast<double>(bytes) * 1e-9;
     const auto gbs = [&](double t) { return t > 0 ? 2.0 * gigabytes / t : 0.0; };
     for (const double t : times)
@@ -187,8 +221,8 @@ int run_host(const support::Session& session,
                 gbs(times[1]));
     for (std::size_t k = 0; k < slices.size(); ++k) std::printf(" %8.1f", gbs(times[2 + k]));
     const std::size_t rest = 2 + slices.size();
-    std::printf(" %9.1f %9.1f %9.1f %9.1f %9.1f\n", gbs(times[rest]), gbs(times[rest + 1]),
-                gbs(times[rest + 2]), gbs(times[rest + 3]), gbs(naive_t));
+    std::printf(" %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", gbs(times[rest]), gbs(times[rest + 1]),
+                gbs(times[rest + 2]), gbs(times[rest + 3]), gbs(naive_t), gbs(blocked_t));
     std::fflush(stdout);
   }
   std::printf("\n%s\n", failures == 0 ? "all results verified" : "FAILURES (see above)");
@@ -247,7 +281,8 @@ int run_host_large(const support::Session& session,
                   nullptr);
   std::printf(
       "device: %s (one allocation: %.1f GB)\nlibipt %s, mode host --large, %zu-byte elements, "
-      "one run each after a warm-up (ipt_warmup, one call of 4096 x 4099); GB/s = 2 * rows * cols * elem_size / t, t the blocking call; elements "
+      "one run each after a warm-up (ipt_warmup, one call of 4096 x 4099); GB/s = 2 * rows * cols "
+      "* elem_size / t, t the blocking call; elements "
       "computed from their index, checked by formula (no reference copy)\n"
       "device: ipt_transpose_host through the device (streamed in parts above one "
       "allocation); CPU: the CPU path on %u threads, transposing back\n\n",

@@ -1,10 +1,11 @@
 // ipt-bench host: host matrices (ipt_transpose_host) from the CPU's view. For each shape,
 // the effective throughput 2 * rows * cols * elem_size / t of the call through the device
-// (synchronous, and asynchronous for each Q asked) and on the CPU, beside the transfer-only bound
-// (the upload and the download of the same bytes, with nothing between them, from the same pageable
-// memory and from pinned memory) and the host's copy of the same bytes (memcpy on as many threads
-// as the CPU path may use), all measured in the same run; and, for square matrices, a naive
-// in-place loop on one thread. Every result is checked against a host reference.
+// (synchronous, and asynchronous for each Q asked) and on the CPU, beside the
+// transfer-only bound (the upload and the download of the same bytes, with nothing
+// between them, from the same pageable memory and from pinned memory) and the host's copy
+// of the same bytes (memcpy on as many threads as the CPU path may use), all measured in
+// the same run; and, for square matrices, the naive and the blocked in-place loops on one
+// thread. Every result is checked against a host reference.
 #pragma once
 
 #include <cstddef>
