@@ -486,3 +486,32 @@ TEST_CASE("streamed host matrices: a device that fails leaves the CPU to finish"
   CHECK(status == static_cast<ipt_status>(CL_MEM_OBJECT_ALLOCATION_FAILURE));
   CHECK(m.check_unchanged() == "");
 }
+
+TEST_CASE("host calls through the device wait for the queue's earlier commands", "[host]") {
+  IPT_TEST_SEED(first_seed, 2812);
+  std::uint64_t seed = first_seed;
+  // The caller's last command, a read into the host matrix, is still pending when the
+  // call starts: each way must transpose what that read brings, not what was there.
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{96, 128}, {97, 89}})
+    for (int way = 0; way < 3; ++way) {
+      INFO(rows << " x " << cols
+                << (way == 0   ? ", synchronous"
+                    : way == 1 ? ", asynchronous"
+                               : ", streamed"));
+      HostMatrix m(rows, cols, 4, ++seed);
+      cl_int code = CL_SUCCESS;
+      cl_mem source = clCreateBuffer(session().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                     m.bytes, m.original.data(), &code);
+      REQUIRE(code == CL_SUCCESS);
+      const auto stale = ipt::support::random_bytes(m.bytes, seed ^ 0xabc);
+      std::memcpy(m.data(), stale.data(), m.bytes);
+      REQUIRE(clEnqueueReadBuffer(session().queue(), source, CL_FALSE, 0, m.bytes, m.data(), 0,
+                                  nullptr, nullptr) == CL_SUCCESS);
+      const ipt_status status = way == 0   ? sliced_call(m, 1, 0)
+                                : way == 1 ? sliced_call(m, 3, 0)
+                                           : streamed_call(m, 6000);
+      CHECK(status == IPT_SUCCESS);
+      CHECK(m.check_transposed() == "");
+      clReleaseMemObject(source);
+    }
+}

@@ -29,32 +29,27 @@ using Element = std::conditional_t<
                        std::conditional_t<N == 4, std::uint32_t,
                                           std::conditional_t<N == 8, std::uint64_t, Bytes<N>>>>>;
 
-// Runs work(thread index) on `threads` threads, the calling one among them. Every thread
-// is started before any work begins, so that a thread that cannot start throws before an
-// element has moved (those already started then leave without working).
+// Runs work(thread index) on up to `threads` threads, the calling one among them: every
+// work function here takes its share from a shared counter, so the threads that start do
+// all of it, and a thread (or the pool's memory) that cannot be had is never an error.
+// That keeps a call that has started moving elements from failing half-way (the later
+// passes of two-pass and decomposed transpositions start threads of their own).
 void run_on_threads(unsigned threads, const std::function<void(unsigned)>& work) {
-  enum : int { kWait, kWork, kLeave };
-  std::atomic<int> state{kWait};
+  std::atomic<bool> go{false};
   std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  const auto join_all = [&pool] {
-    for (std::thread& thread : pool) thread.join();
-  };
   try {
+    pool.reserve(threads - 1);
     for (unsigned t = 1; t < threads; ++t)
-      pool.emplace_back([&state, &work, t] {
-        int now;
-        while ((now = state.load(std::memory_order_acquire)) == kWait) std::this_thread::yield();
-        if (now == kWork) work(t);
+      pool.emplace_back([&go, &work, t] {
+        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+        work(t);
       });
   } catch (...) {
-    state.store(kLeave, std::memory_order_release);
-    join_all();
-    throw;
+    // Fewer threads: those started (none, without the pool's memory) share the work.
   }
-  state.store(kWork, std::memory_order_release);
+  go.store(true, std::memory_order_release);
   work(0);
-  join_all();
+  for (std::thread& thread : pool) thread.join();
 }
 
 // The least share of a matrix worth a thread of its own.
@@ -157,9 +152,15 @@ struct Source {
 
 // 100! (TPDS 2015): the rows x cols grid of super-elements of `unit` elements becomes its
 // cols x rows transpose (unit 1: the matrix itself), by cycle following.
+// `carries`: unit * threads elements of workspace (null: allocated here).
 template <typename T>
 void transpose_cycles(T* a, std::uint64_t rows, std::uint64_t cols, std::uint64_t unit,
-                      unsigned threads) {
+                      unsigned threads, T* carries = nullptr) {
+  std::vector<T> own;
+  if (carries == nullptr) {
+    own.resize(static_cast<std::size_t>(unit) * threads);
+    carries = own.data();
+  }
   const std::uint64_t n = rows * cols;
   const Source src{rows, cols};
   // A bit per position, set once its super-element is in place: optional (the
@@ -177,13 +178,12 @@ void transpose_cycles(T* a, std::uint64_t rows, std::uint64_t cols, std::uint64_
     if (done) done[p / 64].fetch_or(std::uint64_t{1} << (p % 64), std::memory_order_relaxed);
   };
   const std::size_t unit_bytes = static_cast<std::size_t>(unit) * sizeof(T);
-  std::vector<T> carries(static_cast<std::size_t>(unit) * threads);
   // Blocks of positions taken from a shared counter, in increasing order, so that most
   // cycles have been moved from their smallest position before their others come up.
   const std::uint64_t block = std::max<std::uint64_t>(1, 4096 / unit);
   std::atomic<std::uint64_t> next{0};
   run_on_threads(threads, [&](unsigned thread) {
-    T* const carry = carries.data() + static_cast<std::size_t>(unit) * thread;
+    T* const carry = carries + static_cast<std::size_t>(unit) * thread;
     for (;;) {
       const std::uint64_t first = next.fetch_add(block, std::memory_order_relaxed);
       if (first >= n) return;
@@ -225,15 +225,20 @@ void transpose_cycles(T* a, std::uint64_t rows, std::uint64_t cols, std::uint64_
 
 // 010!: `count` r x c matrices stored back to back each become their c x r transpose,
 // through a buffer per thread that holds one.
+// `buffers`: r * c * threads elements of workspace (null: allocated here).
 template <typename T>
 void transpose_instances(T* a, std::uint64_t count, std::uint64_t r, std::uint64_t c,
-                         unsigned threads) {
+                         unsigned threads, T* buffers = nullptr) {
   const std::uint64_t size = r * c;
-  std::vector<T> buffers(static_cast<std::size_t>(size) * threads);
+  std::vector<T> own;
+  if (buffers == nullptr) {
+    own.resize(static_cast<std::size_t>(size) * threads);
+    buffers = own.data();
+  }
   std::atomic<std::uint64_t> next{0};
   constexpr std::uint64_t kTile = 32;
   run_on_threads(threads, [&](unsigned thread) {
-    T* const copy = buffers.data() + static_cast<std::size_t>(size) * thread;
+    T* const copy = buffers + static_cast<std::size_t>(size) * thread;
     for (std::uint64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
       T* const instance = a + i * size;
       std::memcpy(copy, instance, static_cast<std::size_t>(size) * sizeof(T));
@@ -378,12 +383,17 @@ template <typename T>
 void transpose_two_pass(T* a, std::uint64_t rows, std::uint64_t cols, const TwoPass& pass,
                         unsigned threads) {
   const std::uint64_t f = pass.factor;
+  // Both passes' workspace first: once the first pass has moved elements, nothing may
+  // fail (run_on_threads never does).
+  const std::uint64_t instance = f * (pass.of_rows ? cols : rows);
+  std::vector<T> instances(static_cast<std::size_t>(instance) * threads);
+  std::vector<T> carries(static_cast<std::size_t>(f) * threads);
   if (pass.of_rows) {
-    transpose_instances(a, rows / f, f, cols, threads);
-    transpose_cycles(a, rows / f, cols, f, threads);
+    transpose_instances(a, rows / f, f, cols, threads, instances.data());
+    transpose_cycles(a, rows / f, cols, f, threads, carries.data());
   } else {
-    transpose_cycles(a, rows, cols / f, f, threads);
-    transpose_instances(a, cols / f, rows, f, threads);
+    transpose_cycles(a, rows, cols / f, f, threads, carries.data());
+    transpose_instances(a, cols / f, rows, f, threads, instances.data());
   }
 }
 

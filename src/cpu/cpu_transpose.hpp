@@ -32,9 +32,10 @@ enum class Path { kAuto, kTiles, kTwoPass, kDecomposed, kCycles };
 
 // Transposes, in place, the rows x cols row-major matrix of elem_size-byte elements (1,
 // 2, 4, 8 or 16; others throw std::invalid_argument) at `data`, on `threads` threads (0:
-// default_threads()). Touches no byte outside the matrix. Throws std::bad_alloc,
-// std::system_error (a thread that cannot start) or std::invalid_argument (a forced path
-// that cannot take the shape) before any element has moved.
+// default_threads()). Touches no byte outside the matrix. Throws std::bad_alloc (its
+// workspace, all of it taken first) or std::invalid_argument (a forced path that cannot
+// take the shape) before any element has moved, and nothing after: threads that cannot
+// start leave their share to those that did.
 void transpose(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
                unsigned threads = 0, Path path = Path::kAuto);
 

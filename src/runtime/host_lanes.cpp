@@ -47,10 +47,14 @@ Lane::~Lane() {
 }
 
 TakenLanes::~TakenLanes() {
-  Kept& all = kept();
-  const std::lock_guard<std::mutex> lock(all.mutex);
-  auto& free = all.lanes[{context_, device_}];
-  for (auto& lane : lanes_) free.push_back(std::move(lane));
+  try {
+    Kept& all = kept();
+    const std::lock_guard<std::mutex> lock(all.mutex);
+    auto& free = all.lanes[{context_, device_}];
+    for (auto& lane : lanes_) free.push_back(std::move(lane));
+  } catch (...) {
+    // No memory to keep them: the lanes not kept go with this object.
+  }
 }
 
 TakenLanes take_lanes(const cl::Context& context, const cl::Device& device, unsigned count) {

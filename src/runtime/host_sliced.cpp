@@ -106,10 +106,10 @@ class SlicedCall {
     if (last_kernel_() != nullptr) wait.push_back(last_kernel_());
     call.num_events_in_wait_list = static_cast<cl_uint>(wait.size());
     call.event_wait_list = wait.empty() ? nullptr : wait.data();
-    cl_event done = nullptr;
-    call.event = &done;
-    enqueue(call);
-    last_kernel_ = cl::Event(done);  // takes over the call's reference
+    last_kernel_ = enqueue_with_event(call, enqueue);
+    // Another lane's queue may wait for this event: its queue must be submitted (OpenCL
+    // requires a flush before an event of one queue is waited for on another).
+    check_cl(clFlush(call.queue), "clFlush");
     return last_kernel_;
   }
 
@@ -129,6 +129,7 @@ class SlicedCall {
     for (unsigned q = 0; q < width; ++q) {
       faults::point(faults::Site::kEnqueue, "clEnqueueMarkerWithWaitList");
       lanes_[q].queue.enqueueMarkerWithWaitList(nullptr, &uploaded[q]);
+      check_cl(clFlush(lanes_[q].queue()), "clFlush");  // lane 0 waits for it (phase)
     }
     std::vector<cl_event> wait;
     for (const cl::Event& e : uploaded) wait.push_back(e());

@@ -102,9 +102,10 @@ class StreamedCall {
   bool device_ok_ = true;
 };
 
-// Host work after the host memory was first written: the CPU path throws only before it
-// moves anything (no memory, a thread that cannot start), so it is tried again on the
-// calling thread alone; when that fails too the matrix is half-way, and the call says so.
+// Host work on one block (or the whole grid) after the host memory was first written:
+// the CPU path throws only before it moves anything (its workspace), so it is tried again
+// on the calling thread alone, with the least workspace; when that fails too the matrix
+// is half-way, and the call says so.
 template <typename Work>
 void on_host(unsigned threads, const Work& work) {
   try {
@@ -122,27 +123,20 @@ void on_host(unsigned threads, const Work& work) {
   }
 }
 
-cl::Event with_event(TransposeRequest call, void (*enqueue)(const TransposeRequest&)) {
-  cl_event done = nullptr;
-  call.event = &done;
-  enqueue(call);
-  return cl::Event(done);
-}
-
 }  // namespace
 
 void streamed_through_device(const HostRequest& request, std::uint64_t part_bytes) {
   const std::uint64_t M = request.rows, N = request.cols;
   const std::size_t e = request.elem_size;
   const planner::HostSlicing slicing = planner::plan_host_streaming(M, N, e, part_bytes);
+  const Borrowed<cl::CommandQueue> queue(request.queue);
+  queue.finish();  // the caller's earlier commands may still write the host memory
   if (slicing.whole()) {
     cpu::transpose(request.host, M, N, e, request.threads);
     return;
   }
-  const Borrowed<cl::CommandQueue> queue(request.queue);
   const auto context = queue_context(queue);
   const auto device = queue_device(queue);
-  queue.finish();  // the caller's earlier commands may still write the host memory
   StreamedCall call(request, slicing, context, device);
   const std::uint64_t m = slicing.m, n = slicing.n, Mb = M / m;
   const unsigned threads = request.threads;
@@ -154,13 +148,11 @@ void streamed_through_device(const HostRequest& request, std::uint64_t part_byte
           r.rows = m;
           r.cols = N;
           r.batch = count;
-          return with_event(r, execute_transpose);
+          return enqueue_with_event(r, execute_transpose);
         },
         [&](unsigned char* part, std::uint64_t, std::uint64_t count) {
-          on_host(threads, [&](unsigned t) {
-            for (std::uint64_t b = 0; b < count; ++b)
-              cpu::transpose(part + b * m * N * e, m, N, e, t);
-          });
+          for (std::uint64_t b = 0; b < count; ++b)
+            on_host(threads, [&](unsigned t) { cpu::transpose(part + b * m * N * e, m, N, e, t); });
         });
   // B: the grid of blocks of n m elements, on the host.
   on_host(threads,
@@ -174,23 +166,21 @@ void streamed_through_device(const HostRequest& request, std::uint64_t part_byte
             r.rows = M;
             r.cols = n;
             r.batch = count;
-            return with_event(r, execute_transpose);
+            return enqueue_with_event(r, execute_transpose);
           }
-          cl_event done = nullptr;
-          r.event = &done;
-          execute_stage(r, slicing.last(first, first + count));
-          return cl::Event(done);
+          const planner::Stage last = slicing.last(first, first + count);
+          return enqueue_with_event(r, [&](const TransposeRequest& c) { execute_stage(c, last); });
         },
         [&](unsigned char* part, std::uint64_t, std::uint64_t count) {
-          on_host(threads, [&](unsigned t) {
-            for (std::uint64_t b = 0; b < count; ++b) {
-              unsigned char* const block = part + b * n * M * e;
+          for (std::uint64_t b = 0; b < count; ++b) {
+            unsigned char* const block = part + b * n * M * e;
+            on_host(threads, [&](unsigned t) {
               if (m == 1)
                 cpu::transpose(block, M, n, e, t);
               else
                 cpu::transpose_blocks(block, Mb, n, m * e, t);
-            }
-          });
+            });
+          }
         });
 }
 

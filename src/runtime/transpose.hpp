@@ -47,6 +47,22 @@ struct ImatcopyRequest {
 // The request's rows, cols and batch are not used. As execute_transpose.
 void execute_stage(const TransposeRequest& request, const planner::Stage& stage);
 
+// Enqueues `call` through `enqueue` (execute_transpose, execute_stage, ...) with an event
+// of its own and returns that event. An enqueue that throws after handing the event out
+// (a rolled-back call gives the caller the undo's event) has it released.
+template <typename Enqueue>
+cl::Event enqueue_with_event(TransposeRequest call, const Enqueue& enqueue) {
+  cl_event done = nullptr;
+  call.event = &done;
+  try {
+    enqueue(call);
+  } catch (...) {
+    if (done != nullptr) clReleaseEvent(done);
+    throw;
+  }
+  return cl::Event(done);  // takes over the call's reference
+}
+
 // Enqueues an imatcopy call that passed api::validate_imatcopy; as execute_transpose.
 void execute_imatcopy(const ImatcopyRequest& request);
 
