@@ -20,10 +20,11 @@ jobs=${JOBS:-$(nproc)}
 # python3-*: the ipt Python package's tests and example (ctest registers them only when
 # the interpreter imports all three). dpkg-dev, file: cpack's Debian packages. clang,
 # libclang-rt-14-dev (libFuzzer and the sanitizer runtimes of Debian 12's clang 14): the
-# fuzzers of tools/fuzz.sh.
+# fuzzers of tools/fuzz.sh. libopenmpi-dev, openmpi-bin: libipt_mpi and its tests under
+# mpirun.
 packages=(cmake make g++ gfortran pkg-config ocl-icd-opencl-dev opencl-headers
           opencl-clhpp-headers catch2 pocl-opencl-icd python3-pyopencl python3-pytest
-          python3-numpy dpkg-dev file clang libclang-rt-14-dev)
+          python3-numpy dpkg-dev file clang libclang-rt-14-dev libopenmpi-dev openmpi-bin)
 
 install_missing() {
   local missing=()
@@ -92,7 +93,10 @@ case "$mode" in
     # suppressed by tests/sanitizers/lsan.supp).
     configure_and_build "$build"
     run_tests "$build"
-    configure_and_build "$build-asan" -DIPT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    # libipt_mpi is tested in the release build only (Open MPI's own code is not
+    # instrumented; its calls are few and plain).
+    configure_and_build "$build-asan" -DIPT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DIPT_BUILD_MPI=OFF
     ASAN_OPTIONS=detect_leaks=0 run_tests "$build-asan"
     # ThreadSanitizer: races in the library's caches and in the calls of many threads
     # (tests/test_threads.cpp); each test fails at its first report. PoCL's own code is
@@ -100,7 +104,7 @@ case "$mode" in
     # Only what its test cases need: no tools, Fortran or Python (the first two builds
     # test those).
     configure_and_build "$build-tsan" -DIPT_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DIPT_BUILD_TOOLS=OFF -DIPT_BUILD_FORTRAN=OFF -DIPT_BUILD_PYTHON=OFF
+      -DIPT_BUILD_TOOLS=OFF -DIPT_BUILD_FORTRAN=OFF -DIPT_BUILD_PYTHON=OFF -DIPT_BUILD_MPI=OFF
     run_tests "$build-tsan"
     # The planner and the C API's argument checking under libFuzzer, 30 s each with a
     # fresh seed (printed, so that a failure can be replayed).
