@@ -25,20 +25,6 @@ std::vector<std::uint64_t> scaled(const std::vector<std::uint64_t>& blocks, std:
   return out;
 }
 
-// Throws when a command the call waits for ended abnormally.
-void check_completed(const std::vector<cl::Event>& events) {
-  for (const cl::Event& event : events) {
-    event.wait();
-    cl_int status = CL_COMPLETE;
-    check_cl(
-        clGetEventInfo(event(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
-        "clGetEventInfo");
-    if (status < 0)
-      fail(IPT_OUT_OF_RESOURCES, "the transposition on the device failed (" +
-                                     std::to_string(status) + "); the host memory is unchanged");
-  }
-}
-
 class SlicedCall {
  public:
   SlicedCall(const HostRequest& request, unsigned slices, const cl::Context& context,
@@ -190,7 +176,7 @@ void sliced_through_device(const HostRequest& request, unsigned slices) {
   // The caller's earlier commands may still write the host memory (a read into it).
   queue.finish();
   SlicedCall call(request, slices, context, device);
-  check_completed(call.transpose());
+  for (const cl::Event& done : call.transpose()) wait_completed(done);
   call.download();
 }
 

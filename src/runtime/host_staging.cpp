@@ -17,6 +17,17 @@ unsigned staging_threads(unsigned requested, std::uint64_t bytes) {
       std::min<std::uint64_t>(cpu::default_threads(), 1 + bytes / (std::uint64_t{4} << 20)));
 }
 
+void wait_completed(const cl::Event& event) {
+  event.wait();
+  cl_int status = CL_COMPLETE;
+  check_cl(
+      clGetEventInfo(event(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+      "clGetEventInfo");
+  if (status < 0)
+    fail(IPT_OUT_OF_RESOURCES, "the transposition on the device failed (" + std::to_string(status) +
+                                   "); the host memory is unchanged");
+}
+
 Stager::Stager(TakenLanes& lanes, unsigned threads, std::uint64_t chunk)
     : lanes_(lanes),
       team_(threads),

@@ -20,6 +20,10 @@ namespace ipt::runtime {
 // small copy).
 unsigned staging_threads(unsigned requested, std::uint64_t bytes);
 
+// Waits for `event` and throws ipt::Error IPT_OUT_OF_RESOURCES when its command ended
+// abnormally: the device's work that the host paths wait for before writing host memory.
+void wait_completed(const cl::Event& event);
+
 class Stager {
  public:
   // Chunks of at most `chunk` bytes (at most kStagingBytes).

@@ -77,13 +77,7 @@ class StreamedCall {
       stager_.upload(part, part_, {0, bytes});
       TransposeRequest call = base_;
       call.max_bytes = bytes;
-      const cl::Event done = on_device(call, first, count);
-      done.wait();
-      cl_int status = CL_COMPLETE;
-      check_cl(clGetEventInfo(done(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                              nullptr),
-               "clGetEventInfo");
-      if (status < 0) fail(IPT_OUT_OF_RESOURCES, "a part's transposition failed");
+      wait_completed(on_device(call, first, count));
     } catch (...) {
       stager_.finish();  // the upload reads the host bytes until it completes
       device_ok_ = false;

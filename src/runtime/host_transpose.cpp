@@ -7,6 +7,7 @@
 #include "runtime/error.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/host_sliced.hpp"
+#include "runtime/host_staging.hpp"
 #include "runtime/host_streamed.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/transpose.hpp"
@@ -61,28 +62,19 @@ void through_device(const HostRequest& request, std::size_t bytes) {
   const cl_event after_upload = uploaded();
   call.num_events_in_wait_list = 1;
   call.event_wait_list = &after_upload;
-  cl_event transposed_handle = nullptr;
-  call.event = &transposed_handle;
   call.context = cl_context();
   call.device = device();
   call.buffer_bytes = bytes;
+  cl::Event transposed;
   try {
-    execute_transpose(call);
+    transposed = enqueue_with_event(call, execute_transpose);
   } catch (...) {
     queue.finish();  // the upload reads the host memory until it completes
     throw;
   }
-  const cl::Event transposed(transposed_handle);  // takes over the call's reference
   // The host memory is written only now, after a transposition that completed: a
   // command that failed before leaves it as it was.
-  transposed.wait();
-  cl_int status = CL_COMPLETE;
-  check_cl(clGetEventInfo(transposed(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                          nullptr),
-           "clGetEventInfo");
-  if (status < 0)
-    fail(IPT_OUT_OF_RESOURCES, "the transposition on the device failed (" + std::to_string(status) +
-                                   "); the host memory is unchanged");
+  wait_completed(transposed);
   // The download may have written part of the host memory when it fails; the transpose
   // is still whole in the device buffer, so it is read again, plainly, before giving up.
   try {
