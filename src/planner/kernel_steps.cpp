@@ -162,7 +162,11 @@ const char* family_kernel(Family family) {
 }
 
 bool needs_index64(std::uint64_t offset, std::uint64_t elements, bool strides) {
-  return offset + elements >= (std::uint64_t{1} << (strides ? 31 : 32));
+  std::uint64_t end = 0;
+  // An extent past 2^64 (a fuzzed offset) needs 64-bit indices too; the allocation
+  // checks refuse it afterwards.
+  if (__builtin_add_overflow(offset, elements, &end)) return true;
+  return end >= (std::uint64_t{1} << (strides ? 31 : 32));
 }
 
 Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
