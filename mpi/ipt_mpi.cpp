@@ -1,81 +1,173 @@
-// libipt_mpi: the distributed transposition of ipt_mpi.h, built on libipt's public calls
-// and MPI. Every rank pads its block to the full block size (b = ceil(M / P) rows,
-// c = ceil(N / P) columns), so that every step is regular:
-//   1. the block's rows spread to pitch P c (ipt_imatcopy), the b x P c block transposed
-//      (ipt_transpose): the c x b chunk for rank p is then contiguous, at p c b;
-//   2. chunk p swapped with rank p's chunk for this rank, piece by piece through the
-//      staging budget (MPI_Sendrecv_replace), in rounds that pair r with (k - r) mod P;
-//   3. the P received c x b chunks transposed (ipt_transpose_batched): the P b x c matrix
-//      of this rank's columns, whose padding rows come last (FFTW's blocks), which is the
-//      transposed output once its pitch closes to local_cols; else transposed once more
-//      (ipt_transpose) and its rows closed to pitch M (ipt_imatcopy).
+// libipt_mpi's C API (include/ipt/ipt_mpi.h): checks agreed on by every rank, then the
+// local steps (local_steps.hpp), the exchange (exchange.hpp) and the local steps after,
+// with the distribution and the exchange planned by distribution.hpp and exchange_plan.hpp.
 #include "ipt/ipt_mpi.h"
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
-#include <cstdint>
-#include <vector>
+#include <cstring>
+#include <string>
+
+#include "agreement.hpp"
+#include "distribution.hpp"
+#include "exchange.hpp"
+#include "exchange_plan.hpp"
+#include "local_steps.hpp"
 
 namespace {
 
-std::atomic<std::size_t> staging_bytes{std::size_t{16} << 20};
+using namespace ipt::mpi;
 
-struct Share {
-  std::size_t b = 0, c = 0;  // full block sizes
-  std::size_t rows = 0, row_start = 0, cols = 0, col_start = 0;
-  std::size_t alloc = 0;
-  bool overflow = false;
-};
-
-Share share_of(int ranks, int rank, std::size_t M, std::size_t N) {
-  Share s;
-  const std::size_t P = static_cast<std::size_t>(ranks), r = static_cast<std::size_t>(rank);
-  if (M == 0 || N == 0) return s;
-  s.b = (M + P - 1) / P;
-  s.c = (N + P - 1) / P;
-  s.row_start = std::min(r * s.b, M);
-  s.rows = std::min(s.b, M - s.row_start);
-  s.col_start = std::min(r * s.c, N);
-  s.cols = std::min(s.c, N - s.col_start);
-  std::size_t pb = 0;
-  s.overflow = __builtin_mul_overflow(P, s.b, &pb) || __builtin_mul_overflow(pb, s.c, &s.alloc);
-  return s;
-}
+std::atomic<std::size_t> default_staging{std::size_t{16} << 20};
+constexpr std::size_t kMinStaging = 4096;
+// MPI counts are ints: no message, and no staging slot, passes 1 GiB.
+constexpr std::size_t kMaxStaging = std::size_t{1} << 30;
 
 bool valid_element_size(std::size_t e) { return e == 1 || e == 2 || e == 4 || e == 8 || e == 16; }
 
-// The status every rank returns: the first failure's (the most negative), or success.
-ipt_status agreed(MPI_Comm comm, ipt_status mine) {
-  int status = static_cast<int>(mine), least = 0;
-  if (MPI_Allreduce(&status, &least, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return IPT_INVALID_VALUE;
-  return static_cast<ipt_status>(least);
+ipt_mpi_options resolved(const ipt_mpi_options* options) {
+  return options != nullptr ? *options : ipt_mpi_options{0, 0, IPT_MPI_SCHEME_AUTO, 0};
 }
 
-// Whether every rank passed the same values.
-bool same_everywhere(MPI_Comm comm, const std::vector<unsigned long long>& values) {
-  std::vector<unsigned long long> least(values.size()), most(values.size());
-  const int n = static_cast<int>(values.size());
-  if (MPI_Allreduce(values.data(), least.data(), n, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm) !=
-          MPI_SUCCESS ||
-      MPI_Allreduce(values.data(), most.data(), n, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) !=
-          MPI_SUCCESS)
+std::size_t staging_of(const ipt_mpi_options& o) {
+  const std::size_t bytes = o.staging_bytes != 0 ? o.staging_bytes : default_staging.load();
+  return std::clamp(bytes, kMinStaging, kMaxStaging);
+}
+
+bool valid_scheme(ipt_mpi_scheme s) {
+  return s == IPT_MPI_SCHEME_AUTO || s == IPT_MPI_SCHEME_PAIRWISE || s == IPT_MPI_SCHEME_ALLTOALL;
+}
+
+bool comm_shape(MPI_Comm comm, std::size_t* ranks, std::size_t* rank) {
+  int size = 0, me = 0;
+  if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+      MPI_Comm_rank(comm, &me) != MPI_SUCCESS || size <= 0)
     return false;
-  return least == most;
+  *ranks = static_cast<std::size_t>(size);
+  *rank = static_cast<std::size_t>(me);
+  return true;
 }
 
-ipt_status pitch(cl_command_queue queue, cl_mem buffer, std::size_t offset, std::size_t rows,
-                 std::size_t cols, std::size_t lda, std::size_t ldb, std::size_t e) {
-  if (rows == 0 || cols == 0 || lda == ldb) return IPT_SUCCESS;
-  return ipt_imatcopy(queue, 'R', 'N', rows, cols, nullptr, buffer, offset, lda, ldb, 0, nullptr,
-                      nullptr, e, IPT_SCALAR_NONE);
+bool supports_fp64(cl_command_queue queue) {
+  cl_device_id device = nullptr;
+  cl_device_fp_config config = 0;
+  return clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) ==
+             CL_SUCCESS &&
+         clGetDeviceInfo(device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof config, &config, nullptr) ==
+             CL_SUCCESS &&
+         config != 0;
 }
 
-ipt_status finished(cl_command_queue queue, ipt_status status) {
-  const cl_int done = clFinish(queue);
-  if (status != IPT_SUCCESS) return status;
-  return done == CL_SUCCESS ? IPT_SUCCESS : static_cast<ipt_status>(done);
+struct Call {
+  MPI_Comm comm;
+  cl_command_queue queue;
+  cl_mem buffer;
+  std::size_t offset, rows, cols, elem_size, local_rows, local_row_start;
+  unsigned flags;
+  ipt_mpi_options options;
+  bool fp64;  // the f64 form: the device must support doubles
+};
+
+// This rank's verdict on the arguments, before any command: a status and why.
+ipt_status check(const Call& c, std::size_t ranks, std::size_t rank, Distribution* d,
+                 std::string* why) {
+  const auto fail = [&](ipt_status status, std::string text) {
+    *why = std::move(text);
+    return status;
+  };
+  if (!valid_element_size(c.elem_size))
+    return fail(IPT_INVALID_ELEMENT_SIZE,
+                "elem_size " + std::to_string(c.elem_size) + " is not 1, 2, 4, 8 or 16");
+  if ((c.flags & ~(IPT_MPI_TRANSPOSED_IN | IPT_MPI_TRANSPOSED_OUT)) != 0)
+    return fail(IPT_INVALID_VALUE, "flags " + std::to_string(c.flags) + " name unknown bits");
+  if (!valid_scheme(c.options.scheme))
+    return fail(IPT_INVALID_VALUE, "options.scheme is not an ipt_mpi_scheme");
+  if (const std::string no =
+          distribute(ranks, c.rows, c.cols, c.options.block_rows, c.options.block_cols, d);
+      !no.empty())
+    return fail(no.find("overflow") != std::string::npos ? IPT_SIZE_OVERFLOW : IPT_INVALID_VALUE,
+                no);
+  const Share s = share_of(*d, rank);
+  if (c.local_rows != s.rows || (s.rows > 0 && c.local_row_start != s.row_start))
+    return fail(IPT_INVALID_VALUE, "the block of " + std::to_string(c.local_rows) +
+                                       " rows from row " + std::to_string(c.local_row_start) +
+                                       " is not the rank's share (" + std::to_string(s.rows) +
+                                       " rows from row " + std::to_string(s.row_start) + ")");
+  std::size_t needed = 0;
+  if (__builtin_add_overflow(c.offset, s.alloc, &needed) ||
+      __builtin_mul_overflow(needed, c.elem_size, &needed))
+    return fail(IPT_SIZE_OVERFLOW, "offset + alloc_elements overflows size_t in bytes");
+  if (c.queue == nullptr || clGetCommandQueueInfo(c.queue, CL_QUEUE_REFERENCE_COUNT,
+                                                  sizeof(cl_uint), nullptr, nullptr) != CL_SUCCESS)
+    return fail(IPT_INVALID_COMMAND_QUEUE, "the queue is not a valid cl_command_queue");
+  std::size_t buffer_bytes = 0;
+  if (c.buffer == nullptr || clGetMemObjectInfo(c.buffer, CL_MEM_SIZE, sizeof buffer_bytes,
+                                                &buffer_bytes, nullptr) != CL_SUCCESS)
+    return fail(IPT_INVALID_MEM_OBJECT, "the buffer is not a valid cl_mem");
+  if (buffer_bytes < needed)
+    return fail(IPT_BUFFER_TOO_SMALL, "the buffer holds " + std::to_string(buffer_bytes) +
+                                          " bytes; offset + alloc_elements need " +
+                                          std::to_string(needed));
+  if (c.fp64 && !supports_fp64(c.queue))
+    return fail(IPT_FP64_NOT_SUPPORTED, "the device does not support double precision");
+  return IPT_SUCCESS;
+}
+
+ipt_status run(const Call& c) {
+  std::size_t ranks = 0, rank = 0;
+  if (!comm_shape(c.comm, &ranks, &rank)) {
+    set_last_error("the communicator is not valid");
+    return IPT_INVALID_VALUE;
+  }
+  Distribution d;
+  std::string why;
+  ipt_status mine = check(c, ranks, rank, &d, &why);
+  // Every rank makes the same collective calls, whatever it found.
+  if (!same_everywhere(
+          c.comm, {c.rows, c.cols, c.elem_size, c.flags, c.options.block_rows, c.options.block_cols,
+                   static_cast<unsigned long long>(c.options.scheme)}) &&
+      mine == IPT_SUCCESS) {
+    mine = IPT_INVALID_VALUE;
+    why = "rows, cols, elem_size, flags or options differ between ranks";
+  }
+  if (const ipt_status all = agree(c.comm, mine, why); all != IPT_SUCCESS) return all;
+  if (c.rows == 0 || c.cols == 0) return IPT_SUCCESS;
+
+  // Pieces must be the same on both sides of every message: the least budget of any rank.
+  const std::size_t staging = least(c.comm, staging_of(c.options));
+  const ExchangePlan plan =
+      plan_exchange(d, c.elem_size, c.flags, staging, static_cast<Scheme>(c.options.scheme));
+  const LocalBlock block{c.queue, c.buffer, c.offset, c.elem_size, d, share_of(d, rank), c.flags};
+  const ExchangeTarget target{c.comm,
+                              c.queue,
+                              c.buffer,
+                              c.offset * c.elem_size,
+                              rank,
+                              d.active,
+                              d.block_rows * d.block_cols * c.elem_size};
+
+  BeforeDone done;
+  Staging stage = make_staging(target, plan);
+  ipt_status step = block.share.active ? before_exchange(block, &done) : IPT_SUCCESS;
+  why = step != IPT_SUCCESS
+            ? std::string("a local step before the exchange failed: ") + ipt_last_error_message()
+            : std::string();
+  if (step == IPT_SUCCESS && !stage.ok()) {
+    step = IPT_OUT_OF_HOST_MEMORY;
+    why = "no host memory for " + std::to_string(plan.staging_bytes) + " bytes of staging";
+  }
+  if (const ipt_status all = agree(c.comm, step, why); all != IPT_SUCCESS) {
+    if (block.share.active) undo_before(block, done);
+    return all;
+  }
+
+  bool ok = exchange(target, plan, stage);
+  why = ok ? "" : "a device transfer of the exchange failed";
+  if (ok && block.share.active && after_exchange(block) != IPT_SUCCESS) {
+    ok = false;
+    why = std::string("a local step after the exchange failed: ") + ipt_last_error_message();
+  }
+  return agree(c.comm, ok ? IPT_SUCCESS : IPT_BUFFER_UNDEFINED, why);
 }
 
 }  // namespace
@@ -83,127 +175,133 @@ ipt_status finished(cl_command_queue queue, ipt_status status) {
 extern "C" {
 
 size_t ipt_mpi_set_staging_bytes(size_t bytes) {
-  return staging_bytes.exchange(std::max<std::size_t>(bytes, 4096));
+  return default_staging.exchange(std::clamp(bytes, kMinStaging, kMaxStaging));
+}
+
+ipt_status ipt_mpi_local_size_with_options(MPI_Comm comm, size_t rows, size_t cols,
+                                           const ipt_mpi_options* options, ipt_mpi_local* local) {
+  std::size_t ranks = 0, rank = 0;
+  const ipt_mpi_options o = resolved(options);
+  Distribution d;
+  std::string why;
+  if (local == nullptr)
+    why = "local is NULL";
+  else if (!comm_shape(comm, &ranks, &rank))
+    why = "the communicator is not valid";
+  else
+    why = distribute(ranks, rows, cols, o.block_rows, o.block_cols, &d);
+  if (!why.empty()) {
+    set_last_error(why);
+    return why.find("overflow") != std::string::npos ? IPT_SIZE_OVERFLOW : IPT_INVALID_VALUE;
+  }
+  const Share s = share_of(d, rank);
+  *local = {s.rows, s.row_start, s.cols, s.col_start, s.alloc};
+  set_last_error("");
+  return IPT_SUCCESS;
 }
 
 ipt_status ipt_mpi_local_size(MPI_Comm comm, size_t rows, size_t cols, ipt_mpi_local* local) {
-  if (local == nullptr) return IPT_INVALID_VALUE;
-  int ranks = 0, rank = 0;
-  if (MPI_Comm_size(comm, &ranks) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
-    return IPT_INVALID_VALUE;
-  const Share s = share_of(ranks, rank, rows, cols);
-  if (s.overflow) return IPT_SIZE_OVERFLOW;
-  *local = {s.rows, s.row_start, s.cols, s.col_start, s.alloc};
-  return IPT_SUCCESS;
+  return ipt_mpi_local_size_with_options(comm, rows, cols, nullptr, local);
+}
+
+ipt_status ipt_mpi_transpose_with_options(MPI_Comm comm, cl_command_queue queue, cl_mem buffer,
+                                          size_t offset, size_t rows, size_t cols, size_t elem_size,
+                                          size_t local_rows, size_t local_row_start, unsigned flags,
+                                          const ipt_mpi_options* options) {
+  try {
+    return run({comm, queue, buffer, offset, rows, cols, elem_size, local_rows, local_row_start,
+                flags, resolved(options), false});
+  } catch (...) {  // std::bad_alloc of a message or a vector: nothing crosses the C ABI
+    return IPT_OUT_OF_HOST_MEMORY;
+  }
 }
 
 ipt_status ipt_mpi_transpose(MPI_Comm comm, cl_command_queue queue, cl_mem buffer, size_t offset,
                              size_t rows, size_t cols, size_t elem_size, size_t local_rows,
                              size_t local_row_start, unsigned flags) {
-  int ranks = 0, rank = 0;
-  if (MPI_Comm_size(comm, &ranks) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
-    return IPT_INVALID_VALUE;
-  const std::size_t e = elem_size, M = rows, N = cols, P = static_cast<std::size_t>(ranks);
-  const Share s = share_of(ranks, rank, M, N);
-  const std::size_t staging = std::min<std::size_t>(staging_bytes.load(), std::size_t{1} << 30);
+  return ipt_mpi_transpose_with_options(comm, queue, buffer, offset, rows, cols, elem_size,
+                                        local_rows, local_row_start, flags, nullptr);
+}
 
-  // Every check first, agreed on by every rank before any command.
-  ipt_status mine = IPT_SUCCESS;
-  std::size_t buffer_bytes = 0, needed = 0;
-  if (!valid_element_size(e))
-    mine = IPT_INVALID_ELEMENT_SIZE;
-  else if ((flags & ~(IPT_MPI_TRANSPOSED_IN | IPT_MPI_TRANSPOSED_OUT)) != 0)
-    mine = IPT_INVALID_VALUE;
-  else if (s.overflow || __builtin_add_overflow(offset, s.alloc, &needed) ||
-           __builtin_mul_overflow(needed, e, &needed))
-    mine = IPT_SIZE_OVERFLOW;
-  else if (local_rows != s.rows || (s.rows > 0 && local_row_start != s.row_start))
-    mine = IPT_INVALID_VALUE;
-  else if (queue == nullptr ||
-           clGetCommandQueueInfo(queue, CL_QUEUE_REFERENCE_COUNT, sizeof(cl_uint), nullptr,
-                                 nullptr) != CL_SUCCESS)
-    mine = IPT_INVALID_COMMAND_QUEUE;
-  else if (buffer == nullptr || clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof buffer_bytes,
-                                                   &buffer_bytes, nullptr) != CL_SUCCESS)
-    mine = IPT_INVALID_MEM_OBJECT;
-  else if (buffer_bytes < needed)
-    mine = IPT_BUFFER_TOO_SMALL;
-  if (!same_everywhere(comm, {M, N, e, flags}) && mine == IPT_SUCCESS) mine = IPT_INVALID_VALUE;
-  if (const ipt_status all = agreed(comm, mine); all != IPT_SUCCESS) return all;
-  if (M == 0 || N == 0) return IPT_SUCCESS;
-  // The exchange's pieces must be the same on both sides of each pair.
-  unsigned long long piece = staging, least = 0;
-  MPI_Allreduce(&piece, &least, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
-  piece = least;
+ipt_status ipt_mpi_transpose_f32(MPI_Comm comm, cl_command_queue queue, cl_mem buffer,
+                                 size_t offset, size_t rows, size_t cols, size_t local_rows,
+                                 size_t local_row_start, unsigned flags) {
+  return ipt_mpi_transpose(comm, queue, buffer, offset, rows, cols, sizeof(cl_float), local_rows,
+                           local_row_start, flags);
+}
 
-  const std::size_t b = s.b, c = s.c, Mp = P * b, Np = P * c, lr = s.rows, lc = s.cols;
-  const bool in = (flags & IPT_MPI_TRANSPOSED_IN) != 0, out = (flags & IPT_MPI_TRANSPOSED_OUT) != 0;
-
-  // 1. The padded block, transposed: Np x b.
-  bool padded = false, transposed = false;
-  ipt_status step = IPT_SUCCESS;
-  if (in) {
-    step = pitch(queue, buffer, offset, N, lr, lr, b, e);  // N x lr at pitch b
-    padded = step == IPT_SUCCESS;
-  } else {
-    step = pitch(queue, buffer, offset, lr, N, N, Np, e);
-    padded = step == IPT_SUCCESS;
-    if (padded) {
-      step = ipt_transpose(queue, buffer, offset, b, Np, 0, nullptr, nullptr, e);
-      transposed = step == IPT_SUCCESS;
-    }
+ipt_status ipt_mpi_transpose_f64(MPI_Comm comm, cl_command_queue queue, cl_mem buffer,
+                                 size_t offset, size_t rows, size_t cols, size_t local_rows,
+                                 size_t local_row_start, unsigned flags) {
+  try {
+    return run({comm, queue, buffer, offset, rows, cols, sizeof(cl_double), local_rows,
+                local_row_start, flags, resolved(nullptr), true});
+  } catch (...) {
+    return IPT_OUT_OF_HOST_MEMORY;
   }
-  step = finished(queue, step);
-  if (const ipt_status all = agreed(comm, step); all != IPT_SUCCESS) {
-    // Undone where it was done: every buffer as it was.
-    if (transposed) ipt_transpose(queue, buffer, offset, Np, b, 0, nullptr, nullptr, e);
-    if (padded) {
-      if (in)
-        pitch(queue, buffer, offset, N, lr, b, lr, e);
-      else
-        pitch(queue, buffer, offset, lr, N, Np, N, e);
-    }
-    clFinish(queue);
-    return all;
-  }
+}
 
-  // 2. The exchange: chunk p (c x b at p c b) with rank p.
-  std::vector<unsigned char> stage(static_cast<std::size_t>(
-      std::min<unsigned long long>(piece, static_cast<unsigned long long>(c) * b * e)));
-  ipt_status exchange = IPT_SUCCESS;
-  const std::size_t chunk = c * b * e;
-  for (std::size_t k = 0; k < P; ++k) {
-    const std::size_t partner = (k + P - static_cast<std::size_t>(rank) % P) % P;
-    if (partner == static_cast<std::size_t>(rank)) continue;
-    const std::size_t base = (offset + partner * c * b) * e;
-    for (std::size_t at = 0; at < chunk; at += stage.size()) {
-      const std::size_t n = std::min(stage.size(), chunk - at);
-      if (clEnqueueReadBuffer(queue, buffer, CL_TRUE, base + at, n, stage.data(), 0, nullptr,
-                              nullptr) != CL_SUCCESS)
-        exchange = IPT_BUFFER_UNDEFINED;  // the pair still exchanges: no rank waits forever
-      if (MPI_Sendrecv_replace(stage.data(), static_cast<int>(n), MPI_BYTE,
-                               static_cast<int>(partner), 0, static_cast<int>(partner), 0, comm,
-                               MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        exchange = IPT_BUFFER_UNDEFINED;
-      if (exchange == IPT_SUCCESS &&
-          clEnqueueWriteBuffer(queue, buffer, CL_TRUE, base + at, n, stage.data(), 0, nullptr,
-                               nullptr) != CL_SUCCESS)
-        exchange = IPT_BUFFER_UNDEFINED;
+ipt_status ipt_mpi_plan(MPI_Comm comm, size_t rows, size_t cols, size_t elem_size, unsigned flags,
+                        const ipt_mpi_options* options, ipt_mpi_plan_info* info) {
+  try {
+    std::size_t ranks = 0, rank = 0;
+    const ipt_mpi_options o = resolved(options);
+    Distribution d;
+    std::string why;
+    if (info == nullptr)
+      why = "info is NULL";
+    else if (!comm_shape(comm, &ranks, &rank))
+      why = "the communicator is not valid";
+    else if (!valid_element_size(elem_size))
+      why = "elem_size " + std::to_string(elem_size) + " is not 1, 2, 4, 8 or 16";
+    else if ((flags & ~(IPT_MPI_TRANSPOSED_IN | IPT_MPI_TRANSPOSED_OUT)) != 0 ||
+             !valid_scheme(o.scheme))
+      why = "unknown flags or scheme";
+    else
+      why = distribute(ranks, rows, cols, o.block_rows, o.block_cols, &d);
+    if (!why.empty()) {
+      set_last_error(why);
+      if (why.rfind("elem_size", 0) == 0) return IPT_INVALID_ELEMENT_SIZE;
+      return why.find("overflow") != std::string::npos ? IPT_SIZE_OVERFLOW : IPT_INVALID_VALUE;
     }
+    const ExchangePlan p =
+        plan_exchange(d, elem_size, flags, staging_of(o), static_cast<Scheme>(o.scheme));
+    *info = {};
+    info->scheme = static_cast<ipt_mpi_scheme>(p.scheme);
+    info->ranks = ranks;
+    info->active_ranks = d.active;
+    info->block_rows = d.block_rows;
+    info->block_cols = d.block_cols;
+    info->chunk_bytes = p.chunk_bytes;
+    info->piece_bytes = p.piece_bytes;
+    info->rounds = p.rounds;
+    info->staging_bytes = p.staging_bytes;
+    info->exchange_bytes = p.exchange_bytes;
+    info->modelled_seconds = p.seconds;
+    info->modelled_pairwise = p.pairwise_s;
+    info->modelled_alltoall = p.alltoall_s;
+    const std::string text = describe(d, rank, elem_size, flags, p);
+    std::strncpy(info->description, text.c_str(), sizeof info->description - 1);
+    set_last_error("");
+    return IPT_SUCCESS;
+  } catch (...) {
+    return IPT_OUT_OF_HOST_MEMORY;
   }
+}
 
-  // 3. Mp x c: this rank's columns of the padded matrix, its padding rows last.
-  if (exchange == IPT_SUCCESS) {
-    ipt_status last = ipt_transpose_batched(queue, buffer, offset, P, c, b, 0, nullptr, nullptr, e);
-    if (last == IPT_SUCCESS && out) {
-      last = pitch(queue, buffer, offset, M, lc, c, lc, e);
-    } else if (last == IPT_SUCCESS) {
-      last = ipt_transpose(queue, buffer, offset, Mp, c, 0, nullptr, nullptr, e);
-      if (last == IPT_SUCCESS) last = pitch(queue, buffer, offset, lc, M, Mp, M, e);
-    }
-    if (finished(queue, last) != IPT_SUCCESS) exchange = IPT_BUFFER_UNDEFINED;
-  }
-  return agreed(comm, exchange);
+const char* ipt_mpi_last_error_message(void) { return last_error(); }
+
+ipt_status ipt_mpi_local_size_fortran(MPI_Fint comm, size_t rows, size_t cols,
+                                      const ipt_mpi_options* options, ipt_mpi_local* local) {
+  return ipt_mpi_local_size_with_options(MPI_Comm_f2c(comm), rows, cols, options, local);
+}
+
+ipt_status ipt_mpi_transpose_fortran(MPI_Fint comm, cl_command_queue queue, cl_mem buffer,
+                                     size_t offset, size_t rows, size_t cols, size_t elem_size,
+                                     size_t local_rows, size_t local_row_start, unsigned flags,
+                                     const ipt_mpi_options* options) {
+  return ipt_mpi_transpose_with_options(MPI_Comm_f2c(comm), queue, buffer, offset, rows, cols,
+                                        elem_size, local_rows, local_row_start, flags, options);
 }
 
 }  // extern "C"

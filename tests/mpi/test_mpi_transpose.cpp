@@ -83,7 +83,7 @@ struct Run {
     const ipt_status status = ipt_mpi_transpose(comm, session.queue(), buffer, kOffset, M, N, e,
                                                 local.local_rows, local.local_row_start, flags);
     tally.check(status == IPT_SUCCESS, rank,
-                what + ": status " + std::to_string(status) + " " + ipt_last_error_message());
+                what + ": status " + std::to_string(status) + " " + ipt_mpi_last_error_message());
     std::vector<unsigned char> after(bytes);
     clEnqueueReadBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, after.data(), 0, nullptr,
                         nullptr);

@@ -1,0 +1,137 @@
+#include "exchange_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ipt::mpi {
+namespace {
+
+constexpr unsigned kTransposedIn = 1u, kTransposedOut = 2u;  // as IPT_MPI_TRANSPOSED_IN/OUT
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0); }
+
+// Pieces are whole multiples of 64 bytes where the budget allows: the transfers and the
+// messages then start on cache lines.
+std::size_t round_piece(std::size_t piece, std::size_t chunk) {
+  if (piece >= chunk) return chunk;
+  return piece >= 64 ? piece / 64 * 64 : std::max<std::size_t>(piece, 1);
+}
+
+// Device passes before and after the exchange (each reads and writes the padded block):
+// the spread to pitch S c and the transposition before; the batched transposition, and
+// either the transposition and close-up or the close-up alone, after.
+std::size_t local_passes(unsigned flags) {
+  const std::size_t before = (flags & kTransposedIn) != 0 ? 1 : 2;
+  const std::size_t after = (flags & kTransposedOut) != 0 ? 2 : 3;
+  return before + after;
+}
+
+}  // namespace
+
+const char* scheme_name(Scheme s) {
+  switch (s) {
+    case Scheme::pairwise:
+      return "pairwise";
+    case Scheme::alltoall:
+      return "alltoall";
+    default:
+      return "auto";
+  }
+}
+
+ExchangePlan plan_exchange(const Distribution& d, std::size_t elem_size, unsigned flags,
+                           std::size_t staging_budget, Scheme requested,
+                           const MachineModel& model) {
+  ExchangePlan p;
+  const std::size_t S = d.active, budget = std::max<std::size_t>(staging_budget, 4096);
+  if (S == 0) return p;
+  p.chunk_bytes = d.block_rows * d.block_cols * elem_size;
+  p.exchange_bytes = (S - 1) * p.chunk_bytes;
+  p.local_passes = local_passes(flags);
+  p.local_s = static_cast<double>(p.local_passes) * 2.0 * static_cast<double>(d.alloc) *
+              static_cast<double>(elem_size) / model.device_bytes_per_s;
+  const double volume = static_cast<double>(p.exchange_bytes);
+  // Every byte goes down, over MPI and back up; in a pipeline the slowest of the three
+  // sets the pace, and the first piece's transfers are not hidden.
+  const double rate = std::min(model.mpi_bytes_per_s, model.link_bytes_per_s);
+
+  const std::size_t pw_piece = round_piece(budget / 3, p.chunk_bytes);
+  const std::size_t pw_pieces = p.chunk_bytes == 0 ? 0 : ceil_div(p.chunk_bytes, pw_piece);
+  const std::size_t pw_rounds = (S - 1) * pw_pieces;
+  p.pairwise_s = static_cast<double>(pw_rounds) * model.message_latency_s + volume / rate +
+                 (S > 1 ? 2.0 * static_cast<double>(pw_piece) / model.link_bytes_per_s : 0.0);
+
+  const std::size_t a2a_piece = S > 1 ? round_piece(budget / (2 * (S - 1)), p.chunk_bytes) : 0;
+  const std::size_t a2a_rounds = a2a_piece == 0 ? 0 : ceil_div(p.chunk_bytes, a2a_piece);
+  // A collective's start-up grows with log2 S (the libraries' Bruck and pairwise
+  // algorithms overlap their messages); its bytes move at the same per-rank rate.
+  const double stages = S > 1 ? std::ceil(std::log2(static_cast<double>(S))) : 0.0;
+  p.alltoall_s =
+      static_cast<double>(a2a_rounds) * stages * model.message_latency_s + volume / rate +
+      (S > 1 ? 2.0 * static_cast<double>((S - 1) * a2a_piece) / model.link_bytes_per_s : 0.0);
+
+  p.scheme = requested;
+  if (requested == Scheme::automatic)
+    p.scheme = S > 2 && p.alltoall_s < p.pairwise_s ? Scheme::alltoall : Scheme::pairwise;
+  if (p.scheme == Scheme::pairwise) {
+    p.piece_bytes = pw_piece;
+    p.pieces = pw_pieces;
+    p.rounds = pw_rounds;
+    p.staging_bytes = S > 1 ? 3 * pw_piece : 0;
+    p.seconds = p.pairwise_s + p.local_s;
+  } else {
+    p.piece_bytes = a2a_piece;
+    p.pieces = a2a_rounds;
+    p.rounds = a2a_rounds;
+    p.staging_bytes = 2 * (S - 1) * a2a_piece;
+    p.seconds = p.alltoall_s + p.local_s;
+  }
+  return p;
+}
+
+std::string describe(const Distribution& d, std::size_t rank, std::size_t elem_size, unsigned flags,
+                     const ExchangePlan& plan) {
+  const Share s = share_of(d, rank);
+  const std::size_t S = d.active, b = d.block_rows, c = d.block_cols;
+  char text[1024];
+  int n = std::snprintf(
+      text, sizeof text,
+      "rank %zu of %zu (%zu active): rows [%zu, %zu) of %zu x %zu, %zu-byte elements, "
+      "blocks of %zu rows and %zu transposed rows; after: rows [%zu, %zu) of the "
+      "transpose; buffer %zu elements. ",
+      rank, d.ranks, S, s.row_start, s.row_start + s.rows, d.rows, d.cols, elem_size, b, c,
+      s.col_start, s.col_start + s.cols, s.alloc);
+  if (!s.active || n < 0) return std::string(text, n < 0 ? 0 : static_cast<std::size_t>(n));
+  const bool in = (flags & kTransposedIn) != 0, out = (flags & kTransposedOut) != 0;
+  std::string words(text);
+  std::snprintf(text, sizeof text, "Before: %s; %zu chunks of %zu x %zu. ",
+                in ? "the transposed block's rows spread to pitch b"
+                   : "rows spread to pitch S c, the b x S c block transposed",
+                S, c, b);
+  words += text;
+  if (S > 1 && plan.scheme == Scheme::pairwise)
+    std::snprintf(text, sizeof text,
+                  "Exchange: pairwise, %zu partners x %zu pieces of %zu bytes "
+                  "(MPI_Sendrecv_replace), %zu bytes of pinned staging in 3 slots. ",
+                  S - 1, plan.pieces, plan.piece_bytes, plan.staging_bytes);
+  else if (S > 1)
+    std::snprintf(text, sizeof text,
+                  "Exchange: alltoall, %zu rounds of MPI_Alltoallv moving %zu pieces of %zu "
+                  "bytes, %zu bytes of pinned staging in 2 slots. ",
+                  plan.rounds, S - 1, plan.piece_bytes, plan.staging_bytes);
+  else
+    std::snprintf(text, sizeof text, "Exchange: none (one active rank). ");
+  words += text;
+  std::snprintf(text, sizeof text,
+                "After: %zu chunks transposed (batched)%s. Model: %.3g s (pairwise %.3g, "
+                "alltoall %.3g, local steps %.3g).",
+                S,
+                out ? ", the rows closed to pitch local_cols"
+                    : ", the S b x c block transposed and closed to pitch M",
+                plan.seconds, plan.pairwise_s, plan.alltoall_s, plan.local_s);
+  words += text;
+  return words;
+}
+
+}  // namespace ipt::mpi

@@ -1,0 +1,52 @@
+// The exchange of a distributed transposition, planned per rank: which scheme moves the
+// chunks (pairwise swaps or all-to-all rounds), in what pieces, and what the cost model
+// expects each scheme to take. Pure arithmetic: no MPI, no OpenCL.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "distribution.hpp"
+
+namespace ipt::mpi {
+
+enum class Scheme { automatic = 0, pairwise = 1, alltoall = 2 };
+
+const char* scheme_name(Scheme s);
+
+// What the cost model assumes of the machine. The defaults are those of ranks on one node
+// of GPUs behind PCIe (see docs/performance.md, "Distributed over MPI", for how they were
+// measured); a fabric between nodes has a larger latency and a smaller bandwidth, which
+// moves the crossover between the schemes but not its shape.
+struct MachineModel {
+  double message_latency_s = 4e-6;     // one MPI message, end to end
+  double mpi_bytes_per_s = 10e9;       // one rank's send (and receive) rate
+  double link_bytes_per_s = 20e9;      // device <-> pinned host, each way
+  double device_bytes_per_s = 1000e9;  // libipt's local transpositions (read + write)
+};
+
+struct ExchangePlan {
+  Scheme scheme = Scheme::pairwise;
+  std::size_t chunk_bytes = 0;     // each pair's c x b chunk
+  std::size_t piece_bytes = 0;     // the most one message moves
+  std::size_t pieces = 0;          // pieces per chunk
+  std::size_t rounds = 0;          // MPI calls of the exchange
+  std::size_t staging_bytes = 0;   // pinned host memory the exchange uses
+  std::size_t exchange_bytes = 0;  // bytes the rank sends (and receives)
+  std::size_t local_passes = 0;    // libipt calls on the device, before and after
+  double pairwise_s = 0, alltoall_s = 0, local_s = 0;
+  double seconds = 0;  // the chosen scheme's, local steps included
+};
+
+// Pairwise swaps stage through three slots (one piece read ahead, one in MPI, one being
+// written back); all-to-all rounds through two slots of S - 1 pieces (one round's pieces
+// in MPI while the next round's are read). `requested` other than automatic is taken as is.
+ExchangePlan plan_exchange(const Distribution& d, std::size_t elem_size, unsigned flags,
+                           std::size_t staging_budget, Scheme requested,
+                           const MachineModel& model = {});
+
+// The rank's plan in words: its blocks, local steps, exchange and modelled times.
+std::string describe(const Distribution& d, std::size_t rank, std::size_t elem_size, unsigned flags,
+                     const ExchangePlan& plan);
+
+}  // namespace ipt::mpi
