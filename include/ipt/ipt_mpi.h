@@ -90,8 +90,10 @@ IPT_MPI_API size_t ipt_mpi_set_staging_bytes(size_t bytes);
  * a block that is not the rank's share, a buffer too small, an invalid queue or buffer)
  * returns the same status on every rank, with every buffer unchanged;
  * ipt_mpi_last_error_message() says which rank found what. A failure of a local step
- * before the exchange is undone on every rank (the status is that failure's); one during
- * or after the exchange returns IPT_BUFFER_UNDEFINED on every rank.
+ * before the exchange is undone on every rank and returns that failure's status: every
+ * rank's block is as it was (the rest of its alloc_elements is the call's workspace). One
+ * during or after the exchange returns IPT_BUFFER_UNDEFINED on every rank. Errors of MPI
+ * itself go to the communicator's error handler (MPI's default aborts the job).
  */
 IPT_MPI_API ipt_status ipt_mpi_transpose(MPI_Comm comm, cl_command_queue queue, cl_mem buffer,
                                          size_t offset, size_t rows, size_t cols, size_t elem_size,

@@ -1,13 +1,16 @@
 // The distributed transposition (ipt_mpi.h) under mpirun -np 1..4: every rank checks its
 // block of the transpose against the global matrix, computed from each element's index,
-// for prime, skinny and uneven shapes, every element size and the TRANSPOSED flags, with
-// the buffer's bytes before the matrix and past its allocation unchanged; bad input on
-// one rank returns the same status on every rank with every buffer unchanged. Prints
+// for prime, skinny and uneven shapes, every element size and the TRANSPOSED flags, both
+// exchange schemes in pieces of every size, caller-given blocks that leave ranks empty,
+// and the f32/f64 forms, with the buffer's bytes before the matrix and past its
+// allocation unchanged; bad input on one rank, and a local step failing on one rank,
+// return the same status on every rank with every buffer unchanged. Prints
 // "mpi: N passed, N failed" (all ranks' checks) on rank 0.
 #include <mpi.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -67,12 +70,22 @@ struct Run {
     return host;
   }
 
-  void transpose(std::size_t M, std::size_t N, std::size_t e, unsigned flags) {
-    const std::string what = std::to_string(M) + " x " + std::to_string(N) + ", " +
-                             std::to_string(e) + "-byte elements, flags " + std::to_string(flags) +
-                             ", " + std::to_string(ranks) + " ranks";
+  // Which entry point a case calls.
+  enum class Form { generic, f32, f64 };
+
+  void transpose(std::size_t M, std::size_t N, std::size_t e, unsigned flags,
+                 const ipt_mpi_options* options = nullptr, Form form = Form::generic) {
+    std::string what = std::to_string(M) + " x " + std::to_string(N) + ", " + std::to_string(e) +
+                       "-byte elements, flags " + std::to_string(flags) + ", " +
+                       std::to_string(ranks) + " ranks";
+    if (options != nullptr)
+      what += ", blocks " + std::to_string(options->block_rows) + "/" +
+              std::to_string(options->block_cols) + ", scheme " + std::to_string(options->scheme) +
+              ", staging " + std::to_string(options->staging_bytes);
+    if (form != Form::generic) what += form == Form::f32 ? ", f32 form" : ", f64 form";
     ipt_mpi_local local{};
-    tally.check(ipt_mpi_local_size(comm, M, N, &local) == IPT_SUCCESS, rank, what + ": local size");
+    tally.check(ipt_mpi_local_size_with_options(comm, M, N, options, &local) == IPT_SUCCESS, rank,
+                what + ": local size");
     const bool in = (flags & IPT_MPI_TRANSPOSED_IN) != 0;
     const bool out = (flags & IPT_MPI_TRANSPOSED_OUT) != 0;
     const std::size_t bytes = (kOffset + local.alloc_elements) * e + kGuard;
@@ -80,8 +93,17 @@ struct Run {
     cl_int code = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                    bytes, const_cast<unsigned char*>(before.data()), &code);
-    const ipt_status status = ipt_mpi_transpose(comm, session.queue(), buffer, kOffset, M, N, e,
-                                                local.local_rows, local.local_row_start, flags);
+    ipt_status status = IPT_INTERNAL_ERROR;
+    if (form == Form::f32)
+      status = ipt_mpi_transpose_f32(comm, session.queue(), buffer, kOffset, M, N, local.local_rows,
+                                     local.local_row_start, flags);
+    else if (form == Form::f64)
+      status = ipt_mpi_transpose_f64(comm, session.queue(), buffer, kOffset, M, N, local.local_rows,
+                                     local.local_row_start, flags);
+    else
+      status =
+          ipt_mpi_transpose_with_options(comm, session.queue(), buffer, kOffset, M, N, e,
+                                         local.local_rows, local.local_row_start, flags, options);
     tally.check(status == IPT_SUCCESS, rank,
                 what + ": status " + std::to_string(status) + " " + ipt_mpi_last_error_message());
     std::vector<unsigned char> after(bytes);
@@ -108,6 +130,41 @@ struct Run {
         }
       }
     tally.check(right, rank, what + ": the transpose");
+  }
+
+  // ipt_mpi_plan: the plan a call would run, the scheme asked for when one is, and the
+  // same plan on every rank but for the rank's own blocks.
+  void plans() {
+    for (const ipt_mpi_scheme scheme :
+         {IPT_MPI_SCHEME_AUTO, IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL}) {
+      const ipt_mpi_options options{0, 0, scheme, 8192};
+      ipt_mpi_plan_info info{};
+      const std::string what = "plan, scheme " + std::to_string(scheme);
+      tally.check(ipt_mpi_plan(comm, 1000, 999, 4, 0, &options, &info) == IPT_SUCCESS, rank,
+                  what + ": status");
+      tally.check(info.scheme != IPT_MPI_SCHEME_AUTO &&
+                      (scheme == IPT_MPI_SCHEME_AUTO || info.scheme == scheme),
+                  rank, what + ": the scheme");
+      tally.check(info.ranks == static_cast<std::size_t>(ranks) &&
+                      info.active_ranks == static_cast<std::size_t>(ranks) &&
+                      info.block_rows == (1000 + info.ranks - 1) / info.ranks &&
+                      info.chunk_bytes == info.block_rows * info.block_cols * 4,
+                  rank, what + ": blocks");
+      tally.check(
+          info.staging_bytes <= 8192 && info.exchange_bytes == (info.ranks - 1) * info.chunk_bytes,
+          rank, what + ": staging and volume");
+      tally.check(std::strlen(info.description) > 0, rank, what + ": description");
+      unsigned long long mine[2] = {info.scheme, info.rounds}, low[2], high[2];
+      MPI_Allreduce(mine, low, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+      MPI_Allreduce(mine, high, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+      tally.check(low[0] == high[0] && low[1] == high[1], rank,
+                  what + ": every rank plans the same exchange");
+    }
+    ipt_mpi_plan_info info{};
+    tally.check(ipt_mpi_plan(comm, 10, 10, 3, 0, nullptr, &info) == IPT_INVALID_ELEMENT_SIZE, rank,
+                "plan of 3-byte elements");
+    tally.check(ipt_mpi_plan(comm, 10, 10, 4, 0, nullptr, nullptr) == IPT_INVALID_VALUE, rank,
+                "plan without info");
   }
 
   void bad_input() {
@@ -144,7 +201,54 @@ struct Run {
     tally.check(ipt_mpi_transpose(comm, session.queue(), buffer, bytes, M, N, e, local.local_rows,
                                   local.local_row_start, 0) == IPT_BUFFER_TOO_SMALL,
                 rank, "an offset past the buffer");
+    // Options that differ between ranks; blocks that leave rows to no rank.
+    const ipt_mpi_options mine{0, 0, rank == 0 ? IPT_MPI_SCHEME_PAIRWISE : IPT_MPI_SCHEME_AUTO, 0};
+    tally.check(ipt_mpi_transpose_with_options(comm, session.queue(), buffer, kOffset, M, N, e,
+                                               local.local_rows, local.local_row_start, 0, &mine) ==
+                    (ranks > 1 ? IPT_INVALID_VALUE : IPT_SUCCESS),
+                rank, "options that differ between ranks");
+    if (ranks == 1) {  // it ran: undo it, for the checks below
+      ipt_mpi_local back{};
+      ipt_mpi_local_size(comm, N, M, &back);
+      ipt_mpi_transpose(comm, session.queue(), buffer, kOffset, N, M, e, back.local_rows,
+                        back.local_row_start, 0);
+    }
+    const ipt_mpi_options short_blocks{M / static_cast<std::size_t>(ranks + 1) + 0, 0,
+                                       IPT_MPI_SCHEME_AUTO, 0};
+    ipt_mpi_local none{};
+    tally.check(
+        ipt_mpi_local_size_with_options(comm, M, N, &short_blocks, &none) == IPT_INVALID_VALUE,
+        rank, "local size: blocks that leave rows to no rank");
+    tally.check(ipt_mpi_transpose_with_options(comm, session.queue(), buffer, kOffset, M, N, e,
+                                               local.local_rows, local.local_row_start, 0,
+                                               &short_blocks) == IPT_INVALID_VALUE,
+                rank, "blocks that leave rows to no rank");
+    tally.check(std::strstr(ipt_mpi_last_error_message(), "to no rank") != nullptr, rank,
+                "the message says why");
     tally.check(unchanged(), rank, "bad input left the buffer as it was");
+    // A local step that fails on the last rank only (a malformed IPT_OVERRIDES makes its
+    // libipt calls refuse): every rank returns that status, and the ranks whose steps ran
+    // undo them.
+    if (rank == ranks - 1) setenv("IPT_OVERRIDES", "no_such_key=1", 1);
+    const ipt_status failed = ipt_mpi_transpose(comm, session.queue(), buffer, kOffset, M, N, e,
+                                                local.local_rows, local.local_row_start, 0);
+    if (rank == ranks - 1) unsetenv("IPT_OVERRIDES");
+    tally.check(failed == IPT_INVALID_VALUE, rank,
+                "a local step failing on one rank: status " + std::to_string(failed));
+    tally.check(std::strstr(ipt_mpi_last_error_message(),
+                            ("rank " + std::to_string(ranks - 1)).c_str()) != nullptr,
+                rank, "the message names the failing rank");
+    // The matrix and every byte outside the rank's allocation as they were; the rest of
+    // the allocation is the call's workspace.
+    std::vector<unsigned char> now(bytes);
+    clEnqueueReadBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, now.data(), 0, nullptr,
+                        nullptr);
+    const std::size_t matrix_end = (kOffset + local.local_rows * N) * e;
+    const std::size_t alloc_end = (kOffset + local.alloc_elements) * e;
+    tally.check(
+        std::memcmp(now.data(), before.data(), matrix_end) == 0 &&
+            std::memcmp(now.data() + alloc_end, before.data() + alloc_end, bytes - alloc_end) == 0,
+        rank, "a failed local step left every rank's matrix as it was");
     clReleaseMemObject(buffer);
   }
 };
@@ -169,10 +273,36 @@ int main(int argc, char** argv) {
           if (e != 4 && flags != 0 && shape[0] != 97) continue;  // flags: every size on one
           run.transpose(shape[0], shape[1], e, flags);
         }
-    // A small staging budget: each chunk in many pieces.
+    // Each scheme, with a staging budget that cuts chunks into many pieces.
+    for (const ipt_mpi_scheme scheme : {IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL})
+      for (const std::size_t staging : {std::size_t{0}, std::size_t{4096}}) {
+        const ipt_mpi_options options{0, 0, scheme, staging};
+        run.transpose(300, 257, 8, 0, &options);
+        run.transpose(101, 3, 2, IPT_MPI_TRANSPOSED_OUT, &options);
+        run.transpose(5, 1009, 1, IPT_MPI_TRANSPOSED_IN, &options);
+      }
+    // The process default budget, as small as it goes.
     const std::size_t previous = ipt_mpi_set_staging_bytes(4096);
     run.transpose(300, 257, 8, 0);
     ipt_mpi_set_staging_bytes(previous);
+    // Caller-given blocks: larger than the default (the last ranks hold nothing before, or
+    // after, or both), and of one row.
+    const std::size_t P = static_cast<std::size_t>(ranks);
+    const std::size_t given[][4] = {{61, 43, (61 + P - 1) / P + 1, 0},
+                                    {61, 43, 0, 43},
+                                    {61, 43, 61, 1 + 43 / P},
+                                    {17, 29, 17, 29},
+                                    {7, 5, (7 + P - 1) / P, 5}};
+    for (const auto& g : given)
+      for (const ipt_mpi_scheme scheme : {IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL})
+        for (unsigned flags = 0; flags < 4; ++flags) {
+          const ipt_mpi_options options{g[2], g[3], scheme, 4096};
+          run.transpose(g[0], g[1], 4, flags, &options);
+        }
+    // The typed forms.
+    run.transpose(97, 89, 4, 0, nullptr, Run::Form::f32);
+    run.transpose(89, 97, 8, IPT_MPI_TRANSPOSED_IN, nullptr, Run::Form::f64);
+    run.plans();
     run.bad_input();
   }
   int counts[2] = {tally.passed, tally.failed}, totals[2] = {0, 0};
