@@ -4,16 +4,20 @@
 // local_mem=49152 shows a 48 KiB GPU's plan on PoCL).
 //
 //   ipt-plan [--batch B] ROWS COLS [ELEM_SIZE]
+//   ipt-plan mpi RANKS ROWS COLS [ELEM_SIZE] [options]   (the distributed plan)
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include "ipt/ipt.h"
+#include "mpi_plan.hpp"
 #include "support/device_select.hpp"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "mpi")
+    return ipt::tools::print_mpi_plan({args.begin() + 1, args.end()});
   const bool help = args.size() == 1 && (args[0] == "--help" || args[0] == "-h");
   std::size_t batch = 1;
   bool batch_given = false;
@@ -29,6 +33,7 @@ int main(int argc, char** argv) {
   if (help || args.size() < 2 || args.size() > 3) {
     std::fprintf(help ? stdout : stderr,
                  "usage: ipt-plan [--batch B] ROWS COLS [ELEM_SIZE (default 4)]\n"
+                 "       ipt-plan mpi RANKS ROWS COLS [ELEM_SIZE] [options] (ipt-plan mpi --help)\n"
                  "Prints the plan libipt makes for a ROWS x COLS matrix of ELEM_SIZE-byte\n"
                  "elements on the default OpenCL device (IPT_DEVICE picks another): its\n"
                  "sequence, every kernel, and the scratch memory a call needs. --batch: the\n"

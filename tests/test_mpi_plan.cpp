@@ -1,0 +1,115 @@
+// libipt_mpi's planner (mpi/plan): the block distribution and the exchange plan, for random
+// rank counts, shapes and blocks, with no MPI: blocks that tile the matrix and its
+// transpose in rank order, allocations that hold the padded block before and after,
+// pieces that cover each chunk within the staging budget, the same exchange on every rank,
+// and the cost model's choice at its extremes.
+#include <catch2/catch.hpp>
+#include <random>
+
+#include "distribution.hpp"
+#include "exchange_plan.hpp"
+#include "test_seed.hpp"
+
+using ipt::mpi::Distribution;
+using ipt::mpi::ExchangePlan;
+using ipt::mpi::Scheme;
+using ipt::mpi::Share;
+
+TEST_CASE("mpi plan: blocks tile the matrix and its transpose in rank order", "[mpi][planner]") {
+  std::mt19937_64 rng(ipt::test::seed(2029));
+  for (int trial = 0; trial < 20000; ++trial) {
+    const std::size_t P = 1 + rng() % 70, M = rng() % 400, N = rng() % 400;
+    // Default blocks half the time, else blocks from one row to the whole matrix.
+    const std::size_t b = rng() % 2 ? 0 : 1 + rng() % (M + 1),
+                      c = rng() % 2 ? 0 : 1 + rng() % (N + 1);
+    Distribution d;
+    const std::string no = ipt::mpi::distribute(P, M, N, b, c, &d);
+    const std::size_t bb = b != 0 ? b : std::max<std::size_t>((M + P - 1) / P, 1);
+    const std::size_t cc = c != 0 ? c : std::max<std::size_t>((N + P - 1) / P, 1);
+    const bool fits = (M + bb - 1) / bb <= P && (N + cc - 1) / cc <= P;
+    INFO("P " << P << ", " << M << " x " << N << ", blocks " << b << " / " << c);
+    REQUIRE(no.empty() == fits);
+    if (!fits) continue;
+    REQUIRE(d.block_rows == bb);
+    REQUIRE(d.block_cols == cc);
+    std::size_t next_row = 0, next_col = 0, active = 0;
+    for (std::size_t r = 0; r < P; ++r) {
+      const Share s = ipt::mpi::share_of(d, r);
+      if (s.rows > 0) REQUIRE(s.row_start == next_row);
+      if (s.cols > 0) REQUIRE(s.col_start == next_col);
+      next_row += s.rows;
+      next_col += s.cols;
+      REQUIRE(s.rows <= bb);
+      REQUIRE(s.cols <= cc);
+      if (s.active) {
+        ++active;
+        // The padded block before (b x S c) and after (S b x c) fits the allocation.
+        REQUIRE(s.alloc == d.active * bb * cc);
+        REQUIRE(s.alloc >= s.rows * N);
+        REQUIRE(s.alloc >= s.cols * M);
+      } else if (M > 0 && N > 0) {  // an empty matrix: rows of no elements, nothing to do
+        REQUIRE(s.rows == 0);
+        REQUIRE(s.cols == 0);
+        REQUIRE(s.alloc == 0);
+      } else {
+        REQUIRE(s.alloc == 0);
+      }
+    }
+    REQUIRE(next_row == M);
+    REQUIRE(next_col == N);
+    REQUIRE(active == d.active);
+    if (M > 0 && N > 0) {
+      REQUIRE(ipt::mpi::share_of(d, 0).active);
+      REQUIRE(d.active == std::max((M + bb - 1) / bb, (N + cc - 1) / cc));
+    }
+  }
+}
+
+TEST_CASE("mpi plan: pieces cover each chunk within the staging budget", "[mpi][planner]") {
+  std::mt19937_64 rng(ipt::test::seed(2030));
+  for (int trial = 0; trial < 20000; ++trial) {
+    const std::size_t P = 1 + rng() % 64, M = 1 + rng() % 100000, N = 1 + rng() % 100000;
+    const std::size_t e = std::size_t{1} << (rng() % 5), budget = 4096 + rng() % (64u << 20);
+    const Scheme asked = static_cast<Scheme>(rng() % 3);
+    Distribution d;
+    REQUIRE(ipt::mpi::distribute(P, M, N, 0, 0, &d).empty());
+    const ExchangePlan p =
+        ipt::mpi::plan_exchange(d, e, static_cast<unsigned>(rng() % 4), budget, asked);
+    INFO("P " << P << ", " << M << " x " << N << ", " << e << " bytes, budget " << budget);
+    REQUIRE(p.scheme != Scheme::automatic);
+    if (asked != Scheme::automatic) REQUIRE(p.scheme == asked);
+    REQUIRE(p.chunk_bytes == d.block_rows * d.block_cols * e);
+    REQUIRE(p.exchange_bytes == (d.active - 1) * p.chunk_bytes);
+    REQUIRE(p.staging_bytes <= budget);
+    if (d.active == 1) {
+      REQUIRE(p.rounds == 0);
+      continue;
+    }
+    REQUIRE(p.piece_bytes > 0);
+    REQUIRE(p.piece_bytes <= p.chunk_bytes);
+    REQUIRE(p.pieces * p.piece_bytes >= p.chunk_bytes);
+    REQUIRE((p.pieces - 1) * p.piece_bytes < p.chunk_bytes);
+    REQUIRE(p.piece_bytes <= (std::size_t{1} << 30));  // an MPI count
+    if (p.scheme == Scheme::pairwise) {
+      REQUIRE(p.rounds == (d.active - 1) * p.pieces);
+      REQUIRE(p.staging_bytes == 3 * p.piece_bytes);
+    } else {
+      REQUIRE(p.rounds == p.pieces);
+      REQUIRE(p.staging_bytes == 2 * (d.active - 1) * p.piece_bytes);
+    }
+    REQUIRE(p.seconds > 0);
+  }
+}
+
+TEST_CASE("mpi plan: the cost model's choice at its extremes", "[mpi][planner]") {
+  Distribution d;
+  // Many ranks, tiny chunks: one collective beats 63 sequential swaps.
+  REQUIRE(ipt::mpi::distribute(64, 640, 640, 0, 0, &d).empty());
+  CHECK(ipt::mpi::plan_exchange(d, 4, 0, 16u << 20, Scheme::automatic).scheme == Scheme::alltoall);
+  // Few ranks, large chunks: pairwise swaps of large pieces.
+  REQUIRE(ipt::mpi::distribute(2, 20000, 20000, 0, 0, &d).empty());
+  CHECK(ipt::mpi::plan_exchange(d, 4, 0, 16u << 20, Scheme::automatic).scheme == Scheme::pairwise);
+  // Two ranks: the two schemes exchange the same pieces; pairwise is kept.
+  REQUIRE(ipt::mpi::distribute(2, 64, 64, 0, 0, &d).empty());
+  CHECK(ipt::mpi::plan_exchange(d, 4, 0, 16u << 20, Scheme::automatic).scheme == Scheme::pairwise);
+}
