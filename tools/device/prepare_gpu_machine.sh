@@ -1,11 +1,19 @@
 # Sourced by the GPU-machine scripts: registers NVIDIA's OpenCL driver, unpacks the
 # Catch2/CLBlast Debian packages carried in .device/ (the GPU machine has neither and no
-# network), selects the NVIDIA device, records the GPU, and builds build-gpu. Sets `out` (logs and CSVs: $OUT).
+# network) and Open MPI's from .device/mpi where it has no MPI, selects the NVIDIA device, records the GPU, and builds build-gpu. Sets `out` (logs and CSVs: $OUT).
 out=${OUT:-/tmp/ipt-out}
 mkdir -p "$out"
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 for f in .device/*.deb; do dpkg -x "$f" /; done
+# Open MPI for libipt_mpi where the machine has none: Debian's packages carried in
+# .device/mpi, unpacked beside the system without replacing any file it already has.
+if ! command -v mpirun > /dev/null && ls .device/mpi/*.deb > /dev/null 2>&1; then
+  rm -rf /tmp/mpi-root && mkdir -p /tmp/mpi-root
+  for f in .device/mpi/*.deb; do dpkg -x "$f" /tmp/mpi-root; done
+  cp -an /tmp/mpi-root/. /
+fi
 ldconfig
+command -v mpirun > /dev/null && mpirun --version 2>&1 | head -1
 export IPT_DEVICE=${IPT_DEVICE:-NVIDIA}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > "$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
