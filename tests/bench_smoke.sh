@@ -49,4 +49,28 @@ done
 grep -q ',4.1,' "$dir/sequences.csv" || { echo "sequences: 4.1 missing"; exit 1; }
 grep -q ',unpadded,' "$dir/padding.csv" || { echo "padding: unpadded missing"; exit 1; }
 grep -q ',pair,' "$dir/tiles.csv" || { echo "tiles: no forced pair"; exit 1; }
+# The mpi mode under mpirun, two ranks sharing the device, when this build has it (CMake
+# found MPI); without it, `ipt-bench mpi` must say so and exit 2.
+if "$bench" --help | grep -q "(this build has it)"; then
+  if command -v mpirun > /dev/null; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # Open MPI refuses root otherwise
+    oversubscribe=()
+    mpirun --version 2>&1 | grep -q "Open MPI" && oversubscribe=(--oversubscribe)
+    mpirun "${oversubscribe[@]}" -np 2 "$bench" mpi --shapes 97x89,5x300 --scheme pairwise,alltoall --flags in --reps 1 --csv "$dir/mpi.csv" --json "$dir/mpi.json" > "$dir/mpi.log" 2>&1 || { cat "$dir/mpi.log"; echo "mpi: failed"; exit 1; }
+    grep -q "^mode,library,scheme," "$dir/mpi.csv" || { echo "mpi: bad CSV header"; exit 1; }
+    [ "$(wc -l < "$dir/mpi.csv")" = 5 ] || { echo "mpi: expected 4 rows"; cat "$dir/mpi.csv"; exit 1; }
+    if awk -F, 'NR > 1 && ($NF != 1 || $9 != 2) { bad = 1 } END { exit !bad }' "$dir/mpi.csv"; then
+      echo "mpi: a row failed, was not verified or ran on other than 2 ranks"; cat "$dir/mpi.log"; exit 1
+    fi
+    grep -q "all results verified" "$dir/mpi.log" || { echo "mpi: not verified"; exit 1; }
+    grep -q '"alltoall_gbs"' "$dir/mpi.json" || { echo "mpi: no all-to-all in the JSON"; exit 1; }
+    echo "mpi: ok (4 rows, 2 ranks)"
+  else
+    echo "mpi: built, but no mpirun to run it: skipped"
+  fi
+else
+  "$bench" mpi > /dev/null 2> "$dir/mpi.err" && { echo "mpi: ran without MPI"; exit 1; }
+  grep -q "has no MPI" "$dir/mpi.err" || { echo "mpi: no word of the missing MPI"; exit 1; }
+  echo "mpi: not in this build, and says so"
+fi
 echo "ipt-bench smoke test passed"

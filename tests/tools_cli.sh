@@ -31,6 +31,11 @@ for tool in "$bench" "$kernel_bench" "$plan" "$demo"; do
 done
 expect 2 stderr "$bench" no-such-mode
 expect 2 stderr "$bench" random --no-such-option
+# The mpi mode's own options (its program, ipt-bench-mpi), where this build has it.
+if "$bench" --help | grep -q "(this build has it)"; then
+  expect 0 stdout "$bench" mpi --help
+  expect 2 stderr "$bench" mpi --no-such-option
+fi
 expect 2 stderr "$kernel_bench" no-such-mode
 expect 2 stderr "$plan" 7200
 expect 2 stderr "$demo" --no-such-option

@@ -25,6 +25,11 @@
 //   ipt-bench host      [--shapes 4096x4096,8192x8192,...] [--threads N] [--slices 2,4,8]
 //                       host matrices (ipt_transpose_host) through the device (both
 //                       schemes) and on the CPU, beside the transfers alone and memcpy
+//   mpirun -np P ipt-bench mpi [--shapes RxC,...] [--fill F,...] [--weak] [--scheme S,...]
+//                       [--staging BYTES] [--block-rows B] [--block-cols C] [--flags in,out]
+//                       libipt_mpi's distributed transposition, a device per rank, beside
+//                       an MPI all-to-all of the same bytes (mpi_mode.hpp; runs
+//                       ipt-bench-mpi, built with libipt_mpi when CMake finds MPI)
 // common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
 //         [--baselines all|none|oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE]
 //         [--shapes-out FILE] [--list-shapes] [--buffer exact|padded]
@@ -92,6 +97,12 @@ struct Options {
   bool warmup = false;           // latency --protocol: ipt_warmup before the shapes
 };
 
+#ifdef IPT_BENCH_HAVE_MPI
+constexpr bool kMpiBuilt = true;
+#else
+constexpr bool kMpiBuilt = false;
+#endif
+
 // Prints the usage: on stderr after `problem` (exit 2), or on stdout for --help (exit 0).
 [[noreturn]] void usage(const std::string& problem) {
   std::FILE* out = problem.empty() ? stdout : stderr;
@@ -111,13 +122,30 @@ struct Options {
       "       ipt-bench host [--shapes RxC,... (4096x4096,8192x8192,5000x7001,100003x301)]\n"
       "                      [--threads N (0: the hardware's)] [--slices Q,... (2,4,8)]\n"
       "                      [--large (checked by formula: matrices beyond one allocation)]\n"
+      "       mpirun -np P ipt-bench mpi [--shapes RxC,... (8192x8192)] [--fill F,...] [--weak]\n"
+      "                      [--scheme auto|pairwise|alltoall,... (auto)] [--staging BYTES]\n"
+      "                      [--block-rows B] [--block-cols C] [--flags none|in|out|in,out]\n"
+      "                      [--type T] [--reps N] [--csv FILE] [--json FILE]\n"
+      "                      libipt_mpi over the ranks, each on the device of its local rank\n"
+      "                      modulo the devices of IPT_DEVICE's platform, beside an MPI\n"
+      "                      all-to-all of the bytes each rank exchanges, and each device's\n"
+      "                      copy bandwidth. --scheme: ipt_mpi_options.scheme, each listed\n"
+      "                      measured; --staging: host staging bytes per rank (0: the\n"
+      "                      library's default, 16 MiB);\n"
+      "                      --block-rows/--block-cols: ipt_mpi_options' blocks (0: ceil(side\n"
+      "                      / P)); --flags: blocks stored transposed (TRANSPOSED_IN/_OUT);\n"
+      "                      --fill F: also a square whose buffer fills F of each rank's\n"
+      "                      share of its device (memory / ranks on it, at most one\n"
+      "                      allocation); --weak: the shapes' rows times P (fixed blocks)\n"
+      "                      (this build %s)\n"
       "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
       "          [--verify device|host]\n"
       "          [--no-verify]\n"
       "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
       "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n"
       "          [--buffer exact|padded]\n"
-      "  ipt-bench --help: this text. The source's header comment describes each mode.\n");
+      "  ipt-bench --help: this text. The source's header comment describes each mode.\n",
+      kMpiBuilt ? "has it" : "has no MPI: it exits 2");
   std::exit(problem.empty() ? 0 : 2);
 }
 
@@ -524,14 +552,16 @@ void run_mode(Bench& bench, const Options& options, const std::vector<Shape>& sh
   }
 }
 
-// ipt-bench kernels MODE ...: the per-kernel benchmarks live in ipt-kernel-bench (they
-// reach the library's internal launchers), installed beside this tool.
-int run_kernels(int argc, char** argv) {
+// Runs `name`, beside this tool, in this process's place with the arguments after the
+// mode: ipt-bench kernels MODE ... runs ipt-kernel-bench (it reaches the library's internal
+// launchers), ipt-bench mpi ... runs ipt-bench-mpi (it links MPI and libipt_mpi, which
+// ipt-bench's other modes need not load).
+int run_beside(const char* name, int argc, char** argv) {
   std::string self(4096, '\0');
   const ssize_t length = readlink("/proc/self/exe", self.data(), self.size() - 1);
   std::string dir = length > 0 ? self.substr(0, static_cast<std::size_t>(length)) : argv[0];
   dir = dir.substr(0, dir.find_last_of('/') + 1);
-  const std::string tool = dir + "ipt-kernel-bench";
+  const std::string tool = dir + name;
   std::vector<char*> args{const_cast<char*>(tool.c_str())};
   for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
@@ -544,7 +574,17 @@ int run_kernels(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows even through a pipe
-  if (argc >= 2 && std::string(argv[1]) == "kernels") return run_kernels(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "kernels")
+    return run_beside("ipt-kernel-bench", argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "mpi") {
+    if (!kMpiBuilt) {
+      std::fprintf(stderr,
+                   "ipt-bench: this build has no MPI: the mpi mode needs libipt_mpi, built when "
+                   "CMake finds MPI (and IPT_BUILD_MPI is ON)\n");
+      return 2;
+    }
+    return run_beside("ipt-bench-mpi", argc, argv);
+  }
   try {
     const Options options = parse(argc, argv);
     if (options.mode == "latency") {

@@ -52,12 +52,22 @@ std::vector<DeviceChoice> list_devices() {
   return result;
 }
 
+namespace {
+
+std::string wanted_device(const std::string& filter) {
+  if (!filter.empty()) return filter;
+  const char* env = std::getenv("IPT_DEVICE");
+  return env != nullptr ? env : "";
+}
+
+bool matches(const DeviceChoice& choice, const std::string& wanted) {
+  return lower(choice.description).find(lower(wanted)) != std::string::npos;
+}
+
+}  // namespace
+
 DeviceChoice select_device(const std::string& filter) {
-  std::string wanted = filter;
-  if (wanted.empty()) {
-    const char* env = std::getenv("IPT_DEVICE");
-    if (env != nullptr) wanted = env;
-  }
+  const std::string wanted = wanted_device(filter);
   const auto devices = list_devices();
   if (devices.empty())
     throw std::runtime_error(
@@ -65,13 +75,25 @@ DeviceChoice select_device(const std::string& filter) {
         "apt-get install pocl-opencl-icd)");
   if (wanted.empty()) return devices.front();
   for (const auto& choice : devices)
-    if (lower(choice.description).find(lower(wanted)) != std::string::npos) return choice;
+    if (matches(choice, wanted)) return choice;
   std::string message = "IPT_DEVICE='" + wanted + "' matches no device; available:";
   for (const auto& choice : devices) message += "\n  " + choice.description;
   throw std::runtime_error(message);
 }
 
-Session::Session(const std::string& filter) : choice_(select_device(filter)) {
+std::vector<DeviceChoice> platform_devices(const std::string& filter) {
+  const DeviceChoice first = select_device(filter);
+  const std::string wanted = wanted_device(filter);
+  std::vector<DeviceChoice> devices;
+  for (const auto& choice : list_devices())
+    if (choice.platform == first.platform && (wanted.empty() || matches(choice, wanted)))
+      devices.push_back(choice);
+  return devices;
+}
+
+Session::Session(const std::string& filter) : Session(select_device(filter)) {}
+
+Session::Session(const DeviceChoice& choice) : choice_(choice) {
   cl_int code = CL_SUCCESS;
   const cl_context_properties properties[] = {
       CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(choice_.platform), 0};

@@ -23,10 +23,16 @@ std::vector<DeviceChoice> list_devices();
 // listing the available devices when none matches or no OpenCL device exists.
 DeviceChoice select_device(const std::string& filter = "");
 
+// The devices of the platform of the device select_device(filter) picks that match the
+// filter too (every device of that platform when none is given), in ICD order: one
+// process per device (an MPI rank per GPU) takes the k-th, k modulo their number.
+std::vector<DeviceChoice> platform_devices(const std::string& filter = "");
+
 // A context and an in-order, profiling-enabled queue on one device, released on exit.
 class Session {
  public:
   explicit Session(const std::string& filter = "");
+  explicit Session(const DeviceChoice& choice);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
