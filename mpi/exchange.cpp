@@ -60,9 +60,11 @@ bool enqueued(cl_int code, cl_event event, Events& events) {
   return true;
 }
 
-// P - 1 rounds: in round k, rank r swaps with (k - r) mod S, piece by piece.
+// P - 1 rounds: in round k, rank r swaps with (k - r) mod S, piece by piece. A slot holds
+// the piece sent and, after it, the piece received: MPI_Sendrecv between distinct buffers
+// saves the copy through a temporary that MPI_Sendrecv_replace makes.
 bool exchange_pairwise(const ExchangeTarget& t, const ExchangePlan& plan, Staging& staging) {
-  const std::size_t S = t.active, r = t.rank;
+  const std::size_t S = t.active, r = t.rank, p = plan.piece_bytes;
   struct Unit {
     std::size_t partner, at, bytes;
   };
@@ -71,70 +73,70 @@ bool exchange_pairwise(const ExchangeTarget& t, const ExchangePlan& plan, Stagin
     for (std::size_t k = 0; k < S; ++k) {
       const std::size_t partner = (k + S - r) % S;
       if (partner == r) continue;
-      for (std::size_t at = 0; at < t.chunk; at += plan.piece_bytes)
-        units.push_back({partner, at, std::min(plan.piece_bytes, t.chunk - at)});
+      for (std::size_t at = 0; at < t.chunk; at += p)
+        units.push_back({partner, at, std::min(p, t.chunk - at)});
     }
   const auto where = [&](const Unit& u) { return t.base + u.partner * t.chunk + u.at; };
+  const std::size_t slots = plan.slots;
+  const auto sent = [&](std::size_t k) { return staging.slot(k % slots); };
+  const auto received = [&](std::size_t k) { return staging.slot(k % slots) + p; };
   return pipeline(
-      t.queue, units.size(), 3,
+      t.queue, units.size(), slots,
       [&](std::size_t k, Events& events) {
         const Unit& u = units[k];
         cl_event e = nullptr;
         const cl_int code = clEnqueueReadBuffer(t.queue, t.buffer, CL_FALSE, where(u), u.bytes,
-                                                staging.slot(k % 3), 0, nullptr, &e);
+                                                sent(k), 0, nullptr, &e);
         return enqueued(code, e, events);
       },
       [&](std::size_t k) {
         const Unit& u = units[k];
-        return MPI_Sendrecv_replace(staging.slot(k % 3), static_cast<int>(u.bytes), MPI_BYTE,
-                                    static_cast<int>(u.partner), 0, static_cast<int>(u.partner), 0,
-                                    t.comm, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+        const int n = static_cast<int>(u.bytes), partner = static_cast<int>(u.partner);
+        return MPI_Sendrecv(sent(k), n, MPI_BYTE, partner, 0, received(k), n, MPI_BYTE, partner, 0,
+                            t.comm, MPI_STATUS_IGNORE) == MPI_SUCCESS;
       },
       [&](std::size_t k, Events& events) {
         const Unit& u = units[k];
         cl_event e = nullptr;
         const cl_int code = clEnqueueWriteBuffer(t.queue, t.buffer, CL_FALSE, where(u), u.bytes,
-                                                 staging.slot(k % 3), 0, nullptr, &e);
+                                                 received(k), 0, nullptr, &e);
         return enqueued(code, e, events);
       });
 }
 
 // Rounds of one MPI_Alltoallv: round j moves bytes [j p, (j + 1) p) of every chunk. A
-// slot holds the S - 1 pieces of the other ranks' chunks in rank order; the rank's own
-// chunk stays where it is.
+// slot holds the S - 1 pieces sent, in rank order, then the S - 1 received; the rank's own
+// chunk stays where it is. Each piece is its own transfer: one rectangle transfer over
+// all of them would need a row pitch of a whole chunk, which some drivers get wrong past
+// 2 GiB.
 bool exchange_alltoall(const ExchangeTarget& t, const ExchangePlan& plan, Staging& staging) {
   int size = 0;
   MPI_Comm_size(t.comm, &size);
   const std::size_t S = t.active, r = t.rank, p = plan.piece_bytes;
   const bool active = r < S && S > 1;
   std::vector<int> counts(static_cast<std::size_t>(size), 0), displs(counts.size(), 0);
-  unsigned char dummy = 0;
-  // The other ranks' pieces as at most two rectangles: ranks [0, r) and (r, S).
-  const auto rects = [&](std::size_t j, bool reading, unsigned char* slot, Events& events) {
+  unsigned char dummy[2] = {0, 0};
+  const std::size_t slots = plan.slots;
+  const auto sent = [&](std::size_t j) { return staging.slot(j % slots); };
+  const auto received = [&](std::size_t j) { return staging.slot(j % slots) + (S - 1) * p; };
+  const auto transfers = [&](std::size_t j, bool reading, Events& events) {
     const std::size_t at = j * p, n = std::min(p, t.chunk - at);
     bool ok = true;
-    const std::size_t spans[2][2] = {{0, r}, {r + 1, S}};
-    for (const auto& span : spans) {
-      if (span[1] <= span[0]) continue;
-      const std::size_t buffer_origin[3] = {t.base + span[0] * t.chunk + at, 0, 0};
-      const std::size_t host_origin[3] = {0, span[0] < r ? span[0] : span[0] - 1, 0};
-      const std::size_t region[3] = {n, span[1] - span[0], 1};
+    for (std::size_t q = 0; q < S; ++q) {
+      if (q == r) continue;
+      const std::size_t where = t.base + q * t.chunk + at, place = (q < r ? q : q - 1) * n;
       cl_event e = nullptr;
-      const cl_int code =
-          reading
-              ? clEnqueueReadBufferRect(t.queue, t.buffer, CL_FALSE, buffer_origin, host_origin,
-                                        region, t.chunk, 0, n, 0, slot, 0, nullptr, &e)
-              : clEnqueueWriteBufferRect(t.queue, t.buffer, CL_FALSE, buffer_origin, host_origin,
-                                         region, t.chunk, 0, n, 0, slot, 0, nullptr, &e);
+      const cl_int code = reading ? clEnqueueReadBuffer(t.queue, t.buffer, CL_FALSE, where, n,
+                                                        sent(j) + place, 0, nullptr, &e)
+                                  : clEnqueueWriteBuffer(t.queue, t.buffer, CL_FALSE, where, n,
+                                                         received(j) + place, 0, nullptr, &e);
       ok = enqueued(code, e, events) && ok;  // after the call has set e
     }
     return ok;
   };
   return pipeline(
-      t.queue, plan.rounds, 2,
-      [&](std::size_t j, Events& events) {
-        return !active || rects(j, true, staging.slot(j % 2), events);
-      },
+      t.queue, plan.rounds, slots,
+      [&](std::size_t j, Events& events) { return !active || transfers(j, true, events); },
       [&](std::size_t j) {
         const std::size_t n = active ? std::min(p, t.chunk - j * p) : 0;
         for (std::size_t q = 0; q < counts.size(); ++q) {
@@ -142,22 +144,19 @@ bool exchange_alltoall(const ExchangeTarget& t, const ExchangePlan& plan, Stagin
           counts[q] = partner ? static_cast<int>(n) : 0;
           displs[q] = partner ? static_cast<int>((q < r ? q : q - 1) * n) : 0;
         }
-        unsigned char* slot = active ? staging.slot(j % 2) : &dummy;
-        return MPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_BYTE, slot, counts.data(),
+        unsigned char* out = active ? sent(j) : &dummy[0];
+        unsigned char* in = active ? received(j) : &dummy[1];
+        return MPI_Alltoallv(out, counts.data(), displs.data(), MPI_BYTE, in, counts.data(),
                              displs.data(), MPI_BYTE, t.comm) == MPI_SUCCESS;
       },
-      [&](std::size_t j, Events& events) {
-        return !active || rects(j, false, staging.slot(j % 2), events);
-      });
+      [&](std::size_t j, Events& events) { return !active || transfers(j, false, events); });
 }
 
 }  // namespace
 
 Staging make_staging(const ExchangeTarget& t, const ExchangePlan& plan) {
   const bool active = t.rank < t.active && t.active > 1;
-  if (!active) return Staging(t.queue, 0, 0);
-  return plan.scheme == Scheme::alltoall ? Staging(t.queue, 2, (t.active - 1) * plan.piece_bytes)
-                                         : Staging(t.queue, 3, plan.piece_bytes);
+  return active ? Staging(t.queue, plan.slots, plan.slot_bytes) : Staging(t.queue, 0, 0);
 }
 
 bool exchange(const ExchangeTarget& t, const ExchangePlan& plan, Staging& staging) {

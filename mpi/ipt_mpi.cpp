@@ -146,6 +146,13 @@ ipt_status run(const Call& c) {
                               d.active,
                               d.block_rows * d.block_cols * c.elem_size};
 
+  if (d.active == 1) {  // one rank holds the whole matrix: no exchange
+    const ipt_status status = block.share.active ? only_rank(block) : IPT_SUCCESS;
+    return agree(
+        c.comm, status,
+        std::string("the transposition on the one rank failed: ") + ipt_last_error_message());
+  }
+
   BeforeDone done;
   Staging stage = make_staging(target, plan);
   ipt_status step = block.share.active ? before_exchange(block, &done) : IPT_SUCCESS;

@@ -70,4 +70,12 @@ ipt_status after_exchange(const LocalBlock& k) {
   return finished(k, status);
 }
 
+ipt_status only_rank(const LocalBlock& k) {
+  const bool in = (k.flags & kTransposedIn) != 0, out = (k.flags & kTransposedOut) != 0;
+  if (in != out) return IPT_SUCCESS;
+  // Row-major M x N in, N x M out; or, both transposed, N x M in and M x N out.
+  const std::size_t M = k.d.rows, N = k.d.cols;
+  return finished(k, in ? transpose(k, N, M) : transpose(k, M, N));
+}
+
 }  // namespace ipt::mpi

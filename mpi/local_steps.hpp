@@ -43,4 +43,10 @@ void undo_before(const LocalBlock& block, const BeforeDone& done);
 // Enqueues the steps after the exchange and waits for them; returns the first failure.
 ipt_status after_exchange(const LocalBlock& block);
 
+// The whole call when one rank holds everything (S = 1): no exchange and no padding, the
+// block itself transposed once or not at all (IPT_MPI_TRANSPOSED_IN without
+// IPT_MPI_TRANSPOSED_OUT, or the reverse, asks for the layout it already has). Waits;
+// returns ipt_transpose's status (which leaves the block as it was on failure).
+ipt_status only_rank(const LocalBlock& block);
+
 }  // namespace ipt::mpi

@@ -92,10 +92,10 @@ TEST_CASE("mpi plan: pieces cover each chunk within the staging budget", "[mpi][
     REQUIRE(p.piece_bytes <= (std::size_t{1} << 30));  // an MPI count
     if (p.scheme == Scheme::pairwise) {
       REQUIRE(p.rounds == (d.active - 1) * p.pieces);
-      REQUIRE(p.staging_bytes == 3 * p.piece_bytes);
+      REQUIRE(p.staging_bytes == 6 * p.piece_bytes);
     } else {
       REQUIRE(p.rounds == p.pieces);
-      REQUIRE(p.staging_bytes == 2 * (d.active - 1) * p.piece_bytes);
+      REQUIRE(p.staging_bytes == 4 * (d.active - 1) * p.piece_bytes);
     }
     REQUIRE(p.seconds > 0);
   }

@@ -21,9 +21,11 @@ std::size_t round_piece(std::size_t piece, std::size_t chunk) {
 // Device passes before and after the exchange (each reads and writes the padded block):
 // the spread to pitch S c and the transposition before; the batched transposition, and
 // either the transposition and close-up or the close-up alone, after.
-std::size_t local_passes(unsigned flags) {
-  const std::size_t before = (flags & kTransposedIn) != 0 ? 1 : 2;
-  const std::size_t after = (flags & kTransposedOut) != 0 ? 2 : 3;
+std::size_t local_passes(std::size_t active, unsigned flags) {
+  const bool in = (flags & kTransposedIn) != 0, out = (flags & kTransposedOut) != 0;
+  if (active == 1) return in == out ? 1 : 0;  // the one rank's block transposed, or not
+  const std::size_t before = in ? 1 : 2;
+  const std::size_t after = out ? 2 : 3;
   return before + after;
 }
 
@@ -48,7 +50,7 @@ ExchangePlan plan_exchange(const Distribution& d, std::size_t elem_size, unsigne
   if (S == 0) return p;
   p.chunk_bytes = d.block_rows * d.block_cols * elem_size;
   p.exchange_bytes = (S - 1) * p.chunk_bytes;
-  p.local_passes = local_passes(flags);
+  p.local_passes = local_passes(S, flags);
   p.local_s = static_cast<double>(p.local_passes) * 2.0 * static_cast<double>(d.alloc) *
               static_cast<double>(elem_size) / model.device_bytes_per_s;
   const double volume = static_cast<double>(p.exchange_bytes);
@@ -56,13 +58,13 @@ ExchangePlan plan_exchange(const Distribution& d, std::size_t elem_size, unsigne
   // sets the pace, and the first piece's transfers are not hidden.
   const double rate = std::min(model.mpi_bytes_per_s, model.link_bytes_per_s);
 
-  const std::size_t pw_piece = round_piece(budget / 3, p.chunk_bytes);
+  const std::size_t pw_piece = round_piece(budget / 6, p.chunk_bytes);
   const std::size_t pw_pieces = p.chunk_bytes == 0 ? 0 : ceil_div(p.chunk_bytes, pw_piece);
   const std::size_t pw_rounds = (S - 1) * pw_pieces;
   p.pairwise_s = static_cast<double>(pw_rounds) * model.message_latency_s + volume / rate +
                  (S > 1 ? 2.0 * static_cast<double>(pw_piece) / model.link_bytes_per_s : 0.0);
 
-  const std::size_t a2a_piece = S > 1 ? round_piece(budget / (2 * (S - 1)), p.chunk_bytes) : 0;
+  const std::size_t a2a_piece = S > 1 ? round_piece(budget / (4 * (S - 1)), p.chunk_bytes) : 0;
   const std::size_t a2a_rounds = a2a_piece == 0 ? 0 : ceil_div(p.chunk_bytes, a2a_piece);
   // A collective's start-up grows with log2 S (the libraries' Bruck and pairwise
   // algorithms overlap their messages); its bytes move at the same per-rank rate.
@@ -78,15 +80,18 @@ ExchangePlan plan_exchange(const Distribution& d, std::size_t elem_size, unsigne
     p.piece_bytes = pw_piece;
     p.pieces = pw_pieces;
     p.rounds = pw_rounds;
-    p.staging_bytes = S > 1 ? 3 * pw_piece : 0;
+    p.slots = S > 1 ? 3 : 0;
+    p.slot_bytes = 2 * pw_piece;
     p.seconds = p.pairwise_s + p.local_s;
   } else {
     p.piece_bytes = a2a_piece;
     p.pieces = a2a_rounds;
     p.rounds = a2a_rounds;
-    p.staging_bytes = 2 * (S - 1) * a2a_piece;
+    p.slots = 2;
+    p.slot_bytes = 2 * (S - 1) * a2a_piece;
     p.seconds = p.alltoall_s + p.local_s;
   }
+  p.staging_bytes = p.slots * p.slot_bytes;
   return p;
 }
 
@@ -105,6 +110,13 @@ std::string describe(const Distribution& d, std::size_t rank, std::size_t elem_s
   if (!s.active || n < 0) return std::string(text, n < 0 ? 0 : static_cast<std::size_t>(n));
   const bool in = (flags & kTransposedIn) != 0, out = (flags & kTransposedOut) != 0;
   std::string words(text);
+  if (S == 1) {
+    std::snprintf(text, sizeof text, "One active rank: no exchange; %s. Model: %.3g s.",
+                  in == out ? "the block transposed in place (ipt_transpose)"
+                            : "the block is already in the layout asked for",
+                  plan.seconds);
+    return words + text;
+  }
   std::snprintf(text, sizeof text, "Before: %s; %zu chunks of %zu x %zu. ",
                 in ? "the transposed block's rows spread to pitch b"
                    : "rows spread to pitch S c, the b x S c block transposed",
@@ -113,13 +125,13 @@ std::string describe(const Distribution& d, std::size_t rank, std::size_t elem_s
   if (S > 1 && plan.scheme == Scheme::pairwise)
     std::snprintf(text, sizeof text,
                   "Exchange: pairwise, %zu partners x %zu pieces of %zu bytes "
-                  "(MPI_Sendrecv_replace), %zu bytes of pinned staging in 3 slots. ",
-                  S - 1, plan.pieces, plan.piece_bytes, plan.staging_bytes);
+                  "(MPI_Sendrecv), %zu bytes of pinned staging in %zu slots. ",
+                  S - 1, plan.pieces, plan.piece_bytes, plan.staging_bytes, plan.slots);
   else if (S > 1)
     std::snprintf(text, sizeof text,
                   "Exchange: alltoall, %zu rounds of MPI_Alltoallv moving %zu pieces of %zu "
-                  "bytes, %zu bytes of pinned staging in 2 slots. ",
-                  plan.rounds, S - 1, plan.piece_bytes, plan.staging_bytes);
+                  "bytes, %zu bytes of pinned staging in %zu slots. ",
+                  plan.rounds, S - 1, plan.piece_bytes, plan.staging_bytes, plan.slots);
   else
     std::snprintf(text, sizeof text, "Exchange: none (one active rank). ");
   words += text;

@@ -31,7 +31,9 @@ struct ExchangePlan {
   std::size_t piece_bytes = 0;     // the most one message moves
   std::size_t pieces = 0;          // pieces per chunk
   std::size_t rounds = 0;          // MPI calls of the exchange
-  std::size_t staging_bytes = 0;   // pinned host memory the exchange uses
+  std::size_t slots = 0;           // host slots of the pipeline
+  std::size_t slot_bytes = 0;      // each: the pieces it sends, then those it receives
+  std::size_t staging_bytes = 0;   // slots * slot_bytes of pinned host memory
   std::size_t exchange_bytes = 0;  // bytes the rank sends (and receives)
   std::size_t local_passes = 0;    // libipt calls on the device, before and after
   double pairwise_s = 0, alltoall_s = 0, local_s = 0;
@@ -39,8 +41,10 @@ struct ExchangePlan {
 };
 
 // Pairwise swaps stage through three slots (one piece read ahead, one in MPI, one being
-// written back); all-to-all rounds through two slots of S - 1 pieces (one round's pieces
-// in MPI while the next round's are read). `requested` other than automatic is taken as is.
+// written back), all-to-all rounds through two (one round's pieces in MPI while the next
+// round's are read); each slot holds what it sends and, apart, what it receives, so that
+// MPI copies no piece through a temporary: 6 pieces, or 4 (S - 1). `requested` other than
+// automatic is taken as is.
 ExchangePlan plan_exchange(const Distribution& d, std::size_t elem_size, unsigned flags,
                            std::size_t staging_budget, Scheme requested,
                            const MachineModel& model = {});
