@@ -242,7 +242,16 @@ int main(int argc, char** argv) {
   Tally tally;
   tally.rank = rank;
   try {
-    ipt::support::Session session;
+    // One device per rank where there are several (the local rank picks it): each rank's
+    // block on its own GPU, as the library is meant to run.
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int local_rank = 0;
+    MPI_Comm_rank(node, &local_rank);
+    MPI_Comm_free(&node);
+    const auto devices = ipt::support::platform_devices();
+    ipt::support::Session session(
+        devices.at(static_cast<std::size_t>(local_rank) % devices.size()));
     Run run{MPI_COMM_WORLD,
             rank,
             ranks,
