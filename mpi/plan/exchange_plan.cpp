@@ -53,25 +53,39 @@ ExchangePlan plan_exchange(const Distribution& d, std::size_t elem_size, unsigne
   p.local_passes = local_passes(S, flags);
   p.local_s = static_cast<double>(p.local_passes) * 2.0 * static_cast<double>(d.alloc) *
               static_cast<double>(elem_size) / model.device_bytes_per_s;
-  const double volume = static_cast<double>(p.exchange_bytes);
-  // Every byte goes down, over MPI and back up; in a pipeline the slowest of the three
-  // sets the pace, and the first piece's transfers are not hidden.
+  // A piece of n bytes takes the message start-up plus (n + h) / rate: MPI reaches its
+  // rate only on pieces well above h. The device transfers are hidden behind the messages
+  // but for the pipeline's first piece, read and written.
+  const auto piece_s = [&](std::size_t n, double rate) {
+    return (static_cast<double>(n) + model.half_rate_bytes) / rate;
+  };
   const double rate = std::min(model.mpi_bytes_per_s, model.link_bytes_per_s);
 
   const std::size_t pw_piece = round_piece(budget / 6, p.chunk_bytes);
   const std::size_t pw_pieces = p.chunk_bytes == 0 ? 0 : ceil_div(p.chunk_bytes, pw_piece);
   const std::size_t pw_rounds = (S - 1) * pw_pieces;
-  p.pairwise_s = static_cast<double>(pw_rounds) * model.message_latency_s + volume / rate +
+  // Each chunk: its full pieces, then the rest.
+  const std::size_t pw_rest = p.chunk_bytes - (pw_pieces - (pw_pieces > 0)) * pw_piece;
+  p.pairwise_s = static_cast<double>(S - 1) *
+                     (static_cast<double>(pw_pieces) * model.message_latency_s +
+                      static_cast<double>(pw_pieces - (pw_pieces > 0)) * piece_s(pw_piece, rate) +
+                      (pw_pieces > 0 ? piece_s(pw_rest, rate) : 0.0)) +
                  (S > 1 ? 2.0 * static_cast<double>(pw_piece) / model.link_bytes_per_s : 0.0);
 
+  // A collective's start-up grows with log2 S (the libraries' Bruck and pairwise
+  // algorithms overlap their messages); its S - 1 pieces a round move concurrently.
   const std::size_t a2a_piece = S > 1 ? round_piece(budget / (4 * (S - 1)), p.chunk_bytes) : 0;
   const std::size_t a2a_rounds = a2a_piece == 0 ? 0 : ceil_div(p.chunk_bytes, a2a_piece);
-  // A collective's start-up grows with log2 S (the libraries' Bruck and pairwise
-  // algorithms overlap their messages); its bytes move at the same per-rank rate.
   const double stages = S > 1 ? std::ceil(std::log2(static_cast<double>(S))) : 0.0;
-  p.alltoall_s =
-      static_cast<double>(a2a_rounds) * stages * model.message_latency_s + volume / rate +
-      (S > 1 ? 2.0 * static_cast<double>((S - 1) * a2a_piece) / model.link_bytes_per_s : 0.0);
+  const double a2a_rate = rate * model.alltoall_concurrency;
+  const std::size_t a2a_rest = a2a_rounds == 0 ? 0 : p.chunk_bytes - (a2a_rounds - 1) * a2a_piece;
+  p.alltoall_s = a2a_rounds == 0
+                     ? 0.0
+                     : static_cast<double>(a2a_rounds) * stages * model.message_latency_s +
+                           static_cast<double>(S - 1) *
+                               (static_cast<double>(a2a_rounds - 1) * piece_s(a2a_piece, a2a_rate) +
+                                piece_s(a2a_rest, a2a_rate)) +
+                           2.0 * static_cast<double>((S - 1) * a2a_piece) / model.link_bytes_per_s;
 
   p.scheme = requested;
   if (requested == Scheme::automatic)

@@ -14,15 +14,18 @@ enum class Scheme { automatic = 0, pairwise = 1, alltoall = 2 };
 
 const char* scheme_name(Scheme s);
 
-// What the cost model assumes of the machine. The defaults are those of ranks on one node
-// of GPUs behind PCIe (see docs/performance.md, "Distributed over MPI", for how they were
-// measured); a fabric between nodes has a larger latency and a smaller bandwidth, which
-// moves the crossover between the schemes but not its shape.
+// What the cost model assumes of the machine: ranks on one node of GPUs, exchanging through
+// shared-memory MPI, as measured with ipt-bench mpi on 4 H200s (docs/performance.md,
+// "Distributed over MPI"): 2-5 GB/s per rank, MiB pieces near that rate and pieces of a
+// quarter MiB at half of it, all-to-all rounds 10-15% faster than pairwise swaps of
+// pieces as large. A fabric between nodes changes the numbers, not the shape.
 struct MachineModel {
-  double message_latency_s = 4e-6;     // one MPI message, end to end
-  double mpi_bytes_per_s = 10e9;       // one rank's send (and receive) rate
-  double link_bytes_per_s = 20e9;      // device <-> pinned host, each way
-  double device_bytes_per_s = 1000e9;  // libipt's local transpositions (read + write)
+  double message_latency_s = 5e-6;        // one MPI message's start-up
+  double mpi_bytes_per_s = 3e9;           // one rank's send (and receive) rate
+  double half_rate_bytes = 256.0 * 1024;  // a piece this large moves at half the rate
+  double alltoall_concurrency = 1.15;     // a collective's rate over pairwise swaps'
+  double link_bytes_per_s = 20e9;         // device <-> pinned host, each way
+  double device_bytes_per_s = 1000e9;     // libipt's local transpositions (read + write)
 };
 
 struct ExchangePlan {
