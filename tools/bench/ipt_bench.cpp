@@ -65,6 +65,7 @@
 #include "imatcopy_mode.hpp"
 #include "latency_mode.hpp"
 #include "results.hpp"
+#include "support/cli_values.hpp"
 #include "support/transpose_run.hpp"
 
 #ifndef IPT_BENCH_COMMIT
@@ -150,23 +151,18 @@ constexpr bool kMpiBuilt = false;
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> items;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, separator))
-    if (!item.empty()) items.push_back(item);
-  if (items.empty()) usage("empty list '" + text + "'");
-  return items;
+  try {
+    return ipt::support::split_list(text, separator);
+  } catch (const std::invalid_argument& e) {
+    usage(e.what());
+  }
 }
 
 std::size_t number(const std::string& text) {
   try {
-    std::size_t used = 0;
-    const auto value = std::stoull(text, &used);
-    if (used != text.size() || text[0] == '-') throw std::invalid_argument(text);
-    return value;
-  } catch (const std::exception&) {
-    usage("'" + text + "' is not a number");
+    return ipt::support::parse_count(text);
+  } catch (const std::invalid_argument& e) {
+    usage(e.what());
   }
 }
 

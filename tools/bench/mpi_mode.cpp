@@ -19,8 +19,10 @@
 #include <vector>
 
 #include "ipt/ipt_mpi.h"
+#include "support/cli_values.hpp"
 #include "support/device_select.hpp"
 #include "support/measure.hpp"
+#include "support/program_build.hpp"
 
 #ifndef IPT_BENCH_COMMIT
 #define IPT_BENCH_COMMIT "unknown"
@@ -63,23 +65,18 @@ struct Options {
 };
 
 std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> items;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, separator))
-    if (!item.empty()) items.push_back(item);
-  if (items.empty()) throw UsageError("empty list '" + text + "'");
-  return items;
+  try {
+    return support::split_list(text, separator);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 }
 
 std::size_t number(const std::string& text) {
   try {
-    std::size_t used = 0;
-    const auto value = std::stoull(text, &used);
-    if (used != text.size() || text[0] == '-') throw std::invalid_argument(text);
-    return value;
-  } catch (const std::logic_error&) {
-    throw UsageError("'" + text + "' is not a number");
+    return support::parse_count(text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
 }
 
@@ -336,21 +333,10 @@ class BlockPattern {
     if (s == 5) throw std::invalid_argument("element size " + std::to_string(e));
     cl_program& program = programs_[s];
     cl_int code = CL_SUCCESS;
-    if (program == nullptr) {
-      program = clCreateProgramWithSource(session_.context(), 1, &kSource, nullptr, &code);
-      support::check(code, "clCreateProgramWithSource(block pattern)");
-      const std::string options = std::string("-DT=") + types[s] + " -DWORDS=" + words[s];
-      cl_device_id device = session_.device();
-      if (clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
-        std::size_t size = 0;
-        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-        std::string log(size, '\0');
-        clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-        clReleaseProgram(program);
-        program = nullptr;
-        throw std::runtime_error("building the block pattern kernels failed:\n" + log);
-      }
-    }
+    if (program == nullptr)
+      program = support::build_program(session_.context(), session_.device(), kSource,
+                                       std::string("-DT=") + types[s] + " -DWORDS=" + words[s],
+                                       "block pattern");
     cl_kernel k = clCreateKernel(program, name, &code);
     support::check(code, name);
     return k;

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/program_build.hpp"
+
 namespace ipt::support {
 namespace {
 
@@ -100,20 +102,8 @@ cl_kernel DevicePattern::kernel(const char* name, std::size_t elem_size) {
     static const char* types[] = {"uchar", "ushort", "uint", "uint2", "uint4"};
     static const char* words[] = {"1", "1", "1", "2", "4"};
     const int s = slot(elem_size);
-    cl_int code = CL_SUCCESS;
-    program = clCreateProgramWithSource(session_.context(), 1, &kSource, nullptr, &code);
-    check(code, "clCreateProgramWithSource(pattern)");
-    const std::string options = std::string("-DT=") + types[s] + " -DWORDS=" + words[s];
-    cl_device_id device = session_.device();
-    if (clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr) != CL_SUCCESS) {
-      std::size_t size = 0;
-      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
-      std::string log(size, '\0');
-      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
-      clReleaseProgram(program);
-      program = nullptr;
-      throw std::runtime_error("building the pattern kernels failed:\n" + log);
-    }
+    program = build_program(session_.context(), session_.device(), kSource,
+                            std::string("-DT=") + types[s] + " -DWORDS=" + words[s], "pattern");
   }
   cl_int code = CL_SUCCESS;
   cl_kernel k = clCreateKernel(program, name, &code);
