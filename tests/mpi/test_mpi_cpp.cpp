@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "rank_device.hpp"
 #include "support/device_select.hpp"
 
 namespace {
@@ -242,16 +243,7 @@ int main(int argc, char** argv) {
   Tally tally;
   tally.rank = rank;
   try {
-    // One device per rank where there are several (the local rank picks it): each rank's
-    // block on its own GPU, as the library is meant to run.
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-    int local_rank = 0;
-    MPI_Comm_rank(node, &local_rank);
-    MPI_Comm_free(&node);
-    const auto devices = ipt::support::platform_devices();
-    ipt::support::Session session(
-        devices.at(static_cast<std::size_t>(local_rank) % devices.size()));
+    ipt::support::Session session(ipt::test::rank_device(MPI_COMM_WORLD));
     Run run{MPI_COMM_WORLD,
             rank,
             ranks,
