@@ -17,8 +17,9 @@
 ! (or a whole ipt_mpi_options, whose fields these override); every rank must pass the
 ! same. The transposing calls are collective and block until done. Bad input on any rank
 ! returns the same status on every rank with every buffer unchanged: a negative size,
-! offset or option too (IPT_INVALID_VALUE; the module passes an invalid scheme to make
-! every rank refuse, so the message names the scheme).
+! offset or option too (IPT_INVALID_VALUE, or IPT_INVALID_ELEMENT_SIZE for a negative
+! elem_size; the module passes an invalid scheme to make every rank refuse, so the message
+! names the scheme).
 module ipt_mpi
   use, intrinsic :: iso_c_binding
   use ipt, only: IPT_INVALID_VALUE

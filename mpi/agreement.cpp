@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 
 namespace ipt::mpi {
@@ -12,11 +13,17 @@ constexpr int kMessageBytes = 512;
 
 }  // namespace
 
-void set_last_error(std::string message) { last_error_message = std::move(message); }
+void set_last_error(const char* message) noexcept {
+  try {
+    last_error_message = message;
+  } catch (...) {
+    last_error_message = "out of memory";  // short enough to need no allocation
+  }
+}
 
-const char* last_error() { return last_error_message.c_str(); }
+const char* last_error() noexcept { return last_error_message.c_str(); }
 
-ipt_status agree(MPI_Comm comm, ipt_status mine, const std::string& why) {
+ipt_status agree(MPI_Comm comm, ipt_status mine, const char* why) noexcept {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   int failing = mine == IPT_SUCCESS ? INT_MAX : rank, first = INT_MAX;
@@ -31,23 +38,24 @@ ipt_status agree(MPI_Comm comm, ipt_status mine, const std::string& why) {
     char text[kMessageBytes];
   } report{};
   report.status = static_cast<int>(mine);
-  const std::string text = "rank " + std::to_string(rank) + ": " + why;
-  std::memcpy(report.text, text.data(), std::min<std::size_t>(text.size(), kMessageBytes - 1));
+  std::snprintf(report.text, sizeof report.text, "rank %d: %s", rank, why);
   MPI_Bcast(&report, static_cast<int>(sizeof report), MPI_BYTE, first, comm);
   report.text[kMessageBytes - 1] = '\0';
   set_last_error(report.text);
   return static_cast<ipt_status>(report.status);
 }
 
-bool same_everywhere(MPI_Comm comm, const std::vector<unsigned long long>& values) {
-  std::vector<unsigned long long> low(values.size()), high(values.size());
-  const int n = static_cast<int>(values.size());
-  MPI_Allreduce(values.data(), low.data(), n, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
-  MPI_Allreduce(values.data(), high.data(), n, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
-  return low == high;
+bool same_everywhere(MPI_Comm comm, std::initializer_list<unsigned long long> values) noexcept {
+  constexpr std::size_t kMost = 16;
+  unsigned long long mine[kMost] = {}, low[kMost] = {}, high[kMost] = {};
+  const std::size_t n = std::min(values.size(), kMost);
+  std::copy_n(values.begin(), n, mine);
+  MPI_Allreduce(mine, low, static_cast<int>(n), MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+  MPI_Allreduce(mine, high, static_cast<int>(n), MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+  return std::equal(low, low + n, high);
 }
 
-unsigned long long least(MPI_Comm comm, unsigned long long value) {
+unsigned long long least(MPI_Comm comm, unsigned long long value) noexcept {
   unsigned long long low = value;
   MPI_Allreduce(&value, &low, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
   return low;

@@ -5,25 +5,27 @@
 
 #include <mpi.h>
 
+#include <initializer_list>
 #include <string>
-#include <vector>
 
 #include "ipt/ipt.h"
 
 namespace ipt::mpi {
 
-// The calling thread's last error message ("" after a success).
-void set_last_error(std::string message);
-const char* last_error();
+// The calling thread's last error message ("" after a success). Never throws: without
+// memory for the text, the message says so.
+void set_last_error(const char* message) noexcept;
+const char* last_error() noexcept;
 
 // Collective: IPT_SUCCESS when every rank passed IPT_SUCCESS; else, on every rank, the
 // status of the lowest failing rank, whose `why` becomes every rank's last error message.
-ipt_status agree(MPI_Comm comm, ipt_status mine, const std::string& why);
+// Allocates nothing, throws nothing.
+ipt_status agree(MPI_Comm comm, ipt_status mine, const char* why) noexcept;
 
-// Collective: whether every rank passed the same values.
-bool same_everywhere(MPI_Comm comm, const std::vector<unsigned long long>& values);
+// Collective: whether every rank passed the same values (at most 16). Allocates nothing.
+bool same_everywhere(MPI_Comm comm, std::initializer_list<unsigned long long> values) noexcept;
 
 // Collective: the least of every rank's value.
-unsigned long long least(MPI_Comm comm, unsigned long long value);
+unsigned long long least(MPI_Comm comm, unsigned long long value) noexcept;
 
 }  // namespace ipt::mpi

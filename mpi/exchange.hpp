@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <vector>
 
 #include "exchange_plan.hpp"
 #include "staging.hpp"
@@ -14,22 +15,31 @@
 namespace ipt::mpi {
 
 struct ExchangeTarget {
-  MPI_Comm comm;
+  MPI_Comm comm;  // a communicator of the library's own (a duplicate of the caller's)
   cl_command_queue queue;
   cl_mem buffer;
   std::size_t base = 0;  // bytes from the buffer's start to the padded block
   std::size_t rank = 0;
+  std::size_t ranks = 0;   // P, the communicator's size
   std::size_t active = 0;  // S: ranks 0 .. S - 1 hold chunks
   std::size_t chunk = 0;   // bytes of one chunk
 };
 
-// The staging `plan` needs: allocated before the exchange, so that a failure is agreed on
-// while every buffer can still be restored.
-Staging make_staging(const ExchangeTarget& t, const ExchangePlan& plan);
+// Everything the exchange allocates, allocated before it starts: a rank that ran out of
+// memory part-way through the MPI calls would leave its partners waiting.
+struct ExchangeResources {
+  ExchangeResources(const ExchangeTarget& t, const ExchangePlan& plan);  // may throw
+  bool ok() const { return staging.ok(); }
+
+  Staging staging;
+  std::vector<std::vector<cl_event>> reads, writes;  // per slot, capacity for its transfers
+  std::vector<int> counts, displs;                   // MPI_Alltoallv's, per rank
+};
 
 // Collective over t.comm (every rank calls it, active or not, with the same plan). Returns
 // whether this rank's transfers all succeeded; a rank whose transfer fails still makes
-// every MPI call of the plan, so that no partner waits forever.
-bool exchange(const ExchangeTarget& t, const ExchangePlan& plan, Staging& staging);
+// every MPI call of the plan, so that no partner waits forever. Allocates nothing, throws
+// nothing; an active rank's queue is finished on return.
+bool exchange(const ExchangeTarget& t, const ExchangePlan& plan, ExchangeResources& r) noexcept;
 
 }  // namespace ipt::mpi

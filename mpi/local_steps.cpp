@@ -17,10 +17,11 @@ ipt_status transpose(const LocalBlock& k, std::size_t rows, std::size_t cols) {
   return ipt_transpose(k.queue, k.buffer, k.offset, rows, cols, 0, nullptr, nullptr, k.elem_size);
 }
 
+// Waits for the queue. A command that failed as it ran leaves the block undefined.
 ipt_status finished(const LocalBlock& k, ipt_status status) {
   const cl_int done = clFinish(k.queue);
   if (status != IPT_SUCCESS) return status;
-  return done == CL_SUCCESS ? IPT_SUCCESS : static_cast<ipt_status>(done);
+  return done == CL_SUCCESS ? IPT_SUCCESS : IPT_BUFFER_UNDEFINED;
 }
 
 }  // namespace
@@ -28,6 +29,7 @@ ipt_status finished(const LocalBlock& k, ipt_status status) {
 ipt_status before_exchange(const LocalBlock& k, BeforeDone* done) {
   const std::size_t N = k.d.cols, b = k.d.block_rows, lr = k.share.rows;
   const std::size_t Np = k.d.active * k.d.block_cols;
+  if (lr == 0) return IPT_SUCCESS;
   ipt_status status = IPT_SUCCESS;
   if ((k.flags & kTransposedIn) != 0) {
     status = repitch(k, N, lr, lr, b);
@@ -43,22 +45,20 @@ ipt_status before_exchange(const LocalBlock& k, BeforeDone* done) {
   return finished(k, status);
 }
 
-void undo_before(const LocalBlock& k, const BeforeDone& done) {
+ipt_status undo_before(const LocalBlock& k, const BeforeDone& done) {
   const std::size_t N = k.d.cols, b = k.d.block_rows, lr = k.share.rows;
   const std::size_t Np = k.d.active * k.d.block_cols;
-  if (done.transposed) transpose(k, Np, b);
-  if (done.spread) {
-    if ((k.flags & kTransposedIn) != 0)
-      repitch(k, N, lr, b, lr);
-    else
-      repitch(k, lr, N, Np, N);
-  }
-  clFinish(k.queue);
+  ipt_status status = IPT_SUCCESS;
+  if (done.transposed) status = transpose(k, Np, b);
+  if (done.spread && status == IPT_SUCCESS)
+    status = (k.flags & kTransposedIn) != 0 ? repitch(k, N, lr, b, lr) : repitch(k, lr, N, Np, N);
+  return finished(k, status) == IPT_SUCCESS ? IPT_SUCCESS : IPT_BUFFER_UNDEFINED;
 }
 
 ipt_status after_exchange(const LocalBlock& k) {
   const std::size_t M = k.d.rows, S = k.d.active, b = k.d.block_rows, c = k.d.block_cols;
   const std::size_t lc = k.share.cols;
+  if (lc == 0) return IPT_SUCCESS;
   ipt_status status =
       ipt_transpose_batched(k.queue, k.buffer, k.offset, S, c, b, 0, nullptr, nullptr, k.elem_size);
   if (status == IPT_SUCCESS && (k.flags & kTransposedOut) != 0) {
@@ -72,7 +72,7 @@ ipt_status after_exchange(const LocalBlock& k) {
 
 ipt_status only_rank(const LocalBlock& k) {
   const bool in = (k.flags & kTransposedIn) != 0, out = (k.flags & kTransposedOut) != 0;
-  if (in != out) return IPT_SUCCESS;
+  if (in != out) return finished(k, IPT_SUCCESS);  // already in the layout asked for
   // Row-major M x N in, N x M out; or, both transposed, N x M in and M x N out.
   const std::size_t M = k.d.rows, N = k.d.cols;
   return finished(k, in ? transpose(k, N, M) : transpose(k, M, N));

@@ -34,13 +34,17 @@ struct BeforeDone {
   bool spread = false, transposed = false;
 };
 
-// Enqueues the steps before the exchange and waits for them; returns the first failure.
+// Enqueues the steps before the exchange and waits for them; returns the first failure, or
+// IPT_BUFFER_UNDEFINED when a command enqueued failed as it ran. A rank without rows skips
+// them: its chunks are padding rows, which no rank keeps.
 ipt_status before_exchange(const LocalBlock& block, BeforeDone* done);
 
-// Restores the block as it was given, after `before_exchange` got as far as *done.
-void undo_before(const LocalBlock& block, const BeforeDone& done);
+// Restores the block as it was given, after `before_exchange` got as far as *done, and
+// waits; IPT_BUFFER_UNDEFINED when that fails.
+ipt_status undo_before(const LocalBlock& block, const BeforeDone& done);
 
-// Enqueues the steps after the exchange and waits for them; returns the first failure.
+// Enqueues the steps after the exchange and waits for them; returns the first failure. A
+// rank without rows of the transpose skips them.
 ipt_status after_exchange(const LocalBlock& block);
 
 // The whole call when one rank holds everything (S = 1): no exchange and no padding, the

@@ -5,8 +5,8 @@
 namespace ipt::mpi {
 
 Staging::Staging(cl_command_queue queue, std::size_t slots, std::size_t slot_bytes) noexcept
-    : queue_(queue), slot_bytes_(slot_bytes) {
-  const std::size_t bytes = slots * slot_bytes;
+    : queue_(queue), slot_bytes_(slot_bytes), bytes_(slots * slot_bytes) {
+  const std::size_t bytes = bytes_;
   if (bytes == 0) return;
   cl_context context = nullptr;
   cl_int code = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr);

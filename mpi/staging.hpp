@@ -20,12 +20,13 @@ class Staging {
   Staging& operator=(const Staging&) = delete;
 
   unsigned char* slot(std::size_t k) const { return base_ + k * slot_bytes_; }
-  bool ok() const { return base_ != nullptr || slot_bytes_ == 0; }
+  bool ok() const { return base_ != nullptr || bytes_ == 0; }
   bool pinned() const { return pinned_ != nullptr; }
 
  private:
   cl_command_queue queue_;
   std::size_t slot_bytes_;
+  std::size_t bytes_;  // all slots'
   cl_mem pinned_ = nullptr;
   unsigned char* base_ = nullptr;
   std::vector<unsigned char> pageable_;

@@ -113,3 +113,27 @@ TEST_CASE("mpi plan: the cost model's choice at its extremes", "[mpi][planner]")
   REQUIRE(ipt::mpi::distribute(2, 64, 64, 0, 0, &d).empty());
   CHECK(ipt::mpi::plan_exchange(d, 4, 0, 16u << 20, Scheme::automatic).scheme == Scheme::pairwise);
 }
+
+TEST_CASE("mpi plan: the all-to-all scheme needs a byte of staging per piece and partner",
+          "[mpi][planner]") {
+  Distribution d;
+  REQUIRE(ipt::mpi::distribute(1100, 2200, 2200, 0, 0, &d).empty());
+  // 4 (S - 1) = 4396 bytes of staging would be pieces of one byte; 4096 cannot.
+  const ExchangePlan forced = ipt::mpi::plan_exchange(d, 4, 0, 4096, Scheme::alltoall);
+  CHECK_FALSE(forced.feasible);
+  const ExchangePlan chosen = ipt::mpi::plan_exchange(d, 4, 0, 4096, Scheme::automatic);
+  CHECK(chosen.feasible);
+  CHECK(chosen.scheme == Scheme::pairwise);
+  CHECK(chosen.staging_bytes <= 4096);
+  CHECK(ipt::mpi::plan_exchange(d, 4, 0, 4396, Scheme::alltoall).feasible);
+}
+
+TEST_CASE("mpi plan: overflowing blocks are refused as overflow", "[mpi][planner]") {
+  Distribution d;
+  bool overflow = false;
+  const std::size_t huge = std::size_t{1} << 40;
+  CHECK_FALSE(ipt::mpi::distribute(2, huge, huge, 0, 0, &d, &overflow).empty());
+  CHECK(overflow);
+  CHECK_FALSE(ipt::mpi::distribute(2, 10, 10, 3, 0, &d, &overflow).empty());  // rows uncovered
+  CHECK_FALSE(overflow);
+}

@@ -24,15 +24,17 @@ extern "C" {
 /* How the ranks exchange their chunks (ipt_mpi_options.scheme). */
 typedef enum ipt_mpi_scheme {
   IPT_MPI_SCHEME_AUTO = 0,     /* the cost model's choice (ipt_mpi_plan says which) */
-  IPT_MPI_SCHEME_PAIRWISE = 1, /* P - 1 rounds, each rank swapping its chunk with one
-                                  partner (MPI_Sendrecv_replace), the device transfers of
-                                  the next and previous pieces overlapped with each swap */
+  IPT_MPI_SCHEME_PAIRWISE = 1, /* S - 1 rounds, each rank swapping its chunk with one
+                                  partner piece by piece (MPI_Sendrecv), the device
+                                  transfers of the next and previous pieces overlapped
+                                  with each swap */
   IPT_MPI_SCHEME_ALLTOALL = 2  /* rounds of one MPI_Alltoallv, each moving a piece of every
                                   chunk between every pair of ranks at once */
 } ipt_mpi_scheme;
 
 /* Options of a distributed call; NULL means every field 0. Every rank must pass the same
- * values (checked). */
+ * blocks and scheme (checked); the ranks use the smallest staging budget any of them
+ * passes, so that both sides of a message cut the same pieces. */
 typedef struct ipt_mpi_options {
   size_t block_rows;     /* rows of the matrix per rank (FFTW's block0): rank r holds rows
                             [r b, min((r + 1) b, rows)); 0: ceil(rows / P) */
@@ -82,18 +84,25 @@ IPT_MPI_API size_t ipt_mpi_set_staging_bytes(size_t bytes);
  * there. Afterwards the rank holds rows [local_col_start, local_col_start + local_cols) of
  * the cols x rows transpose in the same place (row-major, or transposed with
  * IPT_MPI_TRANSPOSED_OUT). local_rows and local_row_start must be the rank's share
- * (checked). Per rank: the padded block (alloc_elements) on the device, libipt's usual
- * scratch, and at most the staging budget in host memory; never a second copy of the
- * block. Blocks until done; the rank's queue is finished on return.
+ * (checked). A rank whose alloc_elements is 0 (it holds nothing before or after) may pass
+ * NULL for both queue and buffer. Per rank: the padded block (alloc_elements) on the
+ * device, libipt's usual scratch, the staging budget in pinned host memory, and a few
+ * bytes per rank of the communicator; never a second copy of the block. The exchange's
+ * messages go over a duplicate of `comm`, so messages of the caller's in flight on `comm`
+ * are safe. Blocks until done; the rank's queue (if any) is finished on return.
  *
- * Bad input on any rank (sizes, element size, flags or options that differ between ranks,
- * a block that is not the rank's share, a buffer too small, an invalid queue or buffer)
- * returns the same status on every rank, with every buffer unchanged;
+ * Bad input on any rank (sizes, element size, flags, blocks or scheme that differ between
+ * ranks, a block that is not the rank's share, a buffer too small, an invalid queue or
+ * buffer) returns the same status on every rank, with every buffer unchanged;
  * ipt_mpi_last_error_message() says which rank found what. A failure of a local step
  * before the exchange is undone on every rank and returns that failure's status: every
- * rank's block is as it was (the rest of its alloc_elements is the call's workspace). One
- * during or after the exchange returns IPT_BUFFER_UNDEFINED on every rank. Errors of MPI
- * itself go to the communicator's error handler (MPI's default aborts the job).
+ * rank's block is as it was (the rest of its alloc_elements is the call's workspace), or, if
+ * undoing fails too, IPT_BUFFER_UNDEFINED on every rank. A failure during or after the
+ * exchange returns IPT_BUFFER_UNDEFINED on every rank. IPT_INVALID_VALUE, on every rank,
+ * for IPT_MPI_SCHEME_ALLTOALL with less than 4 (S - 1) bytes of staging. A communicator
+ * that is not a valid intracommunicator returns IPT_INVALID_VALUE on the ranks that pass
+ * it (the others cannot be told); errors of MPI itself go to the communicator's error
+ * handler (MPI's default aborts the job).
  */
 IPT_MPI_API ipt_status ipt_mpi_transpose(MPI_Comm comm, cl_command_queue queue, cl_mem buffer,
                                          size_t offset, size_t rows, size_t cols, size_t elem_size,
@@ -123,18 +132,21 @@ typedef struct ipt_mpi_plan_info {
   size_t block_rows, block_cols;
   size_t chunk_bytes;           /* the c x b chunk each pair of ranks swaps */
   size_t piece_bytes;           /* the most a message moves (chunks go in pieces) */
-  size_t rounds;                /* MPI calls of the exchange on this rank */
-  size_t staging_bytes;         /* host memory the exchange stages through */
-  size_t exchange_bytes;        /* bytes this rank sends (and receives) */
+  size_t rounds;                /* MPI calls of the exchange on an active rank */
+  size_t staging_bytes;         /* host memory an active rank stages through */
+  size_t exchange_bytes;        /* bytes an active rank sends (and receives) */
   double modelled_seconds;      /* the cost model's time for the chosen scheme */
   double modelled_pairwise;     /* ... and for each scheme */
   double modelled_alltoall;
   char description[1024];       /* the plan in words, NUL-terminated, possibly truncated */
 } ipt_mpi_plan_info;
 
-/* The plan this rank would run for ipt_mpi_transpose_with_options with these arguments.
- * Not collective. Returns IPT_SUCCESS, or the status the call would return for these
- * arguments on this rank (IPT_INVALID_VALUE, IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW). */
+/* The plan of ipt_mpi_transpose_with_options with these arguments, as this rank sees it:
+ * the exchange is the same on every rank (a rank that holds nothing makes no pairwise
+ * calls and stages nothing); it uses this rank's staging budget, where the call uses the
+ * smallest of all ranks'. Not collective. Returns IPT_SUCCESS, or the status the call
+ * would return for these arguments (IPT_INVALID_VALUE, IPT_INVALID_ELEMENT_SIZE,
+ * IPT_SIZE_OVERFLOW). */
 IPT_MPI_API ipt_status ipt_mpi_plan(MPI_Comm comm, size_t rows, size_t cols, size_t elem_size,
                                     unsigned flags, const ipt_mpi_options* options,
                                     ipt_mpi_plan_info* info);

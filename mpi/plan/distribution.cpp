@@ -10,7 +10,9 @@ std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0)
 }  // namespace
 
 std::string distribute(std::size_t ranks, std::size_t rows, std::size_t cols,
-                       std::size_t block_rows, std::size_t block_cols, Distribution* out) {
+                       std::size_t block_rows, std::size_t block_cols, Distribution* out,
+                       bool* overflow) {
+  if (overflow != nullptr) *overflow = false;
   if (ranks == 0) return "a communicator without ranks";
   Distribution d;
   d.ranks = ranks;
@@ -29,10 +31,12 @@ std::string distribute(std::size_t ranks, std::size_t rows, std::size_t cols,
     d.active = std::max(ceil_div(rows, d.block_rows), ceil_div(cols, d.block_cols));
     std::size_t sb = 0;
     if (__builtin_mul_overflow(d.active, d.block_rows, &sb) ||
-        __builtin_mul_overflow(sb, d.block_cols, &d.alloc))
+        __builtin_mul_overflow(sb, d.block_cols, &d.alloc)) {
+      if (overflow != nullptr) *overflow = true;
       return "the padded block of " + std::to_string(d.active) + " x " +
              std::to_string(d.block_rows) + " x " + std::to_string(d.block_cols) +
              " elements overflows size_t";
+    }
   }
   *out = d;
   return "";

@@ -28,8 +28,10 @@ struct Share {
 // Blocks of block_rows and block_cols (0: FFTW's default, ceil(M / P) and ceil(N / P)).
 // Returns "" and fills *out, or says why there is no such distribution (blocks that leave
 // rows of the matrix or of the transpose to no rank, or a padded block past size_t).
+// *overflow (when given) says which of the two it was.
 std::string distribute(std::size_t ranks, std::size_t rows, std::size_t cols,
-                       std::size_t block_rows, std::size_t block_cols, Distribution* out);
+                       std::size_t block_rows, std::size_t block_cols, Distribution* out,
+                       bool* overflow = nullptr);
 
 Share share_of(const Distribution& d, std::size_t rank);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 
 namespace ipt::mpi {
@@ -27,6 +28,22 @@ std::size_t local_passes(std::size_t active, unsigned flags) {
   const std::size_t before = in ? 1 : 2;
   const std::size_t after = out ? 2 : 3;
   return before + after;
+}
+
+// Appends printf-style text to `words`, whatever its length.
+__attribute__((format(printf, 2, 3))) void appendf(std::string& words, const char* format, ...) {
+  std::va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  if (n > 0) {
+    const std::size_t at = words.size();
+    words.resize(at + static_cast<std::size_t>(n) + 1);
+    std::vsnprintf(&words[at], static_cast<std::size_t>(n) + 1, format, again);
+    words.resize(at + static_cast<std::size_t>(n));
+  }
+  va_end(again);
 }
 
 }  // namespace
@@ -74,7 +91,9 @@ ExchangePlan plan_exchange(const Distribution& d, std::size_t elem_size, unsigne
 
   // A collective's start-up grows with log2 S (the libraries' Bruck and pairwise
   // algorithms overlap their messages); its S - 1 pieces a round move concurrently.
-  const std::size_t a2a_piece = S > 1 ? round_piece(budget / (4 * (S - 1)), p.chunk_bytes) : 0;
+  const std::size_t a2a_share = S > 1 ? budget / (4 * (S - 1)) : 0;
+  const bool a2a_fits = S <= 1 || a2a_share > 0;
+  const std::size_t a2a_piece = a2a_share > 0 ? round_piece(a2a_share, p.chunk_bytes) : 0;
   const std::size_t a2a_rounds = a2a_piece == 0 ? 0 : ceil_div(p.chunk_bytes, a2a_piece);
   const double stages = S > 1 ? std::ceil(std::log2(static_cast<double>(S))) : 0.0;
   const double a2a_rate = rate * model.alltoall_concurrency;
@@ -89,7 +108,9 @@ ExchangePlan plan_exchange(const Distribution& d, std::size_t elem_size, unsigne
 
   p.scheme = requested;
   if (requested == Scheme::automatic)
-    p.scheme = S > 2 && p.alltoall_s < p.pairwise_s ? Scheme::alltoall : Scheme::pairwise;
+    p.scheme =
+        S > 2 && a2a_fits && p.alltoall_s < p.pairwise_s ? Scheme::alltoall : Scheme::pairwise;
+  p.feasible = p.scheme != Scheme::alltoall || a2a_fits;
   if (p.scheme == Scheme::pairwise) {
     p.piece_bytes = pw_piece;
     p.pieces = pw_pieces;
@@ -113,50 +134,43 @@ std::string describe(const Distribution& d, std::size_t rank, std::size_t elem_s
                      const ExchangePlan& plan) {
   const Share s = share_of(d, rank);
   const std::size_t S = d.active, b = d.block_rows, c = d.block_cols;
-  char text[1024];
-  int n = std::snprintf(
-      text, sizeof text,
-      "rank %zu of %zu (%zu active): rows [%zu, %zu) of %zu x %zu, %zu-byte elements, "
-      "blocks of %zu rows and %zu transposed rows; after: rows [%zu, %zu) of the "
-      "transpose; buffer %zu elements. ",
-      rank, d.ranks, S, s.row_start, s.row_start + s.rows, d.rows, d.cols, elem_size, b, c,
-      s.col_start, s.col_start + s.cols, s.alloc);
-  if (!s.active || n < 0) return std::string(text, n < 0 ? 0 : static_cast<std::size_t>(n));
+  std::string words;
+  appendf(words,
+          "rank %zu of %zu (%zu active): rows [%zu, %zu) of %zu x %zu, %zu-byte elements, "
+          "blocks of %zu rows and %zu transposed rows; after: rows [%zu, %zu) of the "
+          "transpose; buffer %zu elements. ",
+          rank, d.ranks, S, s.row_start, s.row_start + s.rows, d.rows, d.cols, elem_size, b, c,
+          s.col_start, s.col_start + s.cols, s.alloc);
+  if (!s.active) return words;
   const bool in = (flags & kTransposedIn) != 0, out = (flags & kTransposedOut) != 0;
-  std::string words(text);
   if (S == 1) {
-    std::snprintf(text, sizeof text, "One active rank: no exchange; %s. Model: %.3g s.",
-                  in == out ? "the block transposed in place (ipt_transpose)"
-                            : "the block is already in the layout asked for",
-                  plan.seconds);
-    return words + text;
+    appendf(words, "One active rank: no exchange; %s. Model: %.3g s.",
+            in == out ? "the block transposed in place (ipt_transpose)"
+                      : "the block is already in the layout asked for",
+            plan.seconds);
+    return words;
   }
-  std::snprintf(text, sizeof text, "Before: %s; %zu chunks of %zu x %zu. ",
-                in ? "the transposed block's rows spread to pitch b"
-                   : "rows spread to pitch S c, the b x S c block transposed",
-                S, c, b);
-  words += text;
-  if (S > 1 && plan.scheme == Scheme::pairwise)
-    std::snprintf(text, sizeof text,
-                  "Exchange: pairwise, %zu partners x %zu pieces of %zu bytes "
-                  "(MPI_Sendrecv), %zu bytes of pinned staging in %zu slots. ",
-                  S - 1, plan.pieces, plan.piece_bytes, plan.staging_bytes, plan.slots);
-  else if (S > 1)
-    std::snprintf(text, sizeof text,
-                  "Exchange: alltoall, %zu rounds of MPI_Alltoallv moving %zu pieces of %zu "
-                  "bytes, %zu bytes of pinned staging in %zu slots. ",
-                  plan.rounds, S - 1, plan.piece_bytes, plan.staging_bytes, plan.slots);
+  appendf(words, "Before: %s; %zu chunks of %zu x %zu. ",
+          in ? "the transposed block's rows spread to pitch b"
+             : "rows spread to pitch S c, the b x S c block transposed",
+          S, c, b);
+  if (plan.scheme == Scheme::pairwise)
+    appendf(words,
+            "Exchange: pairwise, %zu partners x %zu pieces of %zu bytes (MPI_Sendrecv), %zu "
+            "bytes of pinned staging in %zu slots. ",
+            S - 1, plan.pieces, plan.piece_bytes, plan.staging_bytes, plan.slots);
   else
-    std::snprintf(text, sizeof text, "Exchange: none (one active rank). ");
-  words += text;
-  std::snprintf(text, sizeof text,
-                "After: %zu chunks transposed (batched)%s. Model: %.3g s (pairwise %.3g, "
-                "alltoall %.3g, local steps %.3g).",
-                S,
-                out ? ", the rows closed to pitch local_cols"
-                    : ", the S b x c block transposed and closed to pitch M",
-                plan.seconds, plan.pairwise_s, plan.alltoall_s, plan.local_s);
-  words += text;
+    appendf(words,
+            "Exchange: alltoall, %zu rounds of MPI_Alltoallv moving %zu pieces of %zu bytes, "
+            "%zu bytes of pinned staging in %zu slots. ",
+            plan.rounds, S - 1, plan.piece_bytes, plan.staging_bytes, plan.slots);
+  appendf(words,
+          "After: %zu chunks transposed (batched)%s. Model: %.3g s (pairwise %.3g, "
+          "alltoall %.3g, local steps %.3g).",
+          S,
+          out ? ", the rows closed to pitch local_cols"
+              : ", the S b x c block transposed and closed to pitch M",
+          plan.seconds, plan.pairwise_s, plan.alltoall_s, plan.local_s);
   return words;
 }
 

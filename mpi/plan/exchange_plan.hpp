@@ -30,6 +30,8 @@ struct MachineModel {
 
 struct ExchangePlan {
   Scheme scheme = Scheme::pairwise;
+  bool feasible = true;            // false: the all-to-all scheme asked for with a staging
+                                   // budget under 4 (S - 1) bytes (pieces of no byte)
   std::size_t chunk_bytes = 0;     // each pair's c x b chunk
   std::size_t piece_bytes = 0;     // the most one message moves
   std::size_t pieces = 0;          // pieces per chunk

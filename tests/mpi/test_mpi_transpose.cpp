@@ -135,6 +135,38 @@ struct Run {
 
   // ipt_mpi_plan: the plan a call would run, the scheme asked for when one is, and the
   // same plan on every rank but for the rank's own blocks.
+  // Ranks that hold nothing (a 2 x 3 matrix: at most 3 active ranks) pass no queue and no
+  // buffer; the others transpose as usual.
+  void empty_ranks_without_handles() {
+    const std::size_t M = 2, N = 3, e = 4;
+    ipt_mpi_local local{};
+    ipt_mpi_local_size(comm, M, N, &local);
+    if (local.alloc_elements > 0) {
+      transpose(M, N, e, 0);  // the collective call, with a buffer
+      return;
+    }
+    const ipt_status status = ipt_mpi_transpose(comm, nullptr, nullptr, 0, M, N, e,
+                                                local.local_rows, local.local_row_start, 0);
+    tally.check(status == IPT_SUCCESS, rank,
+                "no queue and no buffer on a rank that holds nothing: status " +
+                    std::to_string(status) + " " + ipt_mpi_last_error_message());
+  }
+
+  // A message of the caller's in flight on the same communicator, with the tag the library
+  // would use, while the call runs: the call's messages must not match it.
+  void callers_message_in_flight() {
+    if (ranks < 2) return;
+    int payload[4] = {-1, -2, -3, -4}, got[4] = {0, 0, 0, 0};
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (rank == 1) MPI_Isend(payload, 4, MPI_INT, 0, 0, comm, &request);
+    transpose(97, 89, 4, 0);
+    if (rank == 0) MPI_Recv(got, 4, MPI_INT, 1, 0, comm, MPI_STATUS_IGNORE);
+    if (rank == 1) MPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (rank == 0)
+      tally.check(std::memcmp(got, payload, sizeof got) == 0, rank,
+                  "the caller's message arrived intact after the call");
+  }
+
   void plans() {
     for (const ipt_mpi_scheme scheme :
          {IPT_MPI_SCHEME_AUTO, IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL}) {
@@ -304,6 +336,8 @@ int main(int argc, char** argv) {
     run.transpose(97, 89, 4, 0, nullptr, Run::Form::f32);
     run.transpose(89, 97, 8, IPT_MPI_TRANSPOSED_IN, nullptr, Run::Form::f64);
     run.plans();
+    run.empty_ranks_without_handles();
+    run.callers_message_in_flight();
     run.bad_input();
   }
   int counts[2] = {tally.passed, tally.failed}, totals[2] = {0, 0};
