@@ -25,7 +25,8 @@
 //   ipt-bench host      [--shapes 4096x4096,8192x8192,...] [--threads N] [--slices 2,4,8]
 //                       host matrices (ipt_transpose_host) through the device (both
 //                       schemes) and on the CPU, beside the transfers alone and memcpy
-//   mpirun -np P ipt-bench mpi [--shapes RxC,...] [--fill F,...] [--weak] [--scheme S,...]
+//   mpirun -np P ipt-bench mpi [--shapes RxC,...] [--fill F,...] [--beyond-max-alloc] [--weak]
+//   [--scheme S,...]
 //                       [--staging BYTES] [--block-rows B] [--block-cols C] [--flags in,out]
 //                       libipt_mpi's distributed transposition, a device per rank, beside
 //                       an MPI all-to-all of the same bytes (mpi_mode.hpp; runs
@@ -137,7 +138,9 @@ constexpr bool kMpiBuilt = false;
       "                      / P)); --flags: blocks stored transposed (TRANSPOSED_IN/_OUT);\n"
       "                      --fill F: also a square whose buffer fills F of each rank's\n"
       "                      share of its device (memory / ranks on it, at most one\n"
-      "                      allocation); --weak: the shapes' rows times P (fixed blocks)\n"
+      "                      allocation, or beyond with --beyond-max-alloc, for drivers that\n"
+      "                      allocate more than CL_DEVICE_MAX_MEM_ALLOC_SIZE says, as\n"
+      "                      NVIDIA's); --weak: the shapes' rows times P (fixed blocks)\n"
       "                      (this build %s)\n"
       "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
       "          [--verify device|host]\n"

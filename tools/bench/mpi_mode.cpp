@@ -34,7 +34,8 @@ namespace {
 using Shape = std::pair<std::size_t, std::size_t>;
 
 const char* const kUsage =
-    "usage: mpirun -np P ipt-bench mpi [--shapes RxC,... (8192x8192)] [--fill F,...] [--weak]\n"
+    "usage: mpirun -np P ipt-bench mpi [--shapes RxC,... (8192x8192)] [--fill F,...]\n"
+    "         [--beyond-max-alloc] [--weak]\n"
     "         [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N (5)]\n"
     "         [--scheme auto|pairwise|alltoall,... (auto)] [--staging BYTES]\n"
     "         [--block-rows B] [--block-cols C] [--flags none|in|out|in,out]\n"
@@ -55,6 +56,8 @@ struct Options {
   std::vector<Shape> shapes;
   std::vector<double> fills;
   bool weak = false;
+  // Buffers past CL_DEVICE_MAX_MEM_ALLOC_SIZE: some drivers (NVIDIA's) allocate them.
+  bool beyond_max_alloc = false;
   std::string type = "f32";
   std::size_t elem_size = 4;
   int reps = 5;
@@ -133,6 +136,8 @@ Options parse(int argc, char** argv) {
           throw UsageError("--fill takes fractions in (0, 1), not '" + item + "'");
         options.fills.push_back(f);
       }
+    } else if (arg == "--beyond-max-alloc") {
+      options.beyond_max_alloc = true;
     } else if (arg == "--weak") {
       options.weak = true;
     } else if (arg == "--type") {
@@ -528,8 +533,8 @@ class MpiBench {
   std::size_t fill_side(double f, std::vector<std::string>& notes) {
     const double share =
         f * static_cast<double>(info_.global_mem) / static_cast<double>(info_.sharing);
-    const bool capped = share > static_cast<double>(info_.max_alloc);
-    const double budget = min_of(std::min(share, static_cast<double>(info_.max_alloc)));
+    const bool capped = !options_.beyond_max_alloc && share > static_cast<double>(info_.max_alloc);
+    const double budget = min_of(capped ? static_cast<double>(info_.max_alloc) : share);
     const ipt_mpi_options o = mpi_options(IPT_MPI_SCHEME_AUTO);
     auto fits = [&](std::size_t n) {
       ipt_mpi_local local{};
@@ -736,7 +741,7 @@ class MpiBench {
     row.alloc_bytes = local.alloc_elements * e_;
     row.block_bytes = std::max(local.local_rows * N, local.local_cols * M) * e_;
     const std::size_t padding = row.alloc_bytes - std::min(row.alloc_bytes, row.block_bytes);
-    const bool fits = row.alloc_bytes <= info_.max_alloc;
+    const bool fits = options_.beyond_max_alloc || row.alloc_bytes <= info_.max_alloc;
     if (!all_ok(fits))
       return failed(row,
                     "a buffer of " + std::to_string(row.alloc_bytes) +
