@@ -390,3 +390,34 @@ TEST_CASE("status strings are distinct and the last error is per call", "[api]")
   CHECK(ipt_version() == IPT_VERSION);
   CHECK(std::string(ipt_version_string()) == "0.1.0");
 }
+
+TEST_CASE("a matrix past one allocation is transposed where its buffer holds it", "[bad_input]") {
+  // Drivers such as NVIDIA's allocate buffers past the CL_DEVICE_MAX_MEM_ALLOC_SIZE they
+  // report; a matrix in such a buffer is transposed, up to 4 allocations (the most device
+  // memory OpenCL allows for), while a plan without a buffer is refused. IPT_OVERRIDES
+  // lowers the limit to 256 KiB here, under a 614 KB matrix.
+  {
+    ScopedEnv small("IPT_OVERRIDES", "max_alloc=262144");
+    ipt_plan_info info{};
+    CHECK(ipt_plan(session().device(), 401, 383, 4, nullptr, &info) == IPT_OUT_OF_RESOURCES);
+    CHECK(ipt::test::transpose_through_api(401, 383, 4, 3, 64, 401) == "");
+    CHECK(ipt::test::transpose_through_api(383, 401, 2, 0, 16, 402) == "");
+  }
+  // Past 4 allocations: refused, the buffer untouched.
+  ScopedEnv smaller("IPT_OVERRIDES", "max_alloc=131072");
+  const std::size_t rows = 1031, cols = 257, bytes = rows * cols * 4;  // 8 allocations
+  const std::vector<unsigned char> data = ipt::support::random_bytes(bytes, 403);
+  cl_int code = CL_SUCCESS;
+  cl_mem buffer = clCreateBuffer(session().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                 bytes, const_cast<unsigned char*>(data.data()), &code);
+  REQUIRE(code == CL_SUCCESS);
+  CHECK(ipt_transpose_f32(session().queue(), buffer, 0, rows, cols, 0, nullptr, nullptr) ==
+        IPT_OUT_OF_RESOURCES);
+  CHECK(std::string(ipt_last_error_message()).find("times 4 for a buffer that holds it") !=
+        std::string::npos);
+  std::vector<unsigned char> after(bytes);
+  clEnqueueReadBuffer(session().queue(), buffer, CL_TRUE, 0, bytes, after.data(), 0, nullptr,
+                      nullptr);
+  CHECK(after == data);
+  clReleaseMemObject(buffer);
+}

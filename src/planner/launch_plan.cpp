@@ -5,6 +5,7 @@
 #include "planner/launch_plan.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 
@@ -225,20 +226,28 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
   launch.zero_scratch_bytes = layout.zero_total();
 }
 
-// A matrix that one allocation cannot hold is in no buffer of this device: refused
-// before the factor search, whose time grows with the square root of the sides.
+// A matrix larger than one allocation: refused before the factor search, whose time grows
+// with the square root of the sides, unless it lies in a buffer that holds it (`capacity`
+// elements from its start). Some drivers (NVIDIA's) allocate buffers past the
+// CL_DEVICE_MAX_MEM_ALLOC_SIZE they report; a buffer still cannot pass the device's
+// memory, which OpenCL keeps within 4 such allocations: the bound for those.
 void check_one_allocation(const DeviceProfile& device, const char* what, std::uint64_t rows,
-                          std::uint64_t cols, std::size_t elem_size, std::uint64_t offset) {
-  std::uint64_t elements = 0, bytes = 0;
-  if (__builtin_mul_overflow(rows, cols, &elements) ||
-      __builtin_add_overflow(elements, offset, &elements) ||
-      __builtin_mul_overflow(elements, std::uint64_t{elem_size}, &bytes) ||
-      (device.max_alloc_bytes != 0 && bytes > device.max_alloc_bytes))
+                          std::uint64_t cols, std::size_t elem_size, std::uint64_t offset,
+                          std::uint64_t capacity = 0) {
+  std::uint64_t elements = 0, matrix = 0, bytes = 0, most = device.max_alloc_bytes;
+  const bool overflow = __builtin_mul_overflow(rows, cols, &matrix) ||
+                        __builtin_add_overflow(matrix, offset, &elements) ||
+                        __builtin_mul_overflow(elements, std::uint64_t{elem_size}, &bytes);
+  // ~0: no buffer at all (ipt_plan, ipt_padded_size: room without limit).
+  const bool in_buffer = capacity != ~std::uint64_t{0} && capacity >= matrix;
+  if (!overflow && in_buffer && most != 0 && most <= UINT64_MAX / 4) most *= 4;
+  if (overflow || (most != 0 && bytes > most))
     throw ResourceError(std::string(what) + " of " + std::to_string(rows) + " x " +
                         std::to_string(cols) + " elements of " + std::to_string(elem_size) +
                         " bytes (at offset " + std::to_string(offset) +
                         ") is larger than one allocation of the device holds (" +
-                        std::to_string(device.max_alloc_bytes) + " bytes)");
+                        std::to_string(device.max_alloc_bytes) + " bytes)" +
+                        (in_buffer ? ", times 4 for a buffer that holds it" : ""));
 }
 
 // The plan of a call (plan_call, past its checks) with automatic padding within `padding`.
@@ -367,7 +376,8 @@ LaunchPlan plan_batch(const DeviceProfile& device, const CallShape& call,
     throw ResourceError("a batch of " + std::to_string(call.batch) + " matrices of " +
                         std::to_string(call.rows) + " x " + std::to_string(call.cols) +
                         " elements is larger than one allocation of the device holds");
-  check_one_allocation(device, "a batch", rows, call.cols, call.elem_size, call.offset);
+  check_one_allocation(device, "a batch", rows, call.cols, call.elem_size, call.offset,
+                       call.capacity);
   LaunchPlan launch;
   launch.elem_size = call.elem_size;
   launch.offset = call.offset;
@@ -387,7 +397,8 @@ LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                                 std::to_string(call.cols) + ", batch " +
                                 std::to_string(call.batch) + ") has no plan");
   if (call.batch > 1) return plan_batch(device, call, overrides);
-  check_one_allocation(device, "a matrix", call.rows, call.cols, call.elem_size, call.offset);
+  check_one_allocation(device, "a matrix", call.rows, call.cols, call.elem_size, call.offset,
+                       call.capacity);
   // A forced padded shape is a matrix of the device too (ipt_plan, without a buffer, asks
   // for no room at all): 2^64 - 1 x 1 would search divisors for minutes.
   const PlanRequest& request = overrides.request;
