@@ -1,0 +1,185 @@
+#include "distributed_call.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "agreement.hpp"
+#include "call_arguments.hpp"
+#include "distribution.hpp"
+#include "exchange.hpp"
+#include "exchange_plan.hpp"
+#include "local_steps.hpp"
+
+namespace ipt::mpi {
+namespace {
+
+// The rank's queue finished, as the header promises on return (a rank without a queue has
+// nothing to finish).
+ipt_status finish_queue(cl_command_queue queue, ipt_status status) noexcept {
+  if (queue != nullptr) clFinish(queue);
+  return status;
+}
+
+// This rank's verdict on the arguments, before any command: a status and why.
+ipt_status check(const Call& c, std::size_t ranks, std::size_t rank, Distribution* d,
+                 std::string* why) {
+  const auto fail = [&](ipt_status status, std::string text) {
+    *why = std::move(text);
+    return status;
+  };
+  if (!valid_element_size(c.elem_size))
+    return fail(IPT_INVALID_ELEMENT_SIZE,
+                "elem_size " + std::to_string(c.elem_size) + " is not 1, 2, 4, 8 or 16");
+  if ((c.flags & ~(IPT_MPI_TRANSPOSED_IN | IPT_MPI_TRANSPOSED_OUT)) != 0)
+    return fail(IPT_INVALID_VALUE, "flags " + std::to_string(c.flags) + " name unknown bits");
+  if (!valid_scheme(c.options.scheme))
+    return fail(IPT_INVALID_VALUE, "options.scheme is not an ipt_mpi_scheme");
+  bool overflow = false;
+  if (const std::string no = distribute(ranks, c.rows, c.cols, c.options.block_rows,
+                                        c.options.block_cols, d, &overflow);
+      !no.empty())
+    return fail(overflow ? IPT_SIZE_OVERFLOW : IPT_INVALID_VALUE, no);
+  const Share s = share_of(*d, rank);
+  if (c.local_rows != s.rows || (s.rows > 0 && c.local_row_start != s.row_start))
+    return fail(IPT_INVALID_VALUE, "the block of " + std::to_string(c.local_rows) +
+                                       " rows from row " + std::to_string(c.local_row_start) +
+                                       " is not the rank's share (" + std::to_string(s.rows) +
+                                       " rows from row " + std::to_string(s.row_start) + ")");
+  std::size_t needed = 0;
+  if (__builtin_add_overflow(c.offset, s.alloc, &needed) ||
+      __builtin_mul_overflow(needed, c.elem_size, &needed))
+    return fail(IPT_SIZE_OVERFLOW, "offset + alloc_elements overflows size_t in bytes");
+  // A rank that holds nothing may pass no queue and no buffer: it only takes part in MPI.
+  if (s.alloc == 0 && c.queue == nullptr && c.buffer == nullptr) return IPT_SUCCESS;
+  if (c.queue == nullptr || clGetCommandQueueInfo(c.queue, CL_QUEUE_REFERENCE_COUNT,
+                                                  sizeof(cl_uint), nullptr, nullptr) != CL_SUCCESS)
+    return fail(IPT_INVALID_COMMAND_QUEUE, "the queue is not a valid cl_command_queue");
+  std::size_t buffer_bytes = 0;
+  if (c.buffer == nullptr || clGetMemObjectInfo(c.buffer, CL_MEM_SIZE, sizeof buffer_bytes,
+                                                &buffer_bytes, nullptr) != CL_SUCCESS)
+    return fail(IPT_INVALID_MEM_OBJECT, "the buffer is not a valid cl_mem");
+  if (buffer_bytes < needed)
+    return fail(IPT_BUFFER_TOO_SMALL, "the buffer holds " + std::to_string(buffer_bytes) +
+                                          " bytes; offset + alloc_elements need " +
+                                          std::to_string(needed));
+  if (c.fp64 && !supports_fp64(c.queue))
+    return fail(IPT_FP64_NOT_SUPPORTED, "the device does not support double precision");
+  return IPT_SUCCESS;
+}
+
+// The message of libipt's last failure on this thread, after `what`, in `out`.
+void with_libipt_message(char (&out)[512], const char* what) noexcept {
+  std::snprintf(out, sizeof out, "%s: %s", what, ipt_last_error_message());
+}
+
+// The checks, agreed on by every rank. A rank that fails to even check (no memory for a
+// message) still takes part, so that no rank waits for it.
+ipt_status agreed_checks(const Call& c, std::size_t ranks, std::size_t rank, Distribution* d) {
+  ipt_status mine = IPT_SUCCESS;
+  std::string why;
+  bool same = false;
+  try {
+    mine = check(c, ranks, rank, d, &why);
+  } catch (...) {
+    mine = IPT_OUT_OF_HOST_MEMORY;
+  }
+  same = same_everywhere(
+      c.comm, {c.rows, c.cols, c.elem_size, c.flags, c.options.block_rows, c.options.block_cols,
+               static_cast<unsigned long long>(c.options.scheme)});
+  const char* text =
+      mine == IPT_OUT_OF_HOST_MEMORY && why.empty() ? "out of host memory" : why.c_str();
+  if (!same && mine == IPT_SUCCESS) {
+    mine = IPT_INVALID_VALUE;
+    text = "rows, cols, elem_size, flags, blocks or scheme differ between ranks";
+  }
+  return agree(c.comm, mine, text);
+}
+
+}  // namespace
+
+// From the first agreement on, nothing allocates without agreeing on its failure, and
+// nothing throws.
+ipt_status run(const Call& c) {
+  std::size_t ranks = 0, rank = 0;
+  if (!comm_shape(c.comm, &ranks, &rank)) {
+    set_last_error("the communicator is not a valid intracommunicator");
+    return IPT_INVALID_VALUE;
+  }
+  Distribution d;
+  if (const ipt_status all = agreed_checks(c, ranks, rank, &d); all != IPT_SUCCESS) return all;
+  if (c.rows == 0 || c.cols == 0) return finish_queue(c.queue, IPT_SUCCESS);
+
+  // Pieces must be the same on both sides of every message: the least budget of any rank.
+  const std::size_t staging = least(c.comm, staging_of(c.options));
+  const ExchangePlan plan =
+      plan_exchange(d, c.elem_size, c.flags, staging, static_cast<Scheme>(c.options.scheme));
+  if (!plan.feasible) {  // the same on every rank: the plan depends on agreed values only
+    set_last_error(
+        "the all-to-all scheme needs 4 (S - 1) bytes of staging per piece byte and "
+        "the staging budget is smaller");
+    return IPT_INVALID_VALUE;
+  }
+  const LocalBlock block{c.queue, c.buffer, c.offset, c.elem_size, d, share_of(d, rank), c.flags};
+  char why[512] = "";
+
+  if (d.active == 1) {  // one rank holds the whole matrix: no exchange
+    const ipt_status status = block.share.active ? only_rank(block) : IPT_SUCCESS;
+    if (status != IPT_SUCCESS) with_libipt_message(why, "the transposition on the one rank failed");
+    return agree(c.comm, status, why);
+  }
+
+  // The exchange's messages go over a communicator of the library's own, so that none of
+  // them can match a message of the caller's still in flight on `comm`.
+  MPI_Comm own = MPI_COMM_NULL;
+  if (MPI_Comm_dup(c.comm, &own) != MPI_SUCCESS) {
+    set_last_error("MPI_Comm_dup failed");
+    return IPT_INVALID_VALUE;
+  }
+  const ExchangeTarget target{own,  c.queue, c.buffer, c.offset * c.elem_size,
+                              rank, ranks,   d.active, d.block_rows * d.block_cols * c.elem_size};
+  ipt_status result = IPT_SUCCESS;
+  {
+    ExchangeResources* resources = nullptr;
+    ipt_status step = IPT_SUCCESS;
+    try {
+      resources = new ExchangeResources(target, plan);
+      if (!resources->ok()) step = IPT_OUT_OF_HOST_MEMORY;
+    } catch (...) {
+      step = IPT_OUT_OF_HOST_MEMORY;
+    }
+    if (step != IPT_SUCCESS)
+      std::snprintf(why, sizeof why, "no host memory for %zu bytes of staging", plan.staging_bytes);
+    BeforeDone done;
+    if (step == IPT_SUCCESS && block.share.active) {
+      step = before_exchange(block, &done);
+      if (step != IPT_SUCCESS) with_libipt_message(why, "a local step before the exchange failed");
+    }
+    result = agree(own, step, why);
+    if (result != IPT_SUCCESS) {
+      // Undone where it was done; where undoing fails too, every rank says so. Else the
+      // message stays the failure's.
+      std::snprintf(why, sizeof why, "%s", last_error());
+      const ipt_status undone = block.share.active && step != IPT_BUFFER_UNDEFINED
+                                    ? undo_before(block, done)
+                                : step == IPT_BUFFER_UNDEFINED ? step
+                                                               : IPT_SUCCESS;
+      if (agree(own, undone, "undoing the local steps before the exchange failed") != IPT_SUCCESS)
+        result = IPT_BUFFER_UNDEFINED;
+      else
+        set_last_error(why);
+    } else {
+      bool ok = exchange(target, plan, *resources);
+      if (!ok) std::snprintf(why, sizeof why, "a device transfer of the exchange failed");
+      if (ok && block.share.active && after_exchange(block) != IPT_SUCCESS) {
+        ok = false;
+        with_libipt_message(why, "a local step after the exchange failed");
+      }
+      result = agree(own, ok ? IPT_SUCCESS : IPT_BUFFER_UNDEFINED, why);
+    }
+    delete resources;
+  }
+  MPI_Comm_free(&own);
+  return finish_queue(c.queue, result);
+}
+
+}  // namespace ipt::mpi
