@@ -72,14 +72,14 @@ module ipt_mpi
       type(ipt_mpi_options), intent(in) :: options
       integer(c_int) :: status
     end function
-    ! fortran/ipt_mpi_f64.c: ipt_mpi_transpose_f64 for a Fortran handle.
     function c_transpose_f64(comm, queue, buffer, offset, rows, cols, local_rows, &
-                             local_row_start, flags) &
-        bind(C, name="ipt_mpi_fortran_transpose_f64") result(status)
-      import :: c_int, c_ptr, c_size_t
+                             local_row_start, flags, options) &
+        bind(C, name="ipt_mpi_transpose_f64_fortran") result(status)
+      import :: c_int, c_ptr, c_size_t, ipt_mpi_options
       integer(c_int), value :: comm, flags
       type(c_ptr), value :: queue, buffer
       integer(c_size_t), value :: offset, rows, cols, local_rows, local_row_start
+      type(ipt_mpi_options), intent(in) :: options
       integer(c_int) :: status
     end function
     function c_set_staging_bytes(bytes) bind(C, name="ipt_mpi_set_staging_bytes") &
@@ -173,10 +173,8 @@ contains
                                flags, block_rows, block_cols, scheme, staging_bytes, options)
   end function
 
-  ! ipt_mpi_transpose of 8-byte reals. Without options it is ipt_mpi_transpose_f64:
-  ! IPT_FP64_NOT_SUPPORTED on every rank when a rank's device lacks doubles. The C API has
-  ! no such form with options, so with any of them the reals move as 8-byte words, which
-  ! needs no double support.
+  ! ipt_mpi_transpose of 8-byte reals (ipt_mpi_transpose_f64_with_options):
+  ! IPT_FP64_NOT_SUPPORTED on every rank when a rank's device lacks doubles.
   function ipt_mpi_transpose_f64(comm, queue, buffer, offset, rows, cols, local, flags, &
                                  block_rows, block_cols, scheme, staging_bytes, options) &
       result(status)
@@ -189,9 +187,10 @@ contains
     type(ipt_mpi_options), intent(in), optional :: options
     integer(c_int) :: status
     integer(c_int) :: c_flags
-    if (present(block_rows) .or. present(block_cols) .or. present(scheme) .or. &
-        present(staging_bytes) .or. present(options) .or. offset < 0 .or. rows < 0 .or. &
-        cols < 0) then
+    type(ipt_mpi_options) :: c_options
+    ! A negative value cannot reach C as a size_t: the generic form makes every rank refuse.
+    if (.not. options_to_c(c_options, options, block_rows, block_cols, scheme, staging_bytes) &
+        .or. offset < 0 .or. rows < 0 .or. cols < 0) then
       status = ipt_mpi_transpose(comm, queue, buffer, offset, rows, cols, 8_c_int64_t, local, &
                                  flags, block_rows, block_cols, scheme, staging_bytes, options)
       return
@@ -200,7 +199,7 @@ contains
     if (present(flags)) c_flags = flags
     status = c_transpose_f64(int(comm, c_int), queue, buffer, int(offset, c_size_t), &
                              int(rows, c_size_t), int(cols, c_size_t), local%local_rows, &
-                             local%local_row_start, c_flags)
+                             local%local_row_start, c_flags, c_options)
   end function
 
   ! The process's default host staging per rank (at least 4 KiB); returns the previous

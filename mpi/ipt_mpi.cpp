@@ -88,13 +88,21 @@ ipt_status ipt_mpi_transpose_f32(MPI_Comm comm, cl_command_queue queue, cl_mem b
                            local_row_start, flags);
 }
 
+ipt_status ipt_mpi_transpose_f64_with_options(MPI_Comm comm, cl_command_queue queue, cl_mem buffer,
+                                              size_t offset, size_t rows, size_t cols,
+                                              size_t local_rows, size_t local_row_start,
+                                              unsigned flags, const ipt_mpi_options* options) {
+  return guarded([&] {
+    return run({comm, queue, buffer, offset, rows, cols, sizeof(cl_double), local_rows,
+                local_row_start, flags, resolved(options), true});
+  });
+}
+
 ipt_status ipt_mpi_transpose_f64(MPI_Comm comm, cl_command_queue queue, cl_mem buffer,
                                  size_t offset, size_t rows, size_t cols, size_t local_rows,
                                  size_t local_row_start, unsigned flags) {
-  return guarded([&] {
-    return run({comm, queue, buffer, offset, rows, cols, sizeof(cl_double), local_rows,
-                local_row_start, flags, resolved(nullptr), true});
-  });
+  return ipt_mpi_transpose_f64_with_options(comm, queue, buffer, offset, rows, cols, local_rows,
+                                            local_row_start, flags, nullptr);
 }
 
 ipt_status ipt_mpi_plan(MPI_Comm comm, size_t rows, size_t cols, size_t elem_size, unsigned flags,
@@ -167,6 +175,14 @@ ipt_status ipt_mpi_transpose_fortran(MPI_Fint comm, cl_command_queue queue, cl_m
                                      const ipt_mpi_options* options) {
   return ipt_mpi_transpose_with_options(MPI_Comm_f2c(comm), queue, buffer, offset, rows, cols,
                                         elem_size, local_rows, local_row_start, flags, options);
+}
+
+ipt_status ipt_mpi_transpose_f64_fortran(MPI_Fint comm, cl_command_queue queue, cl_mem buffer,
+                                         size_t offset, size_t rows, size_t cols, size_t local_rows,
+                                         size_t local_row_start, unsigned flags,
+                                         const ipt_mpi_options* options) {
+  return ipt_mpi_transpose_f64_with_options(MPI_Comm_f2c(comm), queue, buffer, offset, rows, cols,
+                                            local_rows, local_row_start, flags, options);
 }
 
 }  // extern "C"

@@ -114,7 +114,7 @@ IPT_MPI_API ipt_status ipt_mpi_transpose_with_options(MPI_Comm comm, cl_command_
                                                       unsigned flags,
                                                       const ipt_mpi_options* options);
 /* ipt_mpi_transpose of floats, and of doubles (IPT_FP64_NOT_SUPPORTED on every rank when
- * any rank's device lacks double support). */
+ * any rank's device lacks double support), the latter also with options. */
 IPT_MPI_API ipt_status ipt_mpi_transpose_f32(MPI_Comm comm, cl_command_queue queue, cl_mem buffer,
                                              size_t offset, size_t rows, size_t cols,
                                              size_t local_rows, size_t local_row_start,
@@ -123,6 +123,12 @@ IPT_MPI_API ipt_status ipt_mpi_transpose_f64(MPI_Comm comm, cl_command_queue que
                                              size_t offset, size_t rows, size_t cols,
                                              size_t local_rows, size_t local_row_start,
                                              unsigned flags);
+IPT_MPI_API ipt_status ipt_mpi_transpose_f64_with_options(MPI_Comm comm, cl_command_queue queue,
+                                                          cl_mem buffer, size_t offset,
+                                                          size_t rows, size_t cols,
+                                                          size_t local_rows,
+                                                          size_t local_row_start, unsigned flags,
+                                                          const ipt_mpi_options* options);
 
 /* A rank's plan for a distributed call, as ipt_mpi_plan gives it. */
 typedef struct ipt_mpi_plan_info {
@@ -164,6 +170,11 @@ IPT_MPI_API ipt_status ipt_mpi_transpose_fortran(MPI_Fint comm, cl_command_queue
                                                  size_t cols, size_t elem_size, size_t local_rows,
                                                  size_t local_row_start, unsigned flags,
                                                  const ipt_mpi_options* options);
+IPT_MPI_API ipt_status ipt_mpi_transpose_f64_fortran(MPI_Fint comm, cl_command_queue queue,
+                                                     cl_mem buffer, size_t offset, size_t rows,
+                                                     size_t cols, size_t local_rows,
+                                                     size_t local_row_start, unsigned flags,
+                                                     const ipt_mpi_options* options);
 
 #ifdef __cplusplus
 }

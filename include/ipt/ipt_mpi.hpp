@@ -43,11 +43,6 @@ namespace detail {
 inline void check(ipt_status status) {
   if (status != IPT_SUCCESS) throw error(status);
 }
-
-inline bool default_options(const ipt_mpi_options& o) {
-  return o.block_rows == 0 && o.block_cols == 0 && o.scheme == IPT_MPI_SCHEME_AUTO &&
-         o.staging_bytes == 0;
-}
 }  // namespace detail
 
 // This rank's share in `comm` of a rows x cols matrix and of its transpose, with FFTW's
@@ -74,18 +69,17 @@ inline void transpose(MPI_Comm comm, const cl::CommandQueue& queue, const cl::Bu
 }
 
 // The same for elements of T, any trivially copyable type of 1, 2, 4, 8 or 16 bytes,
-// moved bit for bit. double with the default options goes through ipt_mpi_transpose_f64
-// (IPT_FP64_NOT_SUPPORTED on every rank when a rank's device lacks doubles); the C API
-// has no such form with options, so with caller-given options doubles move as 8-byte
-// words and need no double support.
+// moved bit for bit; double goes through ipt_mpi_transpose_f64_with_options
+// (IPT_FP64_NOT_SUPPORTED on every rank when a rank's device lacks doubles).
 template <typename T>
 void transpose(MPI_Comm comm, const cl::CommandQueue& queue, const cl::Buffer& buffer,
                std::size_t rows, std::size_t cols, const ipt_mpi_local& local, unsigned flags = 0,
                const ipt_mpi_options& options = {}, std::size_t offset = 0) {
   ipt::detail::check_element<T>();
-  if (std::is_same<T, double>::value && detail::default_options(options))
-    detail::check(ipt_mpi_transpose_f64(comm, queue(), buffer(), offset, rows, cols,
-                                        local.local_rows, local.local_row_start, flags));
+  if (std::is_same<T, double>::value)
+    detail::check(ipt_mpi_transpose_f64_with_options(comm, queue(), buffer(), offset, rows, cols,
+                                                     local.local_rows, local.local_row_start, flags,
+                                                     &options));
   else
     transpose(comm, queue, buffer, rows, cols, sizeof(T), local, flags, options, offset);
 }

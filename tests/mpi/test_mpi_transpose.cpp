@@ -99,8 +99,12 @@ struct Run {
       status = ipt_mpi_transpose_f32(comm, session.queue(), buffer, kOffset, M, N, local.local_rows,
                                      local.local_row_start, flags);
     else if (form == Form::f64)
-      status = ipt_mpi_transpose_f64(comm, session.queue(), buffer, kOffset, M, N, local.local_rows,
-                                     local.local_row_start, flags);
+      status = options == nullptr
+                   ? ipt_mpi_transpose_f64(comm, session.queue(), buffer, kOffset, M, N,
+                                           local.local_rows, local.local_row_start, flags)
+                   : ipt_mpi_transpose_f64_with_options(comm, session.queue(), buffer, kOffset, M,
+                                                        N, local.local_rows, local.local_row_start,
+                                                        flags, options);
     else
       status =
           ipt_mpi_transpose_with_options(comm, session.queue(), buffer, kOffset, M, N, e,
@@ -335,6 +339,8 @@ int main(int argc, char** argv) {
     // The typed forms.
     run.transpose(97, 89, 4, 0, nullptr, Run::Form::f32);
     run.transpose(89, 97, 8, IPT_MPI_TRANSPOSED_IN, nullptr, Run::Form::f64);
+    const ipt_mpi_options f64_options{0, 0, IPT_MPI_SCHEME_ALLTOALL, 4096};
+    run.transpose(61, 43, 8, IPT_MPI_TRANSPOSED_OUT, &f64_options, Run::Form::f64);
     run.plans();
     run.empty_ranks_without_handles();
     run.callers_message_in_flight();
