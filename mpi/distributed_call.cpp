@@ -1,6 +1,7 @@
 #include "distributed_call.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "agreement.hpp"
@@ -139,10 +140,10 @@ ipt_status run(const Call& c) {
                               rank, ranks,   d.active, d.block_rows * d.block_cols * c.elem_size};
   ipt_status result = IPT_SUCCESS;
   {
-    ExchangeResources* resources = nullptr;
+    std::optional<ExchangeResources> resources;
     ipt_status step = IPT_SUCCESS;
     try {
-      resources = new ExchangeResources(target, plan);
+      resources.emplace(target, plan);
       if (!resources->ok()) step = IPT_OUT_OF_HOST_MEMORY;
     } catch (...) {
       step = IPT_OUT_OF_HOST_MEMORY;
@@ -176,8 +177,7 @@ ipt_status run(const Call& c) {
       }
       result = agree(own, ok ? IPT_SUCCESS : IPT_BUFFER_UNDEFINED, why);
     }
-    delete resources;
-  }
+  }  // the staging freed before the communicator
   MPI_Comm_free(&own);
   return finish_queue(c.queue, result);
 }
