@@ -1,5 +1,5 @@
 // The one-pass on-chip transposition (kernels/onchip.cl): when the whole matrix fits the
-// registers of one work-group per compute unit, a single kernel reads it all, waits at a
+// registers of a compute unit's work-groups, a single kernel reads it all, waits at a
 // grid barrier and writes it back transposed. Pure C++: sized and decided here, without
 // a device.
 #pragma once
@@ -19,7 +19,7 @@ struct OnChipConfig {
   std::size_t work_group = 0;  // WG: a divisor of 1024, at least 32 (0: no on-chip plan)
   std::size_t tiles = 0;       // TILES: tiles one group holds in registers
   std::size_t stage = 0;       // STAGE: tiles staged in local memory per round of stores
-  std::uint64_t groups = 0;    // groups launched, one per compute unit
+  std::uint64_t groups = 0;    // groups launched: one or two per compute unit
   std::uint32_t patience = 0;  // polls the first group waits for the others to start
   std::size_t elem_size = 0;
   std::size_t stage_bytes = 0;  // local memory for staged tiles
