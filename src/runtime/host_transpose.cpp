@@ -28,6 +28,11 @@ void through_device(const HostRequest& request, std::size_t bytes) {
   const Borrowed<cl::CommandQueue> queue(request.queue);
   const auto cl_context = queue_context(queue);
   const auto device = queue_device(queue);
+  // The caller's earlier commands may still write the host memory (a read into it), and
+  // neither upload waits for them: NVIDIA's driver took the host memory of a non-blocking
+  // write at its enqueue (an H100 transposed the stale contents of a 96 x 128 matrix whose
+  // read was still pending), and a CL_MEM_USE_HOST_PTR buffer may cache it when created.
+  queue.finish();
   faults::point(faults::Site::kAllocation, "clCreateBuffer");
   const cl::Buffer buffer(cl_context, CL_MEM_READ_WRITE, bytes);
   // Pinned: the host memory wrapped in a buffer (CL_MEM_USE_HOST_PTR), which lets the
