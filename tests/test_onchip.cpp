@@ -91,13 +91,20 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   const auto amd = ipt::planner::choose_onchip(amd_like(), 4);
   CHECK(shape(onchip_tile(amd, 1000000, 2)) == Shape{256, 4});
   CHECK(shape(onchip_tile(amd, 1, 1000000)) == Shape{4, 256});
-  // Every staged tile fits local memory: 16-byte elements keep 32 x 32 where a 512 x 2
-  // tile (512 x 3 staged) would not.
+  // Every staged tile fits local memory: with 24 KiB, 16-byte elements stage no 32 x 32
+  // tile in half of it, so one group of 1024 takes the unit (20416 bytes to stage in),
+  // and tiles widen from 512 x 2 (512 x 3 staged: 24576 bytes) and 256 x 4 (20480) to
+  // 128 x 8.
   DeviceProfile small = h200_like();
   small.local_mem_bytes = 24 * 1024;
   const auto wide = ipt::planner::choose_onchip(small, 16);
-  REQUIRE(wide.work_group != 0);
-  CHECK(shape(onchip_tile(wide, 1000000, 2)) == Shape{32, 32});
+  REQUIRE(wide.work_group == 1024);
+  CHECK(wide.groups == 132);
+  CHECK(shape(onchip_tile(wide, 1000000, 2)) == Shape{128, 8});
+  // With 48 KiB, two groups of 512: 22464 bytes each, where 256 x 4 stages (20480).
+  const auto wide512 = ipt::planner::choose_onchip(h200_like(), 16);
+  REQUIRE(wide512.work_group == 512);
+  CHECK(shape(onchip_tile(wide512, 1000000, 2)) == Shape{256, 4});
   CHECK(ipt::planner::onchip_stage_tiles(wide, onchip_tile(wide, 1000000, 2)) >= 1);
   for (std::uint64_t narrow = 1; narrow < 32; ++narrow)
     for (const auto& config : {f32, amd, wide}) {
@@ -223,12 +230,9 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
       const bool skinny = elem_size == 4 ? max_wg != 256 : max_wg == 256;
       if (elem_size == 4 || (elem_size == 16 && max_wg != 64)) {
         const std::uint64_t widths[] = {2, 5, 13, 9, 1, 7, 3};
-        std::uint64_t narrow = widths[(elem_size + max_wg / 64) % 7];
-        // Longer than square tiles hold, so that the tiles are narrow; wider where such a
-        // tile does not stage (16-byte elements in a group of 512: none of 512 x 2).
-        auto tile = ipt::planner::onchip_tile(config, 32 * config.tiles + 1, narrow);
-        while (tile.cols >= 32 && narrow < 31)
-          tile = ipt::planner::onchip_tile(config, 32 * config.tiles + 1, ++narrow);
+        const std::uint64_t narrow = widths[(elem_size + max_wg / 64) % 7];
+        // Longer than square tiles hold, so that the tiles are narrow.
+        const auto tile = ipt::planner::onchip_tile(config, 32 * config.tiles + 1, narrow);
         REQUIRE(tile.cols < 32);
         const std::uint64_t length = tile.rows * config.tiles - tile.rows / 2;
         INFO((skinny ? length : narrow) << " x " << (skinny ? narrow : length));
@@ -244,6 +248,21 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
       ipt::test::run_onchip_kernel(1, rows, 29, elem_size, config, false, ++seed);
       CHECK(ipt::test::run_onchip_kernel(1, rows, 29, elem_size, config, true, ++seed) == 2);
     }
+}
+
+TEST_CASE("the on-chip kernel in one group of 1024 per compute unit (onchip.groups=1)",
+          "[onchip]") {
+  // The configuration 4-byte elements took before two groups of 512, and the one devices
+  // whose half local memory stages no tile still take: its program, run once ahead and
+  // once giving up.
+  DeviceProfile profile = ipt::test::one_unit(1024);
+  profile.onchip_groups = 1;
+  const auto config = ipt::planner::choose_onchip(profile, 4);
+  REQUIRE(config.work_group == 1024);
+  REQUIRE(config.groups == 1);
+  CHECK(config.tiles == 40);
+  CHECK(ipt::test::run_onchip_kernel(1, 150, 170, 4, config, false, 77) == 1);
+  CHECK(ipt::test::run_onchip_kernel(2, 70, 33, 4, config, true, 78) == 2);
 }
 
 TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
@@ -359,15 +378,21 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
   CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{512, 2}) == 2);
   CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{128, 8}) == 2);
   CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{128, 8}) == 2);
-  // With little local memory a skinny tile of 16-byte elements fits only swizzled.
+  // With little local memory a skinny tile of 16-byte elements is narrowest swizzled.
   DeviceProfile small = h200_like();
   small.local_mem_bytes = 24 * 1024;
   const auto wide = ipt::planner::choose_onchip(small, 16);
   const auto wide_swizzled = ipt::planner::choose_onchip(small, 16, kSwizzled);
   const auto tile = ipt::planner::onchip_tile(wide, 1000000, 2);
   const auto tile_swizzled = ipt::planner::onchip_tile(wide_swizzled, 1000000, 2);
-  CHECK((tile.rows == 32 && tile.cols == 32));
+  CHECK((tile.rows == 128 && tile.cols == 8));
   CHECK((tile_swizzled.rows == 512 && tile_swizzled.cols == 2));
+  // The layout leaves the groups as they are, also where only a swizzled 32 x 32 tile of
+  // 16-byte elements would stage in half the local memory (16384 + 2112 bytes of 18944).
+  DeviceProfile between = h200_like();
+  between.local_mem_bytes = 37888;
+  CHECK(ipt::planner::choose_onchip(between, 16).work_group == 1024);
+  CHECK(ipt::planner::choose_onchip(between, 16, kSwizzled).work_group == 1024);
   // Whatever fits padded fits swizzled, in as many tiles or fewer, element by element
   // (word tiles, which narrow elements take padded, hold more).
   IPT_TEST_SEED(seed, 17);

@@ -1,6 +1,7 @@
 // IPT_OVERRIDES: parsing, device limits that can only be lowered, forced square tiles.
 #include <catch2/catch.hpp>
 
+#include "planner/onchip_plan.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 
@@ -40,8 +41,9 @@ TEST_CASE("IPT_OVERRIDES lays tiles out padded or swizzled, per family or both",
 }
 
 TEST_CASE("IPT_OVERRIDES rejects unknown keys and bad numbers", "[overrides]") {
-  for (const char* text : {"local_memory=1", "simd=", "simd=abc", "simd=-4", "simd=4x", "=3",
-                           "tiles=xor", "square.tiles=", "onchip.tiles=Swizzled"}) {
+  for (const char* text :
+       {"local_memory=1", "simd=", "simd=abc", "simd=-4", "simd=4x", "=3", "tiles=xor",
+        "square.tiles=", "onchip.tiles=Swizzled", "onchip.groups=0", "onchip.groups=3"}) {
     INFO(text);
     try {
       parse_overrides(text);
@@ -63,4 +65,23 @@ TEST_CASE("device limits can only be lowered", "[overrides]") {
   apply_overrides(parse_overrides("local_mem=32768,max_wg=256"), profile);
   CHECK(profile.local_mem_bytes == 32768);
   CHECK(profile.max_work_group_size == 256);
+}
+
+TEST_CASE("IPT_OVERRIDES onchip.groups sets the on-chip kernel's groups per compute unit",
+          "[overrides][onchip]") {
+  ipt::planner::DeviceProfile profile;
+  profile.local_mem_bytes = 49152;
+  profile.max_work_group_size = 1024;
+  profile.compute_units = 132;
+  CHECK(ipt::planner::choose_onchip(profile, 4).work_group == 512);  // the planner's choice
+  apply_overrides(parse_overrides("onchip.groups=1"), profile);
+  CHECK(profile.onchip_groups == 1);
+  const auto one = ipt::planner::choose_onchip(profile, 4);
+  CHECK(one.work_group == 1024);
+  CHECK(one.groups == 132);
+  CHECK(one.stage == 8);
+  apply_overrides(parse_overrides("onchip.groups=2"), profile);
+  const auto two = ipt::planner::choose_onchip(profile, 1);  // bytes too, when forced
+  CHECK(two.work_group == 512);
+  CHECK(two.groups == 264);
 }

@@ -29,6 +29,10 @@ struct DeviceProfile {
   // kernel's super-elements) move 1- and 2-byte elements, when a run fills whole words
   // (elementary_configs.hpp, word_factor). 1: element by element.
   std::size_t word_bytes = 4;
+  // Work-groups of the on-chip kernel per compute unit, sharing its 1024 work-items'
+  // registers and its local memory: 1 or 2 (IPT_OVERRIDES onchip.groups); 0: the
+  // planner's choice (onchip_plan.cpp).
+  std::size_t onchip_groups = 0;
 };
 
 }  // namespace ipt::planner

@@ -57,11 +57,18 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size, T
   // against 0.952 ms), 12-15% for 2-byte elements, 0-5% for doubles. One group where a
   // staged tile does not fit half the local memory, and for 1-byte elements: built for
   // 512 work-items, their word tiles' kernel took more registers than two groups of a
-  // unit hold, and every call fell back to cycle following (swizzled tiles of bytes keep
-  // the same groups, so that the layout changes only the staging).
-  if (elem_size != 1 && device.max_work_group_size >= 1024)
-    config = sized_onchip(device, elem_size, layout, 2);
-  if (config.work_group == 0) config = sized_onchip(device, elem_size, layout, 1);
+  // unit hold, and every call fell back to cycle following. A driver that gives the
+  // kernel of 512 more registers than half a unit's would do the same to every size:
+  // IPT_OVERRIDES onchip.groups=1 goes back to one group of 1024.
+  // The padded layout decides for both, so that a layout changes only the staging (a
+  // padded tile stages at least as many bytes as a swizzled one).
+  std::size_t per_unit = device.onchip_groups;
+  if (per_unit == 0)
+    per_unit = elem_size != 1 && device.max_work_group_size >= 1024 &&
+                       sized_onchip(device, elem_size, TileLayout::kPadded, 2).work_group != 0
+                   ? 2
+                   : 1;
+  config = sized_onchip(device, elem_size, layout, per_unit);
   // Word tiles for 1-byte elements. 2-byte ones ran slower in them than one by one on an
   // H200 (010! on (21, 322, 13709): 0.269 against 0.239 ms; 60 random shapes: a median of
   // 709 against 793 GB/s): their gathers and part-words cost more than the loads and
@@ -104,11 +111,16 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
   if (tile_count(tile, rows, cols) <= config.groups * config.tiles) return tile;
   std::uint64_t side = std::max<std::uint64_t>(1, kOnChipTileArea / config.work_group);
   while (side < (narrow ? cols : rows)) side *= 2;
-  OnChipTile shaped;
-  shaped.rows = narrow ? kOnChipTileArea / side : side;
-  shaped.cols = narrow ? side : kOnChipTileArea / side;
-  if (staged_tile_bytes(config.elem_size, shaped, config.layout) > config.stage_bytes) return tile;
-  return shaped;
+  // Wider where the tile does not stage in local memory (a padded 512 x 2 tile of 16-byte
+  // elements takes 24 KiB, more than half of 48; 256 x 4 takes 20), up to square tiles.
+  for (; side < kOnChipTile; side *= 2) {
+    OnChipTile shaped;
+    shaped.rows = narrow ? kOnChipTileArea / side : side;
+    shaped.cols = narrow ? side : kOnChipTileArea / side;
+    if (staged_tile_bytes(config.elem_size, shaped, config.layout) <= config.stage_bytes)
+      return shaped;
+  }
+  return tile;
 }
 
 std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile) {

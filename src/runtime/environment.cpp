@@ -104,13 +104,17 @@ Overrides parse_overrides(const std::string& text) {
       overrides.word = parse_number(key, value);
       if (*overrides.word == 0 || *overrides.word > 4 || (*overrides.word & (*overrides.word - 1)))
         fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: word must be 1, 2 or 4");
+    } else if (key == "onchip.groups") {
+      overrides.onchip_groups = parse_number(key, value);
+      if (*overrides.onchip_groups != 1 && *overrides.onchip_groups != 2)
+        fail(IPT_INVALID_VALUE, "IPT_OVERRIDES: onchip.groups must be 1 or 2");
     } else
       fail(IPT_INVALID_VALUE,
            "IPT_OVERRIDES: unknown key '" + key +
                "' (known: local_mem, max_wg, max_alloc, simd, compute_units, fp64, "
                "line, resident_groups, word, square.tile, square.wg_rows, square.tiles, sequence, "
                "m, n, padding, padded_rows, padded_cols, onchip, onchip.abort, onchip.tiles, "
-               "tiles)");
+               "onchip.groups, tiles)");
   }
   return overrides;
 }
@@ -147,6 +151,7 @@ void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile
   if (overrides.line) profile.line_bytes = *overrides.line;
   if (overrides.resident_groups) profile.resident_groups = *overrides.resident_groups;
   if (overrides.word) profile.word_bytes = *overrides.word;
+  if (overrides.onchip_groups) profile.onchip_groups = *overrides.onchip_groups;
 }
 
 std::string environment_key() {

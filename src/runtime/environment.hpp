@@ -20,9 +20,10 @@ struct Overrides {
   std::optional<std::size_t> local_mem, max_wg, simd, compute_units;
   std::optional<std::uint64_t> max_alloc;  // can only lower the device's
   std::optional<bool> fp64;
-  std::optional<std::size_t> line;      // the cache line size the planner aligns to (0: none)
-  std::optional<bool> resident_groups;  // DeviceProfile::resident_groups
-  std::optional<std::size_t> word;      // DeviceProfile::word_bytes (1, 2 or 4)
+  std::optional<std::size_t> line;           // the cache line size the planner aligns to (0: none)
+  std::optional<bool> resident_groups;       // DeviceProfile::resident_groups
+  std::optional<std::size_t> word;           // DeviceProfile::word_bytes (1, 2 or 4)
+  std::optional<std::size_t> onchip_groups;  // DeviceProfile::onchip_groups (1 or 2)
   planner::PlanOverrides plan;
 };
 
