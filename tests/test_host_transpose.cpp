@@ -493,11 +493,12 @@ TEST_CASE("host calls through the device wait for the queue's earlier commands",
   // The caller's last command, a read into the host matrix, is still pending when the
   // call starts: each way must transpose what that read brings, not what was there.
   for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{96, 128}, {97, 89}})
-    for (int way = 0; way < 3; ++way) {
+    for (int way = 0; way < 4; ++way) {
       INFO(rows << " x " << cols
                 << (way == 0   ? ", synchronous"
                     : way == 1 ? ", asynchronous"
-                               : ", streamed"));
+                    : way == 2 ? ", streamed"
+                               : ", on the CPU with the queue given"));
       HostMatrix m(rows, cols, 4, ++seed);
       cl_int code = CL_SUCCESS;
       cl_mem source = clCreateBuffer(session().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
@@ -509,7 +510,8 @@ TEST_CASE("host calls through the device wait for the queue's earlier commands",
                                   nullptr, nullptr) == CL_SUCCESS);
       const ipt_status status = way == 0   ? sliced_call(m, 1, 0)
                                 : way == 1 ? sliced_call(m, 3, 0)
-                                           : streamed_call(m, 6000);
+                                : way == 2 ? streamed_call(m, 6000)
+                                           : host_call(session().queue(), m, IPT_HOST_CPU, 2);
       CHECK(status == IPT_SUCCESS);
       CHECK(m.check_transposed() == "");
       clReleaseMemObject(source);

@@ -455,7 +455,9 @@ typedef struct ipt_host_options {
 /*
  * Transposes, in place, the rows x cols row-major matrix of elem_size-byte elements (1,
  * 2, 4, 8 or 16) at `host`, in host memory: afterwards `host` holds the cols x rows
- * row-major transpose. Blocks until it does. `options` NULL: automatic.
+ * row-major transpose. Blocks until it does. `options` NULL: automatic. Given a queue,
+ * every way (the CPU's too) first waits for the queue's earlier commands, so a read into
+ * `host` still pending there is transposed, not what `host` held before it.
  *
  * Through the device (`queue`'s): the matrix is uploaded into a device buffer of exactly
  * its size, transposed there in place with the library's usual scratch beside it (never
@@ -469,13 +471,12 @@ typedef struct ipt_host_options {
  * which lets the driver pin it instead of staging it. Memory you allocate pinned (mapped
  * from a CL_MEM_ALLOC_HOST_PTR buffer) moves fastest either way. That is the synchronous
  * scheme (options->slices 1). The asynchronous scheme (slices Q from 2; by default Q = 4
- * for matrices of 16 MiB and more) first waits for the queue's earlier commands, then moves
- * the matrix in chunks through pinned staging buffers of the library's (16 MiB per
- * slice, kept for later calls; options->pinning does not apply), copied on
- * options->threads host threads (0: one per hardware thread, at most one per 4 MiB)
- * while the driver moves the chunks before, and transposes it in phases on Q
- * queues of its own, each slice's first phase starting as soon as its rows are up
- * (docs/guide.md). It too writes the host memory only after the whole transposition has
+ * for matrices of 16 MiB and more) moves the matrix in chunks through pinned staging
+ * buffers of the library's (16 MiB per slice, kept for later calls; options->pinning does
+ * not apply), copied on options->threads host threads (0: one per hardware thread, at
+ * most one per 4 MiB) while the driver moves the chunks before, and transposes it in
+ * phases on Q queues of its own, each slice's first phase starting as soon as its rows
+ * are up (docs/guide.md). It too writes the host memory only after the whole transposition has
  * completed on the device.
  * A matrix larger than one allocation of the device (CL_DEVICE_MAX_MEM_ALLOC_SIZE) is
  * streamed through it in parts of half an allocation: blocks of rows transposed part by

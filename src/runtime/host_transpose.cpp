@@ -146,9 +146,12 @@ void execute_host_transpose(const HostRequest& request) {
   if (request.rows <= 1 || request.cols <= 1) return;  // its transpose has the same bytes
   const std::size_t bytes =
       static_cast<std::size_t>(request.rows * request.cols * request.elem_size);
-  if (host_scheme(request) == IPT_HOST_CPU)
+  if (host_scheme(request) == IPT_HOST_CPU) {
+    // With a queue, the CPU too transposes what the caller's earlier commands leave in the
+    // host memory (a read into it, still pending), as the device schemes do.
+    if (request.queue != nullptr) Borrowed<cl::CommandQueue>(request.queue).finish();
     cpu::transpose(request.host, request.rows, request.cols, request.elem_size, request.threads);
-  else if (const std::uint64_t part = host_stream_part(request); part != 0)
+  } else if (const std::uint64_t part = host_stream_part(request); part != 0)
     streamed_through_device(request, part);
   else if (const unsigned slices = host_slices(request); slices > 1)
     sliced_through_device(request, slices);
