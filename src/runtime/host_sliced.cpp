@@ -169,12 +169,9 @@ class SlicedCall {
 }  // namespace
 
 void sliced_through_device(const HostRequest& request, unsigned slices) {
-  // An invalid queue fails here with CL_INVALID_COMMAND_QUEUE (IPT_INVALID_COMMAND_QUEUE).
   const Borrowed<cl::CommandQueue> queue(request.queue);
   const auto context = queue_context(queue);
   const auto device = queue_device(queue);
-  // The caller's earlier commands may still write the host memory (a read into it).
-  queue.finish();
   SlicedCall call(request, slices, context, device);
   for (const cl::Event& done : call.transpose()) wait_completed(done);
   call.download();

@@ -10,9 +10,9 @@
 namespace ipt::runtime {
 
 // Transposes the request's matrix through its queue's device in `slices` slices (2 to
-// planner::kMaxHostSlices). Waits for the queue's earlier commands first (they may still
-// write the host memory). The host memory is written only once the whole transposition
-// has completed on the device, as in the synchronous scheme (a device that fails
+// planner::kMaxHostSlices), once the queue's earlier commands are done (the caller,
+// execute_host_transpose, waits for them). The host memory is written only once the whole
+// transposition has completed on the device, as in the synchronous scheme (a device that fails
 // half-way leaves it as it was); a download that fails is done again as one plain read,
 // and when that fails too the call throws IPT_BUFFER_UNDEFINED.
 void sliced_through_device(const HostRequest& request, unsigned slices);

@@ -124,7 +124,6 @@ void streamed_through_device(const HostRequest& request, std::uint64_t part_byte
   const std::size_t e = request.elem_size;
   const planner::HostSlicing slicing = planner::plan_host_streaming(M, N, e, part_bytes);
   const Borrowed<cl::CommandQueue> queue(request.queue);
-  queue.finish();  // the caller's earlier commands may still write the host memory
   if (slicing.whole()) {
     cpu::transpose(request.host, M, N, e, request.threads);
     return;

@@ -12,13 +12,14 @@
 
 namespace ipt::runtime {
 
-// Transposes the request's matrix in parts of at most `part_bytes` bytes. Waits for the
-// queue's earlier commands first. A part whose device work fails (an enqueue, a kernel,
-// an upload) is done on the CPU instead, and so is the rest of the call: its host bytes
-// were not written yet. A download that fails is read again plainly; when that fails too
-// the call throws IPT_BUFFER_UNDEFINED, as it does when host work fails after the host
-// memory was first written, also on one thread (host_streamed.cpp: on_host). A shape without usable
-// factors is transposed on the CPU whole (cpu::transpose).
+// Transposes the request's matrix in parts of at most `part_bytes` bytes, once the
+// queue's earlier commands are done (execute_host_transpose waits for them). A part
+// whose device work fails (an enqueue, a kernel, an upload) is done on the CPU instead,
+// and so is the rest of the call: its host bytes were not written yet. A download that
+// fails is read again plainly; when that fails too the call throws IPT_BUFFER_UNDEFINED,
+// as it does when host work fails after the host memory was first written, also on one
+// thread (host_streamed.cpp: on_host). A shape without usable factors is transposed on
+// the CPU whole (cpu::transpose).
 void streamed_through_device(const HostRequest& request, std::uint64_t part_bytes);
 
 }  // namespace ipt::runtime

@@ -24,15 +24,9 @@ void read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::siz
 // Upload, transposition in a buffer of exactly the matrix (the usual scratch beside it,
 // never a second matrix), download.
 void through_device(const HostRequest& request, std::size_t bytes) {
-  // An invalid queue fails here with CL_INVALID_COMMAND_QUEUE (IPT_INVALID_COMMAND_QUEUE).
   const Borrowed<cl::CommandQueue> queue(request.queue);
   const auto cl_context = queue_context(queue);
   const auto device = queue_device(queue);
-  // The caller's earlier commands may still write the host memory (a read into it), and
-  // neither upload waits for them: NVIDIA's driver took the host memory of a non-blocking
-  // write at its enqueue (an H100 transposed the stale contents of a 96 x 128 matrix whose
-  // read was still pending), and a CL_MEM_USE_HOST_PTR buffer may cache it when created.
-  queue.finish();
   faults::point(faults::Site::kAllocation, "clCreateBuffer");
   const cl::Buffer buffer(cl_context, CL_MEM_READ_WRITE, bytes);
   // Pinned: the host memory wrapped in a buffer (CL_MEM_USE_HOST_PTR), which lets the
@@ -146,12 +140,16 @@ void execute_host_transpose(const HostRequest& request) {
   if (request.rows <= 1 || request.cols <= 1) return;  // its transpose has the same bytes
   const std::size_t bytes =
       static_cast<std::size_t>(request.rows * request.cols * request.elem_size);
-  if (host_scheme(request) == IPT_HOST_CPU) {
-    // With a queue, the CPU too transposes what the caller's earlier commands leave in the
-    // host memory (a read into it, still pending), as the device schemes do.
-    if (request.queue != nullptr) Borrowed<cl::CommandQueue>(request.queue).finish();
+  // The caller's earlier commands may still write the host memory (a read into it): every
+  // way, the CPU's too, starts once they are done. No upload may start before either:
+  // NVIDIA's driver took the host memory of a non-blocking write at its enqueue (an H100
+  // transposed the stale contents of a 96 x 128 matrix whose read was still pending), and
+  // a CL_MEM_USE_HOST_PTR buffer may cache it when created. An invalid queue fails here
+  // (IPT_INVALID_COMMAND_QUEUE).
+  if (request.queue != nullptr) Borrowed<cl::CommandQueue>(request.queue).finish();
+  if (host_scheme(request) == IPT_HOST_CPU)
     cpu::transpose(request.host, request.rows, request.cols, request.elem_size, request.threads);
-  } else if (const std::uint64_t part = host_stream_part(request); part != 0)
+  else if (const std::uint64_t part = host_stream_part(request); part != 0)
     streamed_through_device(request, part);
   else if (const unsigned slices = host_slices(request); slices > 1)
     sliced_through_device(request, slices);

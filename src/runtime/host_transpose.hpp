@@ -57,8 +57,9 @@ inline constexpr std::uint64_t kHostSlicedFrom = std::uint64_t{16} << 20;
 // Matrices from which IPT_HOST_PIN_AUTO pins the host memory for the transfers.
 inline constexpr std::uint64_t kHostPinFrom = std::uint64_t{4} << 20;
 
-// Transposes; the request's sizes and element size must have been checked. Throws
-// ipt::Error or cl::Error. The host memory is written only by the last step, the
+// Transposes; the request's sizes and element size must have been checked. Given a
+// queue, every way first waits for the queue's earlier commands. Throws ipt::Error or
+// cl::Error. The host memory is written only by the last step, the
 // download of a transposition that completed (or by the CPU path, which throws only
 // before it moves anything), so a call that fails leaves it as it was.
 void execute_host_transpose(const HostRequest& request);
