@@ -20,8 +20,8 @@ struct DeviceProfile {
   // Algorithms 2 and 5 as published).
   std::size_t line_bytes = 0;
   // Whether a kernel of one work-group of up to 1024 work-items per compute unit (or two
-  // of 512) normally has all of them running at once: NVIDIA and AMD GPUs (a compute unit is a
-  // multiprocessor). Only there does the planner choose the on-chip plan by itself
+  // of 512) normally has all of them running at once: NVIDIA and AMD GPUs (a compute unit
+  // is a multiprocessor). Only there does the planner choose the on-chip plan by itself
   // (onchip_plan.hpp); elsewhere (CPUs, GPUs that count execution units as compute
   // units) its attempt would mostly give up after waiting.
   bool resident_groups = false;
