@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "rank_device.hpp"
 #include "support/device_select.hpp"
+#include "support/rank_device.hpp"
 
 namespace {
 
@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
   Tally tally;
   tally.rank = rank;
   try {
-    ipt::support::Session session(ipt::test::rank_device(MPI_COMM_WORLD));
+    ipt::support::Session session(ipt::support::rank_device(MPI_COMM_WORLD).device);
     Run run{MPI_COMM_WORLD,
             rank,
             ranks,

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "ipt/ipt_mpi.h"
-#include "rank_device.hpp"
 #include "support/device_select.hpp"
+#include "support/rank_device.hpp"
 
 namespace {
 
@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   Tally tally;
   {
-    ipt::support::Session session(ipt::test::rank_device(MPI_COMM_WORLD));
+    ipt::support::Session session(ipt::support::rank_device(MPI_COMM_WORLD).device);
     Run run{MPI_COMM_WORLD, rank, ranks, session, tally};
     // Primes, skinny both ways round, fewer rows than ranks, uneven blocks, a square.
     const std::size_t shapes[][2] = {{97, 89}, {3, 211}, {211, 3}, {2, 5},

@@ -23,6 +23,7 @@
 #include "support/device_select.hpp"
 #include "support/measure.hpp"
 #include "support/program_build.hpp"
+#include "support/rank_device.hpp"
 
 #ifndef IPT_BENCH_COMMIT
 #define IPT_BENCH_COMMIT "unknown"
@@ -927,21 +928,10 @@ int bench(const Options& options) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  int local_rank = 0, local_ranks = 1, leader = rank;
-  MPI_Comm_rank(node, &local_rank);
-  MPI_Comm_size(node, &local_ranks);
-  MPI_Bcast(&leader, 1, MPI_INT, 0, node);
-  const auto devices = support::platform_devices();
-  const std::size_t index = static_cast<std::size_t>(local_rank) % devices.size();
-  std::vector<int> indices(static_cast<std::size_t>(local_ranks));
-  const int mine = static_cast<int>(index);
-  MPI_Allgather(&mine, 1, MPI_INT, indices.data(), 1, MPI_INT, node);
-  MPI_Comm_free(&node);
-  const auto sharing = static_cast<std::size_t>(std::count(indices.begin(), indices.end(), mine));
-  const support::Session session(devices[index]);
-  MpiBench bench(options, session, rank, ranks, leader, local_rank, index, devices.size(), sharing);
+  const support::RankDevice mine = support::rank_device(MPI_COMM_WORLD);
+  const support::Session session(mine.device);
+  MpiBench bench(options, session, rank, ranks, mine.leader, mine.local_rank, mine.index,
+                 mine.devices, mine.sharing);
   return bench.run();
 }
 
