@@ -96,19 +96,11 @@ ipt_status agreed_checks(const Call& c, std::size_t ranks, std::size_t rank, Dis
   return agree(c.comm, mine, text);
 }
 
-}  // namespace
-
-// From the first agreement on, nothing allocates without agreeing on its failure, and
-// nothing throws.
-ipt_status run(const Call& c) {
-  std::size_t ranks = 0, rank = 0;
-  if (!comm_shape(c.comm, &ranks, &rank)) {
-    set_last_error("the communicator is not a valid intracommunicator");
-    return IPT_INVALID_VALUE;
-  }
-  Distribution d;
-  if (const ipt_status all = agreed_checks(c, ranks, rank, &d); all != IPT_SUCCESS) return all;
-  if (c.rows == 0 || c.cols == 0) return finish_queue(c.queue, IPT_SUCCESS);
+// The call once every rank has agreed that the arguments are good; its queue is finished
+// by the caller (run), whichever way it returns.
+ipt_status transpose_agreed(const Call& c, std::size_t ranks, std::size_t rank,
+                            const Distribution& d) {
+  if (c.rows == 0 || c.cols == 0) return IPT_SUCCESS;
 
   // Pieces must be the same on both sides of every message: the least budget of any rank.
   const std::size_t staging = least(c.comm, staging_of(c.options));
@@ -179,7 +171,22 @@ ipt_status run(const Call& c) {
     }
   }  // the staging freed before the communicator
   MPI_Comm_free(&own);
-  return finish_queue(c.queue, result);
+  return result;
+}
+
+}  // namespace
+
+// From the first agreement on, nothing allocates without agreeing on its failure, and
+// nothing throws.
+ipt_status run(const Call& c) {
+  std::size_t ranks = 0, rank = 0;
+  if (!comm_shape(c.comm, &ranks, &rank)) {
+    set_last_error("the communicator is not a valid intracommunicator");
+    return IPT_INVALID_VALUE;
+  }
+  Distribution d;
+  if (const ipt_status all = agreed_checks(c, ranks, rank, &d); all != IPT_SUCCESS) return all;
+  return finish_queue(c.queue, transpose_agreed(c, ranks, rank, d));
 }
 
 }  // namespace ipt::mpi
