@@ -22,10 +22,12 @@ const char* last_error() noexcept;
 // Allocates nothing, throws nothing.
 ipt_status agree(MPI_Comm comm, ipt_status mine, const char* why) noexcept;
 
-// Collective: whether every rank passed the same values (at most 16). Allocates nothing.
-bool same_everywhere(MPI_Comm comm, std::initializer_list<unsigned long long> values) noexcept;
-
-// Collective: the least of every rank's value.
-unsigned long long least(MPI_Comm comm, unsigned long long value) noexcept;
+// Collective, the arguments' agreement in one reduction when they agree: agree()'s status,
+// and else IPT_INVALID_VALUE where the ranks passed different `values` (at most 16),
+// `differ` said by the lowest rank whose values are not the least; on success *least
+// holds the least of the ranks' `budget`. Allocates nothing, throws nothing.
+ipt_status agree_on_arguments(MPI_Comm comm, ipt_status mine, const char* why,
+                              std::initializer_list<unsigned long long> values, const char* differ,
+                              unsigned long long budget, unsigned long long* least) noexcept;
 
 }  // namespace ipt::mpi

@@ -1,6 +1,5 @@
 #include "call_arguments.hpp"
 
-#include <algorithm>
 #include <atomic>
 
 namespace ipt::mpi {
@@ -8,25 +7,54 @@ namespace {
 
 std::atomic<std::size_t> default_staging{std::size_t{16} << 20};
 
+// The planner (no MPI) spells the header's flag bits and schemes itself.
+static_assert((IPT_MPI_TRANSPOSED_IN | IPT_MPI_TRANSPOSED_OUT) == kKnownFlags);
+static_assert(IPT_MPI_SCHEME_AUTO == static_cast<int>(Scheme::automatic) &&
+              IPT_MPI_SCHEME_PAIRWISE == static_cast<int>(Scheme::pairwise) &&
+              IPT_MPI_SCHEME_ALLTOALL == static_cast<int>(Scheme::alltoall));
+
 }  // namespace
 
 std::size_t set_default_staging(std::size_t bytes) noexcept {
-  return default_staging.exchange(std::clamp(bytes, kMinStaging, kMaxStaging));
+  return default_staging.exchange(clamp_staging(bytes));
 }
-
-bool valid_element_size(std::size_t e) { return e == 1 || e == 2 || e == 4 || e == 8 || e == 16; }
 
 ipt_mpi_options resolved(const ipt_mpi_options* options) {
   return options != nullptr ? *options : ipt_mpi_options{0, 0, IPT_MPI_SCHEME_AUTO, 0};
 }
 
 std::size_t staging_of(const ipt_mpi_options& o) {
-  const std::size_t bytes = o.staging_bytes != 0 ? o.staging_bytes : default_staging.load();
-  return std::clamp(bytes, kMinStaging, kMaxStaging);
+  return clamp_staging(o.staging_bytes != 0 ? o.staging_bytes : default_staging.load());
 }
 
-bool valid_scheme(ipt_mpi_scheme s) {
-  return s == IPT_MPI_SCHEME_AUTO || s == IPT_MPI_SCHEME_PAIRWISE || s == IPT_MPI_SCHEME_ALLTOALL;
+PlanRequest plan_request(std::size_t ranks, std::size_t rows, std::size_t cols,
+                         std::size_t elem_size, unsigned flags, const ipt_mpi_options& o,
+                         std::size_t staging) {
+  PlanRequest r;
+  r.ranks = ranks;
+  r.rows = rows;
+  r.cols = cols;
+  r.elem_size = elem_size;
+  r.flags = flags;
+  r.block_rows = o.block_rows;
+  r.block_cols = o.block_cols;
+  r.scheme = static_cast<int>(o.scheme);
+  r.staging = staging;
+  return r;
+}
+
+ipt_status status_of(Refusal refusal) {
+  switch (refusal) {
+    case Refusal::none:
+      return IPT_SUCCESS;
+    case Refusal::element_size:
+      return IPT_INVALID_ELEMENT_SIZE;
+    case Refusal::overflow:
+      return IPT_SIZE_OVERFLOW;
+    case Refusal::value:
+      break;
+  }
+  return IPT_INVALID_VALUE;
 }
 
 bool comm_shape(MPI_Comm comm, std::size_t* ranks, std::size_t* rank) {

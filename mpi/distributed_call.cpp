@@ -10,6 +10,7 @@
 #include "exchange.hpp"
 #include "exchange_plan.hpp"
 #include "local_steps.hpp"
+#include "plan_check.hpp"
 
 namespace ipt::mpi {
 namespace {
@@ -21,25 +22,19 @@ ipt_status finish_queue(cl_command_queue queue, ipt_status status) noexcept {
   return status;
 }
 
-// This rank's verdict on the arguments, before any command: a status and why.
+// This rank's verdict on the arguments, before any command: a status and why. The shape,
+// element size, flags, scheme and plan are check_plan's (with this rank's budget; the
+// plan is made again with the ranks' least once they agree); the rest is the call's.
 ipt_status check(const Call& c, std::size_t ranks, std::size_t rank, Distribution* d,
                  std::string* why) {
   const auto fail = [&](ipt_status status, std::string text) {
     *why = std::move(text);
     return status;
   };
-  if (!valid_element_size(c.elem_size))
-    return fail(IPT_INVALID_ELEMENT_SIZE,
-                "elem_size " + std::to_string(c.elem_size) + " is not 1, 2, 4, 8 or 16");
-  if ((c.flags & ~(IPT_MPI_TRANSPOSED_IN | IPT_MPI_TRANSPOSED_OUT)) != 0)
-    return fail(IPT_INVALID_VALUE, "flags " + std::to_string(c.flags) + " name unknown bits");
-  if (!valid_scheme(c.options.scheme))
-    return fail(IPT_INVALID_VALUE, "options.scheme is not an ipt_mpi_scheme");
-  bool overflow = false;
-  if (const std::string no = distribute(ranks, c.rows, c.cols, c.options.block_rows,
-                                        c.options.block_cols, d, &overflow);
-      !no.empty())
-    return fail(overflow ? IPT_SIZE_OVERFLOW : IPT_INVALID_VALUE, no);
+  PlanVerdict v = check_plan(
+      plan_request(ranks, c.rows, c.cols, c.elem_size, c.flags, c.options, staging_of(c.options)));
+  if (v.refusal != Refusal::none) return fail(status_of(v.refusal), std::move(v.why));
+  *d = v.distribution;
   const Share s = share_of(*d, rank);
   if (c.local_rows != s.rows || (s.rows > 0 && c.local_row_start != s.row_start))
     return fail(IPT_INVALID_VALUE, "the block of " + std::to_string(c.local_rows) +
@@ -73,45 +68,46 @@ void with_libipt_message(char (&out)[512], const char* what) noexcept {
   std::snprintf(out, sizeof out, "%s: %s", what, ipt_last_error_message());
 }
 
-// The checks, agreed on by every rank. A rank that fails to even check (no memory for a
+// The checks, agreed on by every rank in one reduction, and the plan with the ranks' least
+// staging budget (pieces must be the same on both sides of every message), which every
+// rank makes alike from agreed values. A rank that fails to even check (no memory for a
 // message) still takes part, so that no rank waits for it.
-ipt_status agreed_checks(const Call& c, std::size_t ranks, std::size_t rank, Distribution* d) {
+ipt_status agreed_plan(const Call& c, std::size_t ranks, std::size_t rank, Distribution* d,
+                       ExchangePlan* plan) {
   ipt_status mine = IPT_SUCCESS;
   std::string why;
-  bool same = false;
   try {
     mine = check(c, ranks, rank, d, &why);
   } catch (...) {
     mine = IPT_OUT_OF_HOST_MEMORY;
   }
-  same = same_everywhere(
-      c.comm, {c.rows, c.cols, c.elem_size, c.flags, c.options.block_rows, c.options.block_cols,
-               static_cast<unsigned long long>(c.options.scheme)});
   const char* text =
       mine == IPT_OUT_OF_HOST_MEMORY && why.empty() ? "out of host memory" : why.c_str();
-  if (!same && mine == IPT_SUCCESS) {
-    mine = IPT_INVALID_VALUE;
-    text = "rows, cols, elem_size, flags, blocks or scheme differ between ranks";
+  unsigned long long staging = 0;
+  if (const ipt_status all = agree_on_arguments(
+          c.comm, mine, text,
+          {c.rows, c.cols, c.elem_size, c.flags, c.options.block_rows, c.options.block_cols,
+           static_cast<unsigned long long>(c.options.scheme)},
+          "rows, cols, elem_size, flags, blocks or scheme differ between ranks",
+          staging_of(c.options), &staging);
+      all != IPT_SUCCESS)
+    return all;
+  // check() passed with this rank's budget; the least can only refuse on every rank.
+  const PlanVerdict v =
+      check_plan(plan_request(ranks, c.rows, c.cols, c.elem_size, c.flags, c.options, staging));
+  if (v.refusal != Refusal::none) {
+    set_last_error(v.why.c_str());
+    return status_of(v.refusal);
   }
-  return agree(c.comm, mine, text);
+  *plan = v.plan;
+  return IPT_SUCCESS;
 }
 
 // The call once every rank has agreed that the arguments are good; its queue is finished
 // by the caller (run), whichever way it returns.
 ipt_status transpose_agreed(const Call& c, std::size_t ranks, std::size_t rank,
-                            const Distribution& d) {
+                            const Distribution& d, const ExchangePlan& plan) {
   if (c.rows == 0 || c.cols == 0) return IPT_SUCCESS;
-
-  // Pieces must be the same on both sides of every message: the least budget of any rank.
-  const std::size_t staging = least(c.comm, staging_of(c.options));
-  const ExchangePlan plan =
-      plan_exchange(d, c.elem_size, c.flags, staging, static_cast<Scheme>(c.options.scheme));
-  if (!plan.feasible) {  // the same on every rank: the plan depends on agreed values only
-    set_last_error(
-        "the all-to-all scheme needs 4 (S - 1) bytes of staging per piece byte and "
-        "the staging budget is smaller");
-    return IPT_INVALID_VALUE;
-  }
   const LocalBlock block{c.queue, c.buffer, c.offset, c.elem_size, d, share_of(d, rank), c.flags};
   char why[512] = "";
 
@@ -185,8 +181,9 @@ ipt_status run(const Call& c) {
     return IPT_INVALID_VALUE;
   }
   Distribution d;
-  if (const ipt_status all = agreed_checks(c, ranks, rank, &d); all != IPT_SUCCESS) return all;
-  return finish_queue(c.queue, transpose_agreed(c, ranks, rank, d));
+  ExchangePlan plan;
+  if (const ipt_status all = agreed_plan(c, ranks, rank, &d, &plan); all != IPT_SUCCESS) return all;
+  return finish_queue(c.queue, transpose_agreed(c, ranks, rank, d, plan));
 }
 
 }  // namespace ipt::mpi

@@ -11,6 +11,7 @@
 #include "distributed_call.hpp"
 #include "distribution.hpp"
 #include "exchange_plan.hpp"
+#include "plan_check.hpp"
 
 namespace {
 
@@ -108,39 +109,21 @@ ipt_status ipt_mpi_transpose_f64(MPI_Comm comm, cl_command_queue queue, cl_mem b
 ipt_status ipt_mpi_plan(MPI_Comm comm, size_t rows, size_t cols, size_t elem_size, unsigned flags,
                         const ipt_mpi_options* options, ipt_mpi_plan_info* info) {
   return guarded([&] {
-    std::size_t ranks = 0, rank = 0, bytes = 0;
+    std::size_t ranks = 0, rank = 0;
+    if (info == nullptr || !comm_shape(comm, &ranks, &rank)) {
+      set_last_error(info == nullptr ? "info is NULL"
+                                     : "the communicator is not a valid intracommunicator");
+      return IPT_INVALID_VALUE;
+    }
     const ipt_mpi_options o = resolved(options);
-    Distribution d;
-    std::string why;
-    ipt_status status = IPT_INVALID_VALUE;
-    bool overflow = false;
-    if (info == nullptr) {
-      why = "info is NULL";
-    } else if (!comm_shape(comm, &ranks, &rank)) {
-      why = "the communicator is not a valid intracommunicator";
-    } else if (!valid_element_size(elem_size)) {
-      why = "elem_size " + std::to_string(elem_size) + " is not 1, 2, 4, 8 or 16";
-      status = IPT_INVALID_ELEMENT_SIZE;
-    } else if ((flags & ~(IPT_MPI_TRANSPOSED_IN | IPT_MPI_TRANSPOSED_OUT)) != 0 ||
-               !valid_scheme(o.scheme)) {
-      why = "unknown flags or scheme";
-    } else {
-      why = distribute(ranks, rows, cols, o.block_rows, o.block_cols, &d, &overflow);
-      if (why.empty() && __builtin_mul_overflow(d.alloc, elem_size, &bytes)) {
-        why = "the padded block's bytes overflow size_t";
-        overflow = true;
-      }
-      if (overflow) status = IPT_SIZE_OVERFLOW;
+    const PlanVerdict v =
+        check_plan(plan_request(ranks, rows, cols, elem_size, flags, o, staging_of(o)));
+    if (v.refusal != Refusal::none) {
+      set_last_error(v.why.c_str());
+      return status_of(v.refusal);
     }
-    const ExchangePlan p = why.empty() ? plan_exchange(d, elem_size, flags, staging_of(o),
-                                                       static_cast<Scheme>(o.scheme))
-                                       : ExchangePlan{};
-    if (why.empty() && !p.feasible)
-      why = "the all-to-all scheme needs 4 (S - 1) bytes of staging and the budget is smaller";
-    if (!why.empty()) {
-      set_last_error(why.c_str());
-      return status;
-    }
+    const Distribution& d = v.distribution;
+    const ExchangePlan& p = v.plan;
     *info = {};
     info->scheme = static_cast<ipt_mpi_scheme>(p.scheme);
     info->ranks = ranks;

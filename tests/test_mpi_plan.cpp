@@ -8,6 +8,7 @@
 
 #include "distribution.hpp"
 #include "exchange_plan.hpp"
+#include "plan_check.hpp"
 #include "test_seed.hpp"
 
 using ipt::mpi::Distribution;
@@ -136,4 +137,68 @@ TEST_CASE("mpi plan: overflowing blocks are refused as overflow", "[mpi][planner
   CHECK(overflow);
   CHECK_FALSE(ipt::mpi::distribute(2, 10, 10, 3, 0, &d, &overflow).empty());  // rows uncovered
   CHECK_FALSE(overflow);
+}
+
+TEST_CASE("mpi plan: check_plan refuses what the call refuses, and plans the rest",
+          "[mpi][planner]") {
+  using ipt::mpi::PlanRequest;
+  using ipt::mpi::Refusal;
+  const auto request = [](std::size_t ranks, std::size_t rows, std::size_t cols) {
+    PlanRequest r;
+    r.ranks = ranks;
+    r.rows = rows;
+    r.cols = cols;
+    r.elem_size = 4;
+    r.staging = 16u << 20;
+    return r;
+  };
+  const auto refusal = [](const PlanRequest& r) { return ipt::mpi::check_plan(r).refusal; };
+
+  PlanRequest r = request(3, 80, 77);
+  const ipt::mpi::PlanVerdict good = ipt::mpi::check_plan(r);
+  REQUIRE(good.refusal == Refusal::none);
+  CHECK(good.why.empty());
+  Distribution d;
+  REQUIRE(ipt::mpi::distribute(3, 80, 77, 0, 0, &d).empty());
+  CHECK(good.distribution.alloc == d.alloc);
+  CHECK(good.plan.chunk_bytes ==
+        ipt::mpi::plan_exchange(d, 4, 0, 16u << 20, Scheme::automatic).chunk_bytes);
+
+  for (const std::size_t e : {0, 3, 5, 32}) {
+    r = request(3, 80, 77);
+    r.elem_size = e;
+    CHECK(refusal(r) == Refusal::element_size);
+  }
+  r = request(3, 80, 77);
+  r.flags = 4;
+  CHECK(refusal(r) == Refusal::value);
+  r = request(3, 80, 77);
+  r.flags = ipt::mpi::kKnownFlags;
+  CHECK(refusal(r) == Refusal::none);
+  for (const int scheme : {-1, 3, 100}) {
+    r = request(3, 80, 77);
+    r.scheme = scheme;
+    CHECK(refusal(r) == Refusal::value);
+  }
+  r = request(3, 80, 77);
+  r.block_rows = 10;  // 3 ranks of 10 rows leave 50 rows to none
+  CHECK(refusal(r) == Refusal::value);
+  const std::size_t huge = std::size_t{1} << 40;
+  CHECK(refusal(request(2, huge, huge)) == Refusal::overflow);
+  // The elements of the padded block fit size_t, its bytes do not.
+  r = request(1, std::size_t{1} << 31, std::size_t{1} << 31);
+  r.elem_size = 16;
+  CHECK(refusal(r) == Refusal::overflow);
+  r.elem_size = 1;
+  CHECK(refusal(r) == Refusal::none);
+  // The staging budget is clamped as the call clamps it: 10 bytes are 4096, too few for
+  // the all-to-all scheme on 1100 ranks, and 4396 are enough.
+  r = request(1100, 2200, 2200);
+  r.scheme = static_cast<int>(Scheme::alltoall);
+  r.staging = 10;
+  CHECK(refusal(r) == Refusal::value);
+  r.staging = 4396;
+  CHECK(refusal(r) == Refusal::none);
+  CHECK(ipt::mpi::clamp_staging(0) == ipt::mpi::kMinStaging);
+  CHECK(ipt::mpi::clamp_staging(std::size_t{1} << 40) == ipt::mpi::kMaxStaging);
 }

@@ -39,6 +39,22 @@ fi
 expect 2 stderr "$kernel_bench" no-such-mode
 expect 2 stderr "$plan" 7200
 expect 2 stderr "$demo" --no-such-option
+# ipt-plan mpi refuses, with the call's words and exit 1, what ipt_mpi_transpose refuses.
+refuses() {  # $1 the words expected on stderr, then ipt-plan mpi's arguments
+  local words=$1 err status
+  shift
+  err=$("$plan" mpi "$@" 2>&1 > /dev/null)
+  status=$?
+  if [ "$status" != 1 ] || ! grep -q "$words" <<< "$err"; then
+    echo "FAIL: ipt-plan mpi $* exited $status with '$err', expected 1 and '$words'"; fail=1
+  else
+    echo "ok: ipt-plan mpi $* refused (exit 1)"
+  fi
+}
+refuses "elem_size 3 is not" 4 100 100 3
+refuses "leave" 4 100 100 4 --block-rows 10
+refuses "staging budget is smaller" 2000 80000 77000 8 --scheme alltoall --staging 10
+refuses "overflow" 2 1099511627776 1099511627776
 # --help of the demo must not run it: it would print "all transpositions verified".
 if "$demo" --help | grep -q "transpositions verified"; then echo "FAIL: ipt-demo --help ran the demo"; fail=1; fi
 exit $fail

@@ -6,13 +6,15 @@
 
 #include "distribution.hpp"
 #include "exchange_plan.hpp"
+#include "plan_check.hpp"
 
 namespace ipt::tools {
 namespace {
 
 constexpr const char* kUsage =
     "usage: ipt-plan mpi RANKS ROWS COLS [ELEM_SIZE (default 4)] [--block-rows B]\n"
-    "                [--block-cols C] [--staging BYTES (default 16777216)]\n"
+    "                [--block-cols C] [--staging BYTES (default 16777216; clamped to\n"
+    "                4096..1073741824, as the call clamps it)]\n"
     "                [--scheme auto|pairwise|alltoall] [--flags in,out] [--rank R]\n"
     "Prints the plan of ipt_mpi_transpose for a ROWS x COLS matrix distributed over RANKS\n"
     "MPI ranks, rank by rank (or rank R): its blocks and allocation, the local steps, the\n"
@@ -83,13 +85,24 @@ int print_mpi_plan(const std::vector<std::string>& args) {
     if (numbers.size() < 3 || numbers.size() > 4) throw std::invalid_argument("");
     const std::size_t ranks = numbers[0], rows = numbers[1], cols = numbers[2];
     const std::size_t elem_size = numbers.size() == 4 ? numbers[3] : 4;
-    mpi::Distribution d;
-    if (const std::string no = mpi::distribute(ranks, rows, cols, block_rows, block_cols, &d);
-        !no.empty()) {
-      std::fprintf(stderr, "ipt-plan mpi: %s\n", no.c_str());
+    mpi::PlanRequest request;
+    request.ranks = ranks;
+    request.rows = rows;
+    request.cols = cols;
+    request.elem_size = elem_size;
+    request.flags = flags;
+    request.block_rows = block_rows;
+    request.block_cols = block_cols;
+    request.scheme = static_cast<int>(scheme);
+    request.staging = staging;
+    // What the call would refuse, refused here with its words.
+    const mpi::PlanVerdict verdict = mpi::check_plan(request);
+    if (verdict.refusal != mpi::Refusal::none) {
+      std::fprintf(stderr, "ipt-plan mpi: %s\n", verdict.why.c_str());
       return 1;
     }
-    const mpi::ExchangePlan plan = mpi::plan_exchange(d, elem_size, flags, staging, scheme);
+    const mpi::Distribution& d = verdict.distribution;
+    const mpi::ExchangePlan& plan = verdict.plan;
     std::printf(
         "%zu x %zu, %zu-byte elements, over %zu ranks (%zu active): %s exchange, "
         "%zu bytes per chunk, pieces of %zu bytes, %zu MPI calls per rank; model %.3g s "
