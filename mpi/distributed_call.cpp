@@ -10,6 +10,7 @@
 #include "exchange.hpp"
 #include "exchange_plan.hpp"
 #include "local_steps.hpp"
+#include "own_comm.hpp"
 #include "plan_check.hpp"
 
 namespace ipt::mpi {
@@ -119,9 +120,9 @@ ipt_status transpose_agreed(const Call& c, std::size_t ranks, std::size_t rank,
 
   // The exchange's messages go over a communicator of the library's own, so that none of
   // them can match a message of the caller's still in flight on `comm`.
-  MPI_Comm own = MPI_COMM_NULL;
-  if (MPI_Comm_dup(c.comm, &own) != MPI_SUCCESS) {
-    set_last_error("MPI_Comm_dup failed");
+  const MPI_Comm own = own_comm(c.comm);
+  if (own == MPI_COMM_NULL) {
+    set_last_error("no communicator of libipt_mpi's own beside the caller's (MPI_Comm_dup failed)");
     return IPT_INVALID_VALUE;
   }
   const ExchangeTarget target{own,  c.queue, c.buffer, c.offset * c.elem_size,
@@ -165,8 +166,7 @@ ipt_status transpose_agreed(const Call& c, std::size_t ranks, std::size_t rank,
       }
       result = agree(own, ok ? IPT_SUCCESS : IPT_BUFFER_UNDEFINED, why);
     }
-  }  // the staging freed before the communicator
-  MPI_Comm_free(&own);
+  }
   return result;
 }
 

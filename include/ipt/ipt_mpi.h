@@ -89,7 +89,9 @@ IPT_MPI_API size_t ipt_mpi_set_staging_bytes(size_t bytes);
  * device, libipt's usual scratch, the staging budget in pinned host memory, and a few
  * bytes per rank of the communicator; never a second copy of the block. The exchange's
  * messages go over a duplicate of `comm`, so messages of the caller's in flight on `comm`
- * are safe. Blocks until done; the rank's queue (if any) is finished on return.
+ * are safe; it is made by the first call on `comm` that exchanges, kept as an attribute
+ * of `comm` and freed with it. Blocks until done; the rank's queue (if any) is finished
+ * on return.
  *
  * Bad input on any rank (sizes, element size, flags, blocks or scheme that differ between
  * ranks, a block that is not the rank's share, a buffer too small, an invalid queue or

@@ -345,6 +345,21 @@ int main(int argc, char** argv) {
     run.empty_ranks_without_handles();
     run.callers_message_in_flight();
     run.bad_input();
+    // Each communicator has the library's own beside it: ranks in reverse order on a split
+    // of the world, calls on it (the later ones reusing what the first made) around a
+    // caller's message in flight, then freed (the library's duplicate with it), twice.
+    for (int round = 0; round < 2; ++round) {
+      MPI_Comm reversed = MPI_COMM_NULL;
+      MPI_Comm_split(MPI_COMM_WORLD, 0, ranks - 1 - rank, &reversed);
+      int reversed_rank = 0;
+      MPI_Comm_rank(reversed, &reversed_rank);
+      Run other{reversed, reversed_rank, ranks, session, tally};
+      other.transpose(97, 89, 4, 0);
+      other.callers_message_in_flight();
+      other.transpose(45, 45, 8, IPT_MPI_TRANSPOSED_IN);
+      MPI_Comm_free(&reversed);
+    }
+    run.transpose(64, 48, 2, 0);  // the world's own still there
   }
   int counts[2] = {tally.passed, tally.failed}, totals[2] = {0, 0};
   MPI_Reduce(counts, totals, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
