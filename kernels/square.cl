@@ -20,10 +20,26 @@
 // numbered in one sequence, matrix by matrix; a group finds its matrix with one division.
 //
 // Host-defined: TILE, WG_ROWS (the work-group is TILE x WG_ROWS work-items; each one
-// moves TILE / WG_ROWS elements of each tile); IPT_SWIZZLE (0 or 1; TILE a power of two).
+// moves TILE / WG_ROWS elements of each tile); IPT_SWIZZLE (0 or 1; TILE a power of two);
+// IPT_WORDS (see below).
+//
+// Word tiles (IPT_WORDS = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements where n is a
+// multiple of IPT_WORDS and the matrix starts on a 4-byte boundary of one buffer: the host
+// checks). Moved one per work-item, such elements took the global loads and stores of
+// floats for a quarter (half) of the bytes. Here a work-item moves IPT_WORDS x IPT_WORDS
+// blocks: it loads a word from each of IPT_WORDS consecutive rows, transposes the block
+// in registers and keeps its words, now words of output rows, in a tile of words in local
+// memory, from which the stores copy whole words of output rows. Every global and local
+// access moves an aligned 4-byte word. The work-group is TILE / IPT_WORDS x WG_ROWS.
 
 #ifndef IPT_SWIZZLE
 #define IPT_SWIZZLE 0
+#endif
+#ifndef IPT_WORDS
+#define IPT_WORDS 1
+#endif
+#if IPT_WORDS > 1 && (IPT_SWIZZLE || IPT_SPLIT || IPT_SCALAR || IPT_WORDS * IPT_ELEM_BYTES != 4)
+#error "word tiles: 1- or 2-byte elements in one buffer, padded tiles, no transform"
 #endif
 #if IPT_SWIZZLE
 #define TILE_STRIDE TILE
@@ -45,6 +61,7 @@ void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
   *ti = k - j * (j + 1) / 2;
 }
 
+#if IPT_WORDS == 1
 // The loops below have no early exit and the kernel no early return: every work-item
 // reaches the one barrier, which keeps the kernel in the simple shape every OpenCL
 // compiler handles (PoCL 5 aborted on an earlier grid-stride form with early returns).
@@ -96,3 +113,80 @@ void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n,
     store_transposed(m, upper, base, n, r0, c0, h, w TRANSFORM_ARGS);
   }
 }
+#else
+// The word tiles' kernel (IPT_WORDS > 1, see the top). Tiles of h x w elements, both
+// multiples of IPT_WORDS; in words: hb = h / IPT_WORDS block rows, ww = w / IPT_WORDS
+// words a row. `words`: the matrix as words; nw: words per matrix row.
+#define TW (TILE / IPT_WORDS)  // words of a tile row
+#define WSTRIDE (TW + 1)       // words of a local row: column writes spread over the banks
+
+// The IPT_WORDS x IPT_WORDS block of words in[t] (row t) transposed: out[j] holds column
+// j. Vector components are in memory order whatever the device's byte order.
+void transpose_block(const uint *in, uint *out) {
+#if IPT_WORDS == 4
+  const uchar4 a = as_uchar4(in[0]), b = as_uchar4(in[1]), c = as_uchar4(in[2]),
+               d = as_uchar4(in[3]);
+  out[0] = as_uint((uchar4)(a.s0, b.s0, c.s0, d.s0));
+  out[1] = as_uint((uchar4)(a.s1, b.s1, c.s1, d.s1));
+  out[2] = as_uint((uchar4)(a.s2, b.s2, c.s2, d.s2));
+  out[3] = as_uint((uchar4)(a.s3, b.s3, c.s3, d.s3));
+#else
+  const ushort2 a = as_ushort2(in[0]), b = as_ushort2(in[1]);
+  out[0] = as_uint((ushort2)(a.s0, b.s0));
+  out[1] = as_uint((ushort2)(a.s1, b.s1));
+#endif
+}
+
+// Loads the tile at (row0, col0w words), hb block rows by ww words, and keeps its
+// transpose: local row c (column c of the tile) holds that column's hb words.
+void load_word_tile(__local uint *tile, __global const uint *words, idx_t base, idx_t nw,
+                    idx_t row0, idx_t col0w, uint hb, uint ww) {
+  const uint x = get_local_id(0);
+  if (x < ww)
+    for (uint br = get_local_id(1); br < hb; br += WG_ROWS) {
+      uint in[IPT_WORDS], out[IPT_WORDS];
+      const idx_t first = base + (row0 + (idx_t)br * IPT_WORDS) * nw + col0w + x;
+      for (uint t = 0; t < IPT_WORDS; ++t) in[t] = words[first + (idx_t)t * nw];
+      transpose_block(in, out);
+      for (uint j = 0; j < IPT_WORDS; ++j) tile[(x * IPT_WORDS + j) * WSTRIDE + br] = out[j];
+    }
+}
+
+// Writes the rows x ww-word block at (row0, col0w words) from a tile load_word_tile kept.
+void store_word_tile(__global uint *words, __local const uint *tile, idx_t base, idx_t nw,
+                     idx_t row0, idx_t col0w, uint rows, uint ww) {
+  const uint x = get_local_id(0);
+  if (x < ww)
+    for (uint r = get_local_id(1); r < rows; r += WG_ROWS)
+      words[base + (row0 + r) * nw + col0w + x] = tile[r * WSTRIDE + x];
+}
+
+__kernel __attribute__((reqd_work_group_size(TW, WG_ROWS, 1)))
+void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n,
+                     idx_t num_pairs, idx_t matrices) {
+  __local uint upper[TILE * WSTRIDE];
+  __local uint lower[TILE * WSTRIDE];
+  __global uint *words = (__global uint *)(buffer + offset);  // 4-byte aligned (host)
+  const idx_t nw = n / IPT_WORDS;
+
+  const idx_t k = (idx_t)get_group_id(1) * (idx_t)get_num_groups(0) + (idx_t)get_group_id(0);
+  idx_t ti = 0, tj = 0, base = 0;
+  uint hb = 0, ww = 0;
+  if (k < num_pairs * matrices) {
+    const idx_t matrix = k / num_pairs;
+    base = matrix * n * nw;
+    pair_of_index(k - matrix * num_pairs, &ti, &tj);
+    hb = (uint)min((idx_t)TW, nw - ti * TW);  // upper tile's rows, in blocks
+    ww = (uint)min((idx_t)TW, nw - tj * TW);  // upper tile's columns, in words
+  }
+  const idx_t r0 = ti * TILE, c0 = tj * TILE;  // upper tile's corner, in elements
+  const bool mirrored = ti != tj;
+  load_word_tile(upper, words, base, nw, r0, c0 / IPT_WORDS, hb, ww);
+  if (mirrored) load_word_tile(lower, words, base, nw, c0, r0 / IPT_WORDS, ww, hb);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // The upper tile's transpose goes to (c0, r0): ww * IPT_WORDS rows of hb words; the
+  // lower's to (r0, c0): hb * IPT_WORDS rows of ww words.
+  if (mirrored) store_word_tile(words, lower, base, nw, r0, c0 / IPT_WORDS, hb * IPT_WORDS, ww);
+  store_word_tile(words, upper, base, nw, c0, r0 / IPT_WORDS, ww * IPT_WORDS, hb);
+}
+#endif

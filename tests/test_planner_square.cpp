@@ -15,7 +15,11 @@ TEST_CASE("square tiles fit half the local memory and the work-group limit", "[p
   DeviceProfile gpu;  // 48 KiB, 1024 work-items
   CHECK(plan_square(gpu, 1000, 4).tile == 64);
   CHECK(plan_square(gpu, 1000, 4).wg_rows == 4);
-  CHECK(plan_square(gpu, 1000, 1).tile == 64);
+  CHECK(plan_square(gpu, 1000, 1).tile == 128);  // word tiles: rows of 32 words
+  CHECK(plan_square(gpu, 1000, 1).wg_rows == 2);
+  CHECK(plan_square(gpu, 1001, 1).tile == 64);  // 1001 is no multiple of the word
+  CHECK(plan_square(gpu, 1002, 2).tile == 64);
+  CHECK(plan_square(gpu, 1002, 2).wg_rows == 4);
   CHECK(plan_square(gpu, 1000, 8).tile == 32);
   CHECK(plan_square(gpu, 1000, 16).tile == 32);
   DeviceProfile amd;
@@ -33,6 +37,10 @@ TEST_CASE("square tiles fit half the local memory and the work-group limit", "[p
     for (const DeviceProfile& device : {gpu, amd, tiny}) {
       const auto p = plan_square(device, 777, elem);
       CHECK((square_local_bytes(p.tile, elem) <= device.local_mem_bytes * 3 / 4 || p.tile == 8));
+      const auto w = plan_square(device, 1024, elem);  // word tiles where elem < 4
+      CHECK(square_local_bytes(w.tile, elem, w.layout, elem < 4 ? 4 / elem : 1) <=
+            std::max<std::size_t>(device.local_mem_bytes * 3 / 4, square_local_bytes(8, elem)));
+      CHECK(w.tile * w.wg_rows <= device.max_work_group_size);
       CHECK(p.tile * p.wg_rows <= device.max_work_group_size);
     }
 }

@@ -104,3 +104,81 @@ TEST_CASE("square kernel with swizzled tiles", "[square][variants][tile_layout]"
     }
   }
 }
+
+TEST_CASE("square kernel in word tiles", "[square][variants][words]") {
+  // 1- and 2-byte elements move in 4-byte words where n is a multiple of the word and the
+  // matrix starts on a 4-byte boundary; elsewhere (n not a multiple, an odd offset) the
+  // same plan moves them one by one. Full and partial tiles, diagonal and mirrored pairs,
+  // several pairs per grid row, work-groups of one and several rows, both index widths.
+  const cl::CommandQueue queue(session().queue(), true);
+  std::size_t max_wg = 0;
+  clGetDeviceInfo(session().device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg,
+                  nullptr);
+  int words = 0;
+  for (const std::size_t elem_size : {1, 2}) {
+    const std::size_t word = 4 / elem_size;
+    // The planner's word tiles (128 x 2 for 1-byte elements, 64 x 4 for 2-byte ones)
+    // among others.
+    for (const std::size_t tile : {8, 32, 64, 128})
+      for (const std::size_t wg_rows : {1, 2, 4}) {
+        if (tile * wg_rows > max_wg || (tile == 128 && (elem_size != 1 || wg_rows != 2)) ||
+            (wg_rows == 2 && tile != 128))
+          continue;
+        for (const bool index64 : {false, true})
+          for (const std::uint64_t offset : {0, 4, 3})
+            for (const std::size_t n : {4, 8, 12, 60, 64, 68, 100, 132, 7, 130}) {
+              ipt::planner::SquarePlan plan;
+              plan.tile = tile;
+              plan.wg_rows = wg_rows;
+              plan = ipt::planner::complete_square_plan(plan, n, 3);
+              const auto site = ipt::test::site_of(elem_size, offset, index64);
+              const auto step = ipt::planner::square_step(site, n, plan);
+              const bool in_words = n % word == 0 && offset * elem_size % 4 == 0;
+              INFO("tile " << tile << " rows " << wg_rows << " idx64 " << index64 << " elem "
+                           << elem_size << " offset " << offset << " n " << n);
+              REQUIRE((step.options.find("-DIPT_WORDS=" + std::to_string(word)) !=
+                       std::string::npos) == in_words);
+              REQUIRE(step.local[0] * step.local[1] == tile * wg_rows);
+              words += in_words;
+              GuardedMatrix m(n, n, elem_size, offset, 9, n * tile + wg_rows + offset);
+              const cl::Buffer buffer(m.buffer(), true);
+              ipt::support::run_steps(queue, buffer, {step}, elem_size, offset).wait();
+              CHECK(m.check_transposed() == "");
+            }
+      }
+  }
+  CHECK(words > 100);
+  // Swizzled plans, and profiles without words (IPT_OVERRIDES word=1), stay element by
+  // element; the warm-up tile of a word step is built with the step's options.
+  ipt::planner::SquarePlan plan;
+  plan.tile = 64;
+  plan.wg_rows = 4;
+  plan = ipt::planner::complete_square_plan(plan, 128, 3);
+  const auto site = ipt::test::site_of(1, 0, false);
+  const auto word_step = ipt::planner::square_step(site, 128, plan);
+  CHECK(ipt::planner::square_tile_step(word_step, 1).options == word_step.options);
+  plan.words = false;
+  CHECK(ipt::planner::square_step(site, 128, plan).options.find("IPT_WORDS") == std::string::npos);
+  plan.words = true;
+  plan.layout = ipt::planner::TileLayout::kSwizzled;
+  CHECK(ipt::planner::square_step(site, 128, plan).options.find("IPT_WORDS") == std::string::npos);
+}
+
+TEST_CASE("batches of squares in word tiles", "[square][variants][words][batched]") {
+  // Three matrices back to back, each swapped alone: the word tiles' matrix base.
+  const cl::CommandQueue queue(session().queue(), true);
+  for (const std::size_t elem_size : {1, 2})
+    for (const std::size_t n : {4, 68, 130}) {
+      if (n % (4 / elem_size) != 0) continue;
+      ipt::planner::SquarePlan plan;
+      plan.tile = 32;
+      plan.wg_rows = 4;
+      plan = ipt::planner::complete_square_plan(plan, n, 5, 3);
+      const auto step = ipt::planner::square_step(ipt::test::site_of(elem_size, 0), n, plan);
+      REQUIRE(step.options.find("-DIPT_WORDS=") != std::string::npos);
+      INFO("elem " << elem_size << " n " << n);
+      // Against the host reference of the step's move: each n x n matrix transposed.
+      CHECK(ipt::test::check_step(step, ipt::test::site_of(elem_size, 0), 3 * n * n, 11, 77 + n) ==
+            "");
+    }
+}

@@ -538,22 +538,27 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   // stays far below it.
   const std::uint64_t elements = plan.matrices * n * n;
   const bool index64 = site.index64 || needs_index64(site.offset, elements, /*strides=*/false);
-  Step step =
-      launch(Family::kSquare, site, index64,
-             " -DTILE=" + std::to_string(plan.tile) + " -DWG_ROWS=" + std::to_string(plan.wg_rows) +
-                 tile_layout_option(plan.layout),
-             plan.grid_x, plan.tile);
+  // Word tiles keep the work-group's size: TILE / word x WG_ROWS * word work-items.
+  const std::size_t word =
+      square_words(plan, n, site.elem_size, site.offset, site.split != 0, site.local_mem_bytes);
+  const std::size_t rows = plan.wg_rows * word;
+  Step step = launch(Family::kSquare, site, index64,
+                     " -DTILE=" + std::to_string(plan.tile) + " -DWG_ROWS=" + std::to_string(rows) +
+                         (word > 1 ? " -DIPT_WORDS=" + std::to_string(word)
+                                   : std::string(tile_layout_option(plan.layout))),
+                     plan.grid_x, plan.tile / word);
   step.dims = 2;
-  step.global[1] = plan.grid_y * plan.wg_rows;
-  step.local[1] = plan.wg_rows;
+  step.global[1] = plan.grid_y * rows;
+  step.local[1] = rows;
   step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), index_arg(n),
                index_arg(plan.num_pairs), index_arg(plan.matrices)};
   step.touches = elements;
   step.move = permute(plan.matrices, n, n, 1);
   step.what = "tiled swap across the diagonal: tiles of " + std::to_string(plan.tile) + " x " +
-              std::to_string(plan.tile) + ", work-groups of " + std::to_string(plan.tile) + " x " +
-              std::to_string(plan.wg_rows);
+              std::to_string(plan.tile) + ", work-groups of " + std::to_string(plan.tile / word) +
+              " x " + std::to_string(rows);
   if (plan.layout == TileLayout::kSwizzled) step.what += ", swizzled tiles";
+  if (word > 1) step.what += ", moved as 4-byte words";
   if (plan.matrices > 1) step.what += ", " + std::to_string(plan.matrices) + " matrices";
   return with_split(std::move(step), site);
 }
@@ -561,8 +566,11 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
 Step square_tile_step(const Step& square, std::size_t elem_size) {
   if (square.family != Family::kSquare) throw std::logic_error("a square tile of another step");
   SquarePlan tile;
-  tile.tile = static_cast<std::size_t>(square.local[0]);
-  tile.wg_rows = static_cast<std::size_t>(square.local[1]);
+  // Word tiles' groups are TILE / word wide and WG_ROWS * word high.
+  const std::size_t elem = std::max<std::size_t>(1, elem_size);
+  const std::size_t word = square.options.find(" -DIPT_WORDS=") != std::string::npos ? 4 / elem : 1;
+  tile.tile = static_cast<std::size_t>(square.local[0]) * word;
+  tile.wg_rows = static_cast<std::size_t>(square.local[1]) / word;
   // The layout travels in the build options only; the tile's program must be the same.
   const std::string swizzled = tile_layout_option(TileLayout::kSwizzled);
   if (square.options.find(swizzled) != std::string::npos) tile.layout = TileLayout::kSwizzled;

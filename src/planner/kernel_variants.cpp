@@ -33,7 +33,13 @@ class Collector {
     for (const bool split : {false, true}) {
       const StepSite at = site(elem_size, split);
       add(bs_step(at, 1, 2, 2, choose_bs(device_, 1, 2, 2, elem_size)));
-      add(square_step(at, 64, plan_square(device_, 64, elem_size)));
+      // n = 64 takes word tiles where the element size has them, 65 never; an odd offset
+      // moves the word tiles' plan element by element.
+      for (const std::uint64_t n : {64, 65})
+        add(square_step(at, n, plan_square(device_, n, elem_size)));
+      StepSite odd = at;
+      odd.offset = 1;
+      add(square_step(odd, 64, plan_square(device_, 64, elem_size)));
       restrides(at);
       onchips(at);
       for (std::uint64_t word = 1; word == 1 || elem_size * word <= device_.word_bytes; word *= 2)

@@ -18,11 +18,22 @@ struct SquarePlan {
   std::uint64_t grid_y = 0;     // rows of grid_x groups: grid_x * grid_y >= num_pairs * matrices
   // IPT_SWIZZLE of kernels/square.cl (swizzled: the tile a power of two).
   TileLayout layout = TileLayout::kPadded;
+  // Whether 1- and 2-byte elements may move in 4-byte words (the word tiles of
+  // kernels/square.cl); square_step takes them where the matrix allows (square_words).
+  bool words = true;
 };
 
-// Bytes of local memory the kernel uses for one work-group (two tiles in `layout`).
+// Elements per 4-byte word of the square kernel's word tiles for this step: 4 / elem_size
+// where the plan allows words, the element is 1 or 2 bytes, n is a multiple of the word,
+// the matrix starts on a 4-byte boundary (offset) of one buffer (no split) and the word
+// tiles fit local_mem_bytes; else 1 (a tile element per work-item).
+std::size_t square_words(const SquarePlan& plan, std::uint64_t n, std::size_t elem_size,
+                         std::uint64_t offset, bool split, std::size_t local_mem_bytes);
+
+// Bytes of local memory the kernel uses for one work-group (two tiles in `layout`, or in
+// words of `word` elements: word > 1).
 std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size,
-                               TileLayout layout = TileLayout::kPadded);
+                               TileLayout layout = TileLayout::kPadded, std::size_t word = 1);
 
 // The plan for an n x n matrix of elem_size-byte elements, its tiles in `layout`. The
 // tile is the largest of 64, 32, 16, 8 whose two tiles fit in three quarters of the
