@@ -30,17 +30,9 @@ std::size_t staging_of(const ipt_mpi_options& o) {
 PlanRequest plan_request(std::size_t ranks, std::size_t rows, std::size_t cols,
                          std::size_t elem_size, unsigned flags, const ipt_mpi_options& o,
                          std::size_t staging) {
-  PlanRequest r;
-  r.ranks = ranks;
-  r.rows = rows;
-  r.cols = cols;
-  r.elem_size = elem_size;
-  r.flags = flags;
-  r.block_rows = o.block_rows;
-  r.block_cols = o.block_cols;
-  r.scheme = static_cast<int>(o.scheme);
-  r.staging = staging;
-  return r;
+  return {ranks,  rows,         cols,         elem_size,
+          flags,  o.block_rows, o.block_cols, static_cast<int>(o.scheme),
+          staging};
 }
 
 ipt_status status_of(Refusal refusal) {

@@ -85,18 +85,10 @@ int print_mpi_plan(const std::vector<std::string>& args) {
     if (numbers.size() < 3 || numbers.size() > 4) throw std::invalid_argument("");
     const std::size_t ranks = numbers[0], rows = numbers[1], cols = numbers[2];
     const std::size_t elem_size = numbers.size() == 4 ? numbers[3] : 4;
-    mpi::PlanRequest request;
-    request.ranks = ranks;
-    request.rows = rows;
-    request.cols = cols;
-    request.elem_size = elem_size;
-    request.flags = flags;
-    request.block_rows = block_rows;
-    request.block_cols = block_cols;
-    request.scheme = static_cast<int>(scheme);
-    request.staging = staging;
     // What the call would refuse, refused here with its words.
-    const mpi::PlanVerdict verdict = mpi::check_plan(request);
+    const mpi::PlanVerdict verdict =
+        mpi::check_plan({ranks, rows, cols, elem_size, flags, block_rows, block_cols,
+                         static_cast<int>(scheme), staging});
     if (verdict.refusal != mpi::Refusal::none) {
       std::fprintf(stderr, "ipt-plan mpi: %s\n", verdict.why.c_str());
       return 1;
