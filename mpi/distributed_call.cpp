@@ -93,15 +93,21 @@ ipt_status agreed_plan(const Call& c, std::size_t ranks, std::size_t rank, Distr
           staging_of(c.options), &staging);
       all != IPT_SUCCESS)
     return all;
-  // check() passed with this rank's budget; the least can only refuse on every rank.
-  const PlanVerdict v =
-      check_plan(plan_request(ranks, c.rows, c.cols, c.elem_size, c.flags, c.options, staging));
-  if (v.refusal != Refusal::none) {
-    set_last_error(v.why.c_str());
-    return status_of(v.refusal);
+  // check() passed with this rank's budget; the least can only refuse on every rank. A
+  // plan allocates only to say why it refuses, so no rank can fail alone to make it.
+  try {
+    const PlanVerdict v =
+        check_plan(plan_request(ranks, c.rows, c.cols, c.elem_size, c.flags, c.options, staging));
+    if (v.refusal != Refusal::none) {
+      set_last_error(v.why.c_str());
+      return status_of(v.refusal);
+    }
+    *plan = v.plan;
+    return IPT_SUCCESS;
+  } catch (...) {
+    set_last_error("out of host memory");
+    return IPT_OUT_OF_HOST_MEMORY;
   }
-  *plan = v.plan;
-  return IPT_SUCCESS;
 }
 
 // The call once every rank has agreed that the arguments are good; its queue is finished
