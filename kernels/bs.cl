@@ -26,11 +26,27 @@
 
 #define PAD(x) ((x) + ((x) >> 5))
 
+// Word tiles (IPT_WORDS = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements where a tile's
+// B * C elements fill whole words and the matrix starts on a 4-byte boundary of one
+// buffer: the host checks). Moved one per work-item, such elements cost a global load
+// and store each, for a quarter (half) of the bytes of a float. Here a work-item loads a
+// word, scatters its elements to their transposed slots, and after the barrier stores a
+// word of the chunk read whole from local memory, which PADW keeps word-aligned (an unused
+// word after every 32).
+#ifndef IPT_WORDS
+#define IPT_WORDS 1
+#endif
+#if IPT_WORDS > 1 && (IPT_SPLIT || IPT_SCALAR || IPT_WORDS * IPT_ELEM_BYTES != 4)
+#error "word tiles: 1- or 2-byte elements in one buffer, no transform"
+#endif
+#define PADW(x) ((x) + IPT_WORDS * ((x) / (32 * IPT_WORDS)))
+
 // Loads each work-item issues before it stores any of them to local memory: one load at
 // a time left a 100 x 100 tile at 49% of the copy bandwidth on an H200 (a 40 KB tile
 // allows few work-groups per multiprocessor, so each needs several loads in flight).
 #define LOADS 4
 
+#if IPT_WORDS == 1
 __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                          idx_t tiles_per_group, __local elem_t *lds, __global uint *zero,
                          ulong zero_word, ulong zero_words TRANSFORM_PARAMS SPLIT_PARAMS) {
@@ -86,3 +102,78 @@ UNROLL
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
     zero[zero_word + w] = 0u;
 }
+#else
+__kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
+                         idx_t tiles_per_group, __local uint *lds, __global uint *zero,
+                         ulong zero_word, ulong zero_words) {
+  __global const uint *src = (__global const uint *)(buffer + offset);  // aligned (host)
+  __global uint *dst = (__global uint *)(buffer + offset);
+  __local elem_t *slots = (__local elem_t *)lds;
+  const idx_t n = B * C;  // a multiple of IPT_WORDS (host)
+  const idx_t lid = get_local_id(0);
+  const idx_t wg = get_local_size(0);
+  const idx_t stride = (idx_t)get_num_groups(0) * tiles_per_group;
+  // Word i of a chunk holds its elements IPT_WORDS * i ...; (t, r, c) tracks the first
+  // of them, advancing by IPT_WORDS * wg elements as above.
+  const idx_t step = (idx_t)IPT_WORDS * wg;
+  const idx_t dt = step / n, dp = step - dt * n;
+  const idx_t dr = dp / C, dc = dp - dr * C;
+  const idx_t e_first = (idx_t)IPT_WORDS * lid;
+  const idx_t t_first = e_first / n, p_first = e_first - t_first * n;
+  const idx_t r_first = p_first / C, c_first = p_first - r_first * C;
+  for (idx_t t0 = (idx_t)get_group_id(0) * tiles_per_group; t0 < A; t0 += stride) {
+    const idx_t tiles = min(tiles_per_group, A - t0);
+    const idx_t len = tiles * n / IPT_WORDS;  // words of the chunk
+    const idx_t first = t0 * n / IPT_WORDS;   // its first word
+    idx_t t = t_first, r = r_first, c = c_first;
+    for (idx_t i = lid; i < len; i += LOADS * wg) {
+      uint v[LOADS];
+UNROLL
+      for (int k = 0; k < LOADS; ++k) {
+        const idx_t j = i + (idx_t)k * wg;
+        if (j < len) v[k] = src[first + j];
+      }
+UNROLL
+      for (int k = 0; k < LOADS; ++k) {
+        if (i + (idx_t)k * wg < len) {
+          elem_t e[IPT_WORDS];  // the word's elements in memory order
+#if IPT_WORDS == 4
+          vstore4(as_uchar4(v[k]), 0, e);
+#else
+          vstore2(as_ushort2(v[k]), 0, e);
+#endif
+          idx_t tt = t, rr = r, cc = c;
+UNROLL
+          for (int q = 0; q < IPT_WORDS; ++q) {
+            slots[PADW(tt * n + cc * B + rr)] = e[q];
+            if (++cc == C) {
+              cc = 0;
+              if (++rr == B) {
+                rr = 0;
+                ++tt;
+              }
+            }
+          }
+        }
+        t += dt;
+        r += dr;
+        c += dc;
+        if (c >= C) {
+          c -= C;
+          ++r;
+        }
+        if (r >= B) {
+          r -= B;
+          ++t;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // as above
+#pragma unroll 4
+    for (idx_t i = lid; i < len; i += wg) dst[first + i] = lds[PADW(IPT_WORDS * i) / IPT_WORDS];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
+    zero[zero_word + w] = 0u;
+}
+#endif

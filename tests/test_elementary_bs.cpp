@@ -84,6 +84,51 @@ TEST_CASE("BS 010! small tiles, several tiles per group (virtual SIMD units)", "
         }
 }
 
+TEST_CASE("BS 010! in word tiles", "[bs][elementary][words]") {
+  // 1- and 2-byte elements move in 4-byte words where every tile's B x C elements fill
+  // whole words and the matrix starts on a 4-byte boundary; elsewhere one by one. One and
+  // several tiles per group, the grid-stride loop, both index widths, guard bytes after.
+  const std::vector<Shape> shapes = {{1, 2, 2},  {5, 4, 3},   {3, 2, 6},   {1000, 2, 2},
+                                     {7, 8, 16}, {2, 32, 64}, {3, 64, 36}, {4, 97, 4},
+                                     {9, 3, 3},  {2, 31, 37}, {6, 5, 7}};
+  std::uint64_t seed = 500;
+  int words = 0;
+  for (const std::size_t elem_size : {1, 2}) {
+    const std::size_t word = 4 / elem_size;
+    for (const std::uint64_t offset : {0, 4, 3})
+      for (const std::uint64_t tiles : {1, 7, 64})
+        for (const std::size_t wg : {32, 256})
+          for (const auto& shape : shapes) {
+            const auto [A, B, C] = shape;
+            ipt::planner::BsConfig config;
+            config.work_group = wg;
+            config.tiles_per_group = tiles;
+            config.max_groups = 3;
+            config.force_index64 = (++seed % 2) == 0;
+            const auto site = site_of(elem_size, offset);
+            const auto step = ipt::planner::bs_step(site, A, B, C, config);
+            const bool in_words = (B * C) % word == 0 && (offset * elem_size) % 4 == 0;
+            INFO("elem " << elem_size << " offset " << offset << " tiles/group " << tiles << " wg "
+                         << wg << " shape " << A << "x" << B << "x" << C);
+            REQUIRE((step.options.find("-DIPT_WORDS=" + std::to_string(word)) !=
+                     std::string::npos) == in_words);
+            words += in_words;
+            if (ipt::planner::bs_local_elements(B * C, std::min<std::uint64_t>(tiles, A)) *
+                    elem_size >
+                ipt::test::device_local_mem())
+              continue;
+            CHECK(check_step(step, site, A * B * C, 13, seed) == "");
+          }
+  }
+  CHECK(words > 100);
+  // Profiles without words (IPT_OVERRIDES word=1) keep the element kernel.
+  ipt::planner::DeviceProfile no_words;
+  no_words.word_bytes = 1;
+  const auto config = ipt::planner::choose_bs(no_words, 5, 4, 4, 1);
+  CHECK(ipt::planner::bs_step(site_of(1, 0), 5, 4, 4, config).options.find("IPT_WORDS") ==
+        std::string::npos);
+}
+
 TEST_CASE("BS 010! with the configurations a 48 KiB and a 32 KiB/64-wide GPU would pick",
           "[bs][elementary]") {
   ipt::planner::DeviceProfile nvidia;  // 48 KiB, 1024 work-items, warps of 32

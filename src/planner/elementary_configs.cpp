@@ -91,6 +91,7 @@ BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B
   BsConfig config;
   const std::uint64_t n = B * C;
   const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
+  config.words = device.word_bytes >= 4;  // IPT_OVERRIDES word=1: element by element
   if (n < 512) {
     // Small tiles: about 1024 elements per group, so every lane moves ~4 elements, and at
     // most half the local memory so that two groups share a compute unit. (One 16 x 16

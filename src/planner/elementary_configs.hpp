@@ -17,6 +17,9 @@ struct BsConfig {
   std::uint64_t tiles_per_group = 1;  // > 1: the small-tile ("virtual SIMD units") variant
   std::uint64_t max_groups = 0;       // grid-stride cap; 0 = one group per chunk of tiles
   bool force_index64 = false;         // 64-bit indices even where 32 bits would do
+  // 1- and 2-byte elements in 4-byte words where the tiles and the matrix allow
+  // (kernels/bs.cl; bs_step decides).
+  bool words = true;
 };
 
 // 010! by cycle following with local-memory flags.

@@ -185,8 +185,18 @@ Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64
   // The kernel grid-strides over chunks, so a capped grid is always enough.
   const std::uint64_t groups =
       std::min(chunks, config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups);
-  Step step = launch(Family::kBs, site, index64, "", groups, config.work_group);
+  // 1- and 2-byte elements move in 4-byte words where every tile fills whole words and
+  // the matrix starts on a 4-byte boundary of one buffer (kernels/bs.cl).
+  const std::size_t word = config.words && (site.elem_size == 1 || site.elem_size == 2) &&
+                                   site.split == 0 && n % (4 / site.elem_size) == 0 &&
+                                   (site.offset * site.elem_size) % 4 == 0
+                               ? 4 / site.elem_size
+                               : 1;
+  Step step = launch(Family::kBs, site, index64,
+                     word > 1 ? " -DIPT_WORDS=" + std::to_string(word) : std::string(), groups,
+                     config.work_group);
   step.local_bytes = bs_local_elements(n, tiles) * site.elem_size;
+  if (word > 1) step.local_bytes = (step.local_bytes + 3) / 4 * 4;  // read as words
   step.args = {buffer_arg(Buffer::kMatrix),
                index_arg(site.offset),
                index_arg(A),
@@ -199,6 +209,7 @@ Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64
   step.move = permute(A, B, C, 1);
   step.what = "010! on " + shape_text(A, B, C) + ": BS tiles of " + std::to_string(B) + " x " +
               std::to_string(C);
+  if (word > 1) step.what += ", moved as 4-byte words";
   return with_split(std::move(step), site);
 }
 

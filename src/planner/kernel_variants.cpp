@@ -32,7 +32,9 @@ class Collector {
   void collect(std::size_t elem_size) {
     for (const bool split : {false, true}) {
       const StepSite at = site(elem_size, split);
+      // 2 x 2 tiles fill whole words of 1- and 2-byte elements, 3 x 3 ones do not.
       add(bs_step(at, 1, 2, 2, choose_bs(device_, 1, 2, 2, elem_size)));
+      add(bs_step(at, 1, 3, 3, choose_bs(device_, 1, 3, 3, elem_size)));
       // n = 64 takes word tiles where the element size has them, 65 never; an odd offset
       // moves the word tiles' plan element by element.
       for (const std::uint64_t n : {64, 65})
