@@ -46,6 +46,22 @@
 // allows few work-groups per multiprocessor, so each needs several loads in flight).
 #define LOADS 4
 
+// (t, r, c) += (dt, dr, dc) with r < B and c < C kept by one carry each (dr < B, dc < C):
+// a chunk's element index, digit by digit, advanced without a division.
+void advance(idx_t *t, idx_t *r, idx_t *c, idx_t dt, idx_t dr, idx_t dc, idx_t B, idx_t C) {
+  *t += dt;
+  *r += dr;
+  *c += dc;
+  if (*c >= C) {
+    *c -= C;
+    ++*r;
+  }
+  if (*r >= B) {
+    *r -= B;
+    ++*t;
+  }
+}
+
 #if IPT_WORDS == 1
 __kernel void ipt_bs_010(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                          idx_t tiles_per_group, __local elem_t *lds, __global uint *zero,
@@ -79,17 +95,7 @@ UNROLL
 UNROLL
       for (int k = 0; k < LOADS; ++k) {
         if (i + (idx_t)k * wg < len) lds[PAD(t * n + c * B + r)] = v[k];
-        t += dt;
-        r += dr;
-        c += dc;
-        if (c >= C) {
-          c -= C;
-          ++r;
-        }
-        if (r >= B) {
-          r -= B;
-          ++t;
-        }
+        advance(&t, &r, &c, dt, dr, dc, B, C);
       }
     }
     // Every load of the chunk has completed (and its value sits in local memory) before
@@ -155,17 +161,7 @@ UNROLL
             }
           }
         }
-        t += dt;
-        r += dr;
-        c += dc;
-        if (c >= C) {
-          c -= C;
-          ++r;
-        }
-        if (r >= B) {
-          r -= B;
-          ++t;
-        }
+        advance(&t, &r, &c, dt, dr, dc, B, C);
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // as above
