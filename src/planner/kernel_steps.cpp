@@ -5,6 +5,7 @@
 #include <string>
 
 #include "planner/launch_plan.hpp"
+#include "planner/narrow_words.hpp"
 
 namespace ipt::planner {
 namespace {
@@ -187,11 +188,8 @@ Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64
       std::min(chunks, config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups);
   // 1- and 2-byte elements move in 4-byte words where every tile fills whole words and
   // the matrix starts on a 4-byte boundary of one buffer (kernels/bs.cl).
-  const std::size_t word = config.words && (site.elem_size == 1 || site.elem_size == 2) &&
-                                   site.split == 0 && n % (4 / site.elem_size) == 0 &&
-                                   (site.offset * site.elem_size) % 4 == 0
-                               ? 4 / site.elem_size
-                               : 1;
+  const std::size_t word =
+      config.words ? narrow_word(site.elem_size, site.offset, site.split != 0, n) : 1;
   Step step = launch(Family::kBs, site, index64,
                      word > 1 ? " -DIPT_WORDS=" + std::to_string(word) : std::string(), groups,
                      config.work_group);

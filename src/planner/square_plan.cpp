@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "planner/narrow_words.hpp"
+
 namespace ipt::planner {
 
 std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size, TileLayout layout,
@@ -14,11 +16,9 @@ std::size_t square_local_bytes(std::size_t tile, std::size_t elem_size, TileLayo
 
 std::size_t square_words(const SquarePlan& plan, std::uint64_t n, std::size_t elem_size,
                          std::uint64_t offset, bool split, std::size_t local_mem_bytes) {
-  if (!plan.words || plan.layout != TileLayout::kPadded || split ||
-      (elem_size != 1 && elem_size != 2))
-    return 1;
-  const std::size_t word = 4 / elem_size;
-  if (n % word != 0 || (offset * elem_size) % 4 != 0 || plan.tile % word != 0 ||
+  if (!plan.words || plan.layout != TileLayout::kPadded) return 1;
+  const std::size_t word = narrow_word(elem_size, offset, split, n);
+  if (word == 1 || plan.tile % word != 0 ||
       square_local_bytes(plan.tile, elem_size, plan.layout, word) > local_mem_bytes)
     return 1;
   return word;
