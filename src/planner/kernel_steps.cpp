@@ -400,9 +400,10 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   return with_split(std::move(step), site);
 }
 
-Step onchip_probe_step(const Step& onchip) {
+Step onchip_probe_step(const Step& onchip, std::uint32_t extra_groups) {
   if (onchip.family != Family::kOnChip) throw std::logic_error("a probe of a non-on-chip step");
   Step probe = onchip;
+  const std::uint64_t launched = onchip.global[0] / onchip.local[0];
   probe.args = {buffer_arg(Buffer::kMatrix),
                 index_arg(0),
                 uint_arg(1),
@@ -411,12 +412,12 @@ Step onchip_probe_step(const Step& onchip) {
                 uint_arg(1),
                 buffer_arg(Buffer::kZeroScratch),
                 ulong_arg(0),
-                onchip.args[8],  // the groups the kernel waits for
-                uint_arg(0),
+                uint_arg(launched + extra_groups),
+                uint_arg(kOnChipPatience),
                 buffer_arg(Buffer::kZeroScratch),
                 ulong_arg(0),
                 ulong_arg(0),
-                buffer_arg(Buffer::kNone)};
+                buffer_arg(Buffer::kReport)};
   probe.flags = {Buffer::kZeroScratch, 0, kOnChipScratchBytes};
   probe.zeroes = {};
   probe.touches = 1;

@@ -209,12 +209,14 @@ Step square_tile_step(const Step& square, std::size_t elem_size);
 inline constexpr std::uint64_t kOnChipScratchBytes = 128;
 
 // The on-chip kernel's probe: the kernel of `onchip` on a matrix of one element, with
-// zero scratch of kOnChipScratchBytes that starts with kOnChipClosedPoll (the poll
-// closed: every group takes the fallback, which has nothing to move). A device that
-// refuses the kernel's work-group then says so before a call enqueues anything; NVIDIA's
-// driver under-reports this kernel's work-group limit, so asking it is not enough.
-inline constexpr std::uint32_t kOnChipClosedPoll[2] = {0x80000000u, 2};
-Step onchip_probe_step(const Step& onchip);
+// zero scratch of kOnChipScratchBytes, every group it launches awaited with the patience
+// of a call (`extra_groups` more awaited: a device that cannot hold them all, for tests).
+// It reports, through Buffer::kReport, kOnChipAllResident if every work-group ran at
+// once and the kernel's own fallback would never be taken for want of room, anything
+// else if not. Launching it also shows whether the device accepts the kernel's
+// work-group: NVIDIA's driver under-reports this kernel's limit, so asking is not enough.
+inline constexpr std::uint32_t kOnChipAllResident = 1;  // DECISION_GO of kernels/onchip.cl
+Step onchip_probe_step(const Step& onchip, std::uint32_t extra_groups = 0);
 
 // A plan of the given steps alone (kernel tests, benchmarks): noops dropped, scratch
 // sized to the regions they use, every call-scratch region they use zeroed by a fill.

@@ -37,7 +37,7 @@ OnChipConfig sized_onchip(const DeviceProfile& device, std::size_t elem_size, Ti
   config.work_group = wg;
   config.tiles = tiles;
   config.groups = device.compute_units * per_unit;
-  config.patience = 1u << 16;
+  config.patience = kOnChipPatience;
   config.elem_size = elem_size;
   config.stage_bytes = local - fixed;
   config.stage = onchip_stage_tiles(config, {});

@@ -15,6 +15,10 @@ namespace ipt::planner {
 inline constexpr std::uint64_t kOnChipTile = 32;  // tiles of 32 x 32 elements, or as many
 inline constexpr std::uint64_t kOnChipTileArea = kOnChipTile * kOnChipTile;  // in other shapes
 
+// Polls the first group of the on-chip kernel makes for the others' arrival before it
+// gives up on running them all at once.
+inline constexpr std::uint32_t kOnChipPatience = 1u << 16;
+
 struct OnChipConfig {
   std::size_t work_group = 0;  // WG: a divisor of 1024, at least 32 (0: no on-chip plan)
   std::size_t tiles = 0;       // TILES: tiles one group holds in registers

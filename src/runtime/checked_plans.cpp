@@ -51,8 +51,11 @@ void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context
                            std::shared_ptr<const PreparedPlan> prepared) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
-  for (const Entry& entry : c.entries)
-    if (entry.key == key) return;  // another thread was first
+  for (Entry& entry : c.entries)
+    if (entry.key == key) {  // another thread's, or one planned again (a crowded on-chip kernel)
+      entry.checked = std::move(prepared);
+      return;
+    }
   if (c.entries.size() >= kMaxEntries) c.entries.clear();
   c.entries.push_back(Entry{key, context, std::move(prepared)});
 }

@@ -38,8 +38,8 @@ struct CheckedPlanKey {
 // Shared, not copied: a call only reads it.
 std::shared_ptr<const PreparedPlan> find_checked_plan(const CheckedPlanKey& key);
 
-// Remembers a prepared plan. The cache is small (calls usually repeat a few shapes);
-// when full it starts over.
+// Remembers a prepared plan, in place of the key's earlier one if any. The cache is small
+// (calls usually repeat a few shapes); when full it starts over.
 void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context,
                            std::shared_ptr<const PreparedPlan> prepared);
 

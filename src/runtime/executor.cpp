@@ -118,6 +118,13 @@ std::string cause_of(const std::exception_ptr& cause) {
   }
 }
 
+bool PreparedPlan::crowded() const {
+  for (const auto* list : {&programs, &undo_programs})
+    for (const ProgramRef& program : *list)
+      if (program && program->residency() == CachedProgram::Residency::kCrowded) return true;
+  return false;
+}
+
 PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan) {
   const auto context = queue_context(queue);
   const auto device = queue_device(queue);

@@ -19,6 +19,13 @@ struct PreparedPlan {
   planner::LaunchPlan plan;
   std::vector<ProgramRef> programs;       // one per step
   std::vector<ProgramRef> undo_programs;  // one per plan.undo step
+  // Planned again once an on-chip program turns out crowded (runtime/transpose.cpp);
+  // false where the caller forced the on-chip kernel or the device promises nothing.
+  bool replanned_if_crowded = false;
+
+  // Whether the probe of one of its on-chip programs found that not every work-group
+  // runs at once (CachedProgram::Residency::kCrowded).
+  bool crowded() const;
 };
 
 // Thrown by enqueue_plan when a command failed after some of the plan's kernels were

@@ -10,6 +10,7 @@ namespace ipt::runtime::faults {
 namespace {
 
 std::atomic<bool> armed{false};
+std::atomic<bool> crowded{false};
 
 struct State {
   std::mutex mutex;
@@ -69,5 +70,9 @@ void point(Site site, const char* what) {
     throw cl::Error(site == Site::kEnqueue ? CL_OUT_OF_RESOURCES : CL_MEM_OBJECT_ALLOCATION_FAILURE,
                     what);
 }
+
+void crowd_onchip_probes(bool on) { crowded.store(on); }
+
+bool onchip_probes_crowded() { return crowded.load(std::memory_order_relaxed); }
 
 }  // namespace ipt::runtime::faults

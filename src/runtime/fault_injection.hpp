@@ -33,4 +33,10 @@ std::vector<const char*> passed(Site site);
 // A point: throws cl::Error(code, what) when armed to fail this one.
 void point(Site site, const char* what);
 
+// While on, probes of the on-chip kernel (launcher.cpp) await one work-group more than
+// they launch, as on a device that cannot hold them all at once: the kernel really takes
+// its fallback and reports so. Off by default.
+void crowd_onchip_probes(bool on);
+bool onchip_probes_crowded();
+
 }  // namespace ipt::runtime::faults

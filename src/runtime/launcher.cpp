@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@
 namespace ipt::runtime {
 namespace {
 
-std::atomic<std::size_t> probes{0};
+std::atomic<std::size_t> probes{0}, verdicts{0};
 
 using planner::Buffer;
 using planner::KernelArg;
@@ -71,35 +72,75 @@ cl::NDRange range(unsigned dims, const std::uint64_t* sizes) {
   return cl::NDRange(static_cast<std::size_t>(sizes[0]));
 }
 
-// Launches the on-chip kernel's probe (planner::onchip_probe_step) on buffers of its own.
-// Throws IPT_OUT_OF_RESOURCES when the device refuses it.
+// What a probe's read brings back to its program, owned by the read's callback.
+struct ProbeReading {
+  ProgramRef program;
+  cl_uint decision = 0;
+};
+
+void CL_CALLBACK settle(cl_event, cl_int status, void* data) {
+  const std::unique_ptr<ProbeReading> reading(static_cast<ProbeReading*>(data));
+  using Residency = CachedProgram::Residency;
+  reading->program->settle_probe(status != CL_COMPLETE ? Residency::kUnprobed
+                                 : reading->decision == planner::kOnChipAllResident
+                                     ? Residency::kResident
+                                     : Residency::kCrowded);
+  ++verdicts;
+}
+
+// Launches the on-chip kernel's probe (planner::onchip_probe_step) on buffers of its own,
+// after what the queue holds, and has its report read back without waiting for it: the
+// read's callback settles the program's residency (pending: CachedProgram::start_probe).
+// Throws IPT_OUT_OF_RESOURCES when the device refuses the launch.
 void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, PooledKernel& kernel,
-                  const planner::Step& step) {
-  const planner::Step probe = planner::onchip_probe_step(step);
-  std::vector<cl_uint> words(planner::kOnChipScratchBytes / 4, 0);
-  std::copy(std::begin(planner::kOnChipClosedPoll), std::end(planner::kOnChipClosedPoll),
-            words.begin());
+                  const ProgramRef& program, const planner::Step& step) {
+  const planner::Step probe =
+      planner::onchip_probe_step(step, faults::onchip_probes_crowded() ? 1 : 0);
+  using Residency = CachedProgram::Residency;
+  std::vector<cl_uint> zeros(planner::kOnChipScratchBytes / 4, 0);
   faults::point(faults::Site::kAllocation, "clCreateBuffer");
-  const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, words.size() * 4,
-                        words.data());
+  const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size() * 4,
+                        zeros.data());
   const cl::Buffer one(context, CL_MEM_READ_WRITE, 16);
+  const cl::Buffer report(context, CL_MEM_READ_WRITE, 4);
   BoundBuffers buffers;
   buffers.matrix = &one;
   buffers.zero_scratch = &sync;
+  buffers.report = &report;
   set_args(kernel, probe, buffers);
-  cl::Event done;
+  std::vector<cl::Event> done(1);
   try {
     faults::point(faults::Site::kEnqueue, "clEnqueueNDRangeKernel");
     queue.enqueueNDRangeKernel(*kernel, cl::NullRange, range(probe.dims, probe.global),
-                               range(probe.dims, probe.local), nullptr, &done);
+                               range(probe.dims, probe.local), nullptr, &done[0]);
   } catch (const cl::Error& e) {
     fail(IPT_OUT_OF_RESOURCES, "on-chip transposition: the device refuses work-groups of " +
                                    std::to_string(probe.work_group()) + " work-items (" +
                                    std::to_string(e.err()) + ")");
   }
-  release_when_complete(done, sync);
-  release_when_complete(done, one);
   ++probes;
+  release_when_complete(done[0], sync);
+  release_when_complete(done[0], one);
+  auto reading = std::make_unique<ProbeReading>();
+  reading->program = program;
+  cl::Event read;
+  try {
+    faults::point(faults::Site::kEnqueue, "clEnqueueReadBuffer");
+    queue.enqueueReadBuffer(report, CL_FALSE, 0, 4, &reading->decision, &done, &read);
+  } catch (const cl::Error&) {
+    program->settle_probe(Residency::kUnprobed);  // accepted, not judged: probed again
+    return;
+  }
+  release_when_complete(read, report);
+  try {
+    if (read.setCallback(CL_COMPLETE, settle, reading.get()) == CL_SUCCESS) {
+      reading.release();  // the callback's now
+      return;
+    }
+  } catch (const cl::Error&) {
+  }
+  read.wait();  // no callback: the reading must outlive the read
+  settle(read(), CL_COMPLETE, reading.release());
 }
 
 }  // namespace
@@ -114,31 +155,37 @@ ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& contex
   // NVIDIA's driver (580, H200) reports 256 as the on-chip kernel's work-group limit
   // although it compiled it for its configured work-items (reqd_work_group_size: 1024 or
   // 512; 64 registers) and runs it so: a kernel compiled for exactly the configured size
-  // is checked by launching it.
+  // is checked by launching it, which the probe does.
   const std::size_t compiled = kernel.compiled_work_group();
-  if (step.family == planner::Family::kOnChip && compiled == work_group &&
-      kernel.work_group_limit() < compiled) {
-    if (!program->launch_accepted()) {
-      probe_onchip(queue, context, kernel, step);
-      program->accept_launch();
-    }
-    return program;
+  const bool onchip = step.family == planner::Family::kOnChip;
+  if (!onchip || compiled != work_group || kernel.work_group_limit() >= compiled) {
+    const std::size_t limit = kernel.work_group_limit();
+    if (limit < work_group)
+      throw WorkGroupTooLarge(name + " needs work-groups of " + std::to_string(work_group) +
+                                  " work-items; the compiled kernel allows " +
+                                  std::to_string(limit),
+                              limit);
+    const auto local = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+    const std::uint64_t needed = step.local_bytes + kernel.static_local_bytes();
+    if (needed > local)
+      fail(IPT_OUT_OF_RESOURCES, name + " needs " + std::to_string(needed) +
+                                     " bytes of local memory; the device has " +
+                                     std::to_string(local));
   }
-  const std::size_t limit = kernel.work_group_limit();
-  if (limit < work_group)
-    throw WorkGroupTooLarge(name + " needs work-groups of " + std::to_string(work_group) +
-                                " work-items; the compiled kernel allows " + std::to_string(limit),
-                            limit);
-  const auto local = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  const std::uint64_t needed = step.local_bytes + kernel.static_local_bytes();
-  if (needed > local)
-    fail(IPT_OUT_OF_RESOURCES, name + " needs " + std::to_string(needed) +
-                                   " bytes of local memory; the device has " +
-                                   std::to_string(local));
+  if (onchip && program->start_probe()) {
+    try {
+      probe_onchip(queue, context, kernel, program, step);
+    } catch (...) {
+      program->settle_probe(CachedProgram::Residency::kUnprobed);
+      throw;
+    }
+  }
   return program;
 }
 
 std::size_t onchip_probe_count() { return probes.load(); }
+
+std::size_t onchip_probe_verdicts() { return verdicts.load(); }
 
 cl::Event enqueue_step(const cl::CommandQueue& queue, const cl::Device& device,
                        const ProgramRef& program, const planner::Step& step,

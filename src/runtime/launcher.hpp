@@ -26,16 +26,20 @@ class WorkGroupTooLarge : public Error {
 
 // Builds (or finds in the program cache) the step's program and checks its launch: the
 // work-group against the compiled kernel's limit, the local memory against the device's.
-// An on-chip kernel compiled for exactly its work-group whose reported limit is lower
-// (NVIDIA's driver under-reports it) runs its probe instead (planner::onchip_probe_step,
-// on `queue`, on buffers of its own, waiting for nothing), the first time its program is
-// prepared (CachedProgram::launch_accepted). Throws ipt::Error:
-// WorkGroupTooLarge, IPT_OUT_OF_RESOURCES, IPT_BUILD_PROGRAM_FAILURE.
+// The first time an on-chip kernel's program is prepared, its probe
+// (planner::onchip_probe_step) runs on `queue`, on buffers of its own, after what the
+// queue holds and waiting for nothing else: its launch checks the work-group where
+// NVIDIA's driver under-reports the limit (a kernel compiled for exactly its work-group),
+// and its report, read back without blocking, settles whether every work-group of the
+// kernel runs at once (CachedProgram::residency). Throws ipt::Error: WorkGroupTooLarge,
+// IPT_OUT_OF_RESOURCES, IPT_BUILD_PROGRAM_FAILURE.
 ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& context,
                         const cl::Device& device, const planner::Step& step);
 
-// Probes of the on-chip kernel launched since the process started (for tests).
+// Probes of the on-chip kernel launched, and verdicts of probes come back, since the
+// process started (for tests).
 std::size_t onchip_probe_count();
+std::size_t onchip_probe_verdicts();
 
 // The buffers a plan's arguments name (planner::Buffer); null where a plan uses none.
 struct BoundBuffers {

@@ -38,12 +38,20 @@ class CachedProgram {
  public:
   explicit CachedProgram(cl::Program program) : program_(std::move(program)) {}
   const cl::Program& program() const { return program_; }
-  // Whether the device has accepted a launch of this program's kernel at its compiled
-  // work-group size (launcher.cpp probes the on-chip kernel, whose limit NVIDIA's driver
-  // under-reports): once per program, not once per shape, since a probe cost a new
-  // shape's first call two buffers and a launch of the whole grid.
-  bool launch_accepted() const { return launch_accepted_.load(std::memory_order_acquire); }
-  void accept_launch() { launch_accepted_.store(true, std::memory_order_release); }
+  // What the probe of the on-chip kernel (launcher.cpp) found, once per program: not
+  // probed yet; launched, the verdict not back; every work-group ran at once; or not, so
+  // that calls of this program would take the kernel's own fallback, cycle following at a
+  // few percent of its speed. Once per program, not once per shape: a probe costs a new
+  // shape's first call two buffers, a launch of the whole grid and a read.
+  enum class Residency { kUnprobed, kPending, kResident, kCrowded };
+  Residency residency() const { return residency_.load(std::memory_order_acquire); }
+  // Unprobed -> pending, true for exactly one of the callers that race for it.
+  bool start_probe() {
+    Residency expected = Residency::kUnprobed;
+    return residency_.compare_exchange_strong(expected, Residency::kPending);
+  }
+  // The verdict (kUnprobed: none came back; the next preparation probes again).
+  void settle_probe(Residency verdict) { residency_.store(verdict, std::memory_order_release); }
 
  private:
   friend class PooledKernel;
@@ -60,7 +68,7 @@ class CachedProgram {
     std::vector<Scalar> scalars;  // what the kernel object holds, by argument index
   };
   cl::Program program_;
-  std::atomic<bool> launch_accepted_{false};
+  std::atomic<Residency> residency_{Residency::kUnprobed};
   std::mutex mutex_;
   std::vector<KernelState> idle_;
 };

@@ -66,6 +66,10 @@ auto transposition(const planner::CallShape& call) {
 // Plans and prepares a call. A device that cannot run a plan's work-group (a compiled
 // kernel's limit below the device's maximum) gets a plan within that limit, and one that
 // refuses the on-chip kernel a plan without it, unless the caller forced those choices.
+// On a device whose on-chip plans count on every work-group running at once
+// (DeviceProfile::resident_groups), a plan whose on-chip program's probe found otherwise
+// (the kernel would take its fallback, cycle following, on every call) is planned again
+// with one group per compute unit, then without the on-chip kernel.
 PreparedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile profile,
                           const CallPlanner& plan_of, planner::PlanOverrides overrides,
                           bool forced) {
@@ -81,7 +85,13 @@ PreparedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile 
         ensure_kernel_set(queue_context(queue), queue_device(queue), profile, plan.elem_size,
                           index64);
     try {
-      return prepare_plan(queue, std::move(plan));
+      PreparedPlan prepared = prepare_plan(queue, std::move(plan));
+      prepared.replanned_if_crowded = onchip && !forced_onchip && profile.resident_groups;
+      if (!prepared.replanned_if_crowded || !prepared.crowded()) return prepared;
+      if (profile.onchip_groups != 1)
+        profile.onchip_groups = 1;
+      else
+        overrides.request.onchip = planner::OnChip::kOff;
     } catch (const Error& e) {
       if (e.status() != IPT_OUT_OF_RESOURCES) throw;
       if (onchip && !forced_onchip) {
@@ -160,6 +170,9 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
   const bool cacheable = !request.forced_plan && !kernel_sources_from_files();
   std::shared_ptr<const PreparedPlan> prepared;
   if (cacheable) prepared = find_checked_plan(key);
+  // A probe's verdict may come back after the plan was checked (launcher.hpp).
+  if (prepared != nullptr && prepared->replanned_if_crowded && prepared->crowded())
+    prepared = nullptr;
   if (prepared == nullptr) {
     prepared = std::make_shared<const PreparedPlan>(prepare_call(
         queue, query_device_profile(request.device), CallPlanner(plan_of),

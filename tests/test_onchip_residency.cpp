@@ -1,0 +1,167 @@
+// The on-chip kernel counts on every work-group running at once; where they do not, it
+// takes its fallback (cycle following, correct but a few percent of its speed) on every
+// call. Its probe finds that out once per program, and calls are planned again around a
+// crowded program: one group per compute unit, then no on-chip kernel. The crowding is
+// real on the device: the probe awaits one group more than it launches
+// (faults::crowd_onchip_probes).
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "runtime/checked_plans.hpp"
+#include "runtime/device_query.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/fault_injection.hpp"
+#include "runtime/launcher.hpp"
+#include "runtime/program_cache.hpp"
+#include "runtime/transpose.hpp"
+#include "test_support.hpp"
+
+using ipt::test::GuardedMatrix;
+using ipt::test::ScopedEnv;
+using ipt::test::session;
+namespace rt = ipt::runtime;
+
+namespace {
+
+// A device whose on-chip plans count on resident groups (NVIDIA's and AMD's GPUs; PoCL
+// only by this override), with a GPU's local memory (PoCL's fits tiles that a GPU's
+// does not) and few compute units, so that small matrices go on chip, in two groups per
+// compute unit.
+constexpr const char* kGpuLike = "resident_groups=1,local_mem=49152,compute_units=8";
+
+class CrowdedProbes {
+ public:
+  CrowdedProbes() { rt::faults::crowd_onchip_probes(true); }
+  ~CrowdedProbes() { rt::faults::crowd_onchip_probes(false); }
+};
+
+// Transposes a fresh random rows x cols float matrix (3 elements in, 40 guard bytes
+// after) and checks it in full; `options` forces a plan where given.
+std::string transpose(std::size_t rows, std::size_t cols, std::uint64_t seed,
+                      const ipt_plan_options* options = nullptr) {
+  GuardedMatrix m(rows, cols, 4, 3, 40, seed);
+  cl_event done = nullptr;
+  const ipt_status status =
+      options == nullptr
+          ? ipt_transpose_f32(session().queue(), m.buffer(), 3, rows, cols, 0, nullptr, &done)
+          : ipt_transpose_with_options(session().queue(), m.buffer(), 3, rows, cols, 4, options, 0,
+                                       nullptr, &done);
+  if (status != IPT_SUCCESS) return std::string("status ") + ipt_status_string(status);
+  clWaitForEvents(1, &done);
+  clReleaseEvent(done);
+  return m.check_transposed();
+}
+
+// Waits (at most 20 s) until `count` probe verdicts have come back.
+bool verdicts_reach(std::size_t count) {
+  for (int i = 0; i < 2000 && rt::onchip_probe_verdicts() < count; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return rt::onchip_probe_verdicts() >= count;
+}
+
+// The work-groups of the on-chip steps of the plan that calls of rows x cols reuse now
+// (0: no on-chip step; -1: no plan kept).
+long onchip_group_size(std::size_t rows, std::size_t cols) {
+  const rt::CheckedPlanKey key{session().context(),
+                               session().device(),
+                               rows,
+                               cols,
+                               rows * cols + 10,
+                               3,
+                               1,
+                               4,
+                               rt::environment_key(),
+                               ""};
+  const auto prepared = rt::find_checked_plan(key);
+  if (prepared == nullptr) return -1;
+  long size = 0;
+  for (const auto& step : prepared->plan.steps)
+    if (step.family == ipt::planner::Family::kOnChip) size = static_cast<long>(step.work_group());
+  return size;
+}
+
+}  // namespace
+
+TEST_CASE("calls are planned around an on-chip kernel whose groups do not all run at once",
+          "[plan-cache][onchip]") {
+  const ScopedEnv env("IPT_OVERRIDES", kGpuLike);
+  rt::clear_caches();
+  const std::size_t rows = 300, cols = 211;  // one on-chip pass
+  const auto plan = rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4,
+                                      3, nullptr, rows * cols + 10);
+  bool two_groups = false;
+  for (const auto& step : plan.steps)
+    two_groups |= step.family == ipt::planner::Family::kOnChip && step.work_group() == 512;
+  REQUIRE(two_groups);
+
+  const CrowdedProbes crowded;
+  std::size_t verdicts = rt::onchip_probe_verdicts();
+  // Planned with two groups per compute unit; the probe's verdict is not back yet, and
+  // the kernel's fallback transposes.
+  CHECK(transpose(rows, cols, 1) == "");
+  CHECK(onchip_group_size(rows, cols) == 512);
+  REQUIRE(verdicts_reach(++verdicts));
+  // The verdict came back crowded: planned again with one group of 1024 per unit, whose
+  // own probe says the same.
+  CHECK(transpose(rows, cols, 2) == "");
+  CHECK(onchip_group_size(rows, cols) == 1024);
+  REQUIRE(verdicts_reach(++verdicts));
+  // Then without the on-chip kernel; nothing more to probe.
+  const std::size_t probes = rt::onchip_probe_count();
+  CHECK(transpose(rows, cols, 3) == "");
+  CHECK(onchip_group_size(rows, cols) == 0);
+  CHECK(transpose(rows, cols, 4) == "");
+  CHECK(transpose(cols, rows, 5) == "");  // another shape: its plan avoids them from the start
+  CHECK(onchip_group_size(cols, rows) == 0);
+  CHECK(rt::onchip_probe_count() == probes);
+
+  // A caller who forces the on-chip kernel still gets it, and a right result.
+  ipt_plan_options onchip{};
+  onchip.sequence = IPT_SEQUENCE_ON_CHIP;
+  CHECK(transpose(rows, cols, 6, &onchip) == "");
+  rt::clear_caches();
+}
+
+TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[plan-cache][onchip]") {
+  // NVIDIA's and AMD's GPUs, for which the planner counts on resident groups, must hold
+  // them in their own configuration (a 1294 x 1339 call goes on chip in one pass there);
+  // other devices are given one.
+  const bool promised = rt::query_device_profile(session().device()).resident_groups;
+  const ScopedEnv env("IPT_OVERRIDES", promised ? nullptr : kGpuLike);
+  rt::clear_caches();
+  const std::size_t rows = promised ? 1294 : 300, cols = promised ? 1339 : 211;
+  const std::size_t verdicts = rt::onchip_probe_verdicts();
+  CHECK(transpose(rows, cols, 7) == "");
+  REQUIRE(verdicts_reach(verdicts + 1));
+  const long size = onchip_group_size(rows, cols);
+  REQUIRE(size > 0);
+  using Residency = rt::CachedProgram::Residency;
+  Residency verdict = Residency::kUnprobed;
+  const rt::CheckedPlanKey key{session().context(),
+                               session().device(),
+                               rows,
+                               cols,
+                               rows * cols + 10,
+                               3,
+                               1,
+                               4,
+                               rt::environment_key(),
+                               ""};
+  const auto prepared = rt::find_checked_plan(key);
+  REQUIRE(prepared != nullptr);
+  for (std::size_t i = 0; i < prepared->plan.steps.size(); ++i)
+    if (prepared->plan.steps[i].family == ipt::planner::Family::kOnChip)
+      verdict = prepared->programs[i]->residency();
+  REQUIRE((verdict == Residency::kResident || verdict == Residency::kCrowded));
+  if (promised) CHECK(verdict == Residency::kResident);
+  CHECK(transpose(rows, cols, 8) == "");
+  const long after = onchip_group_size(rows, cols);
+  if (verdict == Residency::kResident)
+    CHECK(after == size);
+  else  // PoCL, where its threads do not run every group at once
+    CHECK((after == 1024 || after == 0));
+  rt::clear_caches();
+}
