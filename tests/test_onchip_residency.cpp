@@ -6,6 +6,7 @@
 // (faults::crowd_onchip_probes).
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -62,20 +63,16 @@ bool verdicts_reach(std::size_t count) {
   return rt::onchip_probe_verdicts() >= count;
 }
 
+// The plan that calls of rows x cols (as transpose() makes them) reuse now, if any.
+std::shared_ptr<const rt::PreparedPlan> kept_plan(std::size_t rows, std::size_t cols) {
+  return rt::find_checked_plan({session().context(), session().device(), rows, cols,
+                                rows * cols + 10, 3, 1, 4, rt::environment_key(), ""});
+}
+
 // The work-groups of the on-chip steps of the plan that calls of rows x cols reuse now
 // (0: no on-chip step; -1: no plan kept).
 long onchip_group_size(std::size_t rows, std::size_t cols) {
-  const rt::CheckedPlanKey key{session().context(),
-                               session().device(),
-                               rows,
-                               cols,
-                               rows * cols + 10,
-                               3,
-                               1,
-                               4,
-                               rt::environment_key(),
-                               ""};
-  const auto prepared = rt::find_checked_plan(key);
+  const auto prepared = kept_plan(rows, cols);
   if (prepared == nullptr) return -1;
   long size = 0;
   for (const auto& step : prepared->plan.steps)
@@ -140,17 +137,7 @@ TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[pla
   REQUIRE(size > 0);
   using Residency = rt::CachedProgram::Residency;
   Residency verdict = Residency::kUnprobed;
-  const rt::CheckedPlanKey key{session().context(),
-                               session().device(),
-                               rows,
-                               cols,
-                               rows * cols + 10,
-                               3,
-                               1,
-                               4,
-                               rt::environment_key(),
-                               ""};
-  const auto prepared = rt::find_checked_plan(key);
+  const auto prepared = kept_plan(rows, cols);
   REQUIRE(prepared != nullptr);
   for (std::size_t i = 0; i < prepared->plan.steps.size(); ++i)
     if (prepared->plan.steps[i].family == ipt::planner::Family::kOnChip)
