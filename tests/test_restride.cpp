@@ -4,6 +4,8 @@
 // after its largest extent must stay unchanged, and the gaps between rows as they were.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <numeric>
+#include <string>
 
 #include "planner/elementary_configs.hpp"
 #include "planner/launch_plan.hpp"
@@ -73,6 +75,38 @@ TEST_CASE("restride pads and unpads rows of every length class", "[restride]") {
                      << elem_size << " chunk " << config.work_group * config.per_item);
         CHECK(run_restride(c, elem_size, config, ++seed) == "");
       }
+}
+
+TEST_CASE("restride moves rows of 1- and 2-byte elements that fill words in words", "[restride]") {
+  // Rows that start on a 4-byte (or, for 1-byte elements, 2-byte) boundary in both
+  // layouts and are whole such units long move in those units; the others, and odd
+  // offsets, element by element. Either way the result is the restride of the elements.
+  const Case cases[] = {{1000, 36, 36, 40},    {1000, 36, 40, 36},     {300, 64, 64, 72},
+                        {300, 64, 72, 64},     {37, 1000, 1000, 1004}, {37, 1000, 1004, 1000},
+                        {1000, 38, 38, 42},    {1000, 38, 42, 38},     {2000, 500, 500, 530},
+                        {2000, 500, 530, 500}, {1000, 37, 37, 41},     {3, 4, 4, 8}};
+  std::uint64_t seed = 100;
+  for (const auto& config : {config_of(256, 64), config_of(64, 16), config_of(4, 2)})
+    for (std::size_t elem_size : {1, 2})
+      for (const Case& c : cases)
+        for (const std::uint64_t offset : {0, 1, 2, 4}) {
+          INFO("rows " << c.rows << " len " << c.len << " " << c.s_in << " -> " << c.s_out
+                       << " elem " << elem_size << " offset " << offset << " chunk "
+                       << config.work_group * config.per_item);
+          const auto site = site_of(elem_size, offset);
+          const auto step =
+              ipt::planner::restride_step(site, c.rows, c.len, c.s_in, c.s_out, config, {});
+          // The unit: the widest of up to 4 bytes that every row start, row length and
+          // the offset are multiples of, and that divides a work-item's share.
+          std::size_t unit = elem_size == 1 ? 4 : 2;
+          const std::uint64_t run = std::gcd(c.len, std::gcd(c.s_in, c.s_out));
+          while (unit > 1 && (run % unit != 0 || offset % unit != 0 || config.per_item % unit != 0))
+            unit /= 2;
+          CHECK(step.options.rfind("-DIPT_ELEM_BYTES=" + std::to_string(elem_size * unit) + " ",
+                                   0) == 0);
+          CHECK(check_step(step, site, c.rows * std::max(c.s_in, c.s_out), 3 * elem_size + 1,
+                           ++seed) == "");
+        }
 }
 
 TEST_CASE("restride with 64-bit indices and the planner's configurations", "[restride]") {

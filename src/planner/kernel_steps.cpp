@@ -1,6 +1,7 @@
 // The steps of each kernel family: from a shape and a launch configuration to the exact
 // launch (build options, NDRange, arguments in the kernel's order, scratch regions).
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -438,25 +439,30 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
     throw std::invalid_argument("restride: a stride is shorter than the row");
   if (rows <= 1 || len == 0 || s_in == s_out)
     return nothing(Family::kRestride, "restride: nothing moves");
-  const std::uint64_t extent = rows * std::max(s_in, s_out);
-  const bool index64 = site.index64 || config.force_index64 || needs_index64(site.offset, extent);
+  // 1- and 2-byte elements move in 4-byte words (1-byte ones at least in pairs) where
+  // every row starts on a unit's boundary in both layouts and is whole units long: the
+  // restride of those units, with the same bytes per work-item, so the same chunks and
+  // flags. Moved one by one, 1-byte rows took several times a float row's time per byte.
+  const std::uint64_t run = std::gcd(len, std::gcd(s_in, s_out));
+  std::size_t unit = narrow_unit(site.elem_size, site.offset, site.split != 0, run);
+  while (unit > 1 && config.per_item % unit != 0) unit /= 2;
+  StepSite at = site;
+  at.elem_size = site.elem_size * unit;
+  at.offset = site.offset / unit;
+  const std::uint64_t extent = rows * std::max(s_in, s_out) / unit;
+  const bool index64 = site.index64 || config.force_index64 || needs_index64(at.offset, extent);
   const std::uint64_t chunk = config.work_group * config.per_item;
   const std::uint64_t chunks = (rows * len + chunk - 1) / chunk;
-  Step step = launch(Family::kRestride, site, index64,
+  Step step = launch(Family::kRestride, at, index64,
                      " -DWG=" + std::to_string(config.work_group) +
-                         " -DPER_ITEM=" + std::to_string(config.per_item),
+                         " -DPER_ITEM=" + std::to_string(config.per_item / unit),
                      chunks, config.work_group);
   // The id counter, then one "read" flag per chunk.
   step.flags = placed(scratch, Buffer::kScratch, restride_scratch_bytes(config, rows * len));
-  step.args = {buffer_arg(Buffer::kMatrix),
-               index_arg(site.offset),
-               index_arg(rows),
-               index_arg(len),
-               index_arg(s_in),
-               index_arg(s_out),
-               index_arg(chunks),
-               buffer_arg(step.flags.buffer),
-               ulong_arg(step.flags.offset / 4)};
+  step.args = {
+      buffer_arg(Buffer::kMatrix), index_arg(at.offset),          index_arg(rows),
+      index_arg(len / unit),       index_arg(s_in / unit),        index_arg(s_out / unit),
+      index_arg(chunks),           buffer_arg(step.flags.buffer), ulong_arg(step.flags.offset / 4)};
   // The last row ends at its length: the bytes past it (the gap its stride leaves) are the
   // caller's when the strides are an imatcopy's.
   step.touches = (rows - 1) * std::max(s_in, s_out) + len;
@@ -469,6 +475,7 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
                                  std::to_string(s_out) + " elements"
                            : "unpad: rows closed up from " + std::to_string(s_in) + " to " +
                                  std::to_string(s_out) + " elements";
+  if (unit > 1) step.what += "; moved as " + std::to_string(at.elem_size) + "-byte units";
   return with_split(std::move(step), site);
 }
 
@@ -535,6 +542,9 @@ Step transformed_step(Step step, const ElementTransform& transform, std::size_t 
     throw std::logic_error("a transform asked of " + step.what + ", which stores no value once");
   if (step.options.find(" -DIPT_SCALAR=") != std::string::npos)
     throw std::logic_error("a transform asked twice of " + step.what);
+  if (step.options.rfind(element_options(elem_size, step.index64), 0) != 0)
+    throw std::logic_error("a transform of " + std::to_string(elem_size) +
+                           "-byte elements asked of " + step.what + ", which moves other units");
   add_transform(step, transform, elem_size);
   return step;
 }
