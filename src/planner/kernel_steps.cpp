@@ -443,12 +443,16 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   // every row starts on a unit's boundary in both layouts and is whole units long: the
   // restride of those units, with the same bytes per work-item, so the same chunks and
   // flags. Moved one by one, 1-byte rows took several times a float row's time per byte.
-  const std::uint64_t run = std::gcd(len, std::gcd(s_in, s_out));
-  std::size_t unit = narrow_unit(site.elem_size, site.offset, site.split != 0, run);
-  while (unit > 1 && config.per_item % unit != 0) unit /= 2;
+  // A split matrix (kernels/common.cl) keeps its units whole where the split and the
+  // tail's place are multiples of the unit.
+  std::uint64_t run = config.per_item;
+  for (const std::uint64_t n : {len, s_in, s_out, site.offset, site.split}) run = std::gcd(run, n);
+  std::size_t unit = narrow_unit(site.elem_size, run);
+  while (unit > 1 && site.tail.offset % (site.elem_size * unit) != 0) unit /= 2;
   StepSite at = site;
   at.elem_size = site.elem_size * unit;
   at.offset = site.offset / unit;
+  at.split = site.split / unit;
   const std::uint64_t extent = rows * std::max(s_in, s_out) / unit;
   const bool index64 = site.index64 || config.force_index64 || needs_index64(at.offset, extent);
   const std::uint64_t chunk = config.work_group * config.per_item;
@@ -476,7 +480,10 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
                            : "unpad: rows closed up from " + std::to_string(s_in) + " to " +
                                  std::to_string(s_out) + " elements";
   if (unit > 1) step.what += "; moved as " + std::to_string(at.elem_size) + "-byte units";
-  return with_split(std::move(step), site);
+  const std::uint64_t touches = step.touches;  // elements, not units
+  step = with_split(std::move(step), at);
+  step.touches = site.split == 0 ? touches : std::min(touches, site.split);
+  return step;
 }
 
 Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer to,

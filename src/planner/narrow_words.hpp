@@ -20,12 +20,12 @@ inline std::size_t narrow_word(std::size_t elem_size, std::uint64_t offset, bool
 
 // The widest unit of 1- and 2-byte elements, up to a 4-byte word, that a kernel moving
 // whole units may take (the restride): the most elements, a power of two, of which
-// `run` and `offset` are multiples, in one buffer (not split); 1 for wider elements.
-inline std::size_t narrow_unit(std::size_t elem_size, std::uint64_t offset, bool split,
-                               std::uint64_t run) {
-  if (split || (elem_size != 1 && elem_size != 2)) return 1;
+// `run` is a multiple (every length and position the kernel addresses divides it); 1
+// for wider elements.
+inline std::size_t narrow_unit(std::size_t elem_size, std::uint64_t run) {
+  if (elem_size != 1 && elem_size != 2) return 1;
   std::size_t unit = 4 / elem_size;
-  while (unit > 1 && (run % unit != 0 || offset % unit != 0)) unit /= 2;
+  while (unit > 1 && run % unit != 0) unit /= 2;
   return unit;
 }
 
