@@ -183,6 +183,7 @@ RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_siz
   const std::size_t size = std::max<std::size_t>(1, elem_size);
   config.per_item = std::min<std::size_t>(
       {words * std::max<std::size_t>(1, 4 / size), kMaxRestrideItems, kMaxRestrideBytes / size});
+  config.word_bytes = device.word_bytes;
   return config;
 }
 
@@ -206,7 +207,12 @@ std::uint64_t pttwac_launch_flag_bytes(const PttwacConfig& config, std::size_t l
 
 std::uint64_t word_factor(const DeviceProfile& device, std::size_t elem_size, std::uint64_t run,
                           std::uint64_t offset, std::uint64_t split) {
-  for (std::uint64_t k = device.word_bytes / std::min(elem_size, device.word_bytes); k > 1; k /= 2)
+  return word_factor(device.word_bytes, elem_size, run, offset, split);
+}
+
+std::uint64_t word_factor(std::size_t word_bytes, std::size_t elem_size, std::uint64_t run,
+                          std::uint64_t offset, std::uint64_t split) {
+  for (std::uint64_t k = word_bytes / std::min(elem_size, word_bytes); k > 1; k /= 2)
     if (run % k == 0 && offset % k == 0 && split % k == 0) return k;
   return 1;
 }

@@ -56,6 +56,8 @@ struct RestrideConfig {
   std::size_t work_group = 256;
   std::size_t per_item = 8;
   bool force_index64 = false;
+  // The widest word (bytes) in which rows of narrower elements move (word_factor).
+  std::size_t word_bytes = 4;
 };
 
 // Defaults: 256 work-items (the H200's compiled-kernel limit), each holding 16 words of
@@ -99,6 +101,8 @@ std::uint64_t soa_flag_bytes(std::uint64_t items);
 // device.word_bytes that the run, the offset and the split all fill whole; 1 for
 // elements of word_bytes or more.
 std::uint64_t word_factor(const DeviceProfile& device, std::size_t elem_size, std::uint64_t run,
+                          std::uint64_t offset = 0, std::uint64_t split = 0);
+std::uint64_t word_factor(std::size_t word_bytes, std::size_t elem_size, std::uint64_t run,
                           std::uint64_t offset = 0, std::uint64_t split = 0);
 
 // The same for a launch of 0100! on (I, A, B, C) with `config` (its chunk decides items).

@@ -442,12 +442,12 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   // 1- and 2-byte elements move in 4-byte words (1-byte ones at least in pairs) where
   // every row starts on a unit's boundary in both layouts and is whole units long: the
   // restride of those units, with the same bytes per work-item, so the same chunks and
-  // flags. Moved one by one, 1-byte rows took several times a float row's time per byte.
-  // A split matrix (kernels/common.cl) keeps its units whole where the split and the
-  // tail's place are multiples of the unit.
-  std::uint64_t run = config.per_item;
-  for (const std::uint64_t n : {len, s_in, s_out, site.offset, site.split}) run = std::gcd(run, n);
-  std::size_t unit = narrow_unit(site.elem_size, run);
+  // flags. Moved one by one, 1-byte rows closed up at a third of a float row's speed. A
+  // split matrix (kernels/common.cl) keeps its units whole where the split and the tail's
+  // place are multiples of the unit.
+  const std::uint64_t run = std::gcd(std::gcd(len, config.per_item), std::gcd(s_in, s_out));
+  std::size_t unit = static_cast<std::size_t>(
+      word_factor(config.word_bytes, site.elem_size, run, site.offset, site.split));
   while (unit > 1 && site.tail.offset % (site.elem_size * unit) != 0) unit /= 2;
   StepSite at = site;
   at.elem_size = site.elem_size * unit;
