@@ -85,7 +85,9 @@ TEST_CASE("an element size has a few dozen kernel programs", "[planner][variants
       INFO(name << ", " << elem_size << "-byte elements: " << narrow.size() << " programs with "
                 << "32-bit indices, " << all.size() << " in all");
       CHECK(narrow.size() >= 8);
-      CHECK(narrow.size() <= 96);
+      // 1-byte elements carry the most: their SoA and restride kernels also move 2- and
+      // 4-byte words, their square, BS and on-chip kernels have word tiles.
+      CHECK(narrow.size() <= 112);
       CHECK(all.size() <= 2 * narrow.size() + 8);
       // Sorted, no repeats, and each family's options name the element size.
       CHECK(std::is_sorted(all.begin(), all.end()));
