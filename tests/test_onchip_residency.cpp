@@ -161,3 +161,42 @@ TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[pla
   }
   rt::clear_caches();
 }
+
+TEST_CASE("on an out-of-order queue the probe runs before the call's own kernels",
+          "[plan-cache][onchip]") {
+  // Otherwise the call's on-chip kernel could run beside the probe and crowd it.
+  cl_command_queue_properties supported = 0;
+  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported),
+                          &supported, nullptr) == CL_SUCCESS);
+  if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+    WARN("device has no out-of-order queues; nothing to check");
+    return;
+  }
+  const ScopedEnv env("IPT_OVERRIDES", kGpuLike);
+  rt::clear_caches();
+  cl_int code = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
+                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
+  REQUIRE(code == CL_SUCCESS);
+  const std::size_t rows = 300, cols = 211;
+  GuardedMatrix m(rows, cols, 4, 3, 40, 21);
+  rt::faults::arm({});  // counts the library's commands, fails none
+  cl_event done = nullptr;
+  const ipt_status status = ipt_transpose_f32(queue, m.buffer(), 3, rows, cols, 0, nullptr, &done);
+  const auto commands = rt::faults::passed(rt::faults::Site::kEnqueue);
+  rt::faults::disarm();
+  REQUIRE(status == IPT_SUCCESS);
+  clWaitForEvents(1, &done);
+  clReleaseEvent(done);
+  CHECK(m.check_transposed() == "");
+  // The probe's launch, the barrier, the read of its report, then the call's kernel.
+  std::vector<std::string> names(commands.begin(), commands.end());
+  INFO("commands: " << names.size());
+  REQUIRE(names.size() >= 4);
+  CHECK(names[0] == "clEnqueueNDRangeKernel");
+  CHECK(names[1] == "clEnqueueBarrierWithWaitList");
+  CHECK(names[2] == "clEnqueueReadBuffer");
+  CHECK(names.back() == "clEnqueueNDRangeKernel");
+  clReleaseCommandQueue(queue);
+  rt::clear_caches();
+}

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/deferred_release.hpp"
@@ -91,18 +92,27 @@ void CL_CALLBACK settle(cl_event, cl_int status, void* data) {
 // Launches the on-chip kernel's probe (planner::onchip_probe_step) on buffers of its own,
 // after what the queue holds, and has its report read back without waiting for it: the
 // read's callback settles the program's residency (pending: CachedProgram::start_probe).
-// Throws IPT_OUT_OF_RESOURCES when the device refuses the launch.
+// On an out-of-order queue the commands enqueued next wait for the probe, so that the
+// call's own kernels cannot crowd it. Throws IPT_OUT_OF_RESOURCES when the device refuses
+// the launch or the probe's buffers; past the launch, a failure only leaves the program
+// unprobed (the verdict is advice; the kernel's fallback keeps every call right).
 void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, PooledKernel& kernel,
                   const ProgramRef& program, const planner::Step& step) {
+  using Residency = CachedProgram::Residency;
   const planner::Step probe =
       planner::onchip_probe_step(step, faults::onchip_probes_crowded() ? 1 : 0);
-  using Residency = CachedProgram::Residency;
   std::vector<cl_uint> zeros(planner::kOnChipScratchBytes / 4, 0);
-  faults::point(faults::Site::kAllocation, "clCreateBuffer");
-  const cl::Buffer sync(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size() * 4,
-                        zeros.data());
-  const cl::Buffer one(context, CL_MEM_READ_WRITE, 16);
-  const cl::Buffer report(context, CL_MEM_READ_WRITE, 4);
+  cl::Buffer sync, one, report;
+  try {
+    faults::point(faults::Site::kAllocation, "clCreateBuffer");
+    sync = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size() * 4,
+                      zeros.data());
+    one = cl::Buffer(context, CL_MEM_READ_WRITE, 16);
+    report = cl::Buffer(context, CL_MEM_READ_WRITE, 4);
+  } catch (const cl::Error& e) {
+    fail(IPT_OUT_OF_RESOURCES,
+         "on-chip transposition: no memory for its probe (" + std::to_string(e.err()) + ")");
+  }
   BoundBuffers buffers;
   buffers.matrix = &one;
   buffers.zero_scratch = &sync;
@@ -119,15 +129,21 @@ void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, Poo
                                    std::to_string(e.err()) + ")");
   }
   ++probes;
+  program->accept_launch();
   release_when_complete(done[0], sync);
   release_when_complete(done[0], one);
   auto reading = std::make_unique<ProbeReading>();
   reading->program = program;
   cl::Event read;
   try {
+    if (!in_order(queue)) {
+      faults::point(faults::Site::kEnqueue, "clEnqueueBarrierWithWaitList");
+      queue.enqueueBarrierWithWaitList(&done);
+    }
     faults::point(faults::Site::kEnqueue, "clEnqueueReadBuffer");
     queue.enqueueReadBuffer(report, CL_FALSE, 0, 4, &reading->decision, &done, &read);
   } catch (const cl::Error&) {
+    release_when_complete(done[0], report);
     program->settle_probe(Residency::kUnprobed);  // accepted, not judged: probed again
     return;
   }
@@ -139,8 +155,11 @@ void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, Poo
     }
   } catch (const cl::Error&) {
   }
-  read.wait();  // no callback: the reading must outlive the read
-  settle(read(), CL_COMPLETE, reading.release());
+  // No callback: left unjudged rather than waited for (the queue may hold commands that
+  // wait for the caller). The read may still write into the reading, which is left to it.
+  program->settle_probe(Residency::kUnprobed);
+  reading->program.reset();
+  static_cast<void>(reading.release());
 }
 
 }  // namespace
@@ -172,13 +191,20 @@ ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& contex
                                      " bytes of local memory; the device has " +
                                      std::to_string(local));
   }
-  if (onchip && program->start_probe()) {
-    try {
-      probe_onchip(queue, context, kernel, program, step);
-    } catch (...) {
-      program->settle_probe(CachedProgram::Residency::kUnprobed);
-      throw;
+  // One thread probes; another that finds the probe being launched waits for the launch
+  // (a moment), so that no thread uses a program whose launch nobody has seen accepted.
+  while (onchip) {
+    if (program->start_probe()) {
+      try {
+        probe_onchip(queue, context, kernel, program, step);
+      } catch (...) {
+        program->settle_probe(CachedProgram::Residency::kUnprobed);
+        throw;
+      }
+      break;
     }
+    if (program->launch_accepted()) break;
+    std::this_thread::yield();
   }
   return program;
 }

@@ -52,6 +52,10 @@ class CachedProgram {
   }
   // The verdict (kUnprobed: none came back; the next preparation probes again).
   void settle_probe(Residency verdict) { residency_.store(verdict, std::memory_order_release); }
+  // Whether the device has accepted a launch of the kernel at its compiled work-group
+  // (the probe's launch; NVIDIA's driver under-reports the on-chip kernel's limit).
+  bool launch_accepted() const { return launch_accepted_.load(std::memory_order_acquire); }
+  void accept_launch() { launch_accepted_.store(true, std::memory_order_release); }
 
  private:
   friend class PooledKernel;
@@ -69,6 +73,7 @@ class CachedProgram {
   };
   cl::Program program_;
   std::atomic<Residency> residency_{Residency::kUnprobed};
+  std::atomic<bool> launch_accepted_{false};
   std::mutex mutex_;
   std::vector<KernelState> idle_;
 };
