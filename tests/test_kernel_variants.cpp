@@ -153,8 +153,8 @@ TEST_CASE("restrides of narrow rows in words are in the set at every matrix size
           "[planner][variants]") {
   // A padded plan's pad or unpad of 1- and 2-byte rows that fill words runs the restride
   // of those words (kernel_steps.cpp), whose build depends on the matrix's size: past 2^31
-  // elements each work-item holds twice the words, and the words may still index in 32
-  // bits. Whole or split (an exact buffer's padding room in scratch), 32- or 64-bit.
+  // elements each work-item holds twice the words, in 64-bit indices. Whole or split (an
+  // exact buffer's padding room in scratch).
   for (const auto& [name, device] : profiles())
     for (std::size_t elem_size : {1, 2}) {
       const auto variants = kernel_variants(device, elem_size);

@@ -453,8 +453,10 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   at.elem_size = site.elem_size * unit;
   at.offset = site.offset / unit;
   at.split = site.split / unit;
-  const std::uint64_t extent = rows * std::max(s_in, s_out) / unit;
-  const bool index64 = site.index64 || config.force_index64 || needs_index64(at.offset, extent);
+  // The index width of the elements' restride, as every step decides it (a unit step could
+  // index in 32 bits a little longer; one rule is worth more).
+  const std::uint64_t extent = rows * std::max(s_in, s_out);
+  const bool index64 = site.index64 || config.force_index64 || needs_index64(site.offset, extent);
   const std::uint64_t chunk = config.work_group * config.per_item;
   const std::uint64_t chunks = (rows * len + chunk - 1) / chunk;
   Step step = launch(Family::kRestride, at, index64,

@@ -57,17 +57,14 @@ class Collector {
   }
 
  private:
-  // Chunks of 16 words per work-item, or 32 for more than 2^31 elements; rows of 1- and
-  // 2-byte elements that fill 4-byte words or pairs move in those. Element steps that
-  // large index in 64 bits, unit steps may still fit 32 (2-byte elements in 4-byte
-  // words: PER_ITEM=32 with 32-bit indices).
+  // Chunks of 16 words per work-item, or 32 for more than 2^31 elements (64-bit only);
+  // rows of 1- and 2-byte elements that fill 4-byte words or pairs move in those.
   void restrides(const StepSite& at) {
-    for (const std::uint64_t elements : {std::uint64_t{1} << 20, (std::uint64_t{1} << 31) + 1}) {
-      const RestrideConfig config = choose_restride(device_, at.elem_size, elements);
-      for (const std::uint64_t len : {1, 2, 4})
-        if (index64_ || elements < (std::uint64_t{1} << 31) || len > 1)
-          add(restride_step(at, 2, len, len, 2 * len, config));
-    }
+    for (const std::uint64_t elements : {std::uint64_t{1} << 20, (std::uint64_t{1} << 31) + 1})
+      if (index64_ || elements < (std::uint64_t{1} << 31))
+        for (const std::uint64_t len : {1, 2, 4})
+          add(restride_step(at, 2, len, len, 2 * len,
+                            choose_restride(device_, at.elem_size, elements)));
   }
 
   // The unit width and register count follow C up to the widest unit's largest count.
