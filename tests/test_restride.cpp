@@ -86,7 +86,9 @@ TEST_CASE("restride moves rows of 1- and 2-byte elements that fill words in word
                         {1000, 38, 38, 42},    {1000, 38, 42, 38},     {2000, 500, 500, 530},
                         {2000, 500, 530, 500}, {1000, 37, 37, 41},     {3, 4, 4, 8}};
   std::uint64_t seed = 100;
-  for (const auto& config : {config_of(256, 64), config_of(64, 16), config_of(4, 2)})
+  auto wide = config_of(64, 16);  // the 64-bit kernels of matrices past 2^31 elements
+  wide.force_index64 = true;
+  for (const auto& config : {config_of(256, 64), config_of(64, 16), config_of(4, 2), wide})
     for (std::size_t elem_size : {1, 2})
       for (const Case& c : cases)
         for (const std::uint64_t offset : {0, 1, 2, 4}) {
@@ -104,6 +106,7 @@ TEST_CASE("restride moves rows of 1- and 2-byte elements that fill words in word
             unit /= 2;
           CHECK(step.options.rfind("-DIPT_ELEM_BYTES=" + std::to_string(elem_size * unit) + " ",
                                    0) == 0);
+          CHECK(step.index64 == config.force_index64);
           CHECK(check_step(step, site, c.rows * std::max(c.s_in, c.s_out), 3 * elem_size + 1,
                            ++seed) == "");
         }
