@@ -120,10 +120,7 @@ TEST_CASE("a NULL event pointer is accepted", "[async]") {
 }
 
 TEST_CASE("calls chained by events on an out-of-order queue run in order", "[async]") {
-  cl_command_queue_properties supported = 0;
-  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported),
-                          &supported, nullptr) == CL_SUCCESS);
-  if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+  if (!ipt::test::out_of_order_queues()) {
     WARN("device has no out-of-order queues; nothing to check");
     return;
   }
@@ -151,12 +148,8 @@ TEST_CASE("the returned event completes after every command of the call, whateve
   // restoring the borrowed bytes); padded rows (unpad before the restore); square; a
   // near-square matrix padded to square; a two-stage plan with no padding.
   ipt::test::ScopedEnv budget("IPT_OVERRIDES", "local_mem=49152");
-  cl_command_queue_properties supported = 0;
-  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported),
-                          &supported, nullptr) == CL_SUCCESS);
   std::vector<cl_command_queue_properties> kinds{0};
-  if (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
-    kinds.push_back(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
+  if (ipt::test::out_of_order_queues()) kinds.push_back(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE);
   for (const cl_command_queue_properties kind : kinds) {
     cl_int code = CL_SUCCESS;
     cl_command_queue queue =

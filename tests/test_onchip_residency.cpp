@@ -165,10 +165,7 @@ TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[pla
 TEST_CASE("on an out-of-order queue the probe runs before the call's own kernels",
           "[plan-cache][onchip]") {
   // Otherwise the call's on-chip kernel could run beside the probe and crowd it.
-  cl_command_queue_properties supported = 0;
-  REQUIRE(clGetDeviceInfo(session().device(), CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported),
-                          &supported, nullptr) == CL_SUCCESS);
-  if (!(supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+  if (!ipt::test::out_of_order_queues()) {
     WARN("device has no out-of-order queues; nothing to check");
     return;
   }

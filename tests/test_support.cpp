@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <stdexcept>
 
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
@@ -141,6 +142,14 @@ std::string GuardedMatrix::check_guards() const {
   const auto begin = now.begin() + static_cast<std::ptrdiff_t>(offset_ * elem_size_);
   return compare_with({begin, begin + static_cast<std::ptrdiff_t>(rows_ * cols_ * elem_size_)},
                       now);
+}
+
+bool out_of_order_queues() {
+  cl_command_queue_properties supported = 0;
+  if (clGetDeviceInfo(session().device(), CL_DEVICE_QUEUE_PROPERTIES, sizeof(supported), &supported,
+                      nullptr) != CL_SUCCESS)
+    throw std::runtime_error("clGetDeviceInfo(CL_DEVICE_QUEUE_PROPERTIES) failed");
+  return (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
 }
 
 ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {

@@ -75,6 +75,9 @@ class GuardedMatrix {
 std::string transpose_through_api(std::size_t rows, std::size_t cols, std::size_t elem_size,
                                   std::size_t offset, std::size_t after_bytes, std::uint64_t seed);
 
+// Whether the session's device offers out-of-order command queues.
+bool out_of_order_queues();
+
 // Sets an environment variable (unsets it: nullptr) for the lifetime of the object.
 class ScopedEnv {
  public:
