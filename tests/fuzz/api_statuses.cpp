@@ -136,9 +136,12 @@ std::vector<ipt_status> query_errors(const ApiCall& call, const DeviceFacts& dev
   if (call.null_output) errors.push_back(IPT_INVALID_VALUE);
   add_shape_errors(call, errors);
   if (!errors.empty()) return errors;
-  // A matrix no allocation of the device holds.
-  if (call.rows * call.cols * call.elem_size > device.max_alloc)
+  // A matrix no allocation of the device holds. Options that force a plan are checked
+  // by the planner, which may refuse them before it weighs the matrix's size.
+  if (call.rows * call.cols * call.elem_size > device.max_alloc) {
     errors.push_back(IPT_OUT_OF_RESOURCES);
+    if (call.function == Function::kPlan && call.forces_plan()) errors.push_back(IPT_INVALID_VALUE);
+  }
   return errors;
 }
 
