@@ -1,13 +1,14 @@
 // The on-chip kernel counts on every work-group running at once; where they do not, it
 // takes its fallback (cycle following, correct but a few percent of its speed) on every
 // call. Its probe finds that out once per program, and calls are planned again around a
-// crowded program: one group per compute unit, then no on-chip kernel. The crowding is
-// real on the device: the probe awaits one group more than it launches
-// (faults::crowd_onchip_probes).
+// crowded program: one group per compute unit, then no on-chip kernel; an old crowded
+// verdict is checked again. The crowding is real on the device: the probe awaits one
+// group more than it launches (faults::steer_onchip_probes).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,10 +36,21 @@ namespace {
 // compute unit.
 constexpr const char* kGpuLike = "resident_groups=1,local_mem=49152,compute_units=8";
 
-class CrowdedProbes {
+// Probes launch and await the given groups while this lives (faults::steer_onchip_probes).
+class SteeredProbes {
  public:
-  CrowdedProbes() { rt::faults::crowd_onchip_probes(true); }
-  ~CrowdedProbes() { rt::faults::crowd_onchip_probes(false); }
+  explicit SteeredProbes(ipt::planner::ProbeGroups groups) { set(groups); }
+  ~SteeredProbes() { set(ipt::planner::ProbeGroups::kAll); }
+  void set(ipt::planner::ProbeGroups groups) { rt::faults::steer_onchip_probes(groups); }
+};
+
+// Crowded verdicts are checked again at `age` while this lives (rt::kCrowdedRecheckAge,
+// 10 s, would make a slow run's counts depend on the clock).
+class RecheckAge {
+ public:
+  explicit RecheckAge(std::chrono::milliseconds age) { set(age); }
+  ~RecheckAge() { rt::faults::recheck_crowded_at(std::nullopt); }
+  void set(std::chrono::milliseconds age) { rt::faults::recheck_crowded_at(age); }
 };
 
 // Transposes a fresh random rows x cols float matrix (3 elements in, 40 guard bytes
@@ -96,7 +108,8 @@ TEST_CASE("calls are planned around an on-chip kernel whose groups do not all ru
     two_groups |= step.family == ipt::planner::Family::kOnChip && step.work_group() == 512;
   REQUIRE(two_groups);
 
-  const CrowdedProbes crowded;
+  const SteeredProbes crowded(ipt::planner::ProbeGroups::kOneMore);
+  const RecheckAge never(std::chrono::hours(1));
   const std::size_t probes = rt::onchip_probe_count(), verdicts = rt::onchip_probe_verdicts();
   // Each call runs the plan it finds, then waits for the verdicts of the probes launched
   // so far. A verdict may come back while its call is still being planned, so a call may
@@ -124,6 +137,62 @@ TEST_CASE("calls are planned around an on-chip kernel whose groups do not all ru
   ipt_plan_options onchip{};
   onchip.sequence = IPT_SEQUENCE_ON_CHIP;
   CHECK(transpose(rows, cols, 6, &onchip) == "");
+  rt::clear_caches();
+}
+
+TEST_CASE(
+    "a crowded verdict is checked again once old, and a device no longer crowded "
+    "gets its on-chip plan back",
+    "[plan-cache][onchip]") {
+  const ScopedEnv env("IPT_OVERRIDES", kGpuLike);
+  rt::clear_caches();
+  const std::size_t rows = 300, cols = 211;  // one on-chip pass, two groups per compute unit
+  SteeredProbes probes_of(ipt::planner::ProbeGroups::kOneMore);
+  RecheckAge age(std::chrono::hours(1));
+  const std::size_t probes0 = rt::onchip_probe_count(), verdicts0 = rt::onchip_probe_verdicts();
+  const auto probes_back = [&] {
+    return verdicts_reach(verdicts0 + (rt::onchip_probe_count() - probes0));
+  };
+  // Calls until the plan avoids the on-chip kernel: both configurations found crowded.
+  std::uint64_t seed = 30;
+  for (int i = 0; i < 6 && onchip_group_size(rows, cols) != 0; ++i) {
+    CHECK(transpose(rows, cols, ++seed) == "");
+    REQUIRE(probes_back());
+  }
+  REQUIRE(onchip_group_size(rows, cols) == 0);
+  REQUIRE(kept_plan(rows, cols)->avoided.size() == 2);
+
+  // Verdicts younger than the age stand: calls launch no probe.
+  std::size_t probes = rt::onchip_probe_count();
+  for (int i = 0; i < 3; ++i) CHECK(transpose(rows, cols, ++seed) == "");
+  CHECK(rt::onchip_probe_count() == probes);
+
+  // Old verdicts on a device still crowded: the next call probes both programs again,
+  // once each, and runs without the on-chip kernel meanwhile; they stay avoided.
+  age.set(std::chrono::milliseconds(0));
+  CHECK(transpose(rows, cols, ++seed) == "");
+  CHECK(rt::onchip_probe_count() == probes + 2);
+  REQUIRE(probes_back());
+  for (const auto& a : kept_plan(rows, cols)->avoided) CHECK(a.program->crowded());
+  age.set(std::chrono::hours(1));
+  CHECK(transpose(rows, cols, ++seed) == "");
+  CHECK(onchip_group_size(rows, cols) == 0);
+  CHECK(rt::onchip_probe_count() == probes + 2);
+
+  // The device is no longer crowded (probes of one group find so, whatever runs the
+  // test): probed again, both programs are found resident, and the call after gets the
+  // two-group on-chip plan back, without probing it again.
+  probes_of.set(ipt::planner::ProbeGroups::kOne);
+  age.set(std::chrono::milliseconds(0));
+  probes = rt::onchip_probe_count();
+  CHECK(transpose(rows, cols, ++seed) == "");
+  CHECK(rt::onchip_probe_count() == probes + 2);
+  REQUIRE(probes_back());
+  CHECK(transpose(rows, cols, ++seed) == "");
+  CHECK(onchip_group_size(rows, cols) == 512);
+  CHECK(rt::onchip_probe_count() == probes + 2);
+  CHECK_FALSE(kept_plan(rows, cols)->crowded());
+  CHECK(transpose(rows, cols, ++seed) == "");
   rt::clear_caches();
 }
 

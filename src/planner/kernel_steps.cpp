@@ -401,10 +401,12 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   return with_split(std::move(step), site);
 }
 
-Step onchip_probe_step(const Step& onchip, std::uint32_t extra_groups) {
+Step onchip_probe_step(const Step& onchip, ProbeGroups groups) {
   if (onchip.family != Family::kOnChip) throw std::logic_error("a probe of a non-on-chip step");
   Step probe = onchip;
-  const std::uint64_t launched = onchip.global[0] / onchip.local[0];
+  if (groups == ProbeGroups::kOne) probe.global[0] = probe.local[0];
+  const std::uint64_t launched = probe.global[0] / probe.local[0];
+  const std::uint64_t awaited = launched + (groups == ProbeGroups::kOneMore ? 1 : 0);
   probe.args = {buffer_arg(Buffer::kMatrix),
                 index_arg(0),
                 uint_arg(1),
@@ -413,7 +415,7 @@ Step onchip_probe_step(const Step& onchip, std::uint32_t extra_groups) {
                 uint_arg(1),
                 buffer_arg(Buffer::kZeroScratch),
                 ulong_arg(0),
-                uint_arg(launched + extra_groups),
+                uint_arg(awaited),
                 uint_arg(kOnChipPatience),
                 buffer_arg(Buffer::kZeroScratch),
                 ulong_arg(0),

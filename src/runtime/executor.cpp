@@ -121,8 +121,31 @@ std::string cause_of(const std::exception_ptr& cause) {
 bool PreparedPlan::crowded() const {
   for (const auto* list : {&programs, &undo_programs})
     for (const ProgramRef& program : *list)
-      if (program && program->residency() == CachedProgram::Residency::kCrowded) return true;
+      if (program && program->crowded()) return true;
   return false;
+}
+
+std::vector<PreparedPlan::Avoided> PreparedPlan::crowded_programs() const {
+  std::vector<Avoided> crowded;
+  const auto add = [&](const std::vector<ProgramRef>& list,
+                       const std::vector<planner::Step>& steps) {
+    for (std::size_t i = 0; i < list.size() && i < steps.size(); ++i)
+      if (list[i] && list[i]->crowded()) crowded.push_back({list[i], steps[i]});
+  };
+  add(programs, plan.steps);
+  add(undo_programs, plan.undo);
+  return crowded;
+}
+
+bool PreparedPlan::avoids_resident(const cl::CommandQueue& queue) const {
+  bool resident = false;
+  for (const Avoided& a : avoided) {
+    if (a.program->residency() == CachedProgram::Residency::kResident)
+      resident = true;
+    else
+      recheck_crowded(queue, a.program, a.step);
+  }
+  return resident;
 }
 
 PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan) {

@@ -10,7 +10,8 @@ namespace ipt::runtime::faults {
 namespace {
 
 std::atomic<bool> armed{false};
-std::atomic<bool> crowded{false};
+std::atomic<planner::ProbeGroups> probe_groups{planner::ProbeGroups::kAll};
+std::atomic<long long> recheck_age_ms{-1};  // -1: unset
 
 struct State {
   std::mutex mutex;
@@ -71,8 +72,18 @@ void point(Site site, const char* what) {
                     what);
 }
 
-void crowd_onchip_probes(bool on) { crowded.store(on); }
+void steer_onchip_probes(planner::ProbeGroups groups) { probe_groups.store(groups); }
 
-bool onchip_probes_crowded() { return crowded.load(std::memory_order_relaxed); }
+planner::ProbeGroups onchip_probe_groups() { return probe_groups.load(std::memory_order_relaxed); }
+
+void recheck_crowded_at(std::optional<std::chrono::milliseconds> age) {
+  recheck_age_ms.store(age ? age->count() : -1);
+}
+
+std::optional<std::chrono::milliseconds> crowded_recheck_age() {
+  const long long ms = recheck_age_ms.load(std::memory_order_relaxed);
+  if (ms < 0) return std::nullopt;
+  return std::chrono::milliseconds(ms);
+}
 
 }  // namespace ipt::runtime::faults

@@ -5,8 +5,12 @@
 // Disarmed (always, outside tests) a point costs one relaxed atomic load.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
+
+#include "planner/launch_plan.hpp"
 
 namespace ipt::runtime::faults {
 
@@ -33,10 +37,16 @@ std::vector<const char*> passed(Site site);
 // A point: throws cl::Error(code, what) when armed to fail this one.
 void point(Site site, const char* what);
 
-// While on, probes of the on-chip kernel (launcher.cpp) await one work-group more than
-// they launch, as on a device that cannot hold them all at once: the kernel really takes
-// its fallback and reports so. Off by default.
-void crowd_onchip_probes(bool on);
-bool onchip_probes_crowded();
+// The groups that probes of the on-chip kernel (launcher.cpp) launch and await: all of
+// the call's (the default); one more awaited than launched, as on a device that cannot
+// hold them all at once (the kernel really takes its fallback and reports so); or one
+// group only, as on a device that holds them all, whatever runs the tests.
+void steer_onchip_probes(planner::ProbeGroups groups);
+planner::ProbeGroups onchip_probe_groups();
+
+// While set, crowded verdicts are checked again at this age instead of
+// kCrowdedRecheckAge (launcher.hpp). Unset by default.
+void recheck_crowded_at(std::optional<std::chrono::milliseconds> age);
+std::optional<std::chrono::milliseconds> crowded_recheck_age();
 
 }  // namespace ipt::runtime::faults

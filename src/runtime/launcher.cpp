@@ -76,13 +76,14 @@ cl::NDRange range(unsigned dims, const std::uint64_t* sizes) {
 // What a probe's read brings back to its program, owned by the read's callback.
 struct ProbeReading {
   ProgramRef program;
+  CachedProgram::Residency unjudged;  // what a probe that brings back no verdict leaves
   cl_uint decision = 0;
 };
 
 void CL_CALLBACK settle(cl_event, cl_int status, void* data) {
   const std::unique_ptr<ProbeReading> reading(static_cast<ProbeReading*>(data));
   using Residency = CachedProgram::Residency;
-  reading->program->settle_probe(status != CL_COMPLETE ? Residency::kUnprobed
+  reading->program->settle_probe(status != CL_COMPLETE ? reading->unjudged
                                  : reading->decision == planner::kOnChipAllResident
                                      ? Residency::kResident
                                      : Residency::kCrowded);
@@ -95,12 +96,12 @@ void CL_CALLBACK settle(cl_event, cl_int status, void* data) {
 // On an out-of-order queue the commands enqueued next wait for the probe, so that the
 // call's own kernels cannot crowd it. Throws IPT_OUT_OF_RESOURCES when the device refuses
 // the launch or the probe's buffers; past the launch, a failure only leaves the program
-// unprobed (the verdict is advice; the kernel's fallback keeps every call right).
+// `unjudged` (unprobed, or crowded for a recheck: the verdict is advice; the kernel's
+// fallback keeps every call right).
 void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, PooledKernel& kernel,
-                  const ProgramRef& program, const planner::Step& step) {
-  using Residency = CachedProgram::Residency;
-  const planner::Step probe =
-      planner::onchip_probe_step(step, faults::onchip_probes_crowded() ? 1 : 0);
+                  const ProgramRef& program, const planner::Step& step,
+                  CachedProgram::Residency unjudged) {
+  const planner::Step probe = planner::onchip_probe_step(step, faults::onchip_probe_groups());
   std::vector<cl_uint> zeros(planner::kOnChipScratchBytes / 4, 0);
   cl::Buffer sync, one, report;
   try {
@@ -134,6 +135,7 @@ void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, Poo
   release_when_complete(done[0], one);
   auto reading = std::make_unique<ProbeReading>();
   reading->program = program;
+  reading->unjudged = unjudged;
   cl::Event read;
   try {
     if (!in_order(queue)) {
@@ -144,7 +146,7 @@ void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, Poo
     queue.enqueueReadBuffer(report, CL_FALSE, 0, 4, &reading->decision, &done, &read);
   } catch (const cl::Error&) {
     release_when_complete(done[0], report);
-    program->settle_probe(Residency::kUnprobed);  // accepted, not judged: probed again
+    program->settle_probe(unjudged);  // accepted, not judged: probed again
     return;
   }
   release_when_complete(read, report);
@@ -157,7 +159,7 @@ void probe_onchip(const cl::CommandQueue& queue, const cl::Context& context, Poo
   }
   // No callback: left unjudged rather than waited for (the queue may hold commands that
   // wait for the caller). The read may still write into the reading, which is left to it.
-  program->settle_probe(Residency::kUnprobed);
+  program->settle_probe(unjudged);
   reading->program.reset();
   static_cast<void>(reading.release());
 }
@@ -196,7 +198,7 @@ ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& contex
   while (onchip) {
     if (program->start_probe()) {
       try {
-        probe_onchip(queue, context, kernel, program, step);
+        probe_onchip(queue, context, kernel, program, step, CachedProgram::Residency::kUnprobed);
       } catch (...) {
         program->settle_probe(CachedProgram::Residency::kUnprobed);
         throw;
@@ -207,6 +209,21 @@ ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& contex
     std::this_thread::yield();
   }
   return program;
+}
+
+void recheck_crowded(const cl::CommandQueue& queue, const ProgramRef& program,
+                     const planner::Step& step) {
+  const auto age = faults::crowded_recheck_age().value_or(kCrowdedRecheckAge);
+  if (!program->start_recheck(CachedProgram::Clock::now(), age)) return;
+  try {
+    const auto device = queue_device(queue);
+    PooledKernel kernel(program, planner::family_kernel(step.family), device);
+    probe_onchip(queue, queue_context(queue), kernel, program, step,
+                 CachedProgram::Residency::kCrowded);
+  } catch (...) {
+    // Advice only: the program stays avoided, and is checked again when this verdict is old.
+    program->settle_probe(CachedProgram::Residency::kCrowded);
+  }
 }
 
 std::size_t onchip_probe_count() { return probes.load(); }

@@ -3,6 +3,7 @@
 // nothing: the step (planner/launch_plan.hpp) says what to build and how to launch it.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -35,6 +36,18 @@ class WorkGroupTooLarge : public Error {
 // IPT_OUT_OF_RESOURCES, IPT_BUILD_PROGRAM_FAILURE.
 ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& context,
                         const cl::Device& device, const planner::Step& step);
+
+// How old a crowded verdict gets before a call that was planned around the program
+// probes it again (recheck_crowded).
+inline constexpr std::chrono::seconds kCrowdedRecheckAge{10};
+
+// Probes `program` again on `queue`, as prepare_step does the first time (`step`: a step
+// that runs it), if its probe found it crowded at least kCrowdedRecheckAge ago; a device
+// crowded once need not stay so. Until the verdict comes the program stays avoided; where
+// the probe cannot run it stays crowded. A probe on a device still crowded costs the
+// kernel's patience, so it is not repeated on every call. Never throws.
+void recheck_crowded(const cl::CommandQueue& queue, const ProgramRef& program,
+                     const planner::Step& step);
 
 // Probes of the on-chip kernel launched, and verdicts of probes come back, since the
 // process started (for tests).

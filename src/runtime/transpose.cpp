@@ -69,12 +69,14 @@ auto transposition(const planner::CallShape& call) {
 // On a device whose on-chip plans count on every work-group running at once
 // (DeviceProfile::resident_groups), a plan whose on-chip program's probe found otherwise
 // (the kernel would take its fallback, cycle following, on every call) is planned again
-// with one group per compute unit, then without the on-chip kernel.
+// with one group per compute unit, then without the on-chip kernel; the plan keeps the
+// programs it avoids, whose old verdicts are checked again.
 PreparedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile profile,
                           const CallPlanner& plan_of, planner::PlanOverrides overrides,
                           bool forced) {
   const bool forced_onchip = overrides.request.onchip == planner::OnChip::kForce;
   const bool forced_square = overrides.square_tile != 0 || overrides.square_wg_rows != 0;
+  std::vector<PreparedPlan::Avoided> avoided;
   for (;;) {
     planner::LaunchPlan plan = plan_with(plan_of, profile, overrides, forced);
     const bool onchip = plan.uses_onchip();
@@ -87,7 +89,14 @@ PreparedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile 
     try {
       PreparedPlan prepared = prepare_plan(queue, std::move(plan));
       prepared.replanned_if_crowded = onchip && !forced_onchip && profile.resident_groups;
-      if (!prepared.replanned_if_crowded || !prepared.crowded()) return prepared;
+      if (!prepared.replanned_if_crowded || !prepared.crowded()) {
+        prepared.avoided = std::move(avoided);
+        return prepared;
+      }
+      for (auto& crowded : prepared.crowded_programs()) {
+        recheck_crowded(queue, crowded.program, crowded.step);
+        avoided.push_back(std::move(crowded));
+      }
       if (profile.onchip_groups != 1)
         profile.onchip_groups = 1;
       else
@@ -170,8 +179,10 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
   const bool cacheable = !request.forced_plan && !kernel_sources_from_files();
   std::shared_ptr<const PreparedPlan> prepared;
   if (cacheable) prepared = find_checked_plan(key);
-  // A probe's verdict may come back after the plan was checked (launcher.hpp).
-  if (prepared != nullptr && prepared->replanned_if_crowded && prepared->crowded())
+  // A probe's verdict may come back after the plan was checked (launcher.hpp), and one
+  // checked again may find a program that the plan avoids resident now.
+  if (prepared != nullptr &&
+      ((prepared->replanned_if_crowded && prepared->crowded()) || prepared->avoids_resident(queue)))
     prepared = nullptr;
   if (prepared == nullptr) {
     prepared = std::make_shared<const PreparedPlan>(prepare_call(
