@@ -4,6 +4,7 @@
 // and the extents still count elements.
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "planner/elementary_configs.hpp"
 #include "planner/launch_plan.hpp"
@@ -66,4 +67,40 @@ TEST_CASE("narrow SoA steps move words, and plans stay exact", "[planner][words]
   DeviceProfile off = device;
   off.word_bytes = 1;
   CHECK(soa_word_bytes(plan_call(off, {7810, 7167, 2, 0, 0, 1})) == 2);
+}
+
+TEST_CASE("exact buffers of narrow elements pad and unpad in words", "[planner][words]") {
+  // Shapes whose calls pad (the padding's room in call scratch: split restrides), and
+  // the width their restride step moves: 4-byte units where the padded side and the
+  // original are multiples of 4 bytes, 2-byte units where only of 2. Not in words where
+  // the offset is odd, or where IPT_OVERRIDES word=1 says no.
+  struct Case {
+    std::uint64_t rows, cols;
+    std::size_t elem_size, unit_bytes;
+  };
+  const Case cases[] = {
+      {11896, 19330, 1, 4}, {9781, 5102, 1, 2}, {9091, 6310, 2, 4}, {19756, 13042, 2, 4}};
+  const DeviceProfile device = ipt::test::h200_like();
+  DeviceProfile no_words = device;
+  no_words.word_bytes = 1;
+  const auto restride_bytes = [](const LaunchPlan& plan) {
+    std::vector<std::size_t> bytes;
+    const std::string key = "-DIPT_ELEM_BYTES=";
+    for (const Step& step : plan.steps)
+      if (step.family == Family::kRestride)
+        bytes.push_back(std::stoul(step.options.substr(step.options.find(key) + key.size())));
+    return bytes;
+  };
+  for (const Case& c : cases)
+    for (std::uint64_t offset : {0, 1}) {
+      const CallShape call{c.rows, c.cols, c.elem_size, offset, c.rows * c.cols, 1};
+      const LaunchPlan plan = plan_call(device, call);
+      INFO(describe(plan) << "\noffset " << offset);
+      CHECK(plan.transpose.padded_rows * plan.transpose.padded_cols > c.rows * c.cols);
+      const auto bytes = restride_bytes(plan);
+      REQUIRE(bytes.size() == 1);
+      CHECK(bytes[0] == (offset == 0 ? c.unit_bytes : c.elem_size));
+      CHECK(check_plan(plan, call.rows, call.cols, 0) == "");
+      CHECK(restride_bytes(plan_call(no_words, call)) == std::vector<std::size_t>{c.elem_size});
+    }
 }
