@@ -181,4 +181,10 @@ TEST_CASE("restride padding then unpadding gives back the matrix", "[restride]")
 TEST_CASE("restride above 2^24 elements", "[restride][large]") {
   CHECK(run_restride({4100, 4100, 4100, 4101}, 1, config_of(256, 8), 90) == "");
   CHECK(run_restride({4100, 4100, 4101, 4100}, 1, config_of(256, 8), 91) == "");
+  // Rows of whole 4-byte words, at offsets of whole words: the same in words.
+  const auto words =
+      ipt::planner::restride_step(site_of(1, 0), 4100, 4100, 4100, 4104, config_of(256, 8), {});
+  CHECK(words.options.rfind("-DIPT_ELEM_BYTES=4 ", 0) == 0);
+  CHECK(run_restride({4100, 4100, 4100, 4104}, 1, config_of(256, 8), 95) == "");  // offset 0
+  CHECK(run_restride({4100, 4100, 4104, 4100}, 1, config_of(256, 8), 94) == "");  // offset 4
 }
