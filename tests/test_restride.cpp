@@ -162,20 +162,31 @@ TEST_CASE("restride uses the scratch region it is given, and nothing around it",
 TEST_CASE("restride padding then unpadding gives back the matrix", "[restride]") {
   // One run of both steps, each with its own flags (as a padded call has them): the rows
   // are back where they started, and the rest of the padded extent holds what the two
-  // moves left there.
-  const std::uint64_t rows = 1234, len = 567;
+  // moves left there. Floats, and 1- and 2-byte rows that move as 4-byte words.
+  struct Case {
+    std::size_t elem_size;
+    std::uint64_t len, padding, unit_bytes;
+  };
+  const std::uint64_t rows = 1234;
   const auto config = config_of(16, 4);
-  const auto site = site_of(4, 0);
-  const std::uint64_t bytes = ipt::planner::restride_scratch_bytes(config, rows * len);
-  const auto pad = ipt::planner::restride_step(site, rows, len, len, len + 3, config,
-                                               {ipt::planner::Buffer::kScratch, 0, bytes});
-  const auto unpad = ipt::planner::restride_step(
-      site, rows, len, len + 3, len, config,
-      {ipt::planner::Buffer::kScratch, (bytes + 127) / 128 * 128, bytes});
-  // The padding alone against its host reference first: the pair alone would also pass
-  // two kernels that leave the rows where they are.
-  CHECK(check_step(pad, site, rows * (len + 3), 4, 80) == "");
-  CHECK(check_steps({pad, unpad}, site, rows * (len + 3), 4, 80) == "");
+  for (const Case& c : {Case{4, 567, 3, 4}, Case{1, 568, 4, 4}, Case{2, 566, 2, 4}}) {
+    INFO("elem " << c.elem_size << " len " << c.len);
+    const auto site = site_of(c.elem_size, 0);
+    const std::uint64_t bytes = ipt::planner::restride_scratch_bytes(config, rows * c.len);
+    const std::uint64_t padded = c.len + c.padding;
+    const auto pad = ipt::planner::restride_step(site, rows, c.len, c.len, padded, config,
+                                                 {ipt::planner::Buffer::kScratch, 0, bytes});
+    const auto unpad = ipt::planner::restride_step(
+        site, rows, c.len, padded, c.len, config,
+        {ipt::planner::Buffer::kScratch, (bytes + 127) / 128 * 128, bytes});
+    const std::string unit = "-DIPT_ELEM_BYTES=" + std::to_string(c.unit_bytes) + " ";
+    CHECK(pad.options.rfind(unit, 0) == 0);
+    CHECK(unpad.options.rfind(unit, 0) == 0);
+    // The padding alone against its host reference first: the pair alone would also pass
+    // two kernels that leave the rows where they are.
+    CHECK(check_step(pad, site, rows * padded, 4, 80) == "");
+    CHECK(check_steps({pad, unpad}, site, rows * padded, 4, 80) == "");
+  }
 }
 
 TEST_CASE("restride above 2^24 elements", "[restride][large]") {

@@ -121,23 +121,26 @@ TEST_CASE("restride in words on a split matrix", "[split][restride][words]") {
   const Case cases[] = {{60, 48, 48, 64}, {60, 48, 64, 48}, {100, 36, 36, 38}, {100, 36, 38, 36}};
   std::uint64_t seed = 900;
   int in_words = 0;
-  for (const std::size_t elem_size : {1, 2})
-    for (const Case& c : cases) {
-      ipt::planner::RestrideConfig config;
-      config.work_group = 16;
-      config.per_item = 4;
-      const std::uint64_t elements = c.rows * std::max(c.s_in, c.s_out);
-      for (const std::uint64_t split : splits_of(elements, std::max(c.s_in, c.s_out) * 2 + 1)) {
-        INFO("rows " << c.rows << " len " << c.len << " " << c.s_in << " -> " << c.s_out << " elem "
-                     << elem_size << " split " << split);
-        const auto site = split_site(elem_size, 4, split, elements);
-        const auto step = ipt::planner::restride_step(
-            site, c.rows, c.len, c.s_in, c.s_out, config,
-            after_tail(site, ipt::planner::restride_scratch_bytes(config, c.rows * c.len)));
-        in_words += step.options.rfind("-DIPT_ELEM_BYTES=4 ", 0) == 0;
-        CHECK(check_split_step(step, site, elements, ++seed) == "");
+  for (const bool index64 : {false, true})  // 64-bit: the kernels of matrices past 2^31
+    for (const std::size_t elem_size : {1, 2})
+      for (const Case& c : cases) {
+        ipt::planner::RestrideConfig config;
+        config.work_group = 16;
+        config.per_item = 4;
+        config.force_index64 = index64;
+        const std::uint64_t elements = c.rows * std::max(c.s_in, c.s_out);
+        for (const std::uint64_t split : splits_of(elements, std::max(c.s_in, c.s_out) * 2 + 1)) {
+          INFO("rows " << c.rows << " len " << c.len << " " << c.s_in << " -> " << c.s_out
+                       << " elem " << elem_size << " split " << split << " index64 " << index64);
+          const auto site = split_site(elem_size, 4, split, elements);
+          const auto step = ipt::planner::restride_step(
+              site, c.rows, c.len, c.s_in, c.s_out, config,
+              after_tail(site, ipt::planner::restride_scratch_bytes(config, c.rows * c.len)));
+          in_words += step.options.rfind("-DIPT_ELEM_BYTES=4 ", 0) == 0;
+          CHECK(step.index64 == index64);
+          CHECK(check_split_step(step, site, elements, ++seed) == "");
+        }
       }
-    }
   CHECK(in_words > 0);
 }
 
