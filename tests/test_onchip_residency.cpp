@@ -167,9 +167,19 @@ TEST_CASE(
   for (int i = 0; i < 3; ++i) CHECK(transpose(rows, cols, ++seed) == "");
   CHECK(rt::onchip_probe_count() == probes);
 
+  // A recheck that cannot run (its probe's first buffer refused) fails nothing: the call
+  // runs, and the program stays avoided.
+  age.set(std::chrono::milliseconds(0));
+  rt::faults::arm({}, {1});
+  CHECK(transpose(rows, cols, ++seed) == "");
+  rt::faults::disarm();
+  CHECK(rt::onchip_probe_count() == probes + 1);  // the other program's probe ran
+  REQUIRE(probes_back());
+  for (const auto& a : kept_plan(rows, cols)->avoided) CHECK(a.program->crowded());
+  probes = rt::onchip_probe_count();
+
   // Old verdicts on a device still crowded: the next call probes both programs again,
   // once each, and runs without the on-chip kernel meanwhile; they stay avoided.
-  age.set(std::chrono::milliseconds(0));
   CHECK(transpose(rows, cols, ++seed) == "");
   CHECK(rt::onchip_probe_count() == probes + 2);
   REQUIRE(probes_back());
@@ -194,6 +204,35 @@ TEST_CASE(
   CHECK_FALSE(kept_plan(rows, cols)->crowded());
   CHECK(transpose(rows, cols, ++seed) == "");
   rt::clear_caches();
+}
+
+TEST_CASE("a program's residency: probed once, a crowded verdict probed again once old",
+          "[plan-cache][onchip]") {
+  using Residency = rt::CachedProgram::Residency;
+  using Clock = rt::CachedProgram::Clock;
+  rt::CachedProgram program{cl::Program()};
+  CHECK(program.residency() == Residency::kUnprobed);
+  CHECK_FALSE(program.start_recheck(Clock::now(), std::chrono::seconds(0)));  // never judged
+  CHECK(program.start_probe());
+  CHECK_FALSE(program.start_probe());  // one probe at a time
+  CHECK_FALSE(program.crowded());      // pending: not known to be crowded
+  program.settle_probe(Residency::kCrowded);
+  const auto verdict = Clock::now();
+  CHECK(program.crowded());
+  const auto age = std::chrono::seconds(10);
+  CHECK_FALSE(program.start_recheck(verdict + std::chrono::seconds(5), age));
+  CHECK(program.start_recheck(Clock::now() + age, age));
+  CHECK(program.residency() == Residency::kRechecking);
+  CHECK(program.crowded());  // still avoided until the verdict comes
+  CHECK_FALSE(program.start_recheck(Clock::now() + age, age));  // one recheck at a time
+  // Crowded again: the verdict's age counts from now, not from the first verdict.
+  program.settle_probe(Residency::kCrowded);
+  CHECK_FALSE(program.start_recheck(Clock::now() + std::chrono::seconds(5), age));
+  CHECK(program.start_recheck(Clock::now() + age, age));
+  program.settle_probe(Residency::kResident);
+  CHECK_FALSE(program.crowded());
+  CHECK_FALSE(program.start_recheck(Clock::now() + age, age));  // resident stays so
+  CHECK_FALSE(program.start_probe());
 }
 
 TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[plan-cache][onchip]") {

@@ -60,9 +60,11 @@ class CachedProgram {
     return residency_.compare_exchange_strong(expected, Residency::kPending);
   }
   // Crowded -> rechecking once the verdict is `age` old, true for exactly one caller.
+  // The state first: its acquire makes the time read after it the verdict's or newer.
   bool start_recheck(Clock::time_point now, Clock::duration age) {
     Residency expected = Residency::kCrowded;
-    return now - Clock::time_point(Clock::duration(crowded_since_.load())) >= age &&
+    return residency_.load(std::memory_order_acquire) == expected &&
+           now - Clock::time_point(Clock::duration(crowded_since_.load())) >= age &&
            residency_.compare_exchange_strong(expected, Residency::kRechecking);
   }
   // The verdict (kUnprobed: none came back; the next preparation probes again).

@@ -89,13 +89,17 @@ PreparedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile 
     try {
       PreparedPlan prepared = prepare_plan(queue, std::move(plan));
       prepared.replanned_if_crowded = onchip && !forced_onchip && profile.resident_groups;
-      if (!prepared.replanned_if_crowded || !prepared.crowded()) {
+      // One look at the verdicts: one that settles between two looks would leave a plan
+      // made around a program that it does not remember to check again.
+      auto crowded = prepared.replanned_if_crowded ? prepared.crowded_programs()
+                                                   : std::vector<PreparedPlan::Avoided>{};
+      if (crowded.empty()) {
         prepared.avoided = std::move(avoided);
         return prepared;
       }
-      for (auto& crowded : prepared.crowded_programs()) {
-        recheck_crowded(queue, crowded.program, crowded.step);
-        avoided.push_back(std::move(crowded));
+      for (auto& program : crowded) {
+        recheck_crowded(queue, program.program, program.step);
+        avoided.push_back(std::move(program));
       }
       if (profile.onchip_groups != 1)
         profile.onchip_groups = 1;
