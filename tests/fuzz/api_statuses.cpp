@@ -136,9 +136,14 @@ std::vector<ipt_status> query_errors(const ApiCall& call, const DeviceFacts& dev
   if (call.null_output) errors.push_back(IPT_INVALID_VALUE);
   add_shape_errors(call, errors);
   if (!errors.empty()) return errors;
-  // A matrix no allocation of the device holds. Options that force a plan are checked
-  // by the planner, which may refuse them before it weighs the matrix's size.
-  if (call.rows * call.cols * call.elem_size > device.max_alloc) {
+  // A matrix no allocation of the device holds. ipt_plan told that the buffer holds the
+  // matrix (max_bytes) allows 4 allocations, as calls on such a buffer do: some drivers
+  // allocate past the maximum they report. Options that force a plan are checked by the
+  // planner, which may refuse them before it weighs the matrix's size.
+  const std::uint64_t matrix = call.rows * call.cols * call.elem_size;
+  const bool in_buffer = call.function == Function::kPlan && call.has_options &&
+                         call.options.max_bytes / call.elem_size >= call.rows * call.cols;
+  if (matrix > (in_buffer ? 4 : 1) * device.max_alloc) {
     errors.push_back(IPT_OUT_OF_RESOURCES);
     if (call.function == Function::kPlan && call.forces_plan()) errors.push_back(IPT_INVALID_VALUE);
   }
