@@ -400,6 +400,16 @@ TEST_CASE("a matrix past one allocation is transposed where its buffer holds it"
     ScopedEnv small("IPT_OVERRIDES", "max_alloc=262144");
     ipt_plan_info info{};
     CHECK(ipt_plan(session().device(), 401, 383, 4, nullptr, &info) == IPT_OUT_OF_RESOURCES);
+    // ipt_plan told of a buffer that holds the matrix plans as the call does, whatever
+    // the element size (SIZE_MAX bytes of 1-byte elements once read as no buffer).
+    ipt_plan_options room{};
+    for (const std::size_t max_bytes : {std::size_t{401} * 383 * 4, ~std::size_t{0}}) {
+      room.max_bytes = max_bytes;
+      CHECK(ipt_plan(session().device(), 401, 383, 4, &room, &info) == IPT_SUCCESS);
+      CHECK(ipt_plan(session().device(), 401, 383 * 4, 1, &room, &info) == IPT_SUCCESS);
+    }
+    room.max_bytes = std::size_t{401} * 383 * 4 - 1;  // a buffer short of the matrix
+    CHECK(ipt_plan(session().device(), 401, 383, 4, &room, &info) == IPT_OUT_OF_RESOURCES);
     CHECK(ipt::test::transpose_through_api(401, 383, 4, 3, 64, 401) == "");
     CHECK(ipt::test::transpose_through_api(383, 401, 2, 0, 16, 402) == "");
   }

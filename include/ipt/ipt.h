@@ -396,7 +396,9 @@ typedef struct ipt_plan_info {
  * smaller than the matrix or with padding off), IPT_BUFFER_TOO_SMALL (a padded shape
  * beyond max_bytes), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW or IPT_OUT_OF_RESOURCES
  * (the matrix or the padded shape is larger than one allocation of the device holds, or
- * the plan's scratch would be).
+ * the plan's scratch would be; where options->max_bytes holds the matrix, up to 4
+ * allocations, as in a call on a buffer that a driver allocated past
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE: docs/guide.md).
  */
 IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
                             const ipt_plan_options* options, ipt_plan_info* info);

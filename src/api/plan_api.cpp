@@ -33,9 +33,13 @@ ipt_status plan(const char* function, cl_device_id device, size_t batch, size_t 
       *info = empty;
       return;
     }
-    const std::uint64_t capacity = options != nullptr && options->max_bytes != 0
-                                       ? options->max_bytes / elem_size
-                                       : ipt::runtime::kUnlimited;
+    // The room of the buffer that max_bytes describes, in elements; never kUnlimited, the
+    // mark of no buffer, which max_bytes of SIZE_MAX would give 1-byte elements: a buffer
+    // that holds the matrix may pass one allocation, as in a call.
+    const std::uint64_t capacity =
+        options != nullptr && options->max_bytes != 0
+            ? std::min<std::uint64_t>(options->max_bytes / elem_size, ipt::runtime::kUnlimited - 1)
+            : ipt::runtime::kUnlimited;
     const auto launch =
         ipt::runtime::plan_for_call(profile, rows, cols, elem_size, 0,
                                     options != nullptr ? &request : nullptr, capacity, batch);
