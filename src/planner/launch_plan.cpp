@@ -238,8 +238,7 @@ void check_one_allocation(const DeviceProfile& device, const char* what, std::ui
   const bool overflow = __builtin_mul_overflow(rows, cols, &matrix) ||
                         __builtin_add_overflow(matrix, offset, &elements) ||
                         __builtin_mul_overflow(elements, std::uint64_t{elem_size}, &bytes);
-  // ~0: no buffer at all (ipt_plan, ipt_padded_size: room without limit).
-  const bool in_buffer = capacity != ~std::uint64_t{0} && capacity >= matrix;
+  const bool in_buffer = capacity != kNoBuffer && capacity >= matrix;
   if (!overflow && in_buffer && most != 0 && most <= UINT64_MAX / 4) most *= 4;
   if (overflow || (most != 0 && bytes > most))
     throw ResourceError(std::string(what) + " of " + std::to_string(rows) + " x " +

@@ -230,13 +230,18 @@ LaunchPlan plan_of_steps(std::vector<Step> steps, std::size_t elem_size, std::ui
 LaunchPlan plan_stage(const DeviceProfile& device, const Stage& stage, std::size_t elem_size,
                       std::uint64_t offset);
 
+// The capacity of a call with no buffer (ipt_plan, ipt_padded_size): room without limit,
+// and a matrix bound by one allocation of the device, since no buffer shows that the
+// driver allocates more.
+inline constexpr std::uint64_t kNoBuffer = ~std::uint64_t{0};
+
 // What a call asks for: the matrix, and the room its buffer has.
 struct CallShape {
   std::uint64_t rows = 0, cols = 0;
   std::size_t elem_size = 4;
   std::uint64_t offset = 0;  // in elements
   // Elements the buffer holds from the matrix's start (0, or anything below rows * cols:
-  // exactly the matrix).
+  // exactly the matrix; kNoBuffer).
   std::uint64_t capacity = 0;
   // Matrices of rows x cols back to back from `offset`, each transposed in place
   // (batch_plan.hpp); a batch never borrows the room past its last matrix.

@@ -75,10 +75,10 @@ void execute_transpose(const TransposeRequest& request);
 // The launch plan a call would run: `request` when given, else IPT_OVERRIDES' plan keys,
 // on the device's profile (with IPT_OVERRIDES' device keys), for a matrix `offset`
 // elements into a buffer that holds `capacity` elements from the matrix's start (0:
-// exactly the matrix, kUnlimited: as many as the fastest plan wants). A plan that cannot
-// work is ipt::Error(IPT_INVALID_VALUE), a forced padded shape without room
+// exactly the matrix, kUnlimited: no buffer, as many as the fastest plan wants). A plan
+// that cannot work is ipt::Error(IPT_INVALID_VALUE), a forced padded shape without room
 // ipt::Error(IPT_BUFFER_TOO_SMALL).
-constexpr std::uint64_t kUnlimited = ~std::uint64_t{0};
+constexpr std::uint64_t kUnlimited = planner::kNoBuffer;
 planner::LaunchPlan plan_for_call(const planner::DeviceProfile& profile, std::uint64_t rows,
                                   std::uint64_t cols, std::size_t elem_size, std::uint64_t offset,
                                   const planner::PlanRequest* request, std::uint64_t capacity = 0,
