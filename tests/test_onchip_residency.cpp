@@ -70,12 +70,22 @@ std::string transpose(std::size_t rows, std::size_t cols, std::uint64_t seed,
   return m.check_transposed();
 }
 
-// Waits (at most 20 s) until `count` probe verdicts have come back.
-bool verdicts_reach(std::size_t count) {
-  for (int i = 0; i < 2000 && rt::onchip_probe_verdicts() < count; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  return rt::onchip_probe_verdicts() >= count;
-}
+// The probes launched since this was made, and whether their verdicts have come back
+// (counted from here: a probe of an earlier test may never bring one).
+class ProbesSince {
+ public:
+  std::size_t launched() const { return rt::onchip_probe_count() - probes_; }
+  // Waits (at most 20 s) until every probe launched since has its verdict.
+  bool all_back() const {
+    const auto back = [this] { return rt::onchip_probe_verdicts() - verdicts_ >= launched(); };
+    for (int i = 0; i < 2000 && !back(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return back();
+  }
+
+ private:
+  std::size_t probes_ = rt::onchip_probe_count(), verdicts_ = rt::onchip_probe_verdicts();
+};
 
 // The plan that calls of rows x cols (as transpose() makes them) reuse now, if any.
 std::shared_ptr<const rt::PreparedPlan> kept_plan(std::size_t rows, std::size_t cols) {
@@ -110,7 +120,7 @@ TEST_CASE("calls are planned around an on-chip kernel whose groups do not all ru
 
   const SteeredProbes crowded(ipt::planner::ProbeGroups::kOneMore);
   const RecheckAge never(std::chrono::hours(1));
-  const std::size_t probes = rt::onchip_probe_count(), verdicts = rt::onchip_probe_verdicts();
+  const ProbesSince probes;
   // Each call runs the plan it finds, then waits for the verdicts of the probes launched
   // so far. A verdict may come back while its call is still being planned, so a call may
   // skip a stage, but the stages come in order: two groups per compute unit, then one
@@ -120,7 +130,7 @@ TEST_CASE("calls are planned around an on-chip kernel whose groups do not all ru
     CHECK(transpose(rows, cols, seed) == "");
     const long size = onchip_group_size(rows, cols);
     stages.push_back(size == 512 ? 0 : size == 1024 ? 1 : size == 0 ? 2 : -1);
-    REQUIRE(verdicts_reach(verdicts + (rt::onchip_probe_count() - probes)));
+    REQUIRE(probes.all_back());
   }
   INFO("stages " << stages[0] << stages[1] << stages[2] << stages[3]);
   CHECK(std::is_sorted(stages.begin(), stages.end()));
@@ -128,10 +138,10 @@ TEST_CASE("calls are planned around an on-chip kernel whose groups do not all ru
   CHECK(stages.back() == 2);
   CHECK(stages[2] == 2);  // by the third call: both configurations judged
   // Both configurations were probed once each, and nothing more is.
-  CHECK(rt::onchip_probe_count() - probes == 2);
+  CHECK(probes.launched() == 2);
   CHECK(transpose(cols, rows, 5) == "");  // another shape: its plan avoids them from the start
   CHECK(onchip_group_size(cols, rows) == 0);
-  CHECK(rt::onchip_probe_count() - probes == 2);
+  CHECK(probes.launched() == 2);
 
   // A caller who forces the on-chip kernel still gets it, and a right result.
   ipt_plan_options onchip{};
@@ -149,15 +159,12 @@ TEST_CASE(
   const std::size_t rows = 300, cols = 211;  // one on-chip pass, two groups per compute unit
   SteeredProbes probes_of(ipt::planner::ProbeGroups::kOneMore);
   RecheckAge age(std::chrono::hours(1));
-  const std::size_t probes0 = rt::onchip_probe_count(), verdicts0 = rt::onchip_probe_verdicts();
-  const auto probes_back = [&] {
-    return verdicts_reach(verdicts0 + (rt::onchip_probe_count() - probes0));
-  };
+  const ProbesSince since_start;
   // Calls until the plan avoids the on-chip kernel: both configurations found crowded.
   std::uint64_t seed = 30;
   for (int i = 0; i < 6 && onchip_group_size(rows, cols) != 0; ++i) {
     CHECK(transpose(rows, cols, ++seed) == "");
-    REQUIRE(probes_back());
+    REQUIRE(since_start.all_back());
   }
   REQUIRE(onchip_group_size(rows, cols) == 0);
   REQUIRE(kept_plan(rows, cols)->avoided.size() == 2);
@@ -174,7 +181,7 @@ TEST_CASE(
   CHECK(transpose(rows, cols, ++seed) == "");
   rt::faults::disarm();
   CHECK(rt::onchip_probe_count() == probes + 1);  // the other program's probe ran
-  REQUIRE(probes_back());
+  REQUIRE(since_start.all_back());
   for (const auto& a : kept_plan(rows, cols)->avoided) CHECK(a.program->crowded());
   probes = rt::onchip_probe_count();
 
@@ -182,7 +189,7 @@ TEST_CASE(
   // once each, and runs without the on-chip kernel meanwhile; they stay avoided.
   CHECK(transpose(rows, cols, ++seed) == "");
   CHECK(rt::onchip_probe_count() == probes + 2);
-  REQUIRE(probes_back());
+  REQUIRE(since_start.all_back());
   for (const auto& a : kept_plan(rows, cols)->avoided) CHECK(a.program->crowded());
   age.set(std::chrono::hours(1));
   CHECK(transpose(rows, cols, ++seed) == "");
@@ -197,7 +204,7 @@ TEST_CASE(
   probes = rt::onchip_probe_count();
   CHECK(transpose(rows, cols, ++seed) == "");
   CHECK(rt::onchip_probe_count() == probes + 2);
-  REQUIRE(probes_back());
+  REQUIRE(since_start.all_back());
   CHECK(transpose(rows, cols, ++seed) == "");
   CHECK(onchip_group_size(rows, cols) == 512);
   CHECK(rt::onchip_probe_count() == probes + 2);
@@ -243,15 +250,12 @@ TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[pla
   const ScopedEnv env("IPT_OVERRIDES", promised ? nullptr : kGpuLike);
   rt::clear_caches();
   const std::size_t rows = promised ? 1294 : 300, cols = promised ? 1339 : 211;
-  const std::size_t probes = rt::onchip_probe_count(), verdicts = rt::onchip_probe_verdicts();
-  const auto all_verdicts_back = [&] {
-    return verdicts_reach(verdicts + (rt::onchip_probe_count() - probes));
-  };
+  const ProbesSince probes;
   // Calls until one launches no probe: its plan's programs were all judged before it.
   for (std::uint64_t seed = 7; seed < 12; ++seed) {
     const std::size_t before = rt::onchip_probe_count();
     CHECK(transpose(rows, cols, seed) == "");
-    REQUIRE(all_verdicts_back());
+    REQUIRE(probes.all_back());
     if (seed > 7 && rt::onchip_probe_count() == before) break;
   }
   // That plan holds no program found crowded, and on a GPU that promises resident
@@ -265,7 +269,7 @@ TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[pla
       CHECK(prepared->programs[i]->residency() == Residency::kResident);
   if (promised) {
     CHECK(onchip_group_size(rows, cols) == 512);
-    CHECK(rt::onchip_probe_count() - probes == 1);
+    CHECK(probes.launched() == 1);
   }
   rt::clear_caches();
 }
