@@ -26,9 +26,9 @@ export(EXPORT iptTargets NAMESPACE ipt:: FILE ${PROJECT_BINARY_DIR}/iptTargets.c
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/iptConfig.cmake.in
   ${PROJECT_BINARY_DIR}/iptConfig.cmake INSTALL_DESTINATION ${IPT_INSTALL_CMAKEDIR})
-# Before 1.0 every minor version may change the ABI (the SONAME carries it too).
+# From 1.0 on, every release of one major version keeps the ABI (the SONAME carries the major version).
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/iptConfigVersion.cmake
-  COMPATIBILITY SameMinorVersion)
+  COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/iptConfig.cmake ${PROJECT_BINARY_DIR}/iptConfigVersion.cmake
   DESTINATION ${IPT_INSTALL_CMAKEDIR} COMPONENT development)
 

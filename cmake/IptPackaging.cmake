@@ -18,7 +18,7 @@ set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# The tools link libipt.so.0.1 of the libipt0 package (named in their Depends below):
+# The tools link libipt.so.1 of the libipt0 package (named in their Depends below):
 # dpkg-shlibdeps finds it in the build tree.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${PROJECT_BINARY_DIR}/src")
 

@@ -388,7 +388,7 @@ TEST_CASE("status strings are distinct and the last error is per call", "[api]")
   CHECK(ipt_padded_size(session().device(), 2, 2, 4, &bytes) == IPT_SUCCESS);
   CHECK(std::string(ipt_last_error_message()).empty());
   CHECK(ipt_version() == IPT_VERSION);
-  CHECK(std::string(ipt_version_string()) == "0.1.0");
+  CHECK(std::string(ipt_version_string()) == "1.0.0");
 }
 
 TEST_CASE("a matrix past one allocation is transposed where its buffer holds it", "[bad_input]") {

@@ -17,7 +17,7 @@ cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 for f in include/ipt/ipt.h include/ipt/ipt.hpp; do test -f "$prefix/$f" || { echo "missing $f"; exit 1; }; done
 libdir=$(dirname "$(find "$prefix" -name 'libipt.so.*.*.*' | head -n 1)")
 ls -l "$libdir"/libipt.so*
-readelf -d "$libdir/libipt.so" | grep -q 'SONAME.*libipt.so.0.1' || { echo "SONAME is not libipt.so.0.1"; exit 1; }
+readelf -d "$libdir/libipt.so" | grep -q 'SONAME.*libipt.so.1' || { echo "SONAME is not libipt.so.1"; exit 1; }
 mpi=OFF
 if [ -f "$prefix/include/ipt/ipt_mpi.h" ]; then
   mpi=ON
@@ -25,7 +25,7 @@ if [ -f "$prefix/include/ipt/ipt_mpi.h" ]; then
            "${libdir#"$prefix"/}/cmake/ipt/iptMpiTargets.cmake"; do
     test -f "$prefix/$f" || { echo "missing $f"; exit 1; }
   done
-  readelf -d "$libdir/libipt_mpi.so" | grep -q 'SONAME.*libipt_mpi.so.0.1' || { echo "SONAME is not libipt_mpi.so.0.1"; exit 1; }
+  readelf -d "$libdir/libipt_mpi.so" | grep -q 'SONAME.*libipt_mpi.so.1' || { echo "SONAME is not libipt_mpi.so.1"; exit 1; }
 fi
 # An MPI program on 2 ranks, with the mpiexec of the MPI that CMake found for the consumer.
 mpiexec=

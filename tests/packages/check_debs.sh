@@ -63,7 +63,7 @@ else
   echo "== not root: dpkg-deb -x into a directory"
   for deb in "${debs[@]}"; do dpkg-deb -x "$deb" "$work/root"; done
   prefix=$work/root/usr
-  export LD_LIBRARY_PATH=$(dirname "$(find "$prefix" -name 'libipt.so.0.1' | head -n 1)")
+  export LD_LIBRARY_PATH=$(dirname "$(find "$prefix" -name 'libipt.so.1' | head -n 1)")
 fi
 
 echo "== find_package(ipt) against the packages"
