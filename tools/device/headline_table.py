@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The headline table of docs/performance.md, from the files of headline_run.sh.
+
+    headline_table.py DIR
+
+DIR holds ipt-bench's CSVs (<mode>-<type>.csv: libipt, CLBlast omatcopy and our
+out-of-place kernel), the CUDA peers' (peers-<mode>-<type>.csv: cuBLAS geam, PyTorch)
+and Catanzaro et al.'s (catanzaro-<mode>-<type>.csv). Prints one Markdown row per run:
+medians of 2*rows*cols*elem_size/t in GB/s with the fraction of the copy bandwidth that
+the same run measured, libipt's extra device memory (median and largest, as a fraction
+of the matrix), and, for Catanzaro et al., how many shapes it finished in its time box
+and libipt's speed-up over it on those shapes (median of the per-shape ratios). Peers
+count only on the shapes libipt ran.
+Only verified results count; a wrong result anywhere is reported and fails the script.
+"""
+import csv
+import os
+import statistics
+import sys
+
+RUNS = [("random", "f32"), ("random", "f64"), ("random", "u8"), ("random", "f16"),
+        ("primes", "f32"), ("skinny", "f32"), ("skinny", "f64"), ("square", "f32"),
+        ("square", "f64"), ("large", "f32")]
+
+
+def rows_of(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def cell(rows, copy_key="copy_gbs"):
+    if not rows:
+        return "—"
+    gbs = statistics.median(float(r["throughput_gbs"]) for r in rows)
+    copy = statistics.median(float(r[copy_key]) for r in rows)
+    return f"{gbs:.0f} ({gbs / copy:.0%})"
+
+
+def main(folder):
+    wrong = 0
+    print("| run | shapes | libipt GB/s (% of copy) | p10 / min | libipt extra memory: median / max "
+          "| CLBlast `omatcopy` | cuBLAS `geam` | PyTorch | Catanzaro et al. (shapes) "
+          "| libipt / Catanzaro | copy GB/s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for mode, t in RUNS:
+        bench = rows_of(os.path.join(folder, f"{mode}-{t}.csv"))
+        peers = rows_of(os.path.join(folder, f"peers-{mode}-{t}.csv"))
+        peer = rows_of(os.path.join(folder, f"catanzaro-{mode}-{t}.csv"))
+        if not bench:
+            continue
+        wrong += sum(r["verified"] != "1" for r in bench + peers + peer)
+        ipt = [r for r in bench if r["library"] == "libipt"]
+        # Peers count on the shapes libipt ran (a peer's file may hold more).
+        mine = {(r["rows"], r["cols"]) for r in ipt}
+        peers = [r for r in peers if (r["rows"], r["cols"]) in mine]
+        peer = [r for r in peer if (r["rows"], r["cols"]) in mine]
+        gbs = sorted(float(r["throughput_gbs"]) for r in ipt)
+        p10 = gbs[int(0.1 * (len(gbs) - 1))]
+        extra = [float(r["extra_bytes"] or 0) / (int(r["rows"]) * int(r["cols"]) * int(r["elem_size"]))
+                 for r in ipt]
+        ratio = "—"
+        if peer:
+            mine = {(r["rows"], r["cols"]): float(r["time_s"]) for r in ipt}
+            ratios = [float(r["time_s"]) / mine[(r["rows"], r["cols"])] for r in peer
+                      if (r["rows"], r["cols"]) in mine]
+            ratio = f"{statistics.median(ratios):.1f}x (min {min(ratios):.1f}x)"
+        print(f"| {mode} {t} | {len(ipt)} | **{cell(ipt)}** | {p10:.0f} / {gbs[0]:.0f} "
+              f"| {statistics.median(extra):.4%} / {max(extra):.2%} "
+              f"| {cell([r for r in bench if r['library'] == 'clblast-omatcopy'])} "
+              f"| {cell([r for r in peers if r['library'] == 'cublas-geam'])} "
+              f"| {cell([r for r in peers if r['library'] == 'pytorch'])} "
+              f"| {cell(peer)}{f' ({len(peer)})' if peer else ''} | {ratio} "
+              f"| {statistics.median(float(r['copy_gbs']) for r in ipt):.0f} |")
+    if wrong:
+        print(f"{wrong} results were not verified", file=sys.stderr)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    sys.exit(main(sys.argv[1]))
