@@ -3,6 +3,7 @@
 # with apt-get, configures, builds, then runs the demo or the test suite.
 #
 #   bash tools/setup.sh demo       build and run ipt-demo on the default OpenCL device
+#                                  (installs and builds only what the demo needs)
 #   bash tools/setup.sh test       build and run the whole test suite (ctest), then the
 #                                  same suite built with AddressSanitizer + UBSan, and
 #                                  built with ThreadSanitizer, then a minute of fuzzing
@@ -17,25 +18,41 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
-# python3-*: the ipt Python package's tests and example (ctest registers them only when
-# the interpreter imports all three). dpkg-dev, file: cpack's Debian packages. clang,
-# libclang-rt-14-dev (libFuzzer and the sanitizer runtimes of Debian 12's clang 14): the
-# fuzzers of tools/fuzz.sh. libopenmpi-dev, openmpi-bin: libipt_mpi and its tests under
-# mpirun.
-packages=(cmake make g++ gfortran pkg-config ocl-icd-opencl-dev opencl-headers
-          opencl-clhpp-headers catch2 pocl-opencl-icd python3-pyopencl python3-pytest
-          python3-numpy dpkg-dev file clang libclang-rt-14-dev libopenmpi-dev openmpi-bin)
+# What the demo needs: a C++ compiler, CMake, the OpenCL loader and headers, and PoCL
+# (the CPU device used when there is no GPU driver).
+demo_packages=(cmake make g++ pkg-config ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers
+               pocl-opencl-icd)
+# The test suite needs more. gfortran: the Fortran module. python3-*: the ipt Python
+# package's tests and example (ctest registers them only when the interpreter imports all
+# three). dpkg-dev, file, lintian: the Debian packages and their checks. man-db: the man
+# pages' check. clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes of Debian
+# 12's clang 14): the fuzzers of tools/fuzz.sh. libopenmpi-dev, openmpi-bin: libipt_mpi
+# and its tests under mpirun. libclfft-dev: the 2D FFT example.
+test_packages=("${demo_packages[@]}" gfortran catch2 python3-pyopencl python3-pytest
+               python3-numpy dpkg-dev file lintian man-db clang libclang-rt-14-dev
+               libopenmpi-dev openmpi-bin libclfft-dev)
 
-install_missing() {
+# apt-get and dpkg refuse to run while another of them holds its lock (an unattended
+# upgrade on a new machine, say): say so, then let apt wait for it.
+apt_lock_wait() {
+  if lslocks -n -o PATH 2> /dev/null | grep -q '^/var/lib/dpkg/lock'; then
+    echo "== another apt-get or dpkg is running: waiting for it to finish (up to 20 minutes)"
+  fi
+}
+
+install_missing() {  # the packages named in "$@"
   local missing=()
-  for p in "${packages[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if ((${#missing[@]})); then
     echo "== installing: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    local wait=(-o DPkg::Lock::Timeout=1200)
+    apt_lock_wait
+    apt-get "${wait[@]}" update -qq
+    apt_lock_wait
+    apt-get "${wait[@]}" install -y -qq --no-install-recommends "${missing[@]}"
   fi
 }
 
@@ -72,17 +89,29 @@ run_tests() {  # $1 build dir
   phase "ctest in $1 done"
 }
 
-install_missing
+# The build's parts are named both ways, so that one build directory serves the demo
+# (the library and ipt-demo only) and the suite (everything) in turn.
+all_parts=(-DIPT_BUILD_TESTS=ON -DIPT_BUILD_TOOLS=ON -DIPT_BUILD_FORTRAN=ON -DIPT_BUILD_MPI=ON
+           -DIPT_BUILD_PYTHON=ON)
 case "$mode" in
   demo)
-    configure_and_build "$build"
+    install_missing "${demo_packages[@]}"
+    phase "configure $build"
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DIPT_BUILD_TESTS=OFF \
+      -DIPT_BUILD_TOOLS=ON -DIPT_BUILD_FORTRAN=OFF -DIPT_BUILD_MPI=OFF -DIPT_BUILD_PYTHON=OFF
+    phase "build ipt-demo"
+    cmake --build "$build" -j "$jobs" --target ipt-demo
+    phase "run ipt-demo"
     "$build/tools/ipt-demo"
+    phase "demo done"
     ;;
   test-fast)
-    configure_and_build "$build"
+    install_missing "${test_packages[@]}"
+    configure_and_build "$build" "${all_parts[@]}"
     run_tests "$build"
     ;;
   test)
+    install_missing "${test_packages[@]}"
     # The release build first: it compiles every kernel variant the suite uses into
     # PoCL's kernel cache, so that the sanitized run finds them built (PoCL's compiler
     # runs in the test process, and under AddressSanitizer it took several times as
@@ -91,7 +120,7 @@ case "$mode" in
     # crashed at exit (signal 11) in a process with PoCL's worker threads, failing a test
     # that had passed. Run ctest in build-asan by hand for leak checks (driver leaks
     # suppressed by tests/sanitizers/lsan.supp).
-    configure_and_build "$build"
+    configure_and_build "$build" "${all_parts[@]}"
     run_tests "$build"
     # libipt_mpi is tested in the release build only (Open MPI's own code is not
     # instrumented; its calls are few and plain).
