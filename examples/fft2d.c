@@ -31,16 +31,34 @@ typedef struct {
   float re, im;
 } cfloat;
 
+/* clFFT's own statuses (those beyond OpenCL's), in the order of clFFT.h. */
+static const char* clfft_status_name(long code) {
+  static const char* const names[] = {
+      "CLFFT_BUGCHECK",
+      "CLFFT_NOTIMPLEMENTED (a length with a prime factor above 13?)",
+      "CLFFT_TRANSPOSED_NOTIMPLEMENTED",
+      "CLFFT_FILE_NOT_FOUND",
+      "CLFFT_FILE_CREATE_FAILURE",
+      "CLFFT_VERSION_MISMATCH",
+      "CLFFT_INVALID_PLAN",
+      "CLFFT_DEVICE_NO_DOUBLE",
+      "CLFFT_DEVICE_MISMATCH"};
+  if (code >= CLFFT_BUGCHECK && code < CLFFT_BUGCHECK + (long)(sizeof names / sizeof *names))
+    return names[code - CLFFT_BUGCHECK];
+  return "";
+}
+
 static void fail(const char* what, long code, const char* detail) {
+  fflush(stdout);
   fprintf(stderr, "fft2d: %s failed with %ld%s%s\n", what, code, *detail ? ": " : "", detail);
   exit(2);
 }
 
 /* OpenCL and clFFT statuses share their values (clFFT's are a superset). */
-#define CHECK(call)                                              \
-  do {                                                           \
-    long check_code_ = (long)(call);                             \
-    if (check_code_ != CL_SUCCESS) fail(#call, check_code_, ""); \
+#define CHECK(call)                                                                          \
+  do {                                                                                       \
+    long check_code_ = (long)(call);                                                         \
+    if (check_code_ != CL_SUCCESS) fail(#call, check_code_, clfft_status_name(check_code_)); \
   } while (0)
 #define CHECK_IPT(call)                                                                           \
   do {                                                                                            \
@@ -93,6 +111,7 @@ static cl_device_id pick_device(void) {
       return NULL;
     }
   }
+  fprintf(stderr, "fft2d: no OpenCL device\n");
   return NULL;
 }
 
@@ -134,13 +153,13 @@ static size_t gcd(size_t a, size_t b) {
 }
 
 /*
- * clFFT transforms a row longer than one pass holds (its local memory / 8 bytes, rounded
- * down to a power of two: 4096 on most GPUs) in several passes through a temporary
- * buffer as large as all the rows of the call: for one call of all the rows, a second
- * matrix. When a plan of all the rows asks for one, the rows therefore go through in
- * calls of about 1/16 of them, each on a sub-buffer of the matrix, and the temporary
- * buffer is about 1/16 of the matrix. max_rows_per_call (0: that choice) forces calls of
- * at most that many rows, rounded up to what sub-buffer alignment allows.
+ * clFFT transforms a row longer than one pass holds (4096 elements on PoCL; the limit
+ * follows the device's local memory), and rows of some other lengths, in several passes
+ * through a temporary buffer as large as all the rows of the call: for one call of all
+ * the rows, a second matrix. When a plan of all the rows asks for one, the rows go
+ * through in calls of about 1/16 of them instead, each on a sub-buffer of the matrix, and
+ * the temporary buffer is about 1/16 of the matrix. max_rows_per_call (0: that choice)
+ * forces calls of at most that many rows, rounded up to what sub-buffer alignment allows.
  */
 static void fft_rows_create(fft_rows* f, cl_context context, cl_device_id device,
                             cl_command_queue queue, size_t rows, size_t length,
@@ -297,10 +316,7 @@ int main(int argc, char** argv) {
   const size_t n = rows * cols, bytes = n * sizeof(cfloat);
 
   cl_device_id device = pick_device();
-  if (device == NULL) {
-    fprintf(stderr, "fft2d: no OpenCL device\n");
-    return 2;
-  }
+  if (device == NULL) return 2; /* pick_device said why */
   char device_name[256] = "";
   clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof device_name - 1, device_name, NULL);
   cl_int err;
@@ -393,12 +409,13 @@ int main(int argc, char** argv) {
   CHECK(clReleaseContext(context));
 
   /*
-   * Tolerance. A radix FFT of n points in float has an error of at most about
-   * log2(n) * u * ||x|| (u = 2^-24 = 6e-8; Higham, Accuracy and Stability of Numerical
-   * Algorithms, 24.1), usually far less; two different float FFTs can differ by twice
-   * that. 1e-5 * log2(n), relative to the largest output, leaves room for the twiddle
-   * factors' own error and a constant of about 80, and still catches any misplaced
-   * element or wrong transform, whose error is of the order of the output itself.
+   * Tolerance. The error of a radix FFT in float grows at most like log2(n) * u relative
+   * to the size of its output (u = 2^-24 = 6e-8; Higham, Accuracy and Stability of
+   * Numerical Algorithms, ch. 24), and is typically far less; two FFTs can disagree by
+   * twice that. 1e-5 * log2(n) of the largest output is about 80 times 2 * u * log2(n):
+   * room for the twiddle factors' own error and for one element's error above the
+   * average, while a misplaced element or a wrong transform is off by the order of the
+   * output itself.
    */
   const double tolerance = 1e-5 * log2((double)n);
   double largest = 0, worst = 0;
