@@ -17,8 +17,8 @@
 //
 // The same launch also zeroes `zero_words` 32-bit words from word `zero_word` of `zero`
 // (the flags of the call's next kernel, or of its earlier ones when this is its last), so
-// that such a call needs no fill: each fill was a command of its own, 7-9 us of host time
-// on an H200.
+// that such a call needs no fill: each fill would be a command of its own, and every
+// command costs the host microseconds to enqueue, which bounds the time of small calls.
 //
 // Local memory: `lds` (host-sized) holds PAD(tiles_per_group * B * C) elements. PAD adds
 // one unused slot after every 32, so that the scatter (stride B between neighbouring
@@ -41,9 +41,10 @@
 #endif
 #define PADW(x) ((x) + IPT_WORDS * ((x) / (32 * IPT_WORDS)))
 
-// Loads each work-item issues before it stores any of them to local memory: one load at
-// a time left a 100 x 100 tile at 49% of the copy bandwidth on an H200 (a 40 KB tile
-// allows few work-groups per multiprocessor, so each needs several loads in flight).
+// Loads each work-item issues before it stores any of them to local memory: one load at a
+// time left a 100 x 100 tile at about half of the copy bandwidth (a 40 KB tile allows few
+// work-groups per compute unit, so each needs several loads in flight to hide the latency
+// of global memory).
 #define LOADS 4
 
 // (t, r, c) += (dt, dr, dc) with r < B and c < C kept by one carry each (dr < B, dc < C):

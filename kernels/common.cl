@@ -72,7 +72,7 @@ typedef struct {
 // Elements first..last, when they all lie on one side of the split, as one array (its
 // element 0 is `first`); else 0, and each access goes through AT. A kernel that indexes
 // such a run directly saves choosing the buffer at every access, which cost the split
-// builds 14-58% of a step's time on an H200.
+// builds 14-58% of a step's time.
 __global elem_t *run_of(matrix_t m, idx_t first, idx_t last) {
   if (last < m.split) return m.data + first;
   if (first >= m.split) return m.tail + (first - m.split);

@@ -1,14 +1,14 @@
 // A plain element copy from one buffer to another (a padded plan saves the bytes it
 // borrows beyond the caller's matrix to scratch, and restores them at the end). A kernel
-// rather than clEnqueueCopyBuffer: NVIDIA's driver (580, H200) took 15-17 us of host time
-// to enqueue a buffer copy, 5-8 us to enqueue a kernel, and a call's host time is what
+// rather than clEnqueueCopyBuffer: a GPU driver can take two to three times as much host
+// time to enqueue a buffer copy as to enqueue a kernel, and a call's host time is what
 // bounds small transpositions. Grid-stride: any grid covers any count (the host keeps
 // offset + count + the grid below the index type's range).
 //
 // The same launch also zeroes `zero_words` 32-bit words from word `zero_word` of `zero`
-// (a range that overlaps neither src nor dst): the save of a padded call clears the
-// flags and counters of the call's other kernels, one command instead of a copy and a
-// fill (each command cost 7-10 us of host time on the H200).
+// (a range that overlaps neither src nor dst): the save of a padded call clears the flags
+// and counters of the call's other kernels, one command instead of a copy and a fill
+// (each command costs the host microseconds to enqueue).
 
 __kernel void ipt_copy(__global const elem_t *src, idx_t src_offset, __global elem_t *dst,
                        idx_t dst_offset, idx_t count, __global uint *zero, ulong zero_word,

@@ -30,9 +30,9 @@
 // depends on all of its loads to local memory first, then fences. No group writes
 // before all `groups` have announced.
 //
-// One command per call. Every command a call enqueues cost an H200 (NVIDIA 580) 8-10 us
-// of host time while the GPU sat idle, more than this kernel's own run on a few million
-// elements; so the kernel needs no fill and no kernel after it:
+// One command per call. Every command a call enqueues costs microseconds of host time
+// while the GPU sits idle, more than this kernel's own run on a few million elements; so
+// the kernel needs no fill and no kernel after it:
 //   - its scratch is zero when it starts and zero again when it ends: the last group to
 //     leave (sync[3] counts the groups that left) clears the words; the host keeps
 //     such buffers only for such kernels
@@ -288,8 +288,8 @@ uint decide(volatile __global uint *sync, uint ticket, uint groups, uint patienc
     }
     return d;
   }
-  // Plain loads: atomics from every waiting group on one word slowed the kernel
-  // several-fold on an H200.
+  // Plain loads: atomics from every waiting group on one word serialise at that word and
+  // slowed the kernel several-fold.
   for (uint polls = 0; sync[2] < groups && polls < patience; ++polls) {
   }
   const uint running = atomic_or(&sync[0], CLOSED);  // from now on a ticket says CLOSED

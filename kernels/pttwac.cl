@@ -28,10 +28,10 @@
 // on. Every position of a non-trivial cycle is claimed exactly once (by the chain that
 // reaches it first, from its start or from its predecessor) and written exactly once,
 // with its predecessor's original value. mem_fence(global | local) enforces (i)-(iii)
-// against compiler and hardware reordering: without them the authors' kernel failed on
-// an H200 in every run (the start read sank below the test). All work-items of the tile
-// are in one work-group, so work-group scope fences suffice. No work-item ever waits for
-// another: the loop is lock-free and needs no barrier.
+// against compiler and hardware reordering: without them the authors' kernel failed in
+// every run on a GPU that reorders this way (the start read sank below the test). All
+// work-items of the tile are in one work-group, so work-group scope fences suffice. No
+// work-item ever waits for another: the loop is lock-free and needs no barrier.
 //
 // Tiles whose flags do not fit local memory are not handled here: the host runs them as
 // 0100! on (A, B, C, 1) with global flags (kernels/soa_asta.cl).

@@ -56,12 +56,12 @@ void wait_read(volatile __global int *flags, idx_t chunk) {
 // The work-item's elements are k0 + lid + p * WG (p < PER_ITEM; those with p * WG < mine
 // lie below k1), at row r0 + dr, column c, so at index (r0 + dr) * stride + c; (dr, c)
 // advances by WG through the precomputed (step_rows, step_cols), so no element costs a
-// division (two per element held the unpadding of 100003 x 43003 floats to 43% of copy on
-// an H200). With 64-bit indices the index itself advances too, by `step` = step_rows *
-// stride + step_cols and `wrap` = stride - len more when c passes the row's end, instead
-// of a 64-bit multiplication per element: the unpadding of 100003 x 43003 floats took
-// 14.5 instead of 15.4 ms on an H200. With 32-bit indices the multiplication is cheaper
-// than the carried index (9091 x 6310 padded to 9120 rows: 0.146 against 0.172 ms).
+// division (two per element held the unpadding of 100003 x 43003 floats to 43% of copy).
+// With 64-bit indices the index itself advances too, by `step` = step_rows * stride +
+// step_cols and `wrap` = stride - len more when c passes the row's end, instead of a
+// 64-bit multiplication per element, which cost the unpadding of 100003 x 43003 floats 6%
+// of its time. With 32-bit indices the multiplication is cheaper than the carried index
+// (9091 x 6310 padded to 9120 rows: 0.146 against 0.172 ms).
 #if IPT_INDEX_64
 #define ELEMENT_INDEX_INIT(stride)                                     \
   idx_t at = (r0 + first_dr) * (stride) + first_c;                     \
@@ -154,8 +154,8 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
   // overlaps, other than this one. Only a few: waiting for every chunk between this one
   // and the farthest overlapped (as this kernel first did) made a work-group near the end
   // of a matrix padded by 52 columns test ~500 flags, and the pass ran at 41% of copy
-  // instead of 78% (H200, 19935 x 13388 -> 13440). When rows spread by a large fraction
-  // of their length (10 -> 11 elements), a destination still spans about two chunks'
+  // instead of 78% (19935 x 13388 -> 13440). When rows spread by a large fraction of
+  // their length (10 -> 11 elements), a destination still spans about two chunks'
   // sources; every work-item checks its share of the flags.
   const idx_t first_dest = r0 * s_out + (k0 - r0 * len);
   const idx_t last_dest = r1 * s_out + (k1 - 1 - r1 * len);

@@ -11,12 +11,12 @@
 // and a C much larger than the unit simply has more chunks (no element is ever dropped).
 //
 // Virtual SIMD units. A work-group of VW * UNITS work-items is UNITS units of VW lanes;
-// one unit moves one item at a time, lane i handling elements i, i + VW, ... of the
-// chunk (VW = work-group size: one unit per group, for large C). Lane 0 of a unit makes
-// its decisions (flag tests, claims, the next start) and publishes them in local memory;
-// a lane never reads what another lane wrote except across a barrier (never assuming
-// lock-step lanes: the authors' warp-synchronous 100! failed on an H200 in 15 of 63
-// runs).
+// one unit moves one item at a time, lane i handling elements i, i + VW, ... of the chunk
+// (VW = work-group size: one unit per group, for large C). Lane 0 of a unit makes its
+// decisions (flag tests, claims, the next start) and publishes them in local memory; a
+// lane never reads what another lane wrote except across a barrier (never assuming
+// lock-step lanes: on a GPU that schedules the lanes of a warp independently, the
+// authors' warp-synchronous 100! failed in 15 of 63 runs).
 //
 // Transform (IPT_SCALAR, the call's last step: kernels/common.cl): every store writes
 // TRANSFORMED values, and the super-elements that stay in place are transformed apart.
@@ -79,12 +79,12 @@
 // once for each way to reach its elements, EL(e) being element e of the chunk. A split
 // build (common.cl) indexes a chunk that lies on one side of the split as one array and
 // goes through AT only for the chunk that straddles it: choosing the buffer at every
-// access cost the split 100! 14-58% of its time on an H200.
+// access cost the split 100! 14-58% of its time.
 //
 // LOAD_START: (i) needs each start read COMPLETE, not merely issued, before lane 0 tests
 // the flag: a GPU keeps a load in flight past a barrier until its register is used. A
 // store of a value that depends on every loaded element makes the lane wait for them
-// here. (Seen on an H200: one super-element wrong in a register-tiled 100! of 2^24
+// here. (Without it a GPU left one super-element wrong in a register-tiled 100! of 2^24
 // elements; local tiling stores the values.)
 #if REGS > 0
 #define LOAD_START(EL)                                 \

@@ -190,7 +190,7 @@ TEST_CASE("BS also zeroes the words it is given, and nothing around them", "[bs]
       const auto [A, B, C] = shape;
       CAPTURE(words, A, B, C);
       const ipt::test::WordsToZero zero(queue, words);
-      const auto config = ipt::planner::choose_bs(ipt::test::h200_like(), A, B, C, 4);
+      const auto config = ipt::planner::choose_bs(ipt::test::nvidia_like(), A, B, C, 4);
       const auto site = site_of(4, 3);
       const auto step = ipt::planner::bs_step(site, A, B, C, config, zero.region());
       CHECK(check_step(step, site, A * B * C, 11, words + A, zero.options()) == "");

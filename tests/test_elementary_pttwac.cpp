@@ -108,10 +108,10 @@ TEST_CASE("PTTWAC 010! flag layout is collision-free and sized like the kernel",
 
 TEST_CASE("PTTWAC 010! at the largest tile whose flags fit 48 KiB, global flags just above",
           "[pttwac][elementary]") {
-  ipt::planner::DeviceProfile gpu;  // 48 KiB local memory, like the H100/H200 driver reports
+  ipt::planner::DeviceProfile gpu;  // 48 KiB local memory, as NVIDIA's driver reports
   gpu.local_mem_bytes = 48 * 1024;
   // The largest 128 x C tile whose flags (R = 1, padding) fit what the planner lets a
-  // kernel use (48 KiB less the driver's reserve; an exact 48 KiB was refused on an H200).
+  // kernel use (48 KiB less the driver's reserve; NVIDIA's refused an exact 48 KiB).
   const std::size_t usable = ipt::planner::usable_local_bytes(gpu);
   REQUIRE(usable < gpu.local_mem_bytes);
   std::uint64_t C = 2979;  // 128 x 2979 needs exactly 48 KiB of flags

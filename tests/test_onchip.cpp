@@ -21,33 +21,33 @@ using ipt::planner::OnChip;
 using ipt::planner::PlanRequest;
 using ipt::test::amd_like;
 using ipt::test::GuardedMatrix;
-using ipt::test::h200_like;
+using ipt::test::nvidia_like;
 using ipt::test::ScopedEnv;
 using ipt::test::session;
 
 TEST_CASE("on-chip sizing follows the work-group, element size and local memory",
           "[onchip][planner]") {
-  const auto f32 = ipt::planner::choose_onchip(h200_like(), 4);
+  const auto f32 = ipt::planner::choose_onchip(nvidia_like(), 4);
   // Two groups of 512 per compute unit, sharing the registers and local memory of 1024.
   CHECK(f32.work_group == 512);
   CHECK(f32.tiles == 20);  // 40 registers of elements per work-item
   CHECK(f32.stage == 5);   // (24576 - 2112) / (32 * 33 * 4)
   CHECK(f32.groups == 264);
-  const auto f64 = ipt::planner::choose_onchip(h200_like(), 8);
+  const auto f64 = ipt::planner::choose_onchip(nvidia_like(), 8);
   CHECK(f64.tiles == 10);
   CHECK(f64.stage == 2);  // (24576 - 2112) / (32 * 33 * 8)
-  const auto wide = ipt::planner::choose_onchip(h200_like(), 16);
+  const auto wide = ipt::planner::choose_onchip(nvidia_like(), 16);
   CHECK(wide.tiles == 5);
   CHECK(wide.stage == 1);
   // 1-byte elements (word tiles) in one group of 1024 per compute unit.
-  const auto u8 = ipt::planner::choose_onchip(h200_like(), 1);
+  const auto u8 = ipt::planner::choose_onchip(nvidia_like(), 1);
   CHECK(u8.work_group == 1024);
   CHECK(u8.groups == 132);
   const auto amd = ipt::planner::choose_onchip(amd_like(), 4);
   CHECK(amd.work_group == 256);
   CHECK(amd.tiles == 10);
   CHECK(amd.stage == 7);  // (32768 - 1088) / 4224
-  DeviceProfile tiny = h200_like();
+  DeviceProfile tiny = nvidia_like();
   tiny.max_work_group_size = 16;
   CHECK(ipt::planner::choose_onchip(tiny, 4).work_group == 0);
   CHECK_FALSE(ipt::planner::onchip_fits(ipt::planner::choose_onchip(tiny, 4), 10, 10));
@@ -64,7 +64,7 @@ TEST_CASE("on-chip sizing follows the work-group, element size and local memory"
 TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide one",
           "[onchip][planner]") {
   using ipt::planner::onchip_tile;
-  const auto f32 = ipt::planner::choose_onchip(h200_like(), 4);
+  const auto f32 = ipt::planner::choose_onchip(nvidia_like(), 4);
   using Shape = std::pair<std::uint64_t, std::uint64_t>;
   auto shape = [](ipt::planner::OnChipTile t) { return Shape{t.rows, t.cols}; };
   CHECK(shape(onchip_tile(f32, 1294, 1339)) == Shape{32, 32});
@@ -95,14 +95,14 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   // tile in half of it, so one group of 1024 takes the unit (20416 bytes to stage in),
   // and tiles widen from 512 x 2 (512 x 3 staged: 24576 bytes) and 256 x 4 (20480) to
   // 128 x 8.
-  DeviceProfile small = h200_like();
+  DeviceProfile small = nvidia_like();
   small.local_mem_bytes = 24 * 1024;
   const auto wide = ipt::planner::choose_onchip(small, 16);
   REQUIRE(wide.work_group == 1024);
   CHECK(wide.groups == 132);
   CHECK(shape(onchip_tile(wide, 1000000, 2)) == Shape{128, 8});
   // With 48 KiB, two groups of 512: 22464 bytes each, where 256 x 4 stages (20480).
-  const auto wide512 = ipt::planner::choose_onchip(h200_like(), 16);
+  const auto wide512 = ipt::planner::choose_onchip(nvidia_like(), 16);
   REQUIRE(wide512.work_group == 512);
   CHECK(shape(onchip_tile(wide512, 1000000, 2)) == Shape{256, 4});
   CHECK(ipt::planner::onchip_stage_tiles(wide, onchip_tile(wide, 1000000, 2)) >= 1);
@@ -120,7 +120,7 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
 
 TEST_CASE("the planner picks the on-chip attempt for small non-square matrices on GPUs",
           "[onchip][planner]") {
-  const DeviceProfile gpu = h200_like();
+  const DeviceProfile gpu = nvidia_like();
   SECTION("automatic") {
     for (auto [rows, cols] :
          {std::pair<std::uint64_t, std::uint64_t>{1294, 1339}, {2395, 1309}, {1000, 5000}}) {
@@ -268,12 +268,12 @@ TEST_CASE("the on-chip kernel in one group of 1024 per compute unit (onchip.grou
 TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
   using Shape = std::pair<std::uint64_t, std::uint64_t>;
   auto shape = [](ipt::planner::OnChipTile t) { return Shape{t.rows, t.cols}; };
-  const auto f32 = ipt::planner::choose_onchip(h200_like(), 4);
-  const auto u8 = ipt::planner::choose_onchip(h200_like(), 1);
-  auto f16 = ipt::planner::choose_onchip(h200_like(), 2);
+  const auto f32 = ipt::planner::choose_onchip(nvidia_like(), 4);
+  const auto u8 = ipt::planner::choose_onchip(nvidia_like(), 1);
+  auto f16 = ipt::planner::choose_onchip(nvidia_like(), 2);
   CHECK(f32.word == 1);
   CHECK(u8.word == 4);
-  CHECK(f16.word == 1);  // slower in words on an H200; the kernel takes them (below)
+  CHECK(f16.word == 1);  // slower in words (onchip_plan.cpp); the kernel takes them (below)
   f16.word = 2;
   // Tiles of 15 x 31 words: 60 x 124 bytes in 16 x 32 words of registers (the row's words
   // wherever it starts; an output row's share of it likewise), 30 x 62 2-byte elements in
@@ -306,7 +306,7 @@ TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
   CHECK(step.options.find("-DIPT_WORDS=4") != std::string::npos);
   CHECK(step.options.find("-DTR=60 -DTC=124 -DTILES=20 -DSTAGE=5") != std::string::npos);
   const auto swizzled =
-      ipt::planner::choose_onchip(h200_like(), 1, ipt::planner::TileLayout::kSwizzled);
+      ipt::planner::choose_onchip(nvidia_like(), 1, ipt::planner::TileLayout::kSwizzled);
   CHECK(swizzled.word == 1);
   CHECK(ipt::planner::onchip_step(site, 1, 1294, 1339, swizzled).options.find("IPT_WORDS") ==
         std::string::npos);
@@ -357,8 +357,8 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
   using ipt::planner::OnChipTile;
   using ipt::planner::TileLayout;
   constexpr auto kSwizzled = TileLayout::kSwizzled;
-  const DeviceProfile gpu = h200_like();
-  // Tiles of 32 x 32: as many staged either way on an H200 (at most 8; doubles 2 of the
+  const DeviceProfile gpu = nvidia_like();
+  // Tiles of 32 x 32: as many staged either way with 48 KiB (at most 8; doubles 2 of the
   // 22464 bytes, 8448 padded, 8192 swizzled), the rest of the configuration the same.
   for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
     const auto padded = ipt::planner::choose_onchip(gpu, elem_size);
@@ -379,7 +379,7 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
   CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{128, 8}) == 2);
   CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{128, 8}) == 2);
   // With little local memory a skinny tile of 16-byte elements is narrowest swizzled.
-  DeviceProfile small = h200_like();
+  DeviceProfile small = nvidia_like();
   small.local_mem_bytes = 24 * 1024;
   const auto wide = ipt::planner::choose_onchip(small, 16);
   const auto wide_swizzled = ipt::planner::choose_onchip(small, 16, kSwizzled);
@@ -389,7 +389,7 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
   CHECK((tile_swizzled.rows == 512 && tile_swizzled.cols == 2));
   // The layout leaves the groups as they are, also where only a swizzled 32 x 32 tile of
   // 16-byte elements would stage in half the local memory (16384 + 2112 bytes of 18944).
-  DeviceProfile between = h200_like();
+  DeviceProfile between = nvidia_like();
   between.local_mem_bytes = 37888;
   CHECK(ipt::planner::choose_onchip(between, 16).work_group == 1024);
   CHECK(ipt::planner::choose_onchip(between, 16, kSwizzled).work_group == 1024);

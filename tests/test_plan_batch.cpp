@@ -41,7 +41,7 @@ std::string check_batch(const ipt::planner::DeviceProfile& device, const CallSha
 
 // A CPU device: no resident groups, so no on-chip kernel.
 ipt::planner::DeviceProfile cpu_like() {
-  ipt::planner::DeviceProfile cpu = ipt::test::h200_like();
+  ipt::planner::DeviceProfile cpu = ipt::test::nvidia_like();
   cpu.resident_groups = false;
   return cpu;
 }
@@ -63,10 +63,10 @@ TEST_CASE("batches of small matrices take one BS kernel whatever the shape", "[p
         continue;
       }
       // One kernel: a BS tile per matrix where local memory holds one (always on the
-      // H200's 48 KiB for these), else the on-chip kernel.
+      // NVIDIA-like profile's 48 KiB for these), else the on-chip kernel.
       const Family family = only_family(plan);
       CHECK((family == Family::kBs ||
-             (family == Family::kOnChip && name != std::string("H200-like"))));
+             (family == Family::kOnChip && name != std::string("NVIDIA-like"))));
       CHECK(plan.scratch_bytes == 0);
       CHECK(plan.steps.front().global[0] > 0);
     }
@@ -75,7 +75,7 @@ TEST_CASE("batches of small matrices take one BS kernel whatever the shape", "[p
 
 TEST_CASE("batches of larger matrices: square kernel, on chip, or the stages times the batch",
           "[planner][batch]") {
-  const auto device = ipt::test::h200_like();
+  const auto device = ipt::test::nvidia_like();
   // Square: one tiled-swap kernel over every matrix's pairs.
   const LaunchPlan square = plan_call(device, {1000, 1000, 4, 0, 0, 7});
   CHECK(only_family(square) == Family::kSquare);
@@ -123,7 +123,7 @@ TEST_CASE("every batched plan transposes each matrix in its place", "[planner][b
 }
 
 TEST_CASE("a batch is refused a padded shape and sizes past one allocation", "[planner][batch]") {
-  auto device = ipt::test::h200_like();
+  auto device = ipt::test::nvidia_like();
   device.max_alloc_bytes = std::uint64_t{37} << 30;
   ipt::planner::PlanRequest padded;
   padded.padded_rows = 1010;
@@ -135,7 +135,7 @@ TEST_CASE("a batch is refused a padded shape and sizes past one allocation", "[p
 }
 
 TEST_CASE("a batched plan says so in words", "[planner][batch]") {
-  const LaunchPlan plan = plan_call(ipt::test::h200_like(), {64, 100, 4, 0, 0, 10000});
+  const LaunchPlan plan = plan_call(ipt::test::nvidia_like(), {64, 100, 4, 0, 0, 10000});
   const std::string text = describe(plan);
   CHECK(text.find("a batch of 10000 matrices of 64 x 100") == 0);
 }

@@ -124,7 +124,7 @@ TEST_CASE("imatcopy plans of matrices with padded and staged transpositions",
 }
 
 TEST_CASE("imatcopy plans refuse strides shorter than rows", "[planner][imatcopy]") {
-  const DeviceProfile device = ipt::test::h200_like();
+  const DeviceProfile device = ipt::test::nvidia_like();
   ImatcopyShape s = shape_of(10, 20, 0, 0, true, 4, {});
   s.lda = 19;
   CHECK_THROWS_AS(plan_imatcopy(device, s), std::invalid_argument);

@@ -88,7 +88,7 @@ TEST_CASE("calls of 2^36 to 2^63 bytes plan cleanly or are refused", "[planner][
 
 TEST_CASE("sides at the 32-bit boundaries get 64-bit steps", "[planner][limits]") {
   // Each side or the product just below, at and above 2^31 and 2^32.
-  const DeviceProfile device = ipt::test::h200_like();
+  const DeviceProfile device = ipt::test::nvidia_like();
   int planned = 0;
   for (u64 edge : {u64{1} << 31, u64{1} << 32}) {
     for (u64 delta : {u64{0}, u64{1}, u64{3}}) {
@@ -111,7 +111,7 @@ TEST_CASE("sides at the 32-bit boundaries get 64-bit steps", "[planner][limits]"
 }
 
 TEST_CASE("a matrix larger than one allocation is refused at once", "[planner][limits]") {
-  DeviceProfile device = ipt::test::h200_like();
+  DeviceProfile device = ipt::test::nvidia_like();
   device.max_alloc_bytes = u64{1} << 35;
   CHECK(outcome(device, {u64{1} << 33, 2, 4, 0, 0}) == "refused");
   CHECK(outcome(device, {(u64{1} << 33) - 1, 4, 1, 5, 0}) == "refused");  // with its offset
@@ -153,7 +153,7 @@ TEST_CASE("an empty matrix is refused at once", "[planner][limits]") {
        {std::pair<u64, u64>{0, 5}, {5, 0}, {0, 0}, {~u64{0}, 0}, {0, ~u64{0}}, {100000, 0}}) {
     INFO(rows << " x " << cols);
     const ipt::test::PlanOutcome planned =
-        ipt::test::try_plan_call(ipt::test::h200_like(), {rows, cols, 4, 0, 0});
+        ipt::test::try_plan_call(ipt::test::nvidia_like(), {rows, cols, 4, 0, 0});
     CHECK(planned.refusal == ipt::test::Refusal::kInvalid);
   }
 }

@@ -1,8 +1,8 @@
 // The memory a call costs beyond the caller's matrix (call scratch, zeroed scratch and
 // bytes borrowed past the matrix), over 10^5 random calls with buffers of exactly the
-// matrix, as an H200-like and an AMD-like device would plan them: at most 0.1% of the
-// matrix at the median of the random protocol and 0.6% for any matrix of 10^6 elements
-// or more; and no plan that follows single-element cycles where another plan fits.
+// matrix, as an NVIDIA-like and an AMD-like device would plan them: at most 0.1% of the
+// matrix at the median of the random protocol and 0.6% for any matrix of 10^6 elements or
+// more; and no plan that follows single-element cycles where another plan fits.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -97,8 +97,8 @@ TEST_CASE("the large benchmark shapes cost at most 0.6% more memory", "[planner]
 }
 
 TEST_CASE("padding leaves room for the flags of 1-byte elements within 0.6%", "[planner][memory]") {
-  // Up to 0.5% of padding with a flag bit per super-element of 96 bytes (0.13%) once
-  // took 0.65% and 0.63% for these shapes on the H200-like profile. Found by
+  // Up to 0.5% of padding with a flag bit per super-element of 96 bytes (0.13%) once took
+  // 0.65% and 0.63% for these shapes on the NVIDIA-like profile. Found by
   // tests/fuzz/fuzz_planner.cpp.
   const std::pair<u64, u64> shapes[] = {{44922, 56554}, {48841, 44333}};
   for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles())

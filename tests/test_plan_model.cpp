@@ -1,7 +1,8 @@
 // The host model of launch plans (planner/plan_model.hpp): its moves on hand-made cases,
-// then every plan the planner makes checked by it, on 10^5 random shapes as an H200-like
-// and an AMD-like device would get them, on each sequence of the papers forced, on padded
-// and on-chip plans, and the model failing plans that were broken on purpose.
+// then every plan the planner makes checked by it, on 10^5 random shapes as an
+// NVIDIA-like and an AMD-like device would get them, on each sequence of the papers
+// forced, on padded and on-chip plans, and the model failing plans that were broken on
+// purpose.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -224,7 +225,7 @@ TEST_CASE("each sequence of the papers, forced, transposes", "[planner][model]")
       INFO("sequence " << sequence_name(sequence));
       int planned = 0;
       for (const Case& c : cases) {
-        if (c.rows == 7200 && std::string(profile.name) != "H200-like") continue;
+        if (c.rows == 7200 && std::string(profile.name) != "NVIDIA-like") continue;
         const CallShape call{c.rows, c.cols, c.elem_size, 3, 0};
         LaunchPlan plan;
         try {
@@ -251,7 +252,7 @@ TEST_CASE("padded plans transpose and give the borrowed elements back", "[planne
   for (const ipt::test::NamedProfile& profile : ipt::test::gpu_profiles()) {
     for (std::size_t elem_size : {std::size_t{1}, std::size_t{4}, std::size_t{16}}) {
       for (auto [rows, cols] : shapes) {
-        if (rows == 4999 && (elem_size != 4 || std::string(profile.name) != "H200-like"))
+        if (rows == 4999 && (elem_size != 4 || std::string(profile.name) != "NVIDIA-like"))
           continue;  // 15 M elements: once is enough
         const CallShape call{rows, cols, elem_size, 5, kUnlimited};
         const LaunchPlan plan = plan_call(profile.device, call, no_onchip);
@@ -270,11 +271,12 @@ TEST_CASE("padded plans of a single row or column launch every step", "[planner]
   padded.request.padded_rows = 328;
   padded.request.padded_cols = 2;
   const CallShape column{327, 1, 1, 0, kUnlimited};
-  CHECK(full_problem("H200-like", plan_call(ipt::test::h200_like(), column, padded), column) == "");
+  CHECK(full_problem("NVIDIA-like", plan_call(ipt::test::nvidia_like(), column, padded), column) ==
+        "");
   padded.request.padded_rows = 2;
   padded.request.padded_cols = 328;
   const CallShape row{1, 327, 1, 0, kUnlimited};
-  CHECK(full_problem("H200-like", plan_call(ipt::test::h200_like(), row, padded), row) == "");
+  CHECK(full_problem("NVIDIA-like", plan_call(ipt::test::nvidia_like(), row, padded), row) == "");
   // The planner's own choices, as the AMD-like device gets them.
   for (const CallShape& call :
        {CallShape{1, 578152, 2, 0, kUnlimited}, CallShape{355492, 1, 1, 0, kUnlimited}})
@@ -283,9 +285,9 @@ TEST_CASE("padded plans of a single row or column launch every step", "[planner]
 
 TEST_CASE("the padded plan of 10007 x 9973 transposes, every element", "[planner][model]") {
   const CallShape call{10007, 9973, 4, 0, kUnlimited};
-  const LaunchPlan plan = plan_call(ipt::test::h200_like(), call);
+  const LaunchPlan plan = plan_call(ipt::test::nvidia_like(), call);
   CHECK(plan.transpose.padded());
-  CHECK(full_problem("H200-like", plan, call) == "");
+  CHECK(full_problem("NVIDIA-like", plan, call) == "");
 }
 
 TEST_CASE("a capacity below the matrix plans as a buffer of exactly the matrix",
@@ -333,12 +335,12 @@ TEST_CASE("on-chip plans transpose", "[planner][model]") {
 }
 
 TEST_CASE("the model fails plans that do not transpose", "[planner][model]") {
-  const DeviceProfile device = ipt::test::h200_like();
+  const DeviceProfile device = ipt::test::nvidia_like();
   SECTION("steps in the wrong order, or a permutation's factors swapped") {
     const CallShape call{7200, 1800, 4, 0, 0};
     LaunchPlan plan = plan_call(device, call, forced(Sequence::k31));
     REQUIRE(plan.steps.size() == 3);
-    REQUIRE(full_problem("H200-like", plan, call) == "");
+    REQUIRE(full_problem("NVIDIA-like", plan, call) == "");
     LaunchPlan swapped = plan;
     std::swap(swapped.steps[0], swapped.steps[2]);
     CHECK(check_plan(swapped, call.rows, call.cols, 0, 0, 4096) != "");
@@ -356,7 +358,7 @@ TEST_CASE("the model fails plans that do not transpose", "[planner][model]") {
     const LaunchPlan plan = plan_call(device, call, no_onchip);
     REQUIRE(plan.transpose.padded());
     REQUIRE(plan.steps.front().move.kind == Move::Kind::kCopy);
-    REQUIRE(full_problem("H200-like", plan, call) == "");
+    REQUIRE(full_problem("NVIDIA-like", plan, call) == "");
     LaunchPlan kept = plan;
     kept.steps.pop_back();
     CHECK(check_plan(kept, call.rows, call.cols, kUnlimited) != "");

@@ -160,24 +160,24 @@ TEST_CASE("a square padded to a larger square rolls back", "[planner][rollback]"
   padded.request.padded_rows = padded.request.padded_cols = 1013;
   for (u64 capacity : {u64{1013 * 1013}, kUnlimited}) {
     const CallShape call{1009, 1013, 4, 0, capacity};
-    const LaunchPlan plan = plan_call(ipt::test::h200_like(), call, padded);
+    const LaunchPlan plan = plan_call(ipt::test::nvidia_like(), call, padded);
     CHECK(plan.transpose.sequence == Sequence::kSquare);
-    CHECK(full_rollback_problem("H200-like", plan, call) == "");
+    CHECK(full_rollback_problem("NVIDIA-like", plan, call) == "");
   }
 }
 
 TEST_CASE("plans with on-chip 010! stages roll back", "[planner][rollback]") {
-  // Shapes of the random protocol whose H200 plans run the on-chip kernel in a stage, in
-  // buffers of exactly the matrix and with room.
+  // Shapes of the random protocol whose NVIDIA-like plans run the on-chip kernel in a
+  // stage, in buffers of exactly the matrix and with room.
   const std::pair<u64, u64> shapes[] = {{17887, 5910}, {19101, 1519}, {13591, 9429}, {7908, 7043}};
-  const DeviceProfile device = ipt::test::h200_like();
+  const DeviceProfile device = ipt::test::nvidia_like();
   int onchip = 0;
   for (auto [rows, cols] : shapes) {
     for (u64 capacity : {u64{0}, kUnlimited}) {
       const CallShape call{rows, cols, 4, 0, capacity};
       const LaunchPlan plan = plan_call(device, call);
       if (plan.uses_onchip()) ++onchip;
-      REQUIRE(rollback_problem("H200-like", plan, call, 0, 20000) == "");
+      REQUIRE(rollback_problem("NVIDIA-like", plan, call, 0, 20000) == "");
     }
   }
   CHECK(onchip >= 6);
@@ -185,7 +185,7 @@ TEST_CASE("plans with on-chip 010! stages roll back", "[planner][rollback]") {
 
 TEST_CASE("a plan with no undo for a step refuses to roll back past it", "[planner][rollback]") {
   const CallShape call{1000, 600, 4, 0, 0};
-  LaunchPlan plan = plan_call(ipt::test::h200_like(), call, forced(Sequence::k31));
+  LaunchPlan plan = plan_call(ipt::test::nvidia_like(), call, forced(Sequence::k31));
   REQUIRE(plan.steps.size() == 3);
   CHECK_THROWS_AS(rollback_plan(plan, 3), std::logic_error);
   CHECK(check_rollback(plan, 2, 1000, 600, 0) == "");
@@ -193,7 +193,7 @@ TEST_CASE("a plan with no undo for a step refuses to roll back past it", "[plann
   std::swap(plan.undo[0], plan.undo[1]);
   CHECK(check_rollback(plan, 2, 1000, 600, 0) != "");
   // An undo whose flags nothing zeroes.
-  plan = plan_call(ipt::test::h200_like(), call, forced(Sequence::k31));
+  plan = plan_call(ipt::test::nvidia_like(), call, forced(Sequence::k31));
   bool cleared = false;
   for (Step& undo : plan.undo)
     if (!undo.fill_before.empty()) {

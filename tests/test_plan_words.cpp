@@ -28,7 +28,7 @@ std::size_t soa_word_bytes(const LaunchPlan& plan) {
 }  // namespace
 
 TEST_CASE("word_factor: the widest word the run, offset and split fill", "[planner][words]") {
-  const DeviceProfile device = ipt::test::h200_like();
+  const DeviceProfile device = ipt::test::nvidia_like();
   CHECK(word_factor(device, 2, 710) == 2);
   CHECK(word_factor(device, 1, 710) == 2);
   CHECK(word_factor(device, 1, 708) == 4);
@@ -45,8 +45,8 @@ TEST_CASE("word_factor: the widest word the run, offset and split fill", "[plann
 }
 
 TEST_CASE("narrow SoA steps move words, and plans stay exact", "[planner][words]") {
-  const DeviceProfile device = ipt::test::h200_like();
-  // 7810 x 7167 takes 2.1 on the H200 profile: super-elements of m = 710 (2-byte
+  const DeviceProfile device = ipt::test::nvidia_like();
+  // 7810 x 7167 takes 2.1 on the NVIDIA-like profile: super-elements of m = 710 (2-byte
   // elements), 1562 (1-byte ones, whose on-chip word tiles hold longer instances).
   for (std::size_t elem_size : {1, 2}) {
     const std::uint64_t m = elem_size == 1 ? 1562 : 710;
@@ -80,7 +80,7 @@ TEST_CASE("exact buffers of narrow elements pad and unpad in words", "[planner][
   };
   const Case cases[] = {
       {11896, 19330, 1, 4}, {9781, 5102, 1, 2}, {9091, 6310, 2, 4}, {19756, 13042, 2, 4}};
-  const DeviceProfile device = ipt::test::h200_like();
+  const DeviceProfile device = ipt::test::nvidia_like();
   DeviceProfile no_words = device;
   no_words.word_bytes = 1;
   const auto restride_bytes = [](const LaunchPlan& plan) {

@@ -142,7 +142,7 @@ TEST_CASE("every family's step takes 64-bit indices once offset + extent reaches
   // One rule (needs_index64) for every kernel family: a step whose indices reach up to
   // offset + extent is 32-bit below 2^31 (2^32 for the square kernel, which strides over
   // no grid), 64-bit from there.
-  const auto onchip = choose_onchip(ipt::test::h200_like(), 4);
+  const auto onchip = choose_onchip(ipt::test::nvidia_like(), 4);
   RestrideConfig restride;
   struct Case {
     const char* name;

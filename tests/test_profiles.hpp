@@ -7,9 +7,9 @@
 
 namespace ipt::test {
 
-// An NVIDIA H200 as OpenCL shows it: 48 KiB of local memory, 132 compute units, 128-byte
-// cache lines, one work-group per compute unit resident at once.
-inline planner::DeviceProfile h200_like() {
+// A large NVIDIA GPU as OpenCL shows it: 48 KiB of local memory, 132 compute units,
+// 128-byte cache lines, one work-group per compute unit resident at once.
+inline planner::DeviceProfile nvidia_like() {
   planner::DeviceProfile p;
   p.local_mem_bytes = 48 * 1024;
   p.max_work_group_size = 1024;
@@ -36,7 +36,7 @@ inline planner::DeviceProfile amd_like() {
 // A CPU as PoCL shows it to a plan that runs there: no resident work-groups, large
 // work-groups, two compute units.
 inline planner::DeviceProfile cpu_like() {
-  planner::DeviceProfile p = h200_like();
+  planner::DeviceProfile p = nvidia_like();
   p.resident_groups = false;
   p.max_work_group_size = 4096;
   p.compute_units = 2;
@@ -60,7 +60,7 @@ struct NamedProfile {
 
 // The GPUs the planner tests plan for, by name.
 inline std::vector<NamedProfile> gpu_profiles() {
-  return {{"H200-like", h200_like()}, {"AMD-like", amd_like()}};
+  return {{"NVIDIA-like", nvidia_like()}, {"AMD-like", amd_like()}};
 }
 
 // The GPUs and the CPU.

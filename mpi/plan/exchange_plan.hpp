@@ -14,11 +14,11 @@ enum class Scheme { automatic = 0, pairwise = 1, alltoall = 2 };
 
 const char* scheme_name(Scheme s);
 
-// What the cost model assumes of the machine: ranks on one node of GPUs, exchanging through
-// shared-memory MPI, as measured with ipt-bench mpi on 4 H200s (docs/performance.md,
-// "Distributed over MPI"): 2-5 GB/s per rank, MiB pieces near that rate and pieces of a
-// quarter MiB at half of it, all-to-all rounds 10-15% faster than pairwise swaps of
-// pieces as large. A fabric between nodes changes the numbers, not the shape.
+// What the cost model assumes of the machine: ranks on one node of GPUs, exchanging
+// through shared-memory MPI, as measured with ipt-bench mpi on one node of 4 GPUs:
+// 2-5 GB/s per rank, MiB pieces near that rate and pieces of a quarter MiB at half of it,
+// all-to-all rounds 10-15% faster than pairwise swaps of pieces as large. A fabric
+// between nodes changes the numbers, not the shape.
 struct MachineModel {
   double message_latency_s = 5e-6;        // one MPI message's start-up
   double mpi_bytes_per_s = 3e9;           // one rank's send (and receive) rate

@@ -105,10 +105,10 @@ void store_transposed(const T* block, std::uint64_t h, std::uint64_t w, T* to,
 }
 
 // Each tile pair goes through two contiguous tiles of the thread's own: read row by row
-// into them, written back transposed row by row. Swapping in place instead walks a
-// tile's column, whose lines lie a row apart: for a power-of-two side they all fall in
-// the same few sets of the L1 cache and evict one another (8192^2 floats on 16 cores of
-// the GPU machine's host: 21 GB/s, 16384^2: 6 GB/s).
+// into them, written back transposed row by row. Swapping in place instead walks a tile's
+// column, whose lines lie a row apart: for a power-of-two side they all fall in the same
+// few sets of the L1 cache and evict one another (8192^2 floats on 16 cores: 21 GB/s,
+// 16384^2: 6 GB/s).
 template <typename T>
 void transpose_square(T* a, std::uint64_t n, unsigned threads, std::uint64_t side) {
   const auto nt = static_cast<std::uint32_t>((n + side - 1) / side);
@@ -405,7 +405,7 @@ void transpose_typed(void* data, std::uint64_t rows, std::uint64_t cols, unsigne
   T* a = static_cast<T*>(data);
   const TwoPass pass = two_pass_factor(rows, cols, N);
   // Two passes only where the cycles move runs of kMinRunBytes or more: shorter runs cost
-  // a cache miss each (80000 x 75000 floats, factor 2: 0.19 GB/s on 16 cores at 98e2039;
+  // a cache miss each (80000 x 75000 floats, factor 2: 0.19 GB/s on 16 cores;
   // 5000 x 7001, runs of 100 bytes: 2.7 GB/s, against 4.0 for Catanzaro et al.'s own
   // decomposition on the same host).
   if (path == Path::kAuto)

@@ -25,12 +25,12 @@ double interpolate(const std::pair<double, double>* points, std::size_t count, d
 }  // namespace
 
 double soa_efficiency(std::uint64_t super_element_bytes, bool line_aligned) {
-  // 100! on (10000, 99, C), H200, kernels of 6600c64 (ipt-kernel-bench soa --soa-shapes,
-  // f32 and f64; docs/performance-history.md, "Super-elements of whole cache lines"):
-  // 39-42% of copy at 120-136 bytes, 53-54% at 248-264, 62% at 376-392, 67-68% at
-  // 504-520, 72% at 636-644, 74-75% at 760-776, 79% at 1020-1028, where the super-elements
-  // straddle 128-byte lines; exactly 128, 256, 384, 512, 768 and 1024 bytes ran at 50-52%,
-  // 67-72%, 73-74%, 81-85%, 89% and 91%. Below 120 bytes, from the older 100! sweep.
+  // 100! on (10000, 99, C) (ipt-kernel-bench soa --soa-shapes, f32 and f64, on a GPU of
+  // 128-byte cache lines): 39-42% of copy at 120-136 bytes, 53-54% at 248-264, 62% at
+  // 376-392, 67-68% at 504-520, 72% at 636-644, 74-75% at 760-776, 79% at 1020-1028,
+  // where the super-elements straddle 128-byte lines; exactly 128, 256, 384, 512, 768 and
+  // 1024 bytes ran at 50-52%, 67-72%, 73-74%, 81-85%, 89% and 91%. Below 120 bytes, from
+  // the older 100! sweep.
   static const std::pair<double, double> straddling[] = {
       {4, 0.02},   {16, 0.08},  {32, 0.16},  {48, 0.22},   {72, 0.26},   {128, 0.40},
       {256, 0.53}, {384, 0.62}, {512, 0.67}, {640, 0.715}, {768, 0.745}, {1024, 0.79}};
@@ -51,7 +51,7 @@ double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_b
 }
 
 double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size) {
-  // H200 (ipt-kernel-bench stages, 8 random shapes, 2.x plans): the SoA kernel moved 2-byte
+  // ipt-kernel-bench stages (8 random shapes, 2.x plans): the SoA kernel moved 2-byte
   // elements at 0.5-0.7 of the throughput of 4-byte ones on the same shapes, 1-byte ones
   // at 0.35-0.45. Charging that in full steered 1-byte plans to factors and paddings that
   // cost more elsewhere (random protocol, 60 shapes: median 346 GB/s against 409 without
@@ -63,10 +63,10 @@ double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::s
 
 double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
                          std::size_t elem_size) {
-  // H200 (probe, kernel of 65c0f34): instances of 64 x 15000, 128 x 10000 and 160 x 20000
-  // floats, whose tiles are full, ran at 70-73% of copy, and 100 x 10000, whose last tile
-  // row is an eighth full, at 61%; doubles at 75-76%. What a tile holds beyond the
-  // instance costs time: a skinny instance (a few columns in 32-wide tiles) is slow.
+  // On-chip instances of 64 x 15000, 128 x 10000 and 160 x 20000 floats, whose tiles are
+  // full, ran at 70-73% of copy, and 100 x 10000, whose last tile row is an eighth full,
+  // at 61%; doubles at 75-76%. What a tile holds beyond the instance costs time: a skinny
+  // instance (a few columns in 32-wide tiles) is slow.
   const double used = static_cast<double>(rows * cols) /
                       static_cast<double>(onchip_tiles(config, rows, cols) *
                                           onchip_tile(config, rows, cols).area());

@@ -1,7 +1,7 @@
 // A rough model of how long a plan takes, used to choose the tile factors m, n and
 // whether padding pays. Each pass over the matrix costs 1 / (its fraction of the copy
-// bandwidth); the fractions are what the H200 measured (docs/performance-history.md):
-// BS 010! about 85%, 100! from about 2% for single elements to 79% for super-elements of
+// bandwidth); the fractions are measured ones, from a GPU of 128-byte cache lines: BS
+// 010! about 85%, 100! from about 2% for single elements to 79% for super-elements of
 // 1 KiB, and a fifth to a third faster again when every super-element is whole cache
 // lines, row re-striding 70% for long rows and much less for short ones, the square
 // kernel 88%.

@@ -81,9 +81,9 @@ bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std:
   return bs_local_elements(B * C, 1) * elem_size <= usable;
 }
 
-// Default work-groups stay at or below 256 work-items: NVIDIA's OpenCL compiler (driver
-// 580, H200) gives these kernels, and the square kernel, a CL_KERNEL_WORK_GROUP_SIZE of
-// 256, so larger groups would be refused at launch.
+// Default work-groups stay at or below 256 work-items: NVIDIA's OpenCL compiler gives
+// these kernels, and the square kernel, a CL_KERNEL_WORK_GROUP_SIZE of 256, so larger
+// groups would be refused at launch.
 constexpr std::size_t kMaxDefaultWorkGroup = 256;
 
 BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B, std::uint64_t C,
@@ -95,7 +95,7 @@ BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B
   if (n < 512) {
     // Small tiles: about 1024 elements per group, so every lane moves ~4 elements, and at
     // most half the local memory so that two groups share a compute unit. (One 16 x 16
-    // tile per group of 128 ran at 57% of copy on the H200, four tiles per group at 79%.)
+    // tile per group of 128 ran at 57% of copy, four tiles per group at 79%.)
     std::uint64_t tiles = std::max<std::uint64_t>(1, 1024 / n);
     tiles = std::min<std::uint64_t>(tiles, std::max<std::uint64_t>(A, 1));
     while (tiles > 1 && bs_local_elements(n, tiles) * elem_size > device.local_mem_bytes / 2)
@@ -140,13 +140,14 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   const std::size_t simd = std::max<std::size_t>(1, device.simd_width);
   const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
   const std::size_t group = std::min<std::size_t>(kMaxDefaultWorkGroup, floor_pow2(max_wg));
-  // Register tiling for every C (the kernel guards each lane's last, partial register,
-  // so C need not divide or be a multiple of the unit width as in PPoPP §5.2): on the
-  // H200 it ran 1.1-2x faster than local-memory tiling at every C measured
-  // (docs/performance-history.md, 100! against C). The unit: the smallest power of two from 4
-  // lanes up to the SIMD width that holds C in about kLaneBytes per lane (measured best
-  // at 16-24 bytes of f32 per lane: 4-6 registers; units narrower than 4 lanes lost at
-  // every C, even C = 1). Wider C is cut into chunks of max_regs per lane.
+  // Register tiling for every C (the kernel guards each lane's last, partial register, so
+  // C need not divide or be a multiple of the unit width as in PPoPP §5.2): registers
+  // spare the kernel a round trip through local memory and its barriers, and it ran
+  // 1.1-2x faster than local-memory tiling at every C measured. The unit: the smallest
+  // power of two from 4 lanes up to the SIMD width that holds C in about kLaneBytes per
+  // lane (measured best at 16-24 bytes of f32 per lane: 4-6 registers; units narrower
+  // than 4 lanes lost at every C, even C = 1). Wider C is cut into chunks of max_regs per
+  // lane.
   constexpr std::size_t kLaneBytes = 24;
   constexpr std::size_t kMinLanes = 4;
   const std::size_t lane_regs = std::clamp<std::size_t>(kLaneBytes / elem_size, 1, 16);
@@ -156,9 +157,9 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   while (vw < widest && (vw < kMinLanes || (C + vw - 1) / vw > lane_regs)) vw *= 2;
   config.vw = vw;
   // Work-groups of 64 work-items: a group steps at the pace of its slowest unit (one
-  // barrier per step), and on the H200 groups of 64 ran every measured 0100! stage
-  // 5-13% faster than groups of 256 (ipt-kernel-bench soa --soa-shapes); 64 is also the
-  // smallest size that still fills a multiprocessor (32 resident groups at most).
+  // barrier per step), and groups of 64 ran every measured 0100! stage 5-13% faster than
+  // groups of 256 (ipt-kernel-bench soa --soa-shapes); 64 is also the smallest size that
+  // still fills a compute unit that holds at most 32 resident groups.
   constexpr std::size_t kSoaGroup = 64;
   config.units = std::max<std::size_t>(1, std::min(group, kSoaGroup) / vw);
   const std::size_t regs =

@@ -43,11 +43,12 @@ struct SoaConfig {
   bool force_index64 = false;
 };
 
-// Items per start slice of a 100! launch (kernels/soa_asta.cl, "Scheduling"): a whole flag
-// word (32) when there are at least as many words as the launch can have units, else the
-// largest power of two that still gives every unit a slice. A unit walks its chains one
-// dependent step at a time (1-1.5 us on an H200), so a stage of few items handed out 32
-// at a time to few units took 40-67 us for what more units do in a few steps.
+// Items per start slice of a 100! launch (kernels/soa_asta.cl, "Scheduling"): a whole
+// flag word (32) when there are at least as many words as the launch can have units, else
+// the largest power of two that still gives every unit a slice. A unit walks its chains
+// one dependent step at a time (several dependent global-memory accesses, 1-1.5 us), so a
+// stage of few items handed out 32 at a time to few units took 40-67 us for what more
+// units do in a few steps.
 std::size_t soa_slice_items(std::uint64_t items, std::uint64_t launch_units);
 
 // Row re-striding (padding / unpadding, kernels/restride.cl): a chunk of
@@ -60,13 +61,13 @@ struct RestrideConfig {
   std::size_t word_bytes = 4;
 };
 
-// Defaults: 256 work-items (the H200's compiled-kernel limit), each holding 16 words of
-// the chunk in registers (16 floats, 8 doubles, 64 bytes), 32 for a matrix of more than
-// 2^31 `elements` (64-bit indices), at most kMaxRestrideItems elements and
-// kMaxRestrideBytes. On an H200 (ipt-kernel-bench stages), 8 words per work-item closed
-// up 15095 x 18501 floats at 75% of copy and 100003 x 43003 at 45%; 16 words at 85% and
-// 54%; 32 at 79% and 57%. Chunks are at least 16 KiB: the flag per chunk costs at most
-// 0.025% of the matrix.
+// Defaults: 256 work-items (the compiled-kernel limit of NVIDIA's driver:
+// kMaxDefaultWorkGroup), each holding 16 words of the chunk in registers (16 floats, 8
+// doubles, 64 bytes), 32 for a matrix of more than 2^31 `elements` (64-bit indices), at
+// most kMaxRestrideItems elements and kMaxRestrideBytes. Measured with ipt-kernel-bench
+// stages, 8 words per work-item closed up 15095 x 18501 floats at 75% of copy and
+// 100003 x 43003 at 45%; 16 words at 85% and 54%; 32 at 79% and 57%. Chunks are at least
+// 16 KiB: the flag per chunk costs at most 0.025% of the matrix.
 inline constexpr std::size_t kMaxRestrideItems = 64, kMaxRestrideBytes = 256;
 RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_size,
                                std::uint64_t elements = 0);
@@ -76,8 +77,9 @@ std::uint64_t bs_local_elements(std::uint64_t tile_elements, std::uint64_t tiles
 
 // 32-bit flag words PTTWAC needs for a tile of n positions (n >= 1).
 // Local memory a kernel's flags may take: the device's size less 1 KiB (a quarter of it
-// on tiny devices). NVIDIA's driver (H200) needs some local memory of its own: a PTTWAC
-// launch asking for all 49152 bytes was refused ("needs 49153 bytes").
+// on tiny devices). A driver may need some local memory of its own: on NVIDIA's, a
+// PTTWAC launch asking for all 49152 bytes of a 48 KiB device was refused ("needs 49153
+// bytes").
 std::size_t usable_local_bytes(const DeviceProfile& device);
 
 std::uint64_t pttwac_flag_words(std::uint64_t n, std::size_t spreading, bool padding);

@@ -239,9 +239,10 @@ Step soa_element_step(const StepSite& site, std::uint64_t I, std::uint64_t A, st
   // Starts are handed out a slice of a flag word at a time: one unit per slice (more
   // would only start and stop), at most max_groups groups. Slices are cut for the units
   // that run at once, a quarter of max_groups' (the default is 64 groups per compute
-  // unit; an H200 multiprocessor holds 25 of this kernel's): cutting them for all of
-  // max_groups' units made stages of 10^5 items 7-10% slower (more starts cutting chains
-  // that would have run on), while stages of 10^2-10^4 items gained 2-4x either way.
+  // unit, where a large GPU's compute unit holds about 25 of this kernel's): cutting them
+  // for all of max_groups' units made stages of 10^5 items 7-10% slower (more starts
+  // cutting chains that would have run on), while stages of 10^2-10^4 items gained 2-4x
+  // either way.
   const std::uint64_t max_groups =
       config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups;
   const std::uint64_t concurrent_units = std::max<std::uint64_t>(1, max_groups / 4) * config.units;

@@ -49,8 +49,9 @@ std::vector<const Stage*> moving_stages(const TransposePlan& plan) {
 // Narrow elements in wider words. A 0100! stage moves super-elements of C contiguous
 // elements: when C elements of 1 or 2 bytes make whole 4-byte (or 2-byte) words, and the
 // matrix's offset and a split fall on word boundaries (word_factor), the SoA kernel moves
-// such words instead, the same permutation with fewer and wider accesses. On an H200 it
-// moved 2-byte elements at 60% of the throughput of 4-byte ones, 1-byte ones at 40%.
+// such words instead, the same permutation with fewer and wider accesses: element by
+// element it moved 2-byte elements at 60% of the throughput of 4-byte ones, 1-byte ones
+// at 40%.
 struct SoaLaunch {
   std::uint64_t word = 1;  // elements per word
   std::size_t word_bytes = 1;
@@ -110,14 +111,14 @@ Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& 
 // left it. Where it has not, the padded matrix is split: its elements past the caller's
 // live in call scratch, and every kernel addresses them there (kernels/common.cl).
 //
-// Zeroing: the flags of the call scratch must be zero before the kernels that use them.
-// A call that borrows saves the borrowed bytes first, and that copy zeroes them; a call
-// that starts with a BS or on-chip kernel has that kernel zero them; otherwise one fill does
-// (a command: 8-10 us of an idle H200). When the last kernel can zero words on the way
-// (BS or on-chip, and not also the first) and the plan is not padded, the earlier
-// stages' flags live in zero scratch instead, which they find zero and that last kernel
-// leaves zero for the next call: a call starting with a cycle-following stage (2.2)
-// needs no fill either.
+// Zeroing: the flags of the call scratch must be zero before the kernels that use them. A
+// call that borrows saves the borrowed bytes first, and that copy zeroes them; a call
+// that starts with a BS or on-chip kernel has that kernel zero them; otherwise one fill
+// does (a command: microseconds of host time while the GPU sits idle). When the last
+// kernel can zero words on the way (BS or on-chip, and not also the first) and the plan
+// is not padded, the earlier stages' flags live in zero scratch instead, which they find
+// zero and that last kernel leaves zero for the next call: a call starting with a
+// cycle-following stage (2.2) needs no fill either.
 void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
                         const PlanOverrides& overrides, std::uint64_t room, bool undo_last) {
   const TransposePlan& plan = launch.transpose;

@@ -52,14 +52,14 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size, T
   if (elem_size == 0 || device.compute_units == 0) return config;
   // Two groups of 512 work-items per compute unit where it takes 1024, with the registers
   // and local memory of one group of 1024 between them: while one waits at a barrier (a
-  // round of staged stores, the grid-wide wait) the other moves data. On an H200 the
-  // 010! stages of 7 random shapes ran 2-13% faster for floats (15095 x 18501: 0.831
-  // against 0.952 ms), 12-15% for 2-byte elements, 0-5% for doubles. One group where a
-  // staged tile does not fit half the local memory, and for 1-byte elements: built for
-  // 512 work-items, their word tiles' kernel took more registers than two groups of a
-  // unit hold, and every call fell back to cycle following. A driver that gives the
-  // kernel of 512 more registers than half a unit's would do the same to every size:
-  // IPT_OVERRIDES onchip.groups=1 goes back to one group of 1024.
+  // round of staged stores, the grid-wide wait) the other moves data. The 010! stages of
+  // 7 random shapes ran 2-13% faster for floats (15095 x 18501: 0.831 against 0.952 ms),
+  // 12-15% for 2-byte elements, 0-5% for doubles. One group where a staged tile does not
+  // fit half the local memory, and for 1-byte elements: built for 512 work-items, their
+  // word tiles' kernel took more registers than two groups of a unit hold, and every call
+  // fell back to cycle following. A driver that gives the kernel of 512 more registers
+  // than half a unit's would do the same to every size: IPT_OVERRIDES onchip.groups=1
+  // goes back to one group of 1024.
   // The padded layout decides for both, so that a layout changes only the staging (a
   // padded tile stages at least as many bytes as a swizzled one).
   std::size_t per_unit = device.onchip_groups;
@@ -69,10 +69,10 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size, T
                    ? 2
                    : 1;
   config = sized_onchip(device, elem_size, layout, per_unit);
-  // Word tiles for 1-byte elements. 2-byte ones ran slower in them than one by one on an
-  // H200 (010! on (21, 322, 13709): 0.269 against 0.239 ms; 60 random shapes: a median of
-  // 709 against 793 GB/s): their gathers and part-words cost more than the loads and
-  // stores saved. The kernel takes either (tests build both).
+  // Word tiles for 1-byte elements. 2-byte ones ran slower in them than one by one (010!
+  // on (21, 322, 13709): 0.269 against 0.239 ms; 60 random shapes: a median of 709
+  // against 793 GB/s): their gathers and part-words cost more than the loads and stores
+  // saved. The kernel takes either (tests build both).
   if (config.work_group == 0 || elem_size != 1 || layout != TileLayout::kPadded) return config;
   const OnChipTile tile = onchip_word_tile(4 / elem_size);
   if (staged_tile_bytes(elem_size, tile, layout) <= config.stage_bytes &&
@@ -105,9 +105,9 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
       return words;
   }
   if (!narrow && !short_) return tile;
-  // Square tiles whenever they fit: fewer, fuller tiles leave groups idle (a tenth of
-  // the groups for 12021 x 3), and skinny doubles that fit either way ran 15% slower in
-  // narrow tiles on the H200, floats 4%.
+  // Square tiles whenever they fit: fewer, fuller tiles leave groups idle (a tenth of the
+  // groups for 12021 x 3), and skinny doubles that fit either way ran 15% slower in
+  // narrow tiles, floats 4%.
   if (tile_count(tile, rows, cols) <= config.groups * config.tiles) return tile;
   std::uint64_t side = std::max<std::uint64_t>(1, kOnChipTileArea / config.work_group);
   while (side < (narrow ? cols : rows)) side *= 2;

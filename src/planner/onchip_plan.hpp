@@ -63,8 +63,9 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
 // at most 8.
 std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile);
 
-// Registers of 32 bits per work-item that hold elements: 40 left an H200's kernel at 64
-// registers with 60 bytes of spills, and fastest of 40 and 56.
+// Registers of 32 bits per work-item that hold elements: 40 fit the 64 registers a
+// work-item of a 1024-wide group gets on a compute unit of 64K registers (with 60 bytes
+// of spills), and ran fastest of 40 and 56.
 inline constexpr std::size_t kOnChipRegisterWords = 40;
 
 // The configuration for elem_size-byte elements, its staged tiles in `layout`: padded

@@ -29,8 +29,8 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   SquarePlan plan;
   plan.layout = layout;
   // Words for 1- and 2-byte elements unless the device's profile keeps them element by
-  // element (IPT_OVERRIDES word=1). On an H100 such squares ran at 56% (1-byte) and 81%
-  // (2-byte) of the copy bandwidth one element per work-item, against 93% for floats.
+  // element (IPT_OVERRIDES word=1). One element per work-item, such squares ran at 56%
+  // (1-byte) and 81% (2-byte) of the copy bandwidth, against 93% for floats.
   plan.words = device.word_bytes >= 4;
   plan.tile = 8;
   for (std::size_t tile : {64, 32, 16}) {
@@ -41,15 +41,14 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
     }
   }
   // Four rows of work-items: each moves tile / 4 elements of each tile, which keeps many
-  // loads in flight per work-item. Measured on an H200 (f32, n = 16384,
-  // docs/performance-history.md, "Square matrices (0.1)"):
-  // 64 x 4 reached 86% of the copy bandwidth, 32 x 4 82%, 32 x 8 80%, 16 x 4 48%.
+  // loads in flight per work-item. Measured (f32, n = 16384): 64 x 4 reached 86% of the
+  // copy bandwidth, 32 x 4 82%, 32 x 8 80%, 16 x 4 48%.
   plan.wg_rows = 4;
   while (plan.tile * plan.wg_rows > device.max_work_group_size && plan.wg_rows > 1)
     plan.wg_rows /= 2;
   // Word tiles (square_words: n a multiple of the word) have rows of 32 words, whole
   // 128-byte lines, in work-groups of 32 x 8: 128 x 128 tiles of 1-byte elements ran at
-  // 84% of an H100's copy bandwidth (16384^2), 64 x 64 ones at 59%; 2-byte elements take
+  // 84% of the copy bandwidth (16384^2), 64 x 64 ones at 59%; 2-byte elements take
   // 64 x 64 either way (88%). Work-groups of 512 did not compile for words on NVIDIA.
   if (plan.words && layout == TileLayout::kPadded && (elem_size == 1 || elem_size == 2) &&
       n % (4 / elem_size) == 0) {

@@ -80,10 +80,11 @@ struct Pair {
 // Among eligible factor pairs whose m x n tile fits, the one whose two 100! stages (one
 // with super-elements of n, one of m) the cost model expects to be fastest, then the
 // larger tile (TPDS Algorithm 2's eligibility; its occupancy weighting preferred small
-// tiles that run slowly on an H200). Without a cache line size the model only grows with
-// the super-element, so the pick is close to "the largest smaller factor"; with one, a
-// factor of whole lines (64 x 64 floats: 256-byte super-elements at 67-72% of copy) can
-// beat a larger one that straddles lines (86 x 93: 62%).
+// tiles, whose short super-elements move slowly on a GPU of long cache lines). Without a
+// cache line size the model only grows with the super-element, so the pick is close to
+// "the largest smaller factor"; with one, a factor of whole lines (64 x 64 floats:
+// 256-byte super-elements at 67-72% of copy) can beat a larger one that straddles lines
+// (86 x 93: 62%).
 Pair best_pair(const DeviceProfile& device, std::uint64_t M, std::uint64_t N, std::size_t elem_size,
                const FactorLimits& limits) {
   // Each factor's stage cost once (not once per pair: the model interpolates in log2, and
@@ -407,13 +408,13 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
 }
 
 // Whether the whole-matrix on-chip kernel beats a regular plan: whenever that plan is
-// more than one scratch-free kernel. The on-chip call is one command, and on an H200
-// (driver 580) every command a call enqueues cost 8-10 us of host time with the GPU idle,
-// more than the kernels of a matrix this small take: forced on-chip calls of 24 skinny
-// protocol shapes took 30-42 us against 50-107 us for their automatic 2-stage plans (the
-// one shape slower, 23 x 16460, took 38 against 35 us), and 1294 x 1339 floats 34-44 us
-// against 79-81 us for its 3-stage plan. A single BS kernel (one tile already) or the
-// square kernel is one command too, and moves data as well.
+// more than one scratch-free kernel. The on-chip call is one command, and every command a
+// call enqueues costs microseconds of host time with the GPU idle, more than the kernels
+// of a matrix this small take: forced on-chip calls of 24 skinny protocol shapes took
+// 30-42 us against 50-107 us for their automatic 2-stage plans (the one shape slower,
+// 23 x 16460, took 38 against 35 us), and 1294 x 1339 floats 34-44 us against 79-81 us
+// for its 3-stage plan. A single BS kernel (one tile already) or the square kernel is one
+// command too, and moves data as well.
 bool onchip_pays(const DeviceProfile& device, const TransposePlan& plan, std::size_t elem_size) {
   if (plan.sequence == Sequence::kSquare) return false;
   std::size_t kernels = plan.padded() ? 2 : 0;

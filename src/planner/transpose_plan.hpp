@@ -70,11 +70,11 @@ std::uint64_t min_factor_for(const FactorLimits& limits, std::uint64_t rows, std
 // whose two 100! stages the cost model expects to be fastest (then the larger tile;
 // without a cache line size in the profile, about the pair whose smaller factor is
 // largest), 3.1 if m < n else 3.2 (TPDS Algorithm 3). Among the three, the one whose
-// smallest 100! super-element is largest wins, fewer stages on ties: on an H200 the
+// smallest 100! super-element is largest wins, fewer stages on ties: on GPUs the
 // cycle-following stages set the time, and their speed grows with the super-element.
-// Without any candidate (prime sides), kOneStage. This is the plan for exactly rows x cols;
-// see plan_transpose for padding. A forced sequence or factor that cannot work throws
-// std::invalid_argument.
+// Without any candidate (prime sides), kOneStage. This is the plan for exactly rows x
+// cols; see plan_transpose for padding. A forced sequence or factor that cannot work
+// throws std::invalid_argument.
 TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols,
                             std::size_t elem_size, const PlanRequest& request = {},
                             const FactorLimits& limits = {});

@@ -1,9 +1,9 @@
 // Prepared plans (every kernel built and checked) for one (context, device, shape, buffer
 // room, offset, environment). A later identical call reuses the plan and skips planning
-// and preparing: on an H200 (driver 580) those took 13-25 us of host work before the
-// first command of a call reached an idle GPU, a share that shows on matrices of 10^7
-// elements (calls of 250-500 us). Calls whose kernel sources come from IPT_KERNEL_DIR
-// keep no plan (the files may change between calls).
+// and preparing: those took 13-25 us of host work before the first command of a call
+// reached an idle GPU, a share that shows on matrices of 10^7 elements (calls of
+// 250-500 us). Calls whose kernel sources come from IPT_KERNEL_DIR keep no plan (the
+// files may change between calls).
 //
 // The environment texts that shape a plan or its kernels (IPT_OVERRIDES,
 // IPT_BUILD_OPTIONS, IPT_KERNEL_DIR) are part of the key, so changing them between calls

@@ -1,8 +1,8 @@
 // Releasing the last handle of a buffer that enqueued commands still use blocks the
-// calling thread until those commands complete on NVIDIA's driver (580, H200:
-// clReleaseMemObject waited 0.5 ms behind a 1 GiB copy). Every call released its scratch
-// on return, so every call ran synchronously. Scratch is therefore released by a
-// completion callback of the last command that uses it.
+// calling thread until those commands complete on NVIDIA's driver (clReleaseMemObject
+// waited 0.5 ms behind a 1 GiB copy). Every call released its scratch on return, so every
+// call ran synchronously. Scratch is therefore released by a completion callback of the
+// last command that uses it.
 #pragma once
 
 #include "runtime/opencl.hpp"

@@ -22,7 +22,7 @@ const cl::Buffer& bound(const BoundBuffers& buffers, planner::Buffer which) {
 
 // The commands of one call, each after the previous: the caller's wait list first; after
 // that, on an in-order queue nothing (an explicit event between two commands of one
-// in-order queue cost about 20 us of GPU time on NVIDIA's driver 580), else the previous
+// in-order queue cost about 20 us of GPU time on NVIDIA's driver), else the previous
 // command's event.
 class Chain {
  public:
@@ -181,7 +181,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   buffers.report = options.report;
   // Every buffer before any command, so that a failed allocation enqueues nothing. Taken
   // buffers and their earlier tags are dropped only once this call's commands are
-  // enqueued (scratch_cache.hpp: dropping an event can take an H200's driver 1 us).
+  // enqueued (scratch_cache.hpp: dropping an event can take a driver 1 us).
   TakenScratch zero, scratch;
   buffers.zero_scratch = options.zero_scratch;
   if (plan.zero_scratch_bytes > 0 && options.zero_scratch == nullptr) {

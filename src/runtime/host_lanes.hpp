@@ -16,8 +16,7 @@
 namespace ipt::runtime {
 
 // Bytes of each staging buffer: large enough that a transfer runs at the link's speed
-// (8 MiB moved at 25 GB/s each way between an H100 and its host), small enough that 16
-// lanes pin 256 MiB.
+// (8 MiB moved at 25 GB/s each way over PCIe), small enough that 16 lanes pin 256 MiB.
 inline constexpr std::size_t kStagingBytes = std::size_t{8} << 20;
 
 struct Lane {

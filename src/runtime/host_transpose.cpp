@@ -30,12 +30,11 @@ void through_device(const HostRequest& request, std::size_t bytes) {
   faults::point(faults::Site::kAllocation, "clCreateBuffer");
   const cl::Buffer buffer(cl_context, CL_MEM_READ_WRITE, bytes);
   // Pinned: the host memory wrapped in a buffer (CL_MEM_USE_HOST_PTR), which lets the
-  // driver move it without staging it through buffers of its own: on an H100 behind
-  // PCIe the upload and download of 256 MiB ran at 14 GB/s (2 * bytes / t) this way
-  // against 9 from the pageable memory itself; whole calls (ipt-bench host at b1b445d)
-  // at 10-20 GB/s against 7-9 from 4 MiB on, but slower below (200 x 300 floats: 1.1
-  // against 3.2 GB/s). Its contents reach the host memory only when it is mapped, after
-  // the download.
+  // driver move it without staging it through buffers of its own: over PCIe the upload
+  // and download of 256 MiB ran at 14 GB/s (2 * bytes / t) this way against 9 from the
+  // pageable memory itself; whole calls (ipt-bench host) at 10-20 GB/s against 7-9 from
+  // 4 MiB on, but slower below (200 x 300 floats: 1.1 against 3.2 GB/s). Its contents
+  // reach the host memory only when it is mapped, after the download.
   cl::Buffer host_buffer;
   if (request.pinning == IPT_HOST_PIN_ON ||
       (request.pinning == IPT_HOST_PIN_AUTO && bytes >= kHostPinFrom)) {
@@ -118,8 +117,8 @@ ipt_host_scheme host_scheme(const HostRequest& request) {
   if (request.queue == nullptr || request.rows == request.cols) return IPT_HOST_CPU;
   const std::uint64_t bytes = request.rows * request.cols * request.elem_size;
   // A matrix that one allocation of the device cannot hold is streamed through it
-  // (host_stream_part), which beat the CPU on rectangles (80000 x 75000 floats on the GPU
-  // machine at 98e2039: 4.0 against 2.2 GB/s); squares stay on the CPU anyway.
+  // (host_stream_part), which beat the CPU on rectangles (80000 x 75000 floats on a GPU
+  // behind PCIe and 16 cores: 4.0 against 2.2 GB/s); squares stay on the CPU anyway.
   return bytes < kHostDeviceFrom ? IPT_HOST_CPU : IPT_HOST_DEVICE;
 }
 
@@ -142,7 +141,7 @@ void execute_host_transpose(const HostRequest& request) {
       static_cast<std::size_t>(request.rows * request.cols * request.elem_size);
   // The caller's earlier commands may still write the host memory (a read into it): every
   // way, the CPU's too, starts once they are done. No upload may start before either:
-  // NVIDIA's driver took the host memory of a non-blocking write at its enqueue (an H100
+  // NVIDIA's driver took the host memory of a non-blocking write at its enqueue (a call
   // transposed the stale contents of a 96 x 128 matrix whose read was still pending), and
   // a CL_MEM_USE_HOST_PTR buffer may cache it when created. An invalid queue fails here
   // (IPT_INVALID_COMMAND_QUEUE).

@@ -35,21 +35,20 @@ std::uint64_t host_stream_part(const HostRequest& request);
 // The way a call of this shape is made: IPT_HOST_DEVICE or IPT_HOST_CPU (the request's,
 // or for IPT_HOST_AUTO: the CPU without a queue, for a square matrix and for one of fewer
 // than kHostDeviceFrom bytes; else the device, which streams a matrix larger than one of
-// its allocations). On the GPU machine (16 cores, an H100 behind PCIe, pageable host
-// memory, ipt-bench host at f559247) the upload and download alone ran at 7-10 GB/s
-// (2 * bytes / t), the CPU moved square matrices at 5-59 GB/s (35-59 from 2048^2 on) and
-// other shapes at 0.2-13 GB/s, through the device 1.4-9.8 GB/s: the CPU won on 200 x 300
-// floats (4.6 against 3.3 GB/s), the device from 300 x 500 (4.9 against 3.1).
+// its allocations). With 16 cores and a GPU behind PCIe (pageable host memory, ipt-bench
+// host) the upload and download alone ran at 7-10 GB/s (2 * bytes / t), the CPU moved
+// square matrices at 5-59 GB/s (35-59 from 2048^2 on) and other shapes at 0.2-13 GB/s,
+// through the device 1.4-9.8 GB/s: the CPU won on 200 x 300 floats (4.6 against
+// 3.3 GB/s), the device from 300 x 500 (4.9 against 3.1).
 ipt_host_scheme host_scheme(const HostRequest& request);
 inline constexpr std::uint64_t kHostDeviceFrom = std::uint64_t{256} << 10;
 
 // The device path's slices for this request: its own, or for 0, kHostSlices from
 // kHostSlicedFrom bytes on (the asynchronous scheme), else 1 (the synchronous scheme).
-// On the GPU machine (H100 behind PCIe, 16 cores, ipt-bench host at 98e2039 and after)
-// Q = 2, 3 and 4 ran within 10% of each other and 1.3-2.3 times as fast as the
-// synchronous scheme (pinned) from 16 MB on (16.4 MB: 14.1 against 10.9 GB/s), faster
-// than Q = 8, 12 and 16 (the copies use every core whatever Q is). Smaller matrices were
-// not measured.
+// With a GPU behind PCIe and 16 cores (ipt-bench host) Q = 2, 3 and 4 ran within 10% of
+// each other and 1.3-2.3 times as fast as the synchronous scheme (pinned) from 16 MB on
+// (16.4 MB: 14.1 against 10.9 GB/s), faster than Q = 8, 12 and 16 (the copies use every
+// core whatever Q is). Smaller matrices were not measured.
 unsigned host_slices(const HostRequest& request);
 inline constexpr unsigned kHostSlices = 4;
 inline constexpr std::uint64_t kHostSlicedFrom = std::uint64_t{16} << 20;

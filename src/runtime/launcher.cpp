@@ -173,10 +173,10 @@ ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& contex
   PooledKernel kernel(program, planner::family_kernel(step.family), device);
   const std::size_t work_group = static_cast<std::size_t>(step.work_group());
   const std::string name = std::string(planner::family_kernel(step.family));
-  // NVIDIA's driver (580, H200) reports 256 as the on-chip kernel's work-group limit
-  // although it compiled it for its configured work-items (reqd_work_group_size: 1024 or
-  // 512; 64 registers) and runs it so: a kernel compiled for exactly the configured size
-  // is checked by launching it, which the probe does.
+  // NVIDIA's driver reports 256 as the on-chip kernel's work-group limit although it
+  // compiled it for its configured work-items (reqd_work_group_size: 1024 or 512; 64
+  // registers) and runs it so: a kernel compiled for exactly the configured size is
+  // checked by launching it, which the probe does.
   const std::size_t compiled = kernel.compiled_work_group();
   const bool onchip = step.family == planner::Family::kOnChip;
   if (!onchip || compiled != work_group || kernel.work_group_limit() >= compiled) {

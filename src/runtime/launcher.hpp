@@ -67,12 +67,12 @@ cl::Event enqueue_step(const cl::CommandQueue& queue, const cl::Device& device,
                        const ProgramRef& program, const planner::Step& step,
                        const BoundBuffers& buffers, const std::vector<cl::Event>& wait, bool event);
 
-// Where a launch asks the driver to put its command's event: `event`, or nowhere when
-// the caller needs none. On NVIDIA's driver (580, H200) with a profiling queue, a kernel
-// enqueued with an event took about 10 us of host time against 3.5 us without one, and
-// each event also added 4-6 us of GPU time between kernels (probe: 5 short kernels ran in
-// 56.5 us with an event each, 30 us with one on the last). A call on an in-order queue
-// therefore asks for an event only on its last command.
+// Where a launch asks the driver to put its command's event: `event`, or nowhere when the
+// caller needs none. On NVIDIA's driver with a profiling queue, a kernel enqueued with an
+// event took about 10 us of host time against 3.5 us without one, and each event also
+// added 4-6 us of GPU time between kernels (probe: 5 short kernels ran in 56.5 us with an
+// event each, 30 us with one on the last). A call on an in-order queue therefore asks for
+// an event only on its last command.
 inline cl::Event* event_slot(cl::Event& event, bool wanted) { return wanted ? &event : nullptr; }
 
 // Whether commands enqueued one after another on `queue` run in that order.

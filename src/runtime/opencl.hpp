@@ -21,9 +21,9 @@ namespace ipt::runtime {
 
 // A C++ wrapper around a handle that someone else keeps alive for as long as this object
 // lives (the caller's queue and buffer during a call, a queue's context): it neither
-// retains nor releases. On an H200 (driver 580) a call's clRetainContext took up to
-// 1.4 us and its closing clReleaseCommandQueue 4-5 us, of a 30 us call. It is a T, so
-// it passes wherever a `const T&` goes; a copy of it is an ordinary retained T.
+// retains nor releases: a call's clRetainContext took up to 1.4 us and its closing
+// clReleaseCommandQueue 4-5 us, of a 30 us call. It is a T, so it passes wherever a
+// `const T&` goes; a copy of it is an ordinary retained T.
 template <typename T>
 class Borrowed : public T {
  public:

@@ -19,8 +19,8 @@ namespace {
 // context, so a handle in the map can never be freed and reused for another context. The
 // source part is the family's name for the embedded sources, which never change, and the
 // whole text for sources read from IPT_KERNEL_DIR, which may: building the text (15 KB)
-// and comparing it in the map took 3-6 us of host time per kernel launch (H200, driver
-// 580), a tenth of a small call.
+// and comparing it in the map took 3-6 us of host time per kernel launch, a tenth of a
+// small call.
 using Key = std::tuple<cl_context, cl_device_id, std::string, std::string>;
 
 struct Cache {

@@ -18,8 +18,8 @@
 namespace ipt::runtime {
 
 class CachedProgram;
-// Shared, not retained: on an H200 (driver 580) a clRetainProgram / clReleaseProgram pair
-// per launch was part of the 2 us between a call's plan lookup and its first argument.
+// Shared, not retained: a clRetainProgram / clReleaseProgram pair per launch was part of
+// the 2 us between a call's plan lookup and its first argument.
 using ProgramRef = std::shared_ptr<CachedProgram>;
 
 // Returns the program of kernel `family` ("square", ...) built with `options` for
@@ -108,8 +108,8 @@ class CachedProgram {
 //
 // Arguments are set through set(): a kernel object keeps its arguments between launches,
 // and a scalar equal to the one it already holds is not set again (a call that repeats a
-// shape sets only its buffers; each clSetKernelArg took about 0.1 us on an H200).
-// Arguments set on the kernel directly (operator*) would make that record wrong.
+// shape sets only its buffers; each clSetKernelArg takes about 0.1 us). Arguments set on
+// the kernel directly (operator*) would make that record wrong.
 //
 // CL_KERNEL_LOCAL_MEM_SIZE counts the __local arguments set so far (and a driver may lower
 // CL_KERNEL_WORK_GROUP_SIZE for them), so a reused kernel would report its previous

@@ -59,9 +59,9 @@ cl_int status_of(cl_event event) {
 // command still uses is released when the command completes (releasing it now would
 // block: deferred_release.hpp). `after`, when given, is a command the caller has just
 // enqueued: an idle buffer is then released once that completes, since freeing device
-// memory waits for all the device's pending work on NVIDIA's driver (580: a new shape's
-// call that replaced a kept buffer returned only after its own kernels had run, 2 ms for
-// 12297 x 17213 floats on an H100).
+// memory waits for all the device's pending work on NVIDIA's driver (a new shape's call
+// that replaced a kept buffer returned only after its own kernels had run, 2 ms for
+// 12297 x 17213 floats).
 void release_kept(const Kept& k, const cl::Event& after = cl::Event()) {
   if (status_of(k.last) > CL_COMPLETE)
     release_when_complete(cl::Event(k.last, /*retainObject=*/true), cl::Buffer(k.buffer));

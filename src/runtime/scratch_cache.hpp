@@ -1,19 +1,18 @@
 // Scratch buffers kept across calls. A call's scratch (flags, counters, the bytes padding
 // borrows) was a new buffer every call, released by a completion callback; on NVIDIA's
-// driver (580, H200) creating and first filling it took 11-22 us of host time before the
-// call's first kernel, and calls of small matrices are bound by their host time. Reusing
-// buffers cut the median skinny call under 10^6 elements from 74 to 50 us (A/B in one
-// session, docs/performance-history.md).
+// driver creating and first filling it took 11-22 us of host time before the call's first
+// kernel, and calls of small matrices are bound by their host time. Reusing buffers cut
+// the median skinny call under 10^6 elements from 74 to 50 us.
 //
 // A call hands its buffers back as soon as it has enqueued its commands, tagged with its
 // last command's event; a later call may take a buffer once that event has completed, or
 // at once when it enqueues on the same in-order queue (its commands run after the tagged
 // ones). Handing buffers back from a completion callback instead cost every small call
-// 3-5 us on an H200 (marker to end, median 26.8 against 22.8 us for 1294 x 1339 floats
-// in one session, with the callback's clSetEventCallback gone), and more in its slowest
-// tenth (p90 39 against 25 us). Asking every kept buffer's tag for its status on each
-// take cost as much again (clGetEventInfo), so a take on the tag's own queue asks nothing.
-// A queue's handle cannot name another queue while the tag is incomplete: a queue with
+// 3-5 us (marker to end, median 26.8 against 22.8 us for 1294 x 1339 floats in one
+// session, with the callback's clSetEventCallback gone), and more in its slowest tenth
+// (p90 39 against 25 us). Asking every kept buffer's tag for its status on each take cost
+// as much again (clGetEventInfo), so a take on the tag's own queue asks nothing. A
+// queue's handle cannot name another queue while the tag is incomplete: a queue with
 // unfinished commands is not deleted.
 #pragma once
 
@@ -32,8 +31,8 @@ struct ScratchUse {
 };
 
 // A taken buffer and its tag from the last use, which the caller drops only once its own
-// commands are enqueued: dropping the last reference to an event took up to 1 us of an
-// H200's driver, and before the enqueue that delays the call's first command.
+// commands are enqueued: dropping the last reference to an event took a driver up to
+// 1 us, and before the enqueue that delays the call's first command.
 struct TakenScratch {
   cl::Buffer buffer;
   cl::Event previous;  // none for a new buffer
@@ -46,15 +45,16 @@ TakenScratch take_scratch(const ScratchUse& use, std::uint64_t bytes);
 
 // Zero scratch: buffers whose bytes are all zero whenever no call uses them, for the
 // kernels that leave their scratch as they found it (kernels/onchip.cl) and the flags
-// that a call's last kernel clears (planner/launch_plan.cpp), so that such a call needs no fill
-// (one command fewer: 8-10 us of an idle H200). A buffer of at least `bytes` bytes: a kept one, all
-// zero by the time this use's commands run, or a new one (`fresh`), whose contents are undefined
-// and which the caller fills before use. A kept buffer whose tag ended abnormally may be dirty: it
-// is released, never handed to another queue. On the same in-order queue the tag of a buffer that
-// was zero before its last call is not asked: a command cut short by a failed wait list never ran
-// and left the buffer as it was, and a kernel that faults half-way leaves the context unusable
-// anyway. (Uploading zeros from the host instead cost a call of 10^8 elements, whose fallback flags
-// take 12 MB, 4-35 ms.)
+// that a call's last kernel clears (planner/launch_plan.cpp), so that such a call needs
+// no fill (one command fewer: microseconds of host time with the GPU idle). A buffer of
+// at least `bytes` bytes: a kept one, all zero by the time this use's commands run, or a
+// new one (`fresh`), whose contents are undefined and which the caller fills before use.
+// A kept buffer whose tag ended abnormally may be dirty: it is released, never handed to
+// another queue. On the same in-order queue the tag of a buffer that was zero before its
+// last call is not asked: a command cut short by a failed wait list never ran and left
+// the buffer as it was, and a kernel that faults half-way leaves the context unusable
+// anyway. (Uploading zeros from the host instead cost a call of 10^8 elements, whose
+// fallback flags take 12 MB, 4-35 ms.)
 TakenScratch take_zero_scratch(const ScratchUse& use, std::uint64_t bytes);
 
 // Hands `buffer` back, tagged with `last` (the last command enqueued on use.queue that

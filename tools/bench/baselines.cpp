@@ -179,8 +179,8 @@ BaselineResult run_baseline(const support::Session& session, const std::string& 
                    });
   }
 #ifdef IPT_BENCH_HAVE_CLBLAST
-  // CLBlast indexes with 32-bit ints: beyond them its kernels address out of bounds (an
-  // H100 reported -9999 and the context was lost for every later shape).
+  // CLBlast indexes with 32-bit ints: beyond them its kernels address out of bounds (the
+  // driver reported -9999 and the context was lost for every later shape).
   if (name == "clblast-omatcopy" && rows * cols > static_cast<std::size_t>(INT32_MAX)) {
     BaselineResult skipped;
     skipped.library = name;

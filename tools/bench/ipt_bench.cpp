@@ -640,8 +640,8 @@ int main(int argc, char** argv) {
     const std::size_t elem_size = elem_size_of(options.type);
     std::size_t largest = 0;
     for (auto [rows, cols] : shapes) largest = std::max(largest, rows * cols * elem_size);
-    // Copies of 2 GiB and more hung NVIDIA's OpenCL driver 580.159 on an H200; 1 GiB is
-    // far past the size where the copy bandwidth stops growing.
+    // Copies of 2 GiB and more hung NVIDIA's OpenCL driver; 1 GiB is far past the size
+    // where the copy bandwidth stops growing.
     largest = std::clamp<std::size_t>(largest, 1 << 20, std::size_t{1} << 30);
     const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, largest, 10);
     std::printf(

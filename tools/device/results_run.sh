@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine: the benchmark runs of the older results pages
-# (docs/performance-history.md), in parts that each fit one device call. CSV/JSON/logs go
+# On the GPU machine: the benchmark runs of the random, skinny and study protocols, in
+# parts that each fit one device call. CSV/JSON/logs go
 # to $OUT.
 #   bash tools/device/results_run.sh random-f32|random-f64|skinny|studies [count]
 # random-f32 also writes the shapes file and, when build-peer/inplace holds a checkout of
