@@ -104,6 +104,14 @@ IPT_API const char* ipt_status_string(ipt_status status);
  */
 IPT_API const char* ipt_last_error_message(void);
 
+/*
+ * For language bindings that check arguments before calling the C API (a negative
+ * Fortran size, which size_t cannot hold): records `message` (NULL: none) as the calling
+ * thread's ipt_last_error_message() and returns `status`, so that the binding's status
+ * comes with its message as the C API's do.
+ */
+IPT_API ipt_status ipt_set_last_error(ipt_status status, const char* message);
+
 /* IPT_VERSION of the library actually loaded (compare with the header's IPT_VERSION). */
 IPT_API unsigned ipt_version(void);
 /* The same as a string, "MAJOR.MINOR.PATCH". */

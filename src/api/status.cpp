@@ -53,6 +53,15 @@ const char* ipt_status_string(ipt_status status) {
 
 const char* ipt_last_error_message(void) { return ipt::api::last_error(); }
 
+ipt_status ipt_set_last_error(ipt_status status, const char* message) {
+  try {
+    ipt::api::set_last_error(message != nullptr ? message : "");
+  } catch (...) {  // no memory for the copy: the status alone still says what failed
+    ipt::api::clear_last_error();
+  }
+  return status;
+}
+
 unsigned ipt_version(void) { return IPT_VERSION; }
 
 const char* ipt_version_string(void) {
