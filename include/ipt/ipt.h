@@ -20,9 +20,18 @@
 
 #include <stddef.h>
 
-/* The OpenCL header as the caller configures it: this header defines none of its macros
- * (CL_TARGET_OPENCL_VERSION, ...), so including it first, last or alone declares what
- * <CL/cl.h> would declare at that point. It uses only OpenCL 1.0 types. */
+/* The OpenCL header as the caller configures it. This header needs only OpenCL 1.0 types,
+ * so it sets CL_TARGET_OPENCL_VERSION only where the caller set no version: to
+ * CL_HPP_TARGET_OPENCL_VERSION when that is set (as <CL/opencl.hpp> would), else to the
+ * OpenCL headers' own default, 300. Either way <CL/cl.h> declares what it would without
+ * libipt, in any include order, and notes no missing version on libipt's account. */
+#if !defined(CL_TARGET_OPENCL_VERSION)
+#if defined(CL_HPP_TARGET_OPENCL_VERSION)
+#define CL_TARGET_OPENCL_VERSION CL_HPP_TARGET_OPENCL_VERSION
+#else
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#endif
 #ifdef __APPLE__
 #include <OpenCL/cl.h>
 #else
