@@ -65,3 +65,10 @@ def test_fortran_constants_mirror_the_c_enums():
                  "ipt_host_pinning"):
         mirrored.update(c_enums()[name])
     assert fortran == mirrored
+
+
+def test_the_version_is_the_headers():
+    text = (ROOT / "include" / "ipt" / "ipt.h").read_text()
+    parts = [re.search(r"#define IPT_VERSION_%s (\d+)" % part, text).group(1)
+             for part in ("MAJOR", "MINOR", "PATCH")]
+    assert ipt.__version__ == ".".join(parts)
