@@ -6,7 +6,8 @@
 !
 ! OpenCL handles (cl_command_queue, cl_mem, cl_device_id, cl_event) are type(c_ptr).
 ! Dimensions and offsets are integer(c_int64_t) (offset in elements); negative values
-! return IPT_INVALID_VALUE without touching anything. Every function returns an ipt
+! return IPT_INVALID_VALUE without touching anything, ipt_last_error_message naming the
+! value. Every function returns an ipt
 ! status (IPT_SUCCESS = 0, errors negative); ipt_status_string and ipt_last_error_message
 ! explain it. Calls are asynchronous: pass `event` to get an event to wait on (release it
 ! with clReleaseEvent), `wait_list` to make the call wait for other events.
@@ -29,7 +30,7 @@ module ipt
   integer(c_int), parameter, public :: IPT_SIZE_OVERFLOW = -1002
   integer(c_int), parameter, public :: IPT_BUFFER_TOO_SMALL = -1003
   integer(c_int), parameter, public :: IPT_FP64_NOT_SUPPORTED = -1004
-  integer(c_int), parameter, public :: IPT_SHAPE_NOT_SUPPORTED = -1005
+  integer(c_int), parameter, public :: IPT_MATRIX_TOO_LARGE = -1005
   integer(c_int), parameter, public :: IPT_ROLLED_BACK = -1006
   integer(c_int), parameter, public :: IPT_BUFFER_UNDEFINED = -1007
   integer(c_int), parameter, public :: IPT_INTERNAL_ERROR = -1999
@@ -97,6 +98,10 @@ module ipt
   public :: ipt_plan, ipt_transpose_with_options, ipt_sequence_name
   public :: ipt_transpose_batched, ipt_transpose_batched_f32, ipt_transpose_batched_f64
   public :: ipt_transpose_host, ipt_transpose_host_f32, ipt_transpose_host_f64
+
+  ! The names of checked arguments, as array constructors take them ("").
+  integer, parameter :: name_length = 20
+  character(len=name_length), parameter :: name_t = ""
 
   type, bind(C) :: c_host_options
     integer(c_int) :: scheme
@@ -197,6 +202,13 @@ module ipt
       integer(c_int32_t), value :: num_events
       integer(c_int) :: status
     end function
+    function c_set_last_error(status, message) bind(C, name="ipt_set_last_error") &
+        result(result_status)
+      import :: c_int, c_char
+      integer(c_int), value :: status
+      character(kind=c_char), intent(in) :: message(*)
+      integer(c_int) :: result_status
+    end function
     function c_strlen(text) bind(C, name="strlen") result(length)
       import :: c_ptr, c_size_t
       type(c_ptr), value :: text
@@ -213,6 +225,9 @@ contains
     type(c_ptr), intent(out), optional, target :: event
     type(c_ptr), intent(in), optional :: wait_list(:)
     integer(c_int) :: status
+    if (present(event)) event = c_null_ptr
+    status = check_sizes("ipt_transpose_f32", "offset rows cols", [offset, rows, cols])
+    if (status /= IPT_SUCCESS) return
     status = ipt_transpose(queue, buffer, offset, rows, cols, 4_c_int64_t, event, wait_list)
   end function
 
@@ -226,11 +241,9 @@ contains
     type(c_ptr) :: event_arg, list_arg
     type(c_ptr), allocatable, target :: waits(:)
     integer(c_int32_t) :: count
-    if (offset < 0 .or. rows < 0 .or. cols < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
     call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
+    status = check_sizes("ipt_transpose_f64", "offset rows cols", [offset, rows, cols])
+    if (status /= IPT_SUCCESS) return
     status = c_transpose_f64(queue, buffer, int(offset, c_size_t), int(rows, c_size_t), &
                              int(cols, c_size_t), count, list_arg, event_arg)
   end function
@@ -246,11 +259,10 @@ contains
     type(c_ptr) :: event_arg, list_arg
     type(c_ptr), allocatable, target :: waits(:)
     integer(c_int32_t) :: count
-    if (offset < 0 .or. rows < 0 .or. cols < 0 .or. elem_size < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
     call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
+    status = check_sizes("ipt_transpose", "offset rows cols elem_size", &
+                         [offset, rows, cols, elem_size])
+    if (status /= IPT_SUCCESS) return
     status = c_transpose(queue, buffer, int(offset, c_size_t), int(rows, c_size_t), &
                          int(cols, c_size_t), count, list_arg, event_arg, int(elem_size, c_size_t))
   end function
@@ -267,11 +279,10 @@ contains
     type(c_ptr) :: event_arg, list_arg
     type(c_ptr), allocatable, target :: waits(:)
     integer(c_int32_t) :: count
-    if (offset < 0 .or. batch < 0 .or. rows < 0 .or. cols < 0 .or. elem_size < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
     call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
+    status = check_sizes("ipt_transpose_batched", "offset batch rows cols elem_size", &
+                         [offset, batch, rows, cols, elem_size])
+    if (status /= IPT_SUCCESS) return
     status = c_transpose_batched(queue, buffer, int(offset, c_size_t), int(batch, c_size_t), &
                                  int(rows, c_size_t), int(cols, c_size_t), count, list_arg, &
                                  event_arg, int(elem_size, c_size_t))
@@ -285,6 +296,10 @@ contains
     type(c_ptr), intent(out), optional, target :: event
     type(c_ptr), intent(in), optional :: wait_list(:)
     integer(c_int) :: status
+    if (present(event)) event = c_null_ptr
+    status = check_sizes("ipt_transpose_batched_f32", "offset batch rows cols", &
+                         [offset, batch, rows, cols])
+    if (status /= IPT_SUCCESS) return
     status = ipt_transpose_batched(queue, buffer, offset, batch, rows, cols, 4_c_int64_t, &
                                    event, wait_list)
   end function
@@ -301,11 +316,10 @@ contains
     type(c_ptr) :: event_arg, list_arg
     type(c_ptr), allocatable, target :: waits(:)
     integer(c_int32_t) :: count
-    if (offset < 0 .or. batch < 0 .or. rows < 0 .or. cols < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
     call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
+    status = check_sizes("ipt_transpose_batched_f64", "offset batch rows cols", &
+                         [offset, batch, rows, cols])
+    if (status /= IPT_SUCCESS) return
     status = c_transpose_batched_f64(queue, buffer, int(offset, c_size_t), &
                                      int(batch, c_size_t), int(rows, c_size_t), &
                                      int(cols, c_size_t), count, list_arg, event_arg)
@@ -319,10 +333,8 @@ contains
     integer(c_int) :: status
     integer(c_size_t) :: c_bytes
     bytes = 0
-    if (rows < 0 .or. cols < 0 .or. elem_size < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
+    status = check_sizes("ipt_padded_size", "rows cols elem_size", [rows, cols, elem_size])
+    if (status /= IPT_SUCCESS) return
     status = c_padded_size(device, int(rows, c_size_t), int(cols, c_size_t), &
                            int(elem_size, c_size_t), c_bytes)
     if (status == IPT_SUCCESS) bytes = int(c_bytes, c_int64_t)
@@ -344,11 +356,9 @@ contains
     character(len=:), allocatable :: text
     integer :: length, i
     info%description = ""
-    if (rows < 0 .or. cols < 0 .or. elem_size < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
-    status = options_to_c(options, c_options, options_arg)
+    status = check_sizes("ipt_plan", "rows cols elem_size", [rows, cols, elem_size])
+    if (status /= IPT_SUCCESS) return
+    status = options_to_c("ipt_plan", options, c_options, options_arg)
     if (status /= IPT_SUCCESS) return
     status = c_plan(device, int(rows, c_size_t), int(cols, c_size_t), int(elem_size, c_size_t), &
                     options_arg, c_info)
@@ -397,11 +407,10 @@ contains
     type(c_ptr), allocatable, target :: waits(:)
     integer(c_int32_t) :: count
     if (present(event)) event = c_null_ptr
-    if (offset < 0 .or. rows < 0 .or. cols < 0 .or. elem_size < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
-    status = options_to_c(options, c_options, options_arg)
+    status = check_sizes("ipt_transpose_with_options", "offset rows cols elem_size", &
+                         [offset, rows, cols, elem_size])
+    if (status /= IPT_SUCCESS) return
+    status = options_to_c("ipt_transpose_with_options", options, c_options, options_arg)
     if (status /= IPT_SUCCESS) return
     call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
     status = c_transpose_with_options(queue, buffer, int(offset, c_size_t), int(rows, c_size_t), &
@@ -415,10 +424,8 @@ contains
     type(c_ptr), intent(in) :: context, device
     integer(c_int64_t), intent(in) :: elem_size
     integer(c_int) :: status
-    if (elem_size < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
+    status = check_sizes("ipt_warmup", "elem_size", [elem_size])
+    if (status /= IPT_SUCCESS) return
     status = c_warmup(context, device, int(elem_size, c_size_t))
   end function
 
@@ -468,7 +475,8 @@ contains
 
   ! The C options for the optional Fortran ones (a null pointer when absent);
   ! IPT_INVALID_VALUE for a negative size, which size_t cannot hold.
-  function options_to_c(options, c_options, options_arg) result(status)
+  function options_to_c(function_name, options, c_options, options_arg) result(status)
+    character(len=*), intent(in) :: function_name
     type(ipt_plan_options), intent(in), optional :: options
     type(c_plan_options), target, intent(out) :: c_options
     type(c_ptr), intent(out) :: options_arg
@@ -477,17 +485,56 @@ contains
     options_arg = c_null_ptr
     c_options = c_plan_options(IPT_SEQUENCE_AUTO, 0, 0, IPT_PADDING_AUTO, 0, 0, 0)
     if (.not. present(options)) return
-    if (options%m < 0 .or. options%n < 0 .or. options%padded_rows < 0 .or. &
-        options%padded_cols < 0 .or. options%max_bytes < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
+    status = check_sizes(function_name, &
+                         "options%m options%n options%padded_rows options%padded_cols " // &
+                         "options%max_bytes", &
+                         [options%m, options%n, options%padded_rows, options%padded_cols, &
+                         options%max_bytes])
+    if (status /= IPT_SUCCESS) return
     c_options = c_plan_options(options%sequence, int(options%m, c_size_t), &
                                int(options%n, c_size_t), options%padding, &
                                int(options%padded_rows, c_size_t), &
                                int(options%padded_cols, c_size_t), &
                                int(options%max_bytes, c_size_t))
     options_arg = c_loc(c_options)
+  end function
+
+  ! IPT_SUCCESS, or IPT_INVALID_VALUE with ipt_last_error_message naming the function and
+  ! the first negative value: size_t cannot hold it, so it never reaches the C library,
+  ! whose message it would otherwise be.
+  ! `names`: the values' names, separated by single spaces.
+  function check_sizes(function_name, names, values) result(status)
+    character(len=*), intent(in) :: function_name, names
+    integer(c_int64_t), intent(in) :: values(:)
+    integer(c_int) :: status
+    integer :: i, start, length
+    status = IPT_SUCCESS
+    start = 1
+    do i = 1, size(values)
+      length = index(names(start:), " ") - 1
+      if (length < 0) length = len(names) - start + 1
+      if (values(i) < 0) then
+        status = invalid(function_name // ": " // names(start:start + length - 1) // &
+                         " is negative (" // decimal(values(i)) // ")")
+        return
+      end if
+      start = start + length + 1
+    end do
+  end function
+
+  ! IPT_INVALID_VALUE, with `message` as the calling thread's ipt_last_error_message.
+  function invalid(message) result(status)
+    character(len=*), intent(in) :: message
+    integer(c_int) :: status
+    status = c_set_last_error(IPT_INVALID_VALUE, message // c_null_char)
+  end function
+
+  function decimal(value) result(text)
+    integer(c_int64_t), intent(in) :: value
+    character(len=:), allocatable :: text
+    character(len=24) :: buffer
+    write(buffer, '(I0)') value
+    text = trim(buffer)
   end function
 
   function from_c(pointer) result(text)
@@ -519,10 +566,9 @@ contains
     integer, intent(in), optional :: threads, slices
     integer(c_int) :: status
     type(c_host_options) :: options
-    if (rows < 0 .or. cols < 0 .or. elem_size < 0) then
-      status = IPT_INVALID_VALUE
-      return
-    end if
+    status = check_sizes("ipt_transpose_host", "rows cols elem_size", &
+                         [rows, cols, elem_size])
+    if (status /= IPT_SUCCESS) return
     options%scheme = IPT_HOST_AUTO
     options%threads = 0
     options%pinning = 0
@@ -530,14 +576,16 @@ contains
     if (present(scheme)) options%scheme = scheme
     if (present(slices)) then
       if (slices < 0) then
-        status = IPT_INVALID_VALUE
+        status = invalid("ipt_transpose_host: slices is negative (" // &
+                         decimal(int(slices, c_int64_t)) // ")")
         return
       end if
       options%slices = int(slices, c_int32_t)
     end if
     if (present(threads)) then
       if (threads < 0) then
-        status = IPT_INVALID_VALUE
+        status = invalid("ipt_transpose_host: threads is negative (" // &
+                         decimal(int(threads, c_int64_t)) // ")")
         return
       end if
       options%threads = int(threads, c_int32_t)
@@ -554,8 +602,11 @@ contains
     integer(c_int), intent(in), optional :: scheme
     integer, intent(in), optional :: threads, slices
     integer(c_int) :: status
+    status = check_sizes("ipt_transpose_host_f32", "rows cols", [rows, cols])
+    if (status /= IPT_SUCCESS) return
     if (size(a, kind=c_int64_t) < rows * cols) then
-      status = IPT_INVALID_VALUE
+      status = invalid("ipt_transpose_host_f32: a has " // decimal(size(a, kind=c_int64_t)) // &
+                       " elements, fewer than rows * cols = " // decimal(rows * cols))
       return
     end if
     status = ipt_transpose_host(queue, c_loc(a), rows, cols, 4_c_int64_t, scheme, threads, slices)
@@ -569,8 +620,11 @@ contains
     integer(c_int), intent(in), optional :: scheme
     integer, intent(in), optional :: threads, slices
     integer(c_int) :: status
+    status = check_sizes("ipt_transpose_host_f64", "rows cols", [rows, cols])
+    if (status /= IPT_SUCCESS) return
     if (size(a, kind=c_int64_t) < rows * cols) then
-      status = IPT_INVALID_VALUE
+      status = invalid("ipt_transpose_host_f64: a has " // decimal(size(a, kind=c_int64_t)) // &
+                       " elements, fewer than rows * cols = " // decimal(rows * cols))
       return
     end if
     status = ipt_transpose_host(queue, c_loc(a), rows, cols, 8_c_int64_t, scheme, threads, slices)

@@ -18,8 +18,8 @@
 ! same. The transposing calls are collective and block until done. Bad input on any rank
 ! returns the same status on every rank with every buffer unchanged: a negative size,
 ! offset or option too (IPT_INVALID_VALUE, or IPT_INVALID_ELEMENT_SIZE for a negative
-! elem_size; the module passes an invalid scheme to make every rank refuse, so the message
-! names the scheme).
+! elem_size; the module passes an invalid scheme to make every rank refuse, and the rank
+! with the negative value names it in its ipt_mpi_last_error_message).
 module ipt_mpi
   use, intrinsic :: iso_c_binding
   use ipt, only: IPT_INVALID_VALUE
@@ -88,6 +88,13 @@ module ipt_mpi
       integer(c_size_t), value :: bytes
       integer(c_size_t) :: previous
     end function
+    function c_set_last_error(status, message) bind(C, name="ipt_mpi_set_last_error") &
+        result(result_status)
+      import :: c_int, c_char
+      integer(c_int), value :: status
+      character(kind=c_char), intent(in) :: message(*)
+      integer(c_int) :: result_status
+    end function
     function c_last_error_message() bind(C, name="ipt_mpi_last_error_message") result(text)
       import :: c_ptr
       type(c_ptr) :: text
@@ -113,10 +120,13 @@ contains
     type(ipt_mpi_options), intent(in), optional :: options
     integer(c_int) :: status
     type(ipt_mpi_options) :: c_options
+    character(len=:), allocatable :: negative
     local = ipt_mpi_local()
-    if (.not. options_to_c(c_options, options, block_rows, block_cols) .or. rows < 0 .or. &
-        cols < 0) then
-      status = IPT_INVALID_VALUE
+    negative = negative_argument("ipt_mpi_local_size", "rows cols", [rows, cols], block_rows, &
+                                 block_cols, options=options)
+    if (.not. options_to_c(c_options, options, block_rows, block_cols) .or. &
+        len(negative) > 0) then
+      status = c_set_last_error(IPT_INVALID_VALUE, negative // c_null_char)
       return
     end if
     status = c_local_size(int(comm, c_int), int(rows, c_size_t), int(cols, c_size_t), &
@@ -142,6 +152,7 @@ contains
     type(ipt_mpi_options) :: c_options
     integer(c_int) :: c_flags
     integer(c_int64_t) :: sizes(4)
+    character(len=:), allocatable :: negative
     c_flags = 0
     if (present(flags)) c_flags = flags
     sizes = [offset, rows, cols, elem_size]
@@ -155,6 +166,12 @@ contains
                          int(sizes(2), c_size_t), int(sizes(3), c_size_t), &
                          int(sizes(4), c_size_t), local%local_rows, local%local_row_start, &
                          c_flags, c_options)
+    ! Every rank refused the invalid scheme; this rank's message names what it found.
+    negative = negative_argument("ipt_mpi_transpose", "offset rows cols elem_size", &
+                                 [offset, rows, cols, elem_size], block_rows, block_cols, &
+                                 staging_bytes, options)
+    if (len(negative) > 0 .and. status /= 0) &
+      status = c_set_last_error(status, negative // c_null_char)
   end function
 
   ! ipt_mpi_transpose of 4-byte reals.
@@ -225,6 +242,43 @@ contains
     do i = 1, length
       text(i:i) = chars(i)
     end do
+  end function
+
+  ! The message for the first negative argument of `function_name` ("" when none is): the
+  ! values `sizes` named by `names` (separated by single spaces), then the options.
+  function negative_argument(function_name, names, sizes, block_rows, block_cols, &
+                             staging_bytes, options) result(message)
+    character(len=*), intent(in) :: function_name, names
+    integer(c_int64_t), intent(in) :: sizes(:)
+    integer(c_int64_t), intent(in), optional :: block_rows, block_cols, staging_bytes
+    type(ipt_mpi_options), intent(in), optional :: options
+    character(len=:), allocatable :: message
+    integer :: i, start, length
+    message = ""
+    start = 1
+    do i = 1, size(sizes)
+      length = index(names(start:), " ") - 1
+      if (length < 0) length = len(names) - start + 1
+      call note(names(start:start + length - 1), sizes(i))
+      start = start + length + 1
+    end do
+    if (present(options)) then
+      call note("options%block_rows", int(options%block_rows, c_int64_t))
+      call note("options%block_cols", int(options%block_cols, c_int64_t))
+      call note("options%staging_bytes", int(options%staging_bytes, c_int64_t))
+    end if
+    if (present(block_rows)) call note("block_rows", block_rows)
+    if (present(block_cols)) call note("block_cols", block_cols)
+    if (present(staging_bytes)) call note("staging_bytes", staging_bytes)
+  contains
+    subroutine note(name, value)
+      character(len=*), intent(in) :: name
+      integer(c_int64_t), intent(in) :: value
+      character(len=24) :: digits
+      if (len(message) > 0 .or. value >= 0) return
+      write(digits, '(I0)') value
+      message = function_name // ": " // name // " is negative (" // trim(digits) // ")"
+    end subroutine
   end function
 
   ! The C options: `options` (or the defaults) with the given fields in its place. False

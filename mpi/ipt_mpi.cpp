@@ -147,6 +147,11 @@ ipt_status ipt_mpi_plan(MPI_Comm comm, size_t rows, size_t cols, size_t elem_siz
 
 const char* ipt_mpi_last_error_message(void) { return last_error(); }
 
+ipt_status ipt_mpi_set_last_error(ipt_status status, const char* message) {
+  set_last_error(message != nullptr ? message : "");
+  return status;
+}
+
 ipt_status ipt_mpi_local_size_fortran(MPI_Fint comm, size_t rows, size_t cols,
                                       const ipt_mpi_options* options, ipt_mpi_local* local) {
   return ipt_mpi_local_size_with_options(MPI_Comm_f2c(comm), rows, cols, options, local);

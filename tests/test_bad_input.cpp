@@ -342,11 +342,14 @@ TEST_CASE("a matrix larger than one allocation of the device is refused, not pla
   // factors of a side of up to 2^60 elements.
   const std::size_t rows = static_cast<std::size_t>(max_alloc / 4 + 1);
   std::size_t bytes = 0;
-  CHECK(ipt_padded_size(session().device(), rows, 4, 1, &bytes) == IPT_OUT_OF_RESOURCES);
-  CHECK(std::string(ipt_last_error_message()).find("larger than one allocation") !=
-        std::string::npos);
+  CHECK(ipt_padded_size(session().device(), rows, 4, 1, &bytes) == IPT_MATRIX_TOO_LARGE);
+  // The message names the matrix's bytes and the device's largest allocation.
+  const std::string message = ipt_last_error_message();
+  CHECK(message.find("larger than one allocation") != std::string::npos);
+  CHECK(message.find("(" + std::to_string(rows * 4) + " bytes") != std::string::npos);
+  CHECK(message.find("(" + std::to_string(max_alloc) + " bytes") != std::string::npos);
   ipt_plan_info info{};
-  CHECK(ipt_plan(session().device(), rows, 4, 1, nullptr, &info) == IPT_OUT_OF_RESOURCES);
+  CHECK(ipt_plan(session().device(), rows, 4, 1, nullptr, &info) == IPT_MATRIX_TOO_LARGE);
   // The largest square one allocation holds: its padded size never asks for more.
   auto side = static_cast<std::size_t>(std::sqrt(static_cast<double>(max_alloc / 4)));
   while (side * side * 4 > max_alloc) --side;
@@ -371,7 +374,7 @@ TEST_CASE("status strings are distinct and the last error is per call", "[api]")
                             IPT_SIZE_OVERFLOW,
                             IPT_BUFFER_TOO_SMALL,
                             IPT_FP64_NOT_SUPPORTED,
-                            IPT_SHAPE_NOT_SUPPORTED,
+                            IPT_MATRIX_TOO_LARGE,
                             IPT_ROLLED_BACK,
                             IPT_BUFFER_UNDEFINED,
                             IPT_INTERNAL_ERROR};
@@ -399,7 +402,7 @@ TEST_CASE("a matrix past one allocation is transposed where its buffer holds it"
   {
     ScopedEnv small("IPT_OVERRIDES", "max_alloc=262144");
     ipt_plan_info info{};
-    CHECK(ipt_plan(session().device(), 401, 383, 4, nullptr, &info) == IPT_OUT_OF_RESOURCES);
+    CHECK(ipt_plan(session().device(), 401, 383, 4, nullptr, &info) == IPT_MATRIX_TOO_LARGE);
     // ipt_plan told of a buffer that holds the matrix plans as the call does, whatever
     // the element size (SIZE_MAX bytes of 1-byte elements once read as no buffer).
     ipt_plan_options room{};
@@ -409,7 +412,7 @@ TEST_CASE("a matrix past one allocation is transposed where its buffer holds it"
       CHECK(ipt_plan(session().device(), 401, 383 * 4, 1, &room, &info) == IPT_SUCCESS);
     }
     room.max_bytes = std::size_t{401} * 383 * 4 - 1;  // a buffer short of the matrix
-    CHECK(ipt_plan(session().device(), 401, 383, 4, &room, &info) == IPT_OUT_OF_RESOURCES);
+    CHECK(ipt_plan(session().device(), 401, 383, 4, &room, &info) == IPT_MATRIX_TOO_LARGE);
     CHECK(ipt::test::transpose_through_api(401, 383, 4, 3, 64, 401) == "");
     CHECK(ipt::test::transpose_through_api(383, 401, 2, 0, 16, 402) == "");
   }
@@ -422,7 +425,7 @@ TEST_CASE("a matrix past one allocation is transposed where its buffer holds it"
                                  bytes, const_cast<unsigned char*>(data.data()), &code);
   REQUIRE(code == CL_SUCCESS);
   CHECK(ipt_transpose_f32(session().queue(), buffer, 0, rows, cols, 0, nullptr, nullptr) ==
-        IPT_OUT_OF_RESOURCES);
+        IPT_MATRIX_TOO_LARGE);
   CHECK(std::string(ipt_last_error_message()).find("times 4 for a buffer that holds it") !=
         std::string::npos);
   std::vector<unsigned char> after(bytes);

@@ -108,9 +108,9 @@ TEST_CASE("ipt_plan refuses what cannot work", "[plan_api][bad_input]") {
   // once searched divisors for a minute). Found by tests/fuzz/fuzz_api.cpp.
   ipt_plan_options huge{};
   huge.padded_rows = ~std::size_t{0};
-  CHECK(ipt_plan(session().device(), 1, 1, 1, &huge, &info) == IPT_OUT_OF_RESOURCES);
+  CHECK(ipt_plan(session().device(), 1, 1, 1, &huge, &info) == IPT_MATRIX_TOO_LARGE);
   huge.max_bytes = ~std::size_t{0};
-  CHECK(ipt_plan(session().device(), 3, 5, 4, &huge, &info) == IPT_OUT_OF_RESOURCES);
+  CHECK(ipt_plan(session().device(), 3, 5, 4, &huge, &info) == IPT_MATRIX_TOO_LARGE);
 }
 
 TEST_CASE("ipt_plan of an empty matrix plans no kernel", "[plan_api]") {
@@ -214,19 +214,19 @@ TEST_CASE("ipt_sequence_name names every sequence, and nothing else", "[plan_api
         std::string::npos);
 }
 
-TEST_CASE("a plan whose scratch exceeds one allocation is refused, the buffer untouched",
-          "[plan_api]") {
-  // 6203 x 6607 without padding: the one-stage plan's flag bits, about 5 MB of scratch,
-  // against a device that allows allocations of 1 MB.
+TEST_CASE("a matrix past what the device holds is refused, the buffer untouched", "[plan_api]") {
+  // 6203 x 6607 without padding against a device that allows allocations of 1 MB: the
+  // matrix (164 MB) is past 4 allocations before the plan's scratch (5 MB of flag bits)
+  // is, so the refusal is the matrix's.
   ScopedEnv small("IPT_OVERRIDES", "local_mem=49152,onchip=off,padding=off,max_alloc=1048576");
   ipt_plan_options off{};  // options replace IPT_OVERRIDES' plan keys: padding off here too
   off.padding = IPT_PADDING_OFF;
   ipt_plan_info info;
-  CHECK(ipt_plan(session().device(), 6203, 6607, 4, &off, &info) == IPT_OUT_OF_RESOURCES);
+  CHECK(ipt_plan(session().device(), 6203, 6607, 4, &off, &info) == IPT_MATRIX_TOO_LARGE);
   CHECK(std::string(ipt_last_error_message()).find("1048576") != std::string::npos);
   ipt::test::GuardedMatrix m(6203, 6607, 4, 0, 0, 77);
   CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 6203, 6607, 0, nullptr, nullptr) ==
-        IPT_OUT_OF_RESOURCES);
+        IPT_MATRIX_TOO_LARGE);
   CHECK(m.check_unchanged() == "");
   // A plan within the limit runs.
   REQUIRE(ipt_plan(session().device(), 300, 200, 4, nullptr, &info) == IPT_SUCCESS);

@@ -20,9 +20,18 @@
 
 #include <stddef.h>
 
-/* The OpenCL header as the caller configures it: this header defines none of its macros
- * (CL_TARGET_OPENCL_VERSION, ...), so including it first, last or alone declares what
- * <CL/cl.h> would declare at that point. It uses only OpenCL 1.0 types. */
+/* The OpenCL header as the caller configures it. This header needs only OpenCL 1.0 types,
+ * so it sets CL_TARGET_OPENCL_VERSION only where the caller set no version: to
+ * CL_HPP_TARGET_OPENCL_VERSION when that is set (as <CL/opencl.hpp> would), else to the
+ * OpenCL headers' own default, 300. Either way <CL/cl.h> declares what it would without
+ * libipt, in any include order, and notes no missing version on libipt's account. */
+#if !defined(CL_TARGET_OPENCL_VERSION)
+#if defined(CL_HPP_TARGET_OPENCL_VERSION)
+#define CL_TARGET_OPENCL_VERSION CL_HPP_TARGET_OPENCL_VERSION
+#else
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#endif
 #ifdef __APPLE__
 #include <OpenCL/cl.h>
 #else
@@ -78,8 +87,10 @@ typedef enum ipt_status {
   IPT_SIZE_OVERFLOW = -1002,         /* (offset + rows * cols) * elem_size overflows size_t */
   IPT_BUFFER_TOO_SMALL = -1003,      /* offset + matrix reaches past the buffer's CL_MEM_SIZE */
   IPT_FP64_NOT_SUPPORTED = -1004,    /* ipt_transpose_f64 on a device without double support */
-  IPT_SHAPE_NOT_SUPPORTED = -1005,   /* reserved: a shape the library cannot transpose (none
-                                        in this version; kept so that values stay stable) */
+  IPT_MATRIX_TOO_LARGE = -1005,      /* the matrix (or its batch) is larger than the device
+                                        can hold: past CL_DEVICE_MAX_MEM_ALLOC_SIZE, or 4 times
+                                        that in a buffer that holds it; nothing ran, and
+                                        ipt_last_error_message() names both sizes */
   IPT_ROLLED_BACK = -1006,           /* a command failed after part of the transposition was
                                         enqueued; the library enqueued the inverse of that part:
                                         once the commands enqueued complete (the event, if asked
@@ -101,6 +112,14 @@ IPT_API const char* ipt_status_string(ipt_status status);
  * thread's next libipt call.
  */
 IPT_API const char* ipt_last_error_message(void);
+
+/*
+ * For language bindings that check arguments before calling the C API (a negative
+ * Fortran size, which size_t cannot hold): records `message` (NULL: none) as the calling
+ * thread's ipt_last_error_message() and returns `status`, so that the binding's status
+ * comes with its message as the C API's do.
+ */
+IPT_API ipt_status ipt_set_last_error(ipt_status status, const char* message);
 
 /* IPT_VERSION of the library actually loaded (compare with the header's IPT_VERSION). */
 IPT_API unsigned ipt_version(void);
@@ -166,6 +185,7 @@ IPT_API const char* ipt_version_string(void);
  * Returns IPT_SUCCESS or: IPT_INVALID_COMMAND_QUEUE, IPT_INVALID_MEM_OBJECT,
  * IPT_INVALID_CONTEXT, IPT_INVALID_EVENT_WAIT_LIST, IPT_INVALID_ELEMENT_SIZE,
  * IPT_SIZE_OVERFLOW, IPT_BUFFER_TOO_SMALL, IPT_INVALID_VALUE (a malformed IPT_OVERRIDES),
+ * IPT_MATRIX_TOO_LARGE (past 4 allocations of the device, see ipt_plan),
  * IPT_BUILD_PROGRAM_FAILURE, IPT_OUT_OF_RESOURCES, IPT_OUT_OF_HOST_MEMORY, an OpenCL error
  * code, or IPT_INTERNAL_ERROR: for all of these nothing that touches the buffer has been
  * enqueued and the buffer is unchanged (byte for byte, beyond the matrix too).
@@ -319,7 +339,7 @@ IPT_API ipt_status ipt_imatcopy(cl_command_queue queue, char ordering, char tran
  * unless the matrix itself is: where the padded size would be, the matrix's size.
  *
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (bytes is NULL),
- * IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW or IPT_OUT_OF_RESOURCES (the matrix is
+ * IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW or IPT_MATRIX_TOO_LARGE (the matrix is
  * larger than one allocation of the device holds).
  */
 IPT_API ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
@@ -394,11 +414,11 @@ typedef struct ipt_plan_info {
  * sequence or padding, or options that cannot work for this shape: a factor that does not
  * divide, tiles that do not fit, IPT_SEQUENCE_SQUARE for rows != cols, a padded shape
  * smaller than the matrix or with padding off), IPT_BUFFER_TOO_SMALL (a padded shape
- * beyond max_bytes), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW or IPT_OUT_OF_RESOURCES
- * (the matrix or the padded shape is larger than one allocation of the device holds, or
- * the plan's scratch would be; where options->max_bytes holds the matrix, up to 4
- * allocations, as in a call on a buffer that a driver allocated past
- * CL_DEVICE_MAX_MEM_ALLOC_SIZE: docs/guide.md).
+ * beyond max_bytes), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW, IPT_MATRIX_TOO_LARGE
+ * (the matrix or the padded shape is larger than one allocation of the device holds;
+ * where options->max_bytes holds the matrix, up to 4 allocations, as in a call on a
+ * buffer that a driver allocated past CL_DEVICE_MAX_MEM_ALLOC_SIZE: docs/guide.md) or
+ * IPT_OUT_OF_RESOURCES (the plan's scratch would be larger than one allocation).
  */
 IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_t elem_size,
                             const ipt_plan_options* options, ipt_plan_info* info);

@@ -8,13 +8,31 @@
 //
 // Define your CL_HPP_* configuration (e.g. CL_HPP_TARGET_OPENCL_VERSION) before including
 // this header, as for <CL/opencl.hpp>, which it includes first: the bindings then
-// configure <CL/cl.h> exactly as they would without libipt, in any include order.
+// configure <CL/cl.h> exactly as they would without libipt, in any include order. Where
+// only CL_TARGET_OPENCL_VERSION is set, the bindings target that version too.
 #ifndef IPT_IPT_HPP
 #define IPT_IPT_HPP
 
-#include <ipt/ipt.h>
-
+// The bindings' version from the C headers' where only that is set (the reverse of what
+// <CL/opencl.hpp> forwards); with neither, the bindings' own default, 300. A target below
+// the bindings' default minimum (200) is its own minimum, which the bindings would
+// otherwise refuse. The bindings then note no missing or conflicting version.
+#if !defined(CL_HPP_TARGET_OPENCL_VERSION)
+#if defined(CL_TARGET_OPENCL_VERSION)
+#define CL_HPP_TARGET_OPENCL_VERSION CL_TARGET_OPENCL_VERSION
+#else
+#define CL_HPP_TARGET_OPENCL_VERSION 300
+#endif
+#endif
+#if !defined(CL_HPP_MINIMUM_OPENCL_VERSION) && CL_HPP_TARGET_OPENCL_VERSION < 200
+#define CL_HPP_MINIMUM_OPENCL_VERSION CL_HPP_TARGET_OPENCL_VERSION
+#endif
+// The bindings first, so that they configure <CL/cl.h> (not sorted).
+// clang-format off
 #include <CL/opencl.hpp>
+#include <ipt/ipt.h>
+// clang-format on
+
 #include <complex>
 #include <cstddef>
 #include <stdexcept>

@@ -163,6 +163,11 @@ IPT_MPI_API ipt_status ipt_mpi_plan(MPI_Comm comm, size_t rows, size_t cols, siz
  * its last call succeeded. Never NULL. */
 IPT_MPI_API const char* ipt_mpi_last_error_message(void);
 
+/* For language bindings that check arguments before calling (a negative Fortran size):
+ * records `message` (NULL: none) as the calling thread's ipt_mpi_last_error_message() and
+ * returns `status`. */
+IPT_MPI_API ipt_status ipt_mpi_set_last_error(ipt_status status, const char* message);
+
 /* For bindings whose communicators are Fortran handles (MPI_Comm_f2c). */
 IPT_MPI_API ipt_status ipt_mpi_local_size_fortran(MPI_Fint comm, size_t rows, size_t cols,
                                                   const ipt_mpi_options* options,

@@ -35,8 +35,9 @@ const char* ipt_status_string(ipt_status status) {
       return "IPT_BUFFER_TOO_SMALL: offset + matrix reaches past the end of the buffer";
     case IPT_FP64_NOT_SUPPORTED:
       return "IPT_FP64_NOT_SUPPORTED: the device does not support double precision";
-    case IPT_SHAPE_NOT_SUPPORTED:
-      return "IPT_SHAPE_NOT_SUPPORTED: libipt cannot transpose this shape";
+    case IPT_MATRIX_TOO_LARGE:
+      return "IPT_MATRIX_TOO_LARGE: the matrix is larger than the device can hold (see "
+             "ipt_last_error_message)";
     case IPT_ROLLED_BACK:
       return "IPT_ROLLED_BACK: a command failed part-way; what was enqueued is undone and the "
              "buffer holds its original bytes once those commands complete";
@@ -51,6 +52,15 @@ const char* ipt_status_string(ipt_status status) {
 }
 
 const char* ipt_last_error_message(void) { return ipt::api::last_error(); }
+
+ipt_status ipt_set_last_error(ipt_status status, const char* message) {
+  try {
+    ipt::api::set_last_error(message != nullptr ? message : "");
+  } catch (...) {  // no memory for the copy: the status alone still says what failed
+    ipt::api::clear_last_error();
+  }
+  return status;
+}
 
 unsigned ipt_version(void) { return IPT_VERSION; }
 

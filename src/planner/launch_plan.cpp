@@ -242,12 +242,14 @@ void check_one_allocation(const DeviceProfile& device, const char* what, std::ui
   const bool in_buffer = capacity != kNoBuffer && capacity >= matrix;
   if (!overflow && in_buffer && most != 0 && most <= UINT64_MAX / 4) most *= 4;
   if (overflow || (most != 0 && bytes > most))
-    throw ResourceError(std::string(what) + " of " + std::to_string(rows) + " x " +
-                        std::to_string(cols) + " elements of " + std::to_string(elem_size) +
-                        " bytes (at offset " + std::to_string(offset) +
-                        ") is larger than one allocation of the device holds (" +
-                        std::to_string(device.max_alloc_bytes) + " bytes)" +
-                        (in_buffer ? ", times 4 for a buffer that holds it" : ""));
+    throw MatrixTooLarge(
+        std::string(what) + " of " + std::to_string(rows) + " x " + std::to_string(cols) +
+        " elements of " + std::to_string(elem_size) + " bytes (" +
+        (overflow ? std::string("more than 2^64") : std::to_string(bytes)) +
+        " bytes with its offset of " + std::to_string(offset) +
+        " elements) is larger than one allocation of the device holds (" +
+        std::to_string(device.max_alloc_bytes) + " bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE)" +
+        (in_buffer ? ", times 4 for a buffer that holds it" : ""));
 }
 
 // The plan of a call (plan_call, past its checks) with automatic padding within `padding`.
@@ -373,9 +375,9 @@ LaunchPlan plan_batch(const DeviceProfile& device, const CallShape& call,
                       const PlanOverrides& overrides) {
   std::uint64_t rows = 0;
   if (__builtin_mul_overflow(call.batch, call.rows, &rows))
-    throw ResourceError("a batch of " + std::to_string(call.batch) + " matrices of " +
-                        std::to_string(call.rows) + " x " + std::to_string(call.cols) +
-                        " elements is larger than one allocation of the device holds");
+    throw MatrixTooLarge("a batch of " + std::to_string(call.batch) + " matrices of " +
+                         std::to_string(call.rows) + " x " + std::to_string(call.cols) +
+                         " elements is larger than one allocation of the device holds");
   check_one_allocation(device, "a batch", rows, call.cols, call.elem_size, call.offset,
                        call.capacity);
   LaunchPlan launch;

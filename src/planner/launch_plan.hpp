@@ -141,6 +141,13 @@ class ResourceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown for a matrix (or batch) larger than the device can hold, whatever the plan: the
+// runtime reports IPT_MATRIX_TOO_LARGE, which no other plan or retry can change.
+class MatrixTooLarge : public ResourceError {
+ public:
+  using ResourceError::ResourceError;
+};
+
 // Where a step runs: its element size, the matrix's offset in its buffer, the local
 // memory the family sizes its tiles by, and whether its indices must be 64-bit whatever
 // its own extent (a plan's stages share the width of the padded matrix; tests force it).

@@ -49,6 +49,8 @@ planner::LaunchPlan plan_with(const CallPlanner& plan, const planner::DeviceProf
     fail(IPT_BUFFER_TOO_SMALL, source + e.what());
   } catch (const std::invalid_argument& e) {
     fail(IPT_INVALID_VALUE, source + e.what());
+  } catch (const planner::MatrixTooLarge& e) {
+    fail(IPT_MATRIX_TOO_LARGE, e.what());
   } catch (const planner::ResourceError& e) {
     fail(IPT_OUT_OF_RESOURCES, e.what());
   } catch (const std::logic_error& e) {

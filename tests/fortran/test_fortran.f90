@@ -203,6 +203,63 @@ program test_fortran
               "host through the device needs a queue")
   deallocate(h32, h64)
 
+  ! Every refusal the module makes itself (a negative value, which size_t cannot hold; a
+  ! host array smaller than the matrix) comes with its message, as the C library's do.
+  block
+    type(c_ptr) :: small
+    type(ipt_plan_options) :: negative
+    real(c_float), target :: f(6)
+    real(c_double), target :: g(6)
+    f = 1
+    g = 1
+    small = ipt_test_buffer(int(4 * size(f), c_size_t), c_loc(f))
+    call expect_refusal(ipt_transpose_f32(queue, small, 0_c_int64_t, -5_c_int64_t, 2_c_int64_t), &
+                        "ipt_transpose_f32: rows is negative (-5)")
+    call expect_refusal(ipt_transpose_f64(queue, small, -1_c_int64_t, 1_c_int64_t, 1_c_int64_t), &
+                        "ipt_transpose_f64: offset is negative (-1)")
+    call expect_refusal(ipt_transpose(queue, small, 0_c_int64_t, 2_c_int64_t, 3_c_int64_t, &
+                                      -4_c_int64_t), "ipt_transpose: elem_size is negative (-4)")
+    call expect_refusal(ipt_transpose_batched(queue, small, 0_c_int64_t, -1_c_int64_t, 2_c_int64_t, &
+                                              3_c_int64_t, 4_c_int64_t), &
+                        "ipt_transpose_batched: batch is negative (-1)")
+    call expect_refusal(ipt_transpose_batched_f32(queue, small, 0_c_int64_t, 1_c_int64_t, &
+                                                  2_c_int64_t, -2_c_int64_t), &
+                        "ipt_transpose_batched_f32: cols is negative (-2)")
+    call expect_refusal(ipt_transpose_batched_f64(queue, small, 0_c_int64_t, 1_c_int64_t, &
+                                                  -3_c_int64_t, 1_c_int64_t), &
+                        "ipt_transpose_batched_f64: rows is negative (-3)")
+    call expect_refusal(ipt_padded_size(device, 2_c_int64_t, -1_c_int64_t, 4_c_int64_t, bytes), &
+                        "ipt_padded_size: cols is negative (-1)")
+    call expect_refusal(ipt_plan(device, -7_c_int64_t, 3_c_int64_t, 4_c_int64_t, info), &
+                        "ipt_plan: rows is negative (-7)")
+    negative = ipt_plan_options(max_bytes=-8_c_int64_t)
+    call expect_refusal(ipt_plan(device, 2_c_int64_t, 3_c_int64_t, 4_c_int64_t, info, negative), &
+                        "ipt_plan: options%max_bytes is negative (-8)")
+    call expect_refusal(ipt_transpose_with_options(queue, small, -2_c_int64_t, 2_c_int64_t, &
+                                                   3_c_int64_t, 4_c_int64_t), &
+                        "ipt_transpose_with_options: offset is negative (-2)")
+    negative = ipt_plan_options(m=-3_c_int64_t)
+    call expect_refusal(ipt_transpose_with_options(queue, small, 0_c_int64_t, 2_c_int64_t, &
+                                                   3_c_int64_t, 4_c_int64_t, negative), &
+                        "ipt_transpose_with_options: options%m is negative (-3)")
+    call expect_refusal(ipt_warmup(context, device, -1_c_int64_t), &
+                        "ipt_warmup: elem_size is negative (-1)")
+    call expect_refusal(ipt_transpose_host(queue, c_loc(f), -1_c_int64_t, 3_c_int64_t, &
+                                           4_c_int64_t), "ipt_transpose_host: rows is negative (-1)")
+    call expect_refusal(ipt_transpose_host(queue, c_loc(f), 2_c_int64_t, 3_c_int64_t, &
+                                           4_c_int64_t, slices=-1), &
+                        "ipt_transpose_host: slices is negative (-1)")
+    call expect_refusal(ipt_transpose_host(queue, c_loc(f), 2_c_int64_t, 3_c_int64_t, &
+                                           4_c_int64_t, threads=-2), &
+                        "ipt_transpose_host: threads is negative (-2)")
+    call expect_refusal(ipt_transpose_host_f32(queue, f, 3_c_int64_t, 3_c_int64_t), &
+                        "ipt_transpose_host_f32: a has 6 elements, fewer than rows * cols = 9")
+    call expect_refusal(ipt_transpose_host_f64(queue, g, 2_c_int64_t, -3_c_int64_t), &
+                        "ipt_transpose_host_f64: cols is negative (-3)")
+    call expect(all(f == 1) .and. all(g == 1), "refused host calls leave the arrays unchanged")
+    call ipt_test_release_buffer(small)
+  end block
+
   call ipt_test_close()
   deallocate(a, b, c, ct, d, e, z, w)
   if (failures > 0) then
@@ -221,6 +278,17 @@ contains
       failures = failures + 1
       print '(a, a)', "FAILED: ", what
     end if
+  end subroutine
+
+  ! `status` is IPT_INVALID_VALUE and the last error message is `message`, exactly.
+  subroutine expect_refusal(status, message)
+    integer(c_int), intent(in) :: status
+    character(len=*), intent(in) :: message
+    character(len=:), allocatable :: actual
+    actual = ipt_last_error_message()
+    call expect(status == IPT_INVALID_VALUE, message // ": status " // ipt_status_string(status))
+    call expect(actual == message .and. len(actual) == len(message), &
+                message // ": the message was '" // actual // "'")
   end subroutine
 
 end program test_fortran

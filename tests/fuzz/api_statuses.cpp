@@ -144,7 +144,7 @@ std::vector<ipt_status> query_errors(const ApiCall& call, const DeviceFacts& dev
   const bool in_buffer = call.function == Function::kPlan && call.has_options &&
                          call.options.max_bytes / call.elem_size >= call.rows * call.cols;
   if (matrix > (in_buffer ? 4 : 1) * device.max_alloc) {
-    errors.push_back(IPT_OUT_OF_RESOURCES);
+    errors.push_back(IPT_MATRIX_TOO_LARGE);
     if (call.function == Function::kPlan && call.forces_plan()) errors.push_back(IPT_INVALID_VALUE);
   }
   return errors;
@@ -166,7 +166,8 @@ std::vector<ipt_status> allowed_statuses(const ApiCall& call, std::size_t buffer
   allowed.push_back(IPT_SUCCESS);
   if (is_transposition(call.function)) allowed.push_back(IPT_ROLLED_BACK);
   if (call.forces_plan())
-    allowed.insert(allowed.end(), {IPT_INVALID_VALUE, IPT_BUFFER_TOO_SMALL, IPT_OUT_OF_RESOURCES});
+    allowed.insert(allowed.end(), {IPT_INVALID_VALUE, IPT_BUFFER_TOO_SMALL, IPT_MATRIX_TOO_LARGE,
+                                   IPT_OUT_OF_RESOURCES});
   return allowed;
 }
 

@@ -21,7 +21,7 @@ struct DeviceFacts {
 // be the one reported); when they pass none, IPT_SUCCESS (and IPT_ROLLED_BACK for a
 // transposition: a command that failed and was undone), and for options that force a
 // plan also the refusals of a plan that cannot work (IPT_INVALID_VALUE,
-// IPT_BUFFER_TOO_SMALL, IPT_OUT_OF_RESOURCES).
+// IPT_BUFFER_TOO_SMALL, IPT_MATRIX_TOO_LARGE, IPT_OUT_OF_RESOURCES).
 std::vector<ipt_status> allowed_statuses(const ApiCall& call, std::size_t buffer_bytes,
                                          const DeviceFacts& device);
 

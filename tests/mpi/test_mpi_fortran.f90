@@ -196,6 +196,10 @@ contains
     if (rank == 0) my_rows = -1
     status = ipt_mpi_transpose_f32(comm, queue, buffer, offset, my_rows, cols, local)
     call expect(everywhere(status, IPT_INVALID_VALUE), "negative rows on rank 0")
+    if (rank == 0) call expect(ipt_mpi_last_error_message() == &
+                               "ipt_mpi_transpose: rows is negative (-1)", &
+                               "negative rows: the message names them: " // &
+                               ipt_mpi_last_error_message())
     status = ipt_mpi_transpose_f64(comm, queue, buffer, offset, my_rows, cols, local)
     call expect(everywhere(status, IPT_INVALID_VALUE), "f64, negative rows on rank 0")
     if (rank == ranks - 1) then
@@ -205,6 +209,10 @@ contains
       status = ipt_mpi_transpose_f32(comm, queue, buffer, offset, rows, cols, local)
     end if
     call expect(everywhere(status, IPT_INVALID_VALUE), "a negative block on the last rank")
+    if (rank == ranks - 1) call expect(ipt_mpi_last_error_message() == &
+                                       "ipt_mpi_transpose: block_rows is negative (-5)", &
+                                       "a negative block: the message names it: " // &
+                                       ipt_mpi_last_error_message())
     status = ipt_mpi_transpose_f32(comm, queue, buffer, offset, rows, cols, local, &
                                    flags=4_c_int)
     call expect(everywhere(status, IPT_INVALID_VALUE), "unknown flags")
@@ -223,6 +231,8 @@ contains
     ! Not collective.
     call expect(ipt_mpi_local_size(comm, -1_c_int64_t, cols, local) == IPT_INVALID_VALUE, &
                 "local size of negative rows")
+    call expect(ipt_mpi_last_error_message() == "ipt_mpi_local_size: rows is negative (-1)", &
+                "local size of negative rows: the message: " // ipt_mpi_last_error_message())
     call expect(local%alloc_elements == 0, "local size of negative rows: local is zero")
     call expect(ipt_mpi_local_size(comm, rows, cols, local, block_rows=1_c_int64_t) == &
                 IPT_INVALID_VALUE .or. ranks >= rows, "blocks that do not cover the matrix")
