@@ -11,10 +11,10 @@ import os
 # The environment variable that names the library file to load, before any other place.
 LIBRARY_ENV = "IPT_LIBRARY"
 
-# The SONAME carries the minor version until 1.0 (every minor release may change the ABI,
-# the structures below included), so a library of another 0.x is refused.
-ABI_VERSION = (0, 1)
-_SONAME = "libipt.so.%d.%d" % ABI_VERSION
+# From 1.0 on the SONAME carries the major version: every 1.x keeps the ABI (the
+# structures below included), so a library of another major version is refused.
+ABI_VERSION = 1
+_SONAME = "libipt.so.%d" % ABI_VERSION
 
 cl_handle = ctypes.c_void_p  # cl_command_queue, cl_mem, cl_event, cl_device_id, cl_context
 
@@ -90,9 +90,9 @@ def _open(path):
     library.ipt_version.restype = ctypes.c_uint
     library.ipt_version.argtypes = []
     version = library.ipt_version()
-    if (version // 10000, version // 100 % 100) != ABI_VERSION:
-        raise OSError("libipt %d.%d.%d; this package needs %d.%d.x"
-                      % (version // 10000, version // 100 % 100, version % 100, *ABI_VERSION))
+    if version // 10000 != ABI_VERSION:
+        raise OSError("libipt %d.%d.%d; this package needs %d.x"
+                      % (version // 10000, version // 100 % 100, version % 100, ABI_VERSION))
     return library
 
 
@@ -104,7 +104,7 @@ def _load():
         except OSError as error:
             tried.append("  %s (%s): %s" % (path, origin, error))
     raise ImportError("ipt: cannot load libipt; tried:\n" + "\n".join(tried) +
-                      "\nSet %s to the path of libipt.so.%d.%d." % (LIBRARY_ENV, *ABI_VERSION))
+                      "\nSet %s to the path of libipt.so.%d." % (LIBRARY_ENV, ABI_VERSION))
 
 
 lib, path = _load()

@@ -21,7 +21,7 @@ def test_sequence_names():
 
 
 def test_version():
-    assert re.fullmatch(r"0\.1\.\d+", ipt.__version__)
+    assert re.fullmatch(r"1\.\d+\.\d+", ipt.__version__)
 
 
 @pytest.mark.parametrize("itemsize", ITEMSIZES)
