@@ -18,13 +18,13 @@ build=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc)}
 
 # python3-*: the ipt Python package's tests and example (ctest registers them only when
-# the interpreter imports all three). dpkg-dev, file: cpack's Debian packages. clang,
-# libclang-rt-14-dev (libFuzzer and the sanitizer runtimes of Debian 12's clang 14): the
-# fuzzers of tools/fuzz.sh. libopenmpi-dev, openmpi-bin: libipt_mpi and its tests under
+# the interpreter imports all three). dpkg-dev, file, lintian: cpack's Debian packages and
+# their test. clang, libclang-rt-14-dev (libFuzzer and the sanitizer runtimes of Debian
+# 12's clang 14): the fuzzers of tools/fuzz.sh. libopenmpi-dev, openmpi-bin: libipt_mpi and its tests under
 # mpirun.
 packages=(cmake make g++ gfortran pkg-config ocl-icd-opencl-dev opencl-headers
           opencl-clhpp-headers catch2 pocl-opencl-icd python3-pyopencl python3-pytest
-          python3-numpy dpkg-dev file clang libclang-rt-14-dev libopenmpi-dev openmpi-bin)
+          python3-numpy dpkg-dev file lintian clang libclang-rt-14-dev libopenmpi-dev openmpi-bin)
 
 install_missing() {
   local missing=()
