@@ -54,8 +54,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${PROJECT_BINARY_DIR}/src"
     "${PROJECT_BINARY_DIR}/fortran" "${PROJECT_BINARY_DIR}/mpi")
 # Man pages compressed, as Debian's policy (12.1) wants them, whoever installs them.
 set(CPACK_PRE_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/packaging/compress_man_pages.cmake)
-# The control parts that CPack cannot write: Multi-Arch: same for the library and
-# development packages (their files are the same on every architecture or in the
+# The control parts that CPack cannot write: Multi-Arch: same for the library packages
+# and libipt-transpose-dev (their files are the same on every architecture or in the
 # architecture's own directory, so that, say, the amd64 and i386 libraries install side
 # by side), and no maintainer scripts that call ldconfig.
 set(CPACK_POST_BUILD_SCRIPTS ${PROJECT_SOURCE_DIR}/packaging/deb_control.cmake)
@@ -106,7 +106,9 @@ if(IPT_BUILD_FORTRAN)
     "This package holds libipt_fortran.so.1, the library behind the Fortran module\nipt."
     "libipt-transpose1 (= ${ipt_v})")
   ipt_deb_library(fortran libipt-transpose-fortran1 ipt_fortran)
-  ipt_deb(fortran_development libipt-transpose-fortran-dev libdevel same
+  # Not Multi-Arch: same, like the MPI development package: the compiled Fortran modules
+  # in /usr/include/ipt may differ from one architecture to another.
+  ipt_deb(fortran_development libipt-transpose-fortran-dev libdevel ""
     "in-place matrix transposition on OpenCL devices - Fortran module"
     "This package holds the Fortran module ipt (ipt.mod, built with GNU Fortran\n${CMAKE_Fortran_COMPILER_VERSION}), the libipt_fortran.so link and its CMake\ntargets (ipt::ipt_fortran)."
     "libipt-transpose-dev (= ${ipt_v}), libipt-transpose-fortran1 (= ${ipt_v})")
@@ -126,7 +128,7 @@ if(TARGET ipt_mpi)
     ipt_deb_library(mpi_fortran libipt-transpose-mpi-fortran1 ipt_mpi_fortran)
     string(APPEND ipt_mpi_dev_depends ", libipt-transpose-mpi-fortran1 (= ${ipt_v}), libipt-transpose-fortran-dev (= ${ipt_v})")
   endif()
-  ipt_deb(mpi_development libipt-transpose-mpi-dev libdevel same
+  ipt_deb(mpi_development libipt-transpose-mpi-dev libdevel ""
     "in-place matrix transposition on OpenCL devices - MPI development files"
     "This package holds the headers ipt_mpi.h and ipt_mpi.hpp, the Fortran module\nipt_mpi, the library links, the pkg-config file ipt-mpi.pc and the CMake\ntargets of find_package(ipt COMPONENTS mpi)."
     "${ipt_mpi_dev_depends}")

@@ -40,11 +40,11 @@ libdir=/usr/lib/$multiarch
 echo "== cpack -G DEB"
 (cd "$build" && cpack -G DEB -B "$work/debs") > "$work/cpack.log" 2>&1 || { cat "$work/cpack.log"; exit 1; }
 names=(libipt-transpose1 libipt-transpose-dev ipt-tools)
-libraries=(libipt-transpose1) # Multi-Arch: same, named after their SONAME
+libraries=(libipt-transpose1 libipt-transpose-dev) # Multi-Arch: same
 [ "$fortran" = ON ] && names+=(libipt-transpose-fortran1 libipt-transpose-fortran-dev) &&
-  libraries+=(libipt-transpose-fortran1 libipt-transpose-fortran-dev)
+  libraries+=(libipt-transpose-fortran1)
 [ "$mpi" = ON ] && names+=(libipt-transpose-mpi1 libipt-transpose-mpi-dev) &&
-  libraries+=(libipt-transpose-mpi1 libipt-transpose-mpi-dev)
+  libraries+=(libipt-transpose-mpi1)
 [ "$mpi" = ON ] && [ "$fortran" = ON ] && names+=(libipt-transpose-mpi-fortran1) &&
   libraries+=(libipt-transpose-mpi-fortran1)
 [ "$python" != OFF ] && names+=(python3-ipt)
