@@ -1,28 +1,43 @@
-# Installation: the versioned library, the headers, the Fortran module, an exported CMake
-# package (find_package(ipt) -> ipt::ipt, ipt::ipt_fortran) and a pkg-config file; when
-# built, libipt_mpi (ipt::mpi, ipt::mpi_fortran, ipt-mpi.pc) beside them.
+# SPDX-License-Identifier: Apache-2.0
+# Installation: the versioned library, the headers, an exported CMake package
+# (find_package(ipt) -> ipt::ipt, and ipt::ipt_fortran when built) and a pkg-config file;
+# when built, libipt_mpi (ipt::mpi, ipt::mpi_fortran, ipt-mpi.pc) beside them.
+# Install components, one per Debian package (cmake/IptPackaging.cmake):
+#   runtime, development                 libipt and its development files
+#   fortran, fortran_development         libipt_fortran and the module ipt
+#   mpi, mpi_fortran, mpi_development    libipt_mpi, libipt_mpi_fortran and theirs
+# so that a C program's packages need neither the Fortran runtime nor MPI.
 include(CMakePackageConfigHelpers)
 
 set(IPT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/ipt)
-set(ipt_targets ipt)
-if(IPT_BUILD_FORTRAN)
-  list(APPEND ipt_targets ipt_fortran)
-endif()
 
-install(TARGETS ${ipt_targets} EXPORT iptTargets
+install(TARGETS ipt EXPORT iptTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(FILES ${PROJECT_SOURCE_DIR}/include/ipt/ipt.h ${PROJECT_SOURCE_DIR}/include/ipt/ipt.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ipt COMPONENT development)
-if(IPT_BUILD_FORTRAN)
-  install(FILES ${PROJECT_BINARY_DIR}/fortran/mod/ipt.mod
-    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ipt COMPONENT development)
-endif()
-
 install(EXPORT iptTargets NAMESPACE ipt:: DESTINATION ${IPT_INSTALL_CMAKEDIR}
   COMPONENT development)
 export(EXPORT iptTargets NAMESPACE ipt:: FILE ${PROJECT_BINARY_DIR}/iptTargets.cmake)
+
+# libipt_fortran: an export set of its own, which iptConfig.cmake includes when it is
+# installed (the Fortran development package holds it).
+if(IPT_BUILD_FORTRAN)
+  install(TARGETS ipt_fortran EXPORT iptFortranTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT fortran
+            NAMELINK_COMPONENT fortran_development
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT fortran_development
+    RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT fortran)
+  install(FILES ${PROJECT_BINARY_DIR}/fortran/mod/ipt.mod
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ipt COMPONENT fortran_development)
+  install(EXPORT iptFortranTargets NAMESPACE ipt:: DESTINATION ${IPT_INSTALL_CMAKEDIR}
+    COMPONENT fortran_development)
+  export(EXPORT iptFortranTargets NAMESPACE ipt::
+    FILE ${PROJECT_BINARY_DIR}/iptFortranTargets.cmake)
+else()
+  file(REMOVE ${PROJECT_BINARY_DIR}/iptFortranTargets.cmake)
+endif()
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/iptConfig.cmake.in
   ${PROJECT_BINARY_DIR}/iptConfig.cmake INSTALL_DESTINATION ${IPT_INSTALL_CMAKEDIR})
@@ -32,25 +47,36 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/iptConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/iptConfig.cmake ${PROJECT_BINARY_DIR}/iptConfigVersion.cmake
   DESTINATION ${IPT_INSTALL_CMAKEDIR} COMPONENT development)
 
-# The .pc file finds its prefix relative to itself, so an installed tree can be moved.
-string(REGEX REPLACE "[^/]+" ".." IPT_PC_TO_PREFIX "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
-configure_file(${CMAKE_CURRENT_LIST_DIR}/ipt.pc.in ${PROJECT_BINARY_DIR}/ipt.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/ipt.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
-  COMPONENT development)
-
+# The .pc files name the prefix of the installation as given when installing (cmake
+# --install --prefix, cpack's /usr), so that pkg-config prints plain paths, which it
+# leaves out for the system directories (no -I/usr/include). They are configured twice:
+# here, all but the prefix; when installing, the prefix.
+function(ipt_install_pc name component)
+  set(IPT_PC_PREFIX "@IPT_PC_PREFIX@")
+  configure_file(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.pc.in
+                 ${PROJECT_BINARY_DIR}/pkgconfig/${name}.pc.in @ONLY)
+  install(CODE "set(IPT_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+configure_file(\"${PROJECT_BINARY_DIR}/pkgconfig/${name}.pc.in\"
+               \"${PROJECT_BINARY_DIR}/pkgconfig/install/${name}.pc\" @ONLY)"
+          COMPONENT ${component})
+  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/install/${name}.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT ${component})
+endfunction()
+ipt_install_pc(ipt development)
 # libipt_mpi: an export set of its own, which iptConfig.cmake includes only when it is
-# installed, after finding MPI. Its own install components (mpi, mpi_development), so that
-# libipt's Debian packages, which cpack makes from the other components, neither hold it
-# nor depend on MPI.
+# installed, after finding MPI.
 if(TARGET ipt_mpi)
-  set(ipt_mpi_targets ipt_mpi)
-  if(TARGET ipt_mpi_fortran)
-    list(APPEND ipt_mpi_targets ipt_mpi_fortran)
-  endif()
-  install(TARGETS ${ipt_mpi_targets} EXPORT iptMpiTargets
+  install(TARGETS ipt_mpi EXPORT iptMpiTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT mpi NAMELINK_COMPONENT mpi_development
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT mpi_development
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT mpi)
+  if(TARGET ipt_mpi_fortran)
+    install(TARGETS ipt_mpi_fortran EXPORT iptMpiTargets
+      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT mpi_fortran
+              NAMELINK_COMPONENT mpi_development
+      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT mpi_development
+      RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT mpi_fortran)
+  endif()
   install(FILES ${PROJECT_SOURCE_DIR}/include/ipt/ipt_mpi.h
                 ${PROJECT_SOURCE_DIR}/include/ipt/ipt_mpi.hpp
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ipt COMPONENT mpi_development)
@@ -93,9 +119,7 @@ if(TARGET ipt_mpi)
       string(APPEND IPT_PC_MPI_LIBS " ${library}")
     endforeach()
   endif()
-  configure_file(${CMAKE_CURRENT_LIST_DIR}/ipt-mpi.pc.in ${PROJECT_BINARY_DIR}/ipt-mpi.pc @ONLY)
-  install(FILES ${PROJECT_BINARY_DIR}/ipt-mpi.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
-    COMPONENT mpi_development)
+  ipt_install_pc(ipt-mpi mpi_development)
 else()
   # A build tree reconfigured without MPI must not offer the old targets.
   file(REMOVE ${PROJECT_BINARY_DIR}/iptMpiTargets.cmake)

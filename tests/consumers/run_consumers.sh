@@ -59,6 +59,9 @@ fi
 echo "== pkg-config ipt: C"
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 pkg-config --exists --print-errors ipt
+# The prefix as given to cmake --install, not a path relative to the .pc file.
+cflags=$(pkg-config --cflags ipt)
+[[ $cflags == *"-I$prefix/include"* && $cflags != *..* ]] || { echo "pkg-config --cflags ipt: $cflags"; exit 1; }
 cc -std=c99 -Wall "$source/examples/transpose.c" $(pkg-config --cflags --libs ipt) \
   -Wl,-rpath,"$(pkg-config --variable=libdir ipt)" -o "$work/consumer_pc"
 "$work/consumer_pc"
