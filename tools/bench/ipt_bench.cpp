@@ -48,11 +48,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -153,26 +155,39 @@ constexpr bool kMpiBuilt = false;
   std::exit(problem.empty() ? 0 : 2);
 }
 
-std::vector<std::string> split(const std::string& text, char separator) {
+std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
   try {
-    return ipt::support::split_list(text, separator);
-  } catch (const std::invalid_argument& e) {
+    return ipt::support::split_list(text, separator, what);
+  } catch (const ipt::support::CliError& e) {
     usage(e.what());
   }
 }
 
-std::size_t number(const std::string& text) {
+std::vector<std::uint64_t> numbers(const std::string& text, const std::string& what,
+                                   std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
   try {
-    return ipt::support::parse_count(text);
-  } catch (const std::invalid_argument& e) {
+    return ipt::support::parse_count_list(text, what, max);
+  } catch (const ipt::support::CliError& e) {
     usage(e.what());
   }
 }
 
-Shape parse_shape(const std::string& item) {
-  const auto sides = split(item, 'x');
-  if (sides.size() != 2) usage("a shape is ROWSxCOLS, not '" + item + "'");
-  return {number(sides[0]), number(sides[1])};
+std::uint64_t number(const std::string& text, const std::string& what,
+                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  try {
+    return ipt::support::parse_count(text, what, max);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+Shape parse_shape(const std::string& item, const std::string& what) {
+  try {
+    const auto sides = ipt::support::parse_dims(item, 2, what);
+    return {sides[0], sides[1]};
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
 }
 
 Options parse(int argc, char** argv) {
@@ -192,46 +207,52 @@ Options parse(int argc, char** argv) {
         usage("--protocol takes random or skinny");
     } else if (arg == "--sizes") {
       options.sizes.clear();
-      for (const auto& item : split(value(), ',')) options.sizes.push_back(number(item));
+      for (const auto n : numbers(value(), arg)) options.sizes.push_back(n);
     } else if (arg == "--shapes") {
-      for (const auto& item : split(value(), ',')) options.shapes.push_back(parse_shape(item));
+      for (const auto& item : split(value(), ',', arg))
+        options.shapes.push_back(parse_shape(item, arg));
     } else if (arg == "--shapes-file") {
-      std::ifstream file(value());
-      if (!file) usage("cannot read the shapes file");
+      const std::string path = value();
+      std::ifstream file(path);
+      if (!file) usage("--shapes-file: cannot read '" + path + "'");
       std::string line;
-      while (std::getline(file, line)) {
+      for (std::size_t number_of_line = 1; std::getline(file, line); ++number_of_line) {
         if (line.empty() || line[0] == '#') continue;
+        // ROWS COLS, separated by blanks; each side as strict as on the command line.
         std::istringstream fields(line);
-        std::size_t r = 0, c = 0;
-        if (!(fields >> r >> c)) usage("bad line in the shapes file: '" + line + "'");
-        options.shapes.emplace_back(r, c);
+        std::string rows, cols, extra;
+        const std::string where = "--shapes-file line " + std::to_string(number_of_line);
+        if (!(fields >> rows >> cols) || (fields >> extra))
+          usage(where + ": '" + line + "' is not ROWS COLS");
+        options.shapes.emplace_back(number(rows, where), number(cols, where));
       }
     } else if (arg == "--warmup") {
       options.warmup = true;
     } else if (arg == "--count")
-      options.count = number(value());
+      options.count = number(value(), arg);
     else if (arg == "--batch")
-      options.batch = number(value());
+      options.batch = number(value(), arg);
     else if (arg == "--large")
       options.large = true;
     else if (arg == "--slices") {
       options.slices.clear();
-      for (const auto& item : split(value(), ','))
-        options.slices.push_back(static_cast<unsigned>(number(item)));
+      for (const auto q : numbers(value(), arg, UINT_MAX))
+        options.slices.push_back(static_cast<unsigned>(q));
     } else if (arg == "--threads")
-      options.threads = static_cast<unsigned>(number(value()));
+      options.threads = static_cast<unsigned>(number(value(), arg, UINT_MAX));
     else if (arg == "--seed")
-      options.seed = number(value());
+      options.seed = number(value(), arg);
     else if (arg == "--min")
-      options.min_side = number(value());
+      options.min_side = number(value(), arg);
     else if (arg == "--max")
-      options.max_side = number(value());
+      options.max_side = number(value(), arg);
     else if (arg == "--max-pairs")
-      options.max_pairs = number(value());
+      options.max_pairs = number(value(), arg);
     else if (arg == "--type")
       options.type = value();
     else if (arg == "--reps")
-      options.repetitions = static_cast<int>(std::max<std::size_t>(1, number(value())));
+      options.repetitions =
+          static_cast<int>(std::max<std::uint64_t>(1, number(value(), arg, INT_MAX)));
     else if (arg == "--no-verify")
       options.verify = false;
     else if (arg == "--verify") {
@@ -240,7 +261,7 @@ Options parse(int argc, char** argv) {
       options.verify = true;
       options.verify_on_host = where == "host";
     } else if (arg == "--baselines")
-      options.baselines = split(value(), ',');
+      options.baselines = split(value(), ',', arg);
     else if (arg == "--csv")
       options.csv = value();
     else if (arg == "--json")
@@ -273,7 +294,7 @@ std::size_t elem_size_of(const std::string& type) {
   // matters.
   if (type == "u8") return 1;
   if (type == "f16" || type == "bf16") return 2;
-  const auto size = number(type);
+  const auto size = number(type, "--type");
   if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) usage("bad --type " + type);
   return size;
 }

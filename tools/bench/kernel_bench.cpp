@@ -32,12 +32,15 @@
 // The device is the one IPT_DEVICE names (default: the first OpenCL device).
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,6 +55,7 @@
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
 #include "stage_profile.hpp"
+#include "support/cli_values.hpp"
 #include "support/measure.hpp"
 #include "support/random_data.hpp"
 #include "support/step_run.hpp"
@@ -88,6 +92,45 @@ struct Options {
   std::exit(problem.empty() ? 0 : 2);
 }
 
+// Strict numbers and lists (support/cli_values.hpp): a bad one ends in the usage, exit 2.
+std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
+  try {
+    return ipt::support::split_list(text, separator, what);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+std::vector<std::uint64_t> numbers(const std::string& text, const std::string& what,
+                                   std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  try {
+    return ipt::support::parse_count_list(text, what, max);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+std::uint64_t number(const std::string& text, const std::string& what,
+                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  try {
+    return ipt::support::parse_count(text, what, max);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+std::vector<std::uint64_t> dims(const std::string& text, std::size_t sides,
+                                const std::string& what) {
+  try {
+    return ipt::support::parse_dims(text, sides, what);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+// --mib's largest value: arrays of up to 1 TiB, so that MiB to bytes cannot overflow.
+constexpr std::uint64_t kMaxMib = std::uint64_t{1} << 20;
+
 Options parse(int argc, char** argv) {
   Options options;
   if (argc < 2) usage("no mode given");
@@ -100,11 +143,12 @@ Options parse(int argc, char** argv) {
       return argv[++i];
     };
     if (arg == "--type")
-      options.elem_size = std::stoull(value());
+      options.elem_size = number(value(), arg);
     else if (arg == "--mib")
-      options.mib = std::stoull(value());
+      options.mib = number(value(), arg, kMaxMib);
     else if (arg == "--reps")
-      options.repetitions = std::max(1, std::stoi(value()));
+      options.repetitions =
+          static_cast<int>(std::max<std::uint64_t>(1, number(value(), arg, INT_MAX)));
     else if (arg == "--no-verify")
       options.verify = false;
     else if (arg == "--csv")
@@ -115,36 +159,22 @@ Options parse(int argc, char** argv) {
       options.exact_buffer = buffer == "exact";
     } else if (arg == "--shapes") {
       // RxC, or IxRxC (onchip mode: I instances of R x C).
-      std::string list = value();
-      for (std::size_t start = 0; start < list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        const std::string item = list.substr(start, comma - start);
-        const std::size_t x = item.find('x');
-        if (x == std::string::npos) usage("a shape is ROWSxCOLS, not '" + item + "'");
-        const std::size_t x2 = item.find('x', x + 1);
-        if (x2 == std::string::npos) {
-          options.shapes.emplace_back(std::stoull(item.substr(0, x)),
-                                      std::stoull(item.substr(x + 1)));
-          options.instances.push_back(
-              {1, options.shapes.back().first, options.shapes.back().second});
+      for (const auto& item : split(value(), ',', arg)) {
+        const bool instances = std::count(item.begin(), item.end(), 'x') == 2;
+        const auto d = dims(item, instances ? 3 : 2, arg);
+        if (instances) {
+          options.instances.push_back({d[0], d[1], d[2]});
         } else {
-          options.instances.push_back({std::stoull(item.substr(0, x)),
-                                       std::stoull(item.substr(x + 1, x2 - x - 1)),
-                                       std::stoull(item.substr(x2 + 1))});
+          options.shapes.emplace_back(d[0], d[1]);
+          options.instances.push_back({1, d[0], d[1]});
         }
-        start = comma + 1;
       }
     } else if (arg == "--sizes") {
-      std::string list = value();
-      for (std::size_t start = 0; start < list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        options.sizes.push_back(std::stoull(list.substr(start, comma - start)));
-        start = comma + 1;
-      }
+      for (const auto n : numbers(value(), arg)) options.sizes.push_back(n);
     } else if (arg == "--tile") {
-      options.tile = std::stoull(value());
+      options.tile = number(value(), arg);
     } else if (arg == "--wg-rows") {
-      options.wg_rows = std::stoull(value());
+      options.wg_rows = number(value(), arg);
     } else if (arg == "--tiles") {
       const std::string tiles = value();
       using ipt::planner::TileLayout;
@@ -157,21 +187,9 @@ Options parse(int argc, char** argv) {
       else
         usage("--tiles takes padded, swizzled or both");
     } else if (arg == "--soa-shapes") {
-      std::string list = value();
-      for (std::size_t start = 0; start < list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        const std::string item = list.substr(start, comma - start);
-        std::array<std::uint64_t, 4> d{};
-        std::size_t at = 0;
-        for (int k = 0; k < 4; ++k) {
-          const std::size_t x = std::min(item.find('x', at), item.size());
-          if (at >= item.size() || (k < 3 && x == item.size()))
-            usage("a --soa-shapes entry is IxAxBxC, not '" + item + "'");
-          d[k] = std::stoull(item.substr(at, x - at));
-          at = x + 1;
-        }
-        options.soa_shapes.push_back(d);
-        start = comma + 1;
+      for (const auto& item : split(value(), ',', arg)) {
+        const auto d = dims(item, 4, arg);
+        options.soa_shapes.push_back({d[0], d[1], d[2], d[3]});
       }
     } else
       usage("unknown option " + arg);

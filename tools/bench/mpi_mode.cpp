@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -68,18 +69,19 @@ struct Options {
   std::string csv, json;
 };
 
-std::vector<std::string> split(const std::string& text, char separator) {
+std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
   try {
-    return support::split_list(text, separator);
-  } catch (const std::invalid_argument& e) {
+    return support::split_list(text, separator, what);
+  } catch (const support::CliError& e) {
     throw UsageError(e.what());
   }
 }
 
-std::size_t number(const std::string& text) {
+std::uint64_t number(const std::string& text, const std::string& what,
+                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
   try {
-    return support::parse_count(text);
-  } catch (const std::invalid_argument& e) {
+    return support::parse_count(text, what, max);
+  } catch (const support::CliError& e) {
     throw UsageError(e.what());
   }
 }
@@ -90,7 +92,7 @@ std::size_t elem_size_of(const std::string& type) {
   if (type == "f64") return 8;
   if (type == "u8") return 1;
   if (type == "f16" || type == "bf16") return 2;
-  const auto size = number(type);
+  const auto size = number(type, "--type");
   if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16)
     throw UsageError("bad --type " + type);
   return size;
@@ -124,16 +126,22 @@ Options parse(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       throw HelpAsked{};
     } else if (arg == "--shapes") {
-      for (const auto& item : split(value(), ',')) {
-        const auto sides = split(item, 'x');
-        if (sides.size() != 2) throw UsageError("a shape is ROWSxCOLS, not '" + item + "'");
-        options.shapes.emplace_back(number(sides[0]), number(sides[1]));
+      for (const auto& item : split(value(), ',', arg)) {
+        try {
+          const auto sides = support::parse_dims(item, 2, arg);
+          options.shapes.emplace_back(sides[0], sides[1]);
+        } catch (const support::CliError& e) {
+          throw UsageError(e.what());
+        }
       }
     } else if (arg == "--fill") {
-      for (const auto& item : split(value(), ',')) {
+      for (const auto& item : split(value(), ',', arg)) {
+        // Plain decimal fractions only (0.5, .25), as strict as the counts.
+        const bool plain = item.find_first_not_of("0123456789.") == std::string::npos &&
+                           item.find('.') == item.rfind('.');
         char* end = nullptr;
-        const double f = std::strtod(item.c_str(), &end);
-        if (end == item.c_str() || *end != '\0' || !(f > 0 && f < 1))
+        const double f = plain ? std::strtod(item.c_str(), &end) : 0.0;
+        if (!plain || end == item.c_str() || *end != '\0' || !(f > 0 && f < 1))
           throw UsageError("--fill takes fractions in (0, 1), not '" + item + "'");
         options.fills.push_back(f);
       }
@@ -145,10 +153,10 @@ Options parse(int argc, char** argv) {
       options.type = value();
       options.elem_size = elem_size_of(options.type);
     } else if (arg == "--reps") {
-      options.reps = static_cast<int>(std::clamp<std::size_t>(number(value()), 1, 1000));
+      options.reps = static_cast<int>(std::clamp<std::size_t>(number(value(), arg), 1, 1000));
     } else if (arg == "--scheme") {
       options.schemes.clear();
-      for (const auto& item : split(value(), ',')) {
+      for (const auto& item : split(value(), ',', arg)) {
         if (item == "auto")
           options.schemes.push_back(IPT_MPI_SCHEME_AUTO);
         else if (item == "pairwise")
@@ -159,14 +167,14 @@ Options parse(int argc, char** argv) {
           throw UsageError("--scheme takes auto, pairwise or alltoall, not '" + item + "'");
       }
     } else if (arg == "--staging") {
-      options.staging = number(value());
+      options.staging = number(value(), arg);
     } else if (arg == "--block-rows") {
-      options.block_rows = number(value());
+      options.block_rows = number(value(), arg);
     } else if (arg == "--block-cols") {
-      options.block_cols = number(value());
+      options.block_cols = number(value(), arg);
     } else if (arg == "--flags") {
       options.flags = 0;
-      for (const auto& item : split(value(), ',')) {
+      for (const auto& item : split(value(), ',', arg)) {
         if (item == "in")
           options.flags |= IPT_MPI_TRANSPOSED_IN;
         else if (item == "out")
