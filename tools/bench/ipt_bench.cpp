@@ -661,18 +661,16 @@ int main(int argc, char** argv) {
     const std::size_t elem_size = elem_size_of(options.type);
     std::size_t largest = 0;
     for (auto [rows, cols] : shapes) largest = std::max(largest, rows * cols * elem_size);
-    // Copies of 2 GiB and more hung NVIDIA's OpenCL driver 580.159 on an H200; 1 GiB is
-    // far past the size where the copy bandwidth stops growing.
-    largest = std::clamp<std::size_t>(largest, 1 << 20, std::size_t{1} << 30);
-    const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, largest, 10);
+    const auto copy =
+        ipt::support::measure_copy_bandwidth(session, ipt::support::copy_bytes_for(largest));
+    const double copy_gbs = copy.gbs;
     std::printf(
         "device: %s (driver %s)\nlibipt %s (commit %s), mode %s, type %s, %zu shapes, "
         "%d timed runs each\n",
         session.description().c_str(), device_info(session.device(), CL_DRIVER_VERSION).c_str(),
         ipt_version_string(), IPT_BENCH_COMMIT, options.mode.c_str(), options.type.c_str(),
         shapes.size(), options.repetitions);
-    std::printf("copy bandwidth (clEnqueueCopyBuffer of %zu bytes, read + write): %.1f GB/s\n\n",
-                largest, copy_gbs);
+    std::printf("copy bandwidth: %s\n\n", ipt::support::describe(copy).c_str());
     std::printf("%8s %8s %-10s %-5s %10s %10s %8s\n", "rows", "cols", "variant", "seq", "median ms",
                 "GB/s", "% copy");
     Bench bench(options, session, copy_gbs);

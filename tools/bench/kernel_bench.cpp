@@ -593,15 +593,15 @@ int main(int argc, char** argv) {
   try {
     const ipt::support::Session session;
     const std::uint64_t elements = (std::uint64_t{options.mib} << 20) / options.elem_size;
-    // At most 1 GiB: larger copies have hung the NVIDIA driver.
-    const std::size_t copy_bytes = static_cast<std::size_t>(
-        std::min<std::uint64_t>(elements * options.elem_size, std::uint64_t{1} << 30));
-    const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, copy_bytes, 10);
+    const auto copy = ipt::support::measure_copy_bandwidth(
+        session,
+        ipt::support::copy_bytes_for(static_cast<std::size_t>(elements * options.elem_size)));
+    const double copy_gbs = copy.gbs;
     std::printf(
-        "device: %s\nmode %s, %zu-byte elements, ~%zu MiB arrays, %d timed runs; "
-        "copy bandwidth %.1f GB/s (%zu bytes)\n",
+        "device: %s\nmode %s, %zu-byte elements, ~%zu MiB arrays, %d timed runs\n"
+        "copy bandwidth: %s\n",
         session.description().c_str(), options.mode.c_str(), options.elem_size, options.mib,
-        options.repetitions, copy_gbs, copy_bytes);
+        options.repetitions, ipt::support::describe(copy).c_str());
     if (options.mode == "stages") {
       if (options.layouts.empty())
         return ipt::bench::run_stage_profile(session, options.shapes, options.elem_size,

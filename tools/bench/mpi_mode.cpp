@@ -47,7 +47,6 @@ const char* const kUsage =
 // The all-to-all's host buffers (each direction): large enough that the bandwidth no
 // longer grows, small enough for several ranks of one node; larger exchanges go in rounds.
 constexpr std::size_t kAlltoallBuffer = std::size_t{256} << 20;
-constexpr int kCopyRepetitions = 10;
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -595,11 +594,10 @@ class MpiBench {
         largest = std::max(largest, local.local_rows * shape.second * e_);
     }
     copy_bytes_ = static_cast<std::size_t>(max_of(static_cast<double>(largest)));
-    copy_bytes_ = std::clamp<std::size_t>(copy_bytes_, 1 << 20, std::size_t{1} << 30);
+    copy_bytes_ = support::copy_bytes_for(copy_bytes_);
     copy_bytes_ = std::min<std::size_t>(copy_bytes_, info_.max_alloc);
     for (int r = 0; r < ranks_; ++r) {
-      if (r == rank_)
-        info_.copy_gbs = support::copy_bandwidth_gbs(session_, copy_bytes_, kCopyRepetitions);
+      if (r == rank_) info_.copy_gbs = support::measure_copy_bandwidth(session_, copy_bytes_).gbs;
       MPI_Barrier(MPI_COMM_WORLD);
     }
   }
@@ -629,8 +627,9 @@ class MpiBench {
     }
     for (const auto& note : fill_notes) std::printf("%s\n", note.c_str());
     std::printf(
-        "copy: clEnqueueCopyBuffer of %zu bytes, read + write, each rank alone, median of %d; "
-        "summed over the %zu device(s): %.1f GB/s\n"
+        "copy: clEnqueueCopyBuffer of %zu bytes between two device buffers, bytes read + "
+        "written / median time of %d copies after a warm-up, each rank alone; summed over the "
+        "%zu device(s): %.1f GB/s\n"
         "time: the slowest rank's (MPI_Wtime around the call, after a barrier), median of the "
         "timed runs; agg = 2 * rows * cols * e / t; rank = the largest block's 2 * local_rows * "
         "cols * e / t; %% copy: agg against the summed copy bandwidth; xchg: the busiest rank's "
@@ -641,7 +640,7 @@ class MpiBench {
         "bytes / t\n"
         "pad: the buffer's room past the block (alloc_elements), stage: the host staging, the "
         "largest of the ranks as %% of their block; every result checked on the device\n\n",
-        copy_bytes_, kCopyRepetitions, devices_, copy_sum_, kAlltoallBuffer >> 20);
+        copy_bytes_, support::kCopyRepetitions, devices_, copy_sum_, kAlltoallBuffer >> 20);
     std::printf("%-15s %3s %-17s %5s %9s %9s %9s %9s %9s %7s %9s %9s %9s %7s %7s\n", "shape", "P",
                 "scheme", "rnds", "piece MiB", "model ms", "median ms", "agg GB/s", "rank GB/s",
                 "% copy", "xchg GB/s", "a2a GB/s", "a2a agg", "pad %", "stage %");
