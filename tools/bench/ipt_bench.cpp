@@ -1,50 +1,7 @@
 // ipt-bench: libipt's in-place transposition measured by the papers' protocol, beside
 // out-of-place baselines on the same shapes and the device's copy bandwidth measured in
-// the same run. Throughput = 2 * rows * cols * elem_size / t, t from the end of a marker
-// enqueued just before the call to the end of its event (OpenCL profiling).
-//
-//   ipt-bench random    [--count 1000] [--seed 2015] [--min 1000] [--max 20000]
-//                       M, N uniform in [min, max] (the TPDS protocol of DESIGN.md)
-//   ipt-bench skinny    [--count 1000] [--seed 2015]  AoS <-> SoA: long side in
-//                       [10^4, 10^7) (log-uniform), short side in [2, 32), both ways
-//   ipt-bench square    [--sizes 16384,8192]          n x n matrices
-//   ipt-bench shapes    --shapes 7200x1800,... | --shapes-file FILE
-//   ipt-bench sequences [random options]  every sequence forced on the same shapes
-//   ipt-bench tiles     [random options] [--max-pairs 48]  the heuristic's (m, n)
-//                       against every factor pair tried by force (TPDS Fig. 5)
-//   ipt-bench padding   [random options]  padded against padding off
-//   ipt-bench kernels   MODE [options]    the elementary kernels (runs ipt-kernel-bench)
-//   ipt-bench latency   [--sizes 1024]    first-call and cached-call times
-//   ipt-bench latency   --protocol random|skinny [--count N] [--seed S] [--warmup]  the
-//   distribution of
-//                       first-call overheads of new shapes in a process (no warm-up)
-//   ipt-bench batched   [--batch 10000] [--shapes 64x100]  one ipt_transpose_batched
-//                       call against one matrix of the same size and a loop of calls
-//   ipt-bench imatcopy  [--shapes 8000x6000] [--type f32|f64|c32|c64]  ipt_?imatcopy
-//                       variants (alpha, pitches, no transpose) beside a plain transpose
-//   ipt-bench host      [--shapes 4096x4096,8192x8192,...] [--threads N] [--slices 2,4,8]
-//                       host matrices (ipt_transpose_host) through the device (both
-//                       schemes) and on the CPU, beside the transfers alone and memcpy
-//   mpirun -np P ipt-bench mpi [--shapes RxC,...] [--fill F,...] [--beyond-max-alloc] [--weak]
-//   [--scheme S,...]
-//                       [--staging BYTES] [--block-rows B] [--block-cols C] [--flags in,out]
-//                       libipt_mpi's distributed transposition, a device per rank, beside
-//                       an MPI all-to-all of the same bytes (mpi_mode.hpp; runs
-//                       ipt-bench-mpi, built with libipt_mpi when CMake finds MPI)
-// common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
-//         [--baselines all|none|oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE]
-//         [--shapes-out FILE] [--list-shapes] [--buffer exact|padded]
-// --buffer: the buffer each call gets in the random, skinny, square and shapes modes:
-// exactly rows * cols elements (the default: what callers allocate), or ipt_padded_size
-// bytes (padding then borrows its room from the caller's buffer instead of scratch). The
-// sequences, tiles and padding modes force padded shapes and always give the room.
-// Each row records the extra device memory of the call (scratch, and the room beyond the
-// matrix a padded buffer gives), also as a fraction of the matrix with a histogram.
-// Verification: every result is checked element by element against the transpose of the
-// original: by default on the device (the matrix is a hash of its indices, made and
-// checked by kernels: support/device_pattern.hpp), or with --verify host against random
-// bytes kept on the host (1-4 s per shape of 10^8 elements).
-// The device is the one IPT_DEVICE names (default: the first OpenCL device).
+// the same run. kHelp below (and tools/man/ipt-bench.1) describes every mode, option and
+// column; keep the three in step.
 #include <unistd.h>
 
 #include <algorithm>
@@ -107,52 +64,135 @@ constexpr bool kMpiBuilt = true;
 constexpr bool kMpiBuilt = false;
 #endif
 
-// Prints the usage: on stderr after `problem` (exit 2), or on stdout for --help (exit 0).
+const char* const kHelp =
+    "usage: ipt-bench MODE [options]\n"
+    "\n"
+    "Measures libipt's in-place transposition on the OpenCL device, verifies every\n"
+    "result, and prints each throughput beside the device's copy bandwidth measured in\n"
+    "the same run. The device is the one IPT_DEVICE names by a part of its name\n"
+    "(default: the first OpenCL device).\n"
+    "\n"
+    "Modes:\n"
+    "  random     [--count N (1000)] [--seed S (2015)] [--min N (1000)] [--max N (20000)]\n"
+    "             N shapes with rows and cols drawn uniformly from [min, max]\n"
+    "  skinny     [--count N] [--seed S]  arrays of structures: the long side\n"
+    "             log-uniform in [10^4, 10^7), the short side in [2, 32), both ways\n"
+    "  square     [--sizes N,... (16384)]  n x n matrices\n"
+    "  shapes     --shapes RxC,... | --shapes-file FILE  the shapes given; FILE holds\n"
+    "             one 'ROWS COLS' per line ('#' starts a comment line)\n"
+    "  sequences  [random options]  every sequence of stages forced on the same\n"
+    "             (padded) shapes, beside the automatic plan; sequences that cannot\n"
+    "             run a shape are left out\n"
+    "  tiles      [random options] [--max-pairs N (48)]  the heuristic's factors (m, n)\n"
+    "             against every factor pair of the same sequence tried by force, an\n"
+    "             even sample of at most N pairs per shape\n"
+    "  padding    [random options]  the padded plan against padding off\n"
+    "  kernels    MODE [options]  the elementary kernels on their own: runs\n"
+    "             ipt-kernel-bench MODE (ipt-kernel-bench --help)\n"
+    "  latency    [--sizes N (16384)]  host times of the first call (kernel compiled\n"
+    "             from source), a cached call, calls with an empty and a filled\n"
+    "             IPT_CACHE_DIR, and ipt_warmup, on one N x N matrix (the first size)\n"
+    "  latency    --protocol random|skinny [--count N] [--seed S] [--warmup]  the\n"
+    "             first-call overhead of each new shape in one process (planning,\n"
+    "             first and repeated call), its distribution and the slowest shapes;\n"
+    "             --warmup calls ipt_warmup before the first shape\n"
+    "  batched    [--batch N (10000)] [--shapes RxC (64x100)]  one\n"
+    "             ipt_transpose_batched call on N matrices, against one matrix of\n"
+    "             the same size and a loop of N calls\n"
+    "  imatcopy   [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]  the\n"
+    "             ipt_?imatcopy variants (alpha, pitches, no transpose) beside a\n"
+    "             plain transpose\n"
+    "  host       [--shapes RxC,... (4096x4096,8192x8192,5000x7001,100003x301)]\n"
+    "             [--threads N (0: all the hardware's)] [--slices Q,... (2,4,8)] [--large]\n"
+    "             host matrices (ipt_transpose_host) through the device, synchronous\n"
+    "             and asynchronous on Q slices, and on the CPU, beside the transfers\n"
+    "             alone and a host memcpy; --large: shapes beyond one allocation,\n"
+    "             checked by formula instead of a reference copy\n"
+    "  mpi        run as: mpirun -np P ipt-bench mpi [options] (this build %s)\n"
+    "             libipt_mpi's distributed transposition, each rank on the device of\n"
+    "             its local rank, beside an MPI all-to-all of the same bytes; runs\n"
+    "             ipt-bench-mpi. Options:\n"
+    "             --shapes RxC,... (8192x8192)  global shapes\n"
+    "             --fill F,...  also a square filling fraction F (0 < F < 1) of each\n"
+    "               rank's share of its device memory, within one allocation unless\n"
+    "               --beyond-max-alloc (for drivers that allocate more)\n"
+    "             --weak  each shape's rows times P (fixed blocks per rank)\n"
+    "             --scheme auto|pairwise|alltoall,... (auto)  each measured\n"
+    "             --staging BYTES  host staging per rank (0: the library's 16 MiB)\n"
+    "             --block-rows B, --block-cols C  the blocks (0: ceil(side / P))\n"
+    "             --flags none|in|out|in,out  blocks stored transposed before/after\n"
+    "             and --type, --reps, --csv, --json as below; its header explains\n"
+    "             its columns\n"
+    "\n"
+    "Options of the random, skinny, square, shapes, sequences, tiles and padding modes\n"
+    "(--type and --reps also of the others):\n"
+    "  --type T        f32 (default), f64, u8, f16, bf16 or an element size 1|2|4|8|16\n"
+    "  --reps N        timed runs per shape after one warm-up (5); the median counts\n"
+    "  --verify device|host  check every result on the device (default: the matrix is\n"
+    "                  a hash of its indices, made and checked by kernels) or against\n"
+    "                  random data kept on the host (slow: seconds per 10^8 elements)\n"
+    "  --no-verify     do not check results\n"
+    "  --baselines all|none|NAME,...  out-of-place baselines run on the same shapes\n"
+    "                  (default: all in random, skinny, square and shapes; none in the\n"
+    "                  others). oop-kernel: a textbook out-of-place transpose kernel of\n"
+    "                  this tool (32 x 32 tiles through local memory) from one buffer\n"
+    "                  into a second, what in-place transposition saves the memory of;\n"
+    "                  clblast-omatcopy: CLBlast's out-of-place omatcopy (f32 and f64,\n"
+    "                  when the build found CLBlast). Both need twice the memory.\n"
+    "  --buffer exact|padded  the buffer of each call: exactly rows * cols elements\n"
+    "                  (default) or ipt_padded_size bytes, so that padding uses the\n"
+    "                  buffer's room instead of scratch (sequences, tiles and padding\n"
+    "                  always give the room)\n"
+    "  --csv FILE      one line per run, written as measured\n"
+    "  --json FILE     the summary, with the run's context (device, driver, commit)\n"
+    "  --shapes-out FILE  write the shapes, one 'ROWS COLS' per line\n"
+    "  --list-shapes   print the shapes as RxC,... and exit without measuring\n"
+    "  -h, --help      this text\n"
+    "Numbers are plain decimal digits: no sign, no 0x, no exponent, no separators;\n"
+    "a bad one exits 2 with a message naming the option.\n"
+    "\n"
+    "Output (random, skinny, square, shapes, sequences, tiles, padding): a header with\n"
+    "the device, libipt and the copy bandwidth, then one line per run:\n"
+    "  rows, cols   the matrix (row-major), transposed in place\n"
+    "  variant      auto (the automatic plan), a forced sequence, heuristic, padded or\n"
+    "               unpadded; out-of-place for a baseline\n"
+    "  seq          the plan's sequence of stages\n"
+    "  median ms    median kernel time of the timed runs (OpenCL profiling, from a\n"
+    "               marker enqueued just before the call to the end of its event)\n"
+    "  GB/s         2 * rows * cols * elem_size / time (bytes read + written, 1e9 B/s)\n"
+    "  %% copy       GB/s as a percentage of the copy bandwidth\n"
+    "then a summary per library and variant (shapes, failures, median, %% of copy, p10,\n"
+    "p90, min and max GB/s) and a histogram of %% of copy in bins of 5%%.\n"
+    "Copy bandwidth: clEnqueueCopyBuffer between two device buffers of the largest\n"
+    "matrix's size (1 MiB to 1 GiB), bytes read + written / median time of 10 copies\n"
+    "after a warm-up; ipt-demo and ipt-kernel-bench measure it the same way.\n"
+    "CSV columns: mode, library (libipt or a baseline), variant, param, type,\n"
+    "elem_size, rows, cols, sequence, m, n (the plan's factors; empty where unused),\n"
+    "padded_rows, padded_cols, time_s (median kernel time), wall_s (median host time\n"
+    "from the call to completion), throughput_gbs, copy_gbs, fraction_of_copy,\n"
+    "memory_bytes (device memory of the call: buffers and scratch), verified (1/0),\n"
+    "extra_bytes (memory beyond the matrix: scratch and the buffer's room).\n"
+    "JSON: the context (tool, mode, type, device, driver, libipt, commit, buffer,\n"
+    "verify, count, seed, min, max, repetitions), copy_gbs, results (per library and\n"
+    "variant: shapes, failures, median/p10/p90/min/max_gbs, median_fraction_of_copy,\n"
+    "max_memory_bytes, median/p90/max_extra_fraction) and histograms.\n"
+    "The latency, batched, imatcopy and host modes print their own table, headed by\n"
+    "what each column measures.\n"
+    "\n"
+    "Exit status: 0 every run verified, 1 a run failed, 2 a bad command line.\n";
+
+// --help: the whole text on stdout, exit 0; a bad command line: `problem` and the short
+// usage on stderr, exit 2.
 [[noreturn]] void usage(const std::string& problem) {
-  std::FILE* out = problem.empty() ? stdout : stderr;
-  if (!problem.empty()) std::fprintf(out, "ipt-bench: %s\n", problem.c_str());
-  std::fprintf(
-      out,
-      "usage: ipt-bench random|sequences|tiles|padding [--count N] [--seed S] [--min N] "
-      "[--max N]\n"
-      "       ipt-bench skinny [--count N] [--seed S]\n"
-      "       ipt-bench square [--sizes N,N,...]\n"
-      "       ipt-bench shapes --shapes RxC,RxC,... | --shapes-file FILE\n"
-      "       ipt-bench kernels soa|bs-vs-pttwac|pttwac-spreading|restride|stages [...]\n"
-      "       ipt-bench latency [--sizes N]\n"
-      "       ipt-bench latency --protocol random|skinny [--count N] [--seed S] [--warmup]\n"
-      "       ipt-bench batched [--batch N (10000)] [--shapes RxC (64x100)]\n"
-      "       ipt-bench imatcopy [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]\n"
-      "       ipt-bench host [--shapes RxC,... (4096x4096,8192x8192,5000x7001,100003x301)]\n"
-      "                      [--threads N (0: the hardware's)] [--slices Q,... (2,4,8)]\n"
-      "                      [--large (checked by formula: matrices beyond one allocation)]\n"
-      "       mpirun -np P ipt-bench mpi [--shapes RxC,... (8192x8192)] [--fill F,...] [--weak]\n"
-      "                      [--scheme auto|pairwise|alltoall,... (auto)] [--staging BYTES]\n"
-      "                      [--block-rows B] [--block-cols C] [--flags none|in|out|in,out]\n"
-      "                      [--type T] [--reps N] [--csv FILE] [--json FILE]\n"
-      "                      libipt_mpi over the ranks, each on the device of its local rank\n"
-      "                      modulo the devices of IPT_DEVICE's platform, beside an MPI\n"
-      "                      all-to-all of the bytes each rank exchanges, and each device's\n"
-      "                      copy bandwidth. --scheme: ipt_mpi_options.scheme, each listed\n"
-      "                      measured; --staging: host staging bytes per rank (0: the\n"
-      "                      library's default, 16 MiB);\n"
-      "                      --block-rows/--block-cols: ipt_mpi_options' blocks (0: ceil(side\n"
-      "                      / P)); --flags: blocks stored transposed (TRANSPOSED_IN/_OUT);\n"
-      "                      --fill F: also a square whose buffer fills F of each rank's\n"
-      "                      share of its device (memory / ranks on it, at most one\n"
-      "                      allocation, or beyond with --beyond-max-alloc, for drivers that\n"
-      "                      allocate more than CL_DEVICE_MAX_MEM_ALLOC_SIZE says, as\n"
-      "                      NVIDIA's); --weak: the shapes' rows times P (fixed blocks)\n"
-      "                      (this build %s)\n"
-      "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
-      "          [--verify device|host]\n"
-      "          [--no-verify]\n"
-      "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
-      "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n"
-      "          [--buffer exact|padded]\n"
-      "  ipt-bench --help: this text. The source's header comment describes each mode.\n",
-      kMpiBuilt ? "has it" : "has no MPI: it exits 2");
-  std::exit(problem.empty() ? 0 : 2);
+  if (problem.empty()) {
+    std::printf(kHelp, kMpiBuilt ? "has it" : "has no MPI: it exits 2");
+    std::exit(0);
+  }
+  std::fprintf(stderr,
+               "ipt-bench: %s\nusage: ipt-bench MODE [options]  (ipt-bench --help lists the "
+               "modes and options)\n",
+               problem.c_str());
+  std::exit(2);
 }
 
 std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {

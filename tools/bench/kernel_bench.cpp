@@ -1,35 +1,8 @@
 // ipt-kernel-bench: throughput of the elementary transposition kernels on their own,
-// always next to the device's copy bandwidth measured in the same run.
-// Each kernel is the planner's step (planner/launch_plan.hpp), prepared once per row and
-// verified against the host reference of its move (support/step_run.hpp).
-// Throughput = 2 * elements * elem_size / kernel time (read once + write once); the
-// time is the kernel's profiling interval (the fill of its scratch flags, a few KB, is
-// not counted).
-//
-//   ipt-kernel-bench soa              100! against super-element size C for each virtual
-//                                     SIMD width (TPDS Fig. 4); --soa-shapes IxAxBxC,...
-//                                     runs 0100! on those shapes instead
-//   ipt-kernel-bench bs-vs-pttwac     010! by BS and by PTTWAC against the tile size
-//   ipt-kernel-bench pttwac-spreading PTTWAC with spreading 1..32, padding off/on
-//                                     (PPoPP Fig. 6)
-//   ipt-kernel-bench restride         padding / unpadding of rows (TPDS Algorithm 4)
-//   ipt-kernel-bench stages --shapes RxC,... [--buffer exact|padded]
-//                                     each stage of the automatic plan of each shape, in
-//                                     a buffer of exactly the matrix (the default) or
-//                                     with room for any padding
-//   ipt-kernel-bench square [--sizes N,...] [--tile T] [--wg-rows R]
-//                                     the square kernel on n x n (default: the n of
-//                                     --mib), the planner's tile unless forced
-//   ipt-kernel-bench onchip --shapes RxC,...|IxRxC,...
-//                                     the on-chip kernel on the whole matrix, or on I
-//                                     instances of R x C (an on-chip 010! stage); each
-//                                     row says whether it ran in one pass or fell back
-// options: [--type 1|2|4|8|16] [--mib N (array size, default 128)] [--reps N]
-//          [--no-verify] [--csv FILE]
-//          [--tiles padded|swizzled|both]: the local tiles of the square and on-chip
-//          kernels (square and onchip modes: both by default, padded first; stages
-//          mode: what IPT_OVERRIDES says unless given, each layout a run of all shapes)
-// The device is the one IPT_DEVICE names (default: the first OpenCL device).
+// next to the device's copy bandwidth measured in the same run. Each kernel is the
+// planner's step (planner/launch_plan.hpp), prepared once per row and verified against
+// the host reference of its move (support/step_run.hpp). kHelp below (and
+// tools/man/ipt-kernel-bench.1) describes the modes, options and columns.
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -80,16 +53,81 @@ struct Options {
   std::vector<ipt::planner::TileLayout> layouts;  // --tiles (empty: the mode's default)
 };
 
-// Prints the usage: on stderr after `problem` (exit 2), or on stdout for --help (exit 0).
+const char* const kHelp =
+    "usage: ipt-kernel-bench MODE [options]\n"
+    "\n"
+    "Measures libipt's elementary transposition kernels one by one on the OpenCL device\n"
+    "(IPT_DEVICE picks it by a part of its name; default: the first OpenCL device), each\n"
+    "prepared once, verified against a host reference of its move, then timed.\n"
+    "\n"
+    "Modes:\n"
+    "  soa               100! (arrays of structures to structures of arrays) against\n"
+    "                    the super-element size C, for each virtual SIMD width;\n"
+    "                    --soa-shapes IxAxBxC,... runs 0100! on those shapes instead\n"
+    "  bs-vs-pttwac      010! by barrier-synchronised tiles (BS) and by PTTWAC\n"
+    "                    against the tile size\n"
+    "  pttwac-spreading  PTTWAC with spreading 1..32, padding off and on\n"
+    "  restride          padding and unpadding of rows\n"
+    "  stages            --shapes RxC,... [--buffer exact|padded]  every step of the\n"
+    "                    automatic plan of each shape: its time and throughput, and the\n"
+    "                    whole call's time from a marker to its last event\n"
+    "  square            [--sizes N,...] [--tile T] [--wg-rows R]  the square kernel\n"
+    "                    on N x N (default: the N of --mib), the planner's tile unless\n"
+    "                    --tile and --wg-rows force one\n"
+    "  onchip            --shapes RxC,...|IxRxC,...  the on-chip kernel on the whole\n"
+    "                    matrix or on I instances of R x C (an on-chip 010! stage); the\n"
+    "                    check column says whether it ran in one pass or fell back\n"
+    "\n"
+    "Options:\n"
+    "  --type 1|2|4|8|16  element size in bytes (4)\n"
+    "  --mib N           array size in MiB of the generated shapes (128)\n"
+    "  --reps N          timed runs after one warm-up (5); the median counts\n"
+    "  --no-verify       do not check results\n"
+    "  --csv FILE        one line per row, in ipt-bench's CSV columns\n"
+    "  --shapes LIST     RxC,... (stages, onchip) or IxRxC,... (onchip)\n"
+    "  --soa-shapes LIST IxAxBxC,... (soa)\n"
+    "  --sizes N,...     square sides (square)\n"
+    "  --tile T, --wg-rows R  force the square kernel's tile and work-group rows\n"
+    "  --buffer exact|padded  stages: a buffer of exactly the matrix (default) or with\n"
+    "                    room for any padding\n"
+    "  --tiles padded|swizzled|both  the local-memory tile layout of the square and\n"
+    "                    on-chip kernels (both by default, padded first; stages: what\n"
+    "                    IPT_OVERRIDES says unless given, each layout a run of all shapes)\n"
+    "  -h, --help        this text\n"
+    "Numbers are plain decimal digits: no sign, no 0x, no exponent, no separators;\n"
+    "a bad one exits 2 with a message naming the option.\n"
+    "\n"
+    "Output: a header with the device and the copy bandwidth (clEnqueueCopyBuffer\n"
+    "between two device buffers of the array's size, 1 MiB to 1 GiB, bytes read +\n"
+    "written / median time of 10 copies after a warm-up, as ipt-bench and ipt-demo),\n"
+    "then one line per kernel configuration:\n"
+    "  kernel     the kernel (BS, PTTWAC, 100!, pad, unpad, square, onchip, ...)\n"
+    "  variant    its configuration (work-group size, tile, spreading, ...)\n"
+    "  shape      the array's dimensions\n"
+    "  median_ms  median kernel time (OpenCL profiling; a few KB of flag fills are not\n"
+    "             counted)\n"
+    "  GB/s       2 * elements moved * elem_size / time (read once + written once)\n"
+    "  copy       the copy bandwidth in GB/s; frac: GB/s / copy\n"
+    "  check      ok, WRONG, or off (--no-verify); onchip: one-pass or FALLBACK\n"
+    "Configurations the device or kernel cannot run are listed as skipped, with why.\n"
+    "The stages mode prints, per shape, each step's time, GB/s and % of copy, and the\n"
+    "time outside the step kernels.\n"
+    "\n"
+    "Exit status: 0 all results right, 1 a wrong result or a failure, 2 a bad command\n"
+    "line.\n";
+
+// --help: the whole text on stdout, exit 0; a bad command line: `problem` and the short
+// usage on stderr, exit 2.
 [[noreturn]] void usage(const std::string& problem) {
-  std::FILE* out = problem.empty() ? stdout : stderr;
-  if (!problem.empty()) std::fprintf(out, "ipt-kernel-bench: %s\n", problem.c_str());
-  std::fprintf(
-      out,
-      "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading|restride|stages|square|onchip\n"
-      "                        [--type 1|2|4|8|16] [--mib N] [--reps N] [--no-verify]\n"
-      "                        [--csv FILE] [--tiles padded|swizzled|both] (see the source)\n");
-  std::exit(problem.empty() ? 0 : 2);
+  if (problem.empty()) {
+    std::printf("%s", kHelp);
+    std::exit(0);
+  }
+  std::fprintf(stderr,
+               "ipt-kernel-bench: %s\nusage: ipt-kernel-bench MODE [options]  "
+               "(ipt-kernel-bench --help lists the modes and options)\n",
+               problem.c_str());
+  std::exit(2);
 }
 
 // Strict numbers and lists (support/cli_values.hpp): a bad one ends in the usage, exit 2.
