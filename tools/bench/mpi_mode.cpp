@@ -42,7 +42,7 @@ const char* const kUsage =
     "         [--scheme auto|pairwise|alltoall,... (auto)] [--staging BYTES]\n"
     "         [--block-rows B] [--block-cols C] [--flags none|in|out|in,out]\n"
     "         [--csv FILE] [--json FILE]\n"
-    "  ipt-bench --help describes them.\n";
+    "  ipt-bench --help (and man ipt-bench-mpi) describes them.\n";
 
 // The all-to-all's host buffers (each direction): large enough that the bandwidth no
 // longer grows, small enough for several ranks of one node; larger exchanges go in rounds.

@@ -4,7 +4,7 @@ namespace ipt::support {
 
 std::uint64_t parse_count(const std::string& text, const std::string& what, std::uint64_t max) {
   const std::string quoted = what + ": '" + text + "'";
-  if (text.empty()) throw CliError(what + ": empty value where a number was expected");
+  if (text.empty()) throw CliError(quoted + " is empty, not a number");
   std::uint64_t value = 0;
   for (const char c : text) {
     if (c < '0' || c > '9') throw CliError(quoted + " is not a number (decimal digits 0-9 only)");
