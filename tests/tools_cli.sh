@@ -62,11 +62,12 @@ refuses "overflow" 2 1099511627776 1099511627776
 if "$demo" --help | grep -q "transpositions verified"; then echo "FAIL: ipt-demo --help ran the demo"; fail=1; fi
 # ---- Strict numbers: each bad form, at each kind of place, exits 2 with a message that
 # names the argument and quotes the text (std::stoull took "1e3" as 1 and wrapped "-5").
+# A value wrongly accepted would start a measurement: the time limit ends it as a failure.
 bad_forms=(x 1e3 -5 +5 0x10 12abc "" " 5" 1,000 1.5 18446744073709551616)
 refused() {  # $1 the argument's name expected in the message, $2 the bad text, then the command
   local name=$1 text=$2 err status
   shift 2
-  err=$("$@" 2>&1 > /dev/null)
+  err=$(timeout 30 "$@" 2>&1 > /dev/null)
   status=$?
   if [ "$status" != 2 ]; then
     echo "FAIL: $(printf '%q ' "$@")exited $status, expected 2 ($err)"; fail=1
@@ -106,7 +107,7 @@ refused --threads 4294967296 "$bench" host --threads 4294967296
 list_refused() {  # $1 words expected, then the command
   local words=$1 err status
   shift
-  err=$("$@" 2>&1 > /dev/null)
+  err=$(timeout 30 "$@" 2>&1 > /dev/null)
   status=$?
   if [ "$status" != 2 ] || ! grep -qF -- "$words" <<< "$err"; then
     echo "FAIL: $(printf '%q ' "$@")exited $status with '$err', expected 2 and '$words'"; fail=1
