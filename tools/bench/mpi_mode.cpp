@@ -85,6 +85,15 @@ std::uint64_t number(const std::string& text, const std::string& what,
   }
 }
 
+// A failed libipt_mpi call: its status in words and ipt_mpi_last_error_message(), which
+// says which rank found what.
+std::string mpi_failure_text(ipt_status status) {
+  std::string text = ipt_status_string(status);
+  const char* message = ipt_mpi_last_error_message();
+  if (message != nullptr && *message != '\0') text += std::string("; ") + message;
+  return text;
+}
+
 // The names the other modes accept (elements move bit for bit: only the size matters).
 std::size_t elem_size_of(const std::string& type) {
   if (type == "f32") return 4;
@@ -742,9 +751,7 @@ class MpiBench {
     if (status == IPT_SUCCESS)
       status = ipt_mpi_plan(MPI_COMM_WORLD, M, N, e_, options_.flags, &o, &row.plan);
     if (!all_ok(status == IPT_SUCCESS))
-      return failed(
-          row, "the plan: status " + std::to_string(status) + ": " + ipt_mpi_last_error_message(),
-          status != IPT_SUCCESS);
+      return failed(row, "the plan: " + mpi_failure_text(status), status != IPT_SUCCESS);
     row.planned = scheme_name(row.plan.scheme);
     row.alloc_bytes = local.alloc_elements * e_;
     row.block_bytes = std::max(local.local_rows * N, local.local_cols * M) * e_;
@@ -786,7 +793,7 @@ class MpiBench {
                                               options_.flags, &o);
       const double t = max_of(MPI_Wtime() - start);
       if (!all_ok(status == IPT_SUCCESS)) {
-        why = "status " + std::to_string(status) + ": " + ipt_mpi_last_error_message();
+        why = mpi_failure_text(status);
         mine = status != IPT_SUCCESS;
         break;
       }
