@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/cli_values.hpp"
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
 #include "test_support.hpp"
@@ -160,4 +161,41 @@ TEST_CASE("host references move whole elements to their transposed places", "[su
     for (std::size_t c = 0; c < 28; ++c) misplaced += transposed[c * 30 + r] != data[r * 28 + c];
   CHECK(misplaced == 0);
   CHECK(transpose_reference(transposed, 28, 30, 1) == data);
+}
+
+TEST_CASE("command-line counts: decimal digits only, within range, named when refused",
+          "[support]") {
+  using ipt::support::CliError;
+  using ipt::support::parse_count;
+  CHECK(parse_count("0", "N") == 0);
+  CHECK(parse_count("007", "N") == 7);
+  CHECK(parse_count("18446744073709551615", "N") == 18446744073709551615ull);
+  CHECK(parse_count("255", "N", 255) == 255);
+  // Each would otherwise become another number (a wrap, a prefix, an exponent, a part).
+  for (const char* bad : {"", "x", "1e3", "-5", "+5", "0x10", "12abc", " 5", "5 ", "1,000", "1.5",
+                          "18446744073709551616", "99999999999999999999"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_count(bad, "--count"), CliError);
+    try {
+      parse_count(bad, "--count");
+    } catch (const CliError& e) {
+      const std::string what = e.what();
+      CHECK(what.rfind("--count: ", 0) == 0);
+      if (*bad != '\0') CHECK(what.find(std::string("'") + bad + "'") != std::string::npos);
+    }
+  }
+  CHECK_THROWS_AS(parse_count("256", "N", 255), CliError);
+}
+
+TEST_CASE("command-line lists and shapes: every item checked, none empty", "[support]") {
+  using ipt::support::CliError;
+  CHECK(ipt::support::parse_count_list("16384,8192", "--sizes") ==
+        std::vector<std::uint64_t>{16384, 8192});
+  CHECK(ipt::support::parse_dims("7200x1800", 2, "--shapes") ==
+        std::vector<std::uint64_t>{7200, 1800});
+  CHECK(ipt::support::parse_dims("3x4x5", 3, "--shapes") == std::vector<std::uint64_t>{3, 4, 5});
+  for (const char* bad : {"", ",", "1,", ",1", "1,,2", "16384,8192x", "1,-2"})
+    CHECK_THROWS_AS(ipt::support::parse_count_list(bad, "--sizes"), CliError);
+  for (const char* bad : {"", "7200", "7200x", "x1800", "7200x1800x3", "7200xx1800", "1e3x5"})
+    CHECK_THROWS_AS(ipt::support::parse_dims(bad, 2, "--shapes"), CliError);
 }

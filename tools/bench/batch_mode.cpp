@@ -45,8 +45,8 @@ std::size_t squarest_side(std::size_t total) {
 int run_batched(const support::Session& session, std::size_t batch, std::size_t rows,
                 std::size_t cols, std::size_t elem_size, int repetitions) {
   const std::size_t size = rows * cols, total = batch * size, bytes = total * elem_size;
-  const double copy_gbs = support::copy_bandwidth_gbs(
-      session, std::clamp<std::size_t>(bytes, 1 << 20, std::size_t{1} << 30), 10);
+  const auto copy = support::measure_copy_bandwidth(session, support::copy_bytes_for(bytes));
+  const double copy_gbs = copy.gbs;
   cl_int code = CL_SUCCESS;
   cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, bytes, nullptr, &code);
   support::check(code, "clCreateBuffer");
@@ -55,10 +55,11 @@ int run_batched(const support::Session& session, std::size_t batch, std::size_t 
       !failed(ipt_plan_batched(session.device(), batch, rows, cols, elem_size, nullptr, &info));
   std::printf(
       "device: %s\nlibipt %s, mode batched: %zu matrices of %zu x %zu, %zu-byte elements\n"
-      "copy bandwidth (clEnqueueCopyBuffer, read + write): %.1f GB/s\n"
+      "copy bandwidth: %s\n"
       "plan: %s\nextra device memory: %zu bytes (%.4f%% of the batch)\n\n",
-      session.description().c_str(), ipt_version_string(), batch, rows, cols, elem_size, copy_gbs,
-      planned ? info.description : "?", planned ? info.scratch_bytes : 0,
+      session.description().c_str(), ipt_version_string(), batch, rows, cols, elem_size,
+      support::describe(copy).c_str(), planned ? info.description : "?",
+      planned ? info.scratch_bytes : 0,
       planned ? 100.0 * static_cast<double>(info.scratch_bytes) / static_cast<double>(bytes) : 0.0);
 
   const cl_command_queue queue = session.queue();

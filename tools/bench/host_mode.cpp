@@ -14,6 +14,7 @@
 #include "ipt/ipt.h"
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
+#include "support/transpose_run.hpp"
 
 namespace ipt::bench {
 namespace {
@@ -158,9 +159,10 @@ int run_host(const support::Session& session,
       const ipt_host_options options{scheme, threads, pinning, call_slices};
       const auto start = clock_type::now();
       const std::size_t r = forward ? rows : cols, c = forward ? cols : rows;
-      if (ipt_transpose_host(session.queue(), host.data(), r, c, elem_size, &options) !=
-          IPT_SUCCESS) {
-        std::fprintf(stderr, "ipt-bench: %s\n", ipt_last_error_message());
+      const ipt_status status =
+          ipt_transpose_host(session.queue(), host.data(), r, c, elem_size, &options);
+      if (status != IPT_SUCCESS) {
+        std::fprintf(stderr, "ipt-bench: %s\n", support::failure_text(status).c_str());
         return -1.0;
       }
       const double t = seconds_since(start);
@@ -289,13 +291,15 @@ int run_host_large(const support::Session& session,
       session.description().c_str(), static_cast<double>(max_alloc) * 1e-9, ipt_version_string(),
       elem_size, cpu_threads);
   // Warm: every kernel of the element size built, the asynchronous scheme's lanes made.
-  if (ipt_warmup(session.context(), session.device(), elem_size) != IPT_SUCCESS) return 1;
-  {
+  ipt_status status = ipt_warmup(session.context(), session.device(), elem_size);
+  if (status == IPT_SUCCESS) {
     std::vector<unsigned char> warm(std::size_t{4096} * 4099 * elem_size, 1);
     const ipt_host_options options{IPT_HOST_DEVICE, threads, IPT_HOST_PIN_AUTO, 0};
-    if (ipt_transpose_host(session.queue(), warm.data(), 4096, 4099, elem_size, &options) !=
-        IPT_SUCCESS)
-      return 1;
+    status = ipt_transpose_host(session.queue(), warm.data(), 4096, 4099, elem_size, &options);
+  }
+  if (status != IPT_SUCCESS) {
+    std::fprintf(stderr, "ipt-bench: %s\n", support::failure_text(status).c_str());
+    return 1;
   }
   std::printf("%-18s %9s %12s %12s\n", "shape", "GB", "device GB/s", "CPU GB/s");
   int failures = 0;
@@ -314,9 +318,10 @@ int run_host_large(const support::Session& session,
     const auto timed = [&](ipt_host_scheme scheme, std::size_t r, std::size_t c) {
       const ipt_host_options options{scheme, threads, IPT_HOST_PIN_AUTO, 0};
       const auto start = clock_type::now();
-      if (ipt_transpose_host(session.queue(), host.get(), r, c, elem_size, &options) !=
-          IPT_SUCCESS) {
-        std::fprintf(stderr, "ipt-bench: %s\n", ipt_last_error_message());
+      const ipt_status call_status =
+          ipt_transpose_host(session.queue(), host.get(), r, c, elem_size, &options);
+      if (call_status != IPT_SUCCESS) {
+        std::fprintf(stderr, "ipt-bench: %s\n", support::failure_text(call_status).c_str());
         return -1.0;
       }
       return seconds_since(start);

@@ -71,17 +71,17 @@ int run_imatcopy(const support::Session& session, std::size_t rows, std::size_t 
 
   std::size_t largest = 0;
   for (const Variant& v : variants) largest = std::max(largest, v.call.extent() * e);
-  const double copy_gbs = support::copy_bandwidth_gbs(
-      session, std::clamp<std::size_t>(matrix_bytes, 1 << 20, std::size_t{1} << 30), 10);
+  const auto copy = support::measure_copy_bandwidth(session, support::copy_bytes_for(matrix_bytes));
+  const double copy_gbs = copy.gbs;
   cl_int code = CL_SUCCESS;
   cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, largest, nullptr, &code);
   support::check(code, "clCreateBuffer");
   std::printf(
       "device: %s\nlibipt %s, mode imatcopy: %zu x %zu %s (row-major), pitches %zu / %zu\n"
-      "copy bandwidth (clEnqueueCopyBuffer, read + write): %.1f GB/s\n"
+      "copy bandwidth: %s\n"
       "GB/s: 2 * rows * cols * %zu bytes / median time\n\n",
       session.description().c_str(), ipt_version_string(), rows, cols, type_name.c_str(),
-      pitch(cols), pitch(rows), copy_gbs, e);
+      pitch(cols), pitch(rows), support::describe(copy).c_str(), e);
   std::printf("%-42s %10s %10s %8s %9s\n", "variant", "median ms", "GB/s", "% copy", "verified");
 
   const cl_command_queue queue = session.queue();

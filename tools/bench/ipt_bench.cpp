@@ -1,58 +1,17 @@
 // ipt-bench: libipt's in-place transposition measured by the papers' protocol, beside
 // out-of-place baselines on the same shapes and the device's copy bandwidth measured in
-// the same run. Throughput = 2 * rows * cols * elem_size / t, t from the end of a marker
-// enqueued just before the call to the end of its event (OpenCL profiling).
-//
-//   ipt-bench random    [--count 1000] [--seed 2015] [--min 1000] [--max 20000]
-//                       M, N uniform in [min, max] (the TPDS protocol of DESIGN.md)
-//   ipt-bench skinny    [--count 1000] [--seed 2015]  AoS <-> SoA: long side in
-//                       [10^4, 10^7) (log-uniform), short side in [2, 32), both ways
-//   ipt-bench square    [--sizes 16384,8192]          n x n matrices
-//   ipt-bench shapes    --shapes 7200x1800,... | --shapes-file FILE
-//   ipt-bench sequences [random options]  every sequence forced on the same shapes
-//   ipt-bench tiles     [random options] [--max-pairs 48]  the heuristic's (m, n)
-//                       against every factor pair tried by force (TPDS Fig. 5)
-//   ipt-bench padding   [random options]  padded against padding off
-//   ipt-bench kernels   MODE [options]    the elementary kernels (runs ipt-kernel-bench)
-//   ipt-bench latency   [--sizes 1024]    first-call and cached-call times
-//   ipt-bench latency   --protocol random|skinny [--count N] [--seed S] [--warmup]  the
-//   distribution of
-//                       first-call overheads of new shapes in a process (no warm-up)
-//   ipt-bench batched   [--batch 10000] [--shapes 64x100]  one ipt_transpose_batched
-//                       call against one matrix of the same size and a loop of calls
-//   ipt-bench imatcopy  [--shapes 8000x6000] [--type f32|f64|c32|c64]  ipt_?imatcopy
-//                       variants (alpha, pitches, no transpose) beside a plain transpose
-//   ipt-bench host      [--shapes 4096x4096,8192x8192,...] [--threads N] [--slices 2,4,8]
-//                       host matrices (ipt_transpose_host) through the device (both
-//                       schemes) and on the CPU, beside the transfers alone and memcpy
-//   mpirun -np P ipt-bench mpi [--shapes RxC,...] [--fill F,...] [--beyond-max-alloc] [--weak]
-//   [--scheme S,...]
-//                       [--staging BYTES] [--block-rows B] [--block-cols C] [--flags in,out]
-//                       libipt_mpi's distributed transposition, a device per rank, beside
-//                       an MPI all-to-all of the same bytes (mpi_mode.hpp; runs
-//                       ipt-bench-mpi, built with libipt_mpi when CMake finds MPI)
-// common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps 5] [--verify device|host] [--no-verify]
-//         [--baselines all|none|oop-kernel,clblast-omatcopy] [--csv FILE] [--json FILE]
-//         [--shapes-out FILE] [--list-shapes] [--buffer exact|padded]
-// --buffer: the buffer each call gets in the random, skinny, square and shapes modes:
-// exactly rows * cols elements (the default: what callers allocate), or ipt_padded_size
-// bytes (padding then borrows its room from the caller's buffer instead of scratch). The
-// sequences, tiles and padding modes force padded shapes and always give the room.
-// Each row records the extra device memory of the call (scratch, and the room beyond the
-// matrix a padded buffer gives), also as a fraction of the matrix with a histogram.
-// Verification: every result is checked element by element against the transpose of the
-// original: by default on the device (the matrix is a hash of its indices, made and
-// checked by kernels: support/device_pattern.hpp), or with --verify host against random
-// bytes kept on the host (1-4 s per shape of 10^8 elements).
-// The device is the one IPT_DEVICE names (default: the first OpenCL device).
+// the same run. kHelp below (and tools/man/ipt-bench.1) describes every mode, option and
+// column; keep the three in step.
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -105,74 +64,170 @@ constexpr bool kMpiBuilt = true;
 constexpr bool kMpiBuilt = false;
 #endif
 
-// Prints the usage: on stderr after `problem` (exit 2), or on stdout for --help (exit 0).
+const char* const kHelp =
+    "usage: ipt-bench MODE [options]\n"
+    "\n"
+    "Measures libipt's in-place transposition on the OpenCL device, verifies every\n"
+    "result, and prints each throughput beside the device's copy bandwidth measured in\n"
+    "the same run. The device is the one IPT_DEVICE names by a part of its name\n"
+    "(default: the first OpenCL device).\n"
+    "\n"
+    "Modes:\n"
+    "  random     [--count N (1000)] [--seed S (2015)] [--min N (1000)] [--max N (20000)]\n"
+    "             N shapes with rows and cols drawn uniformly from [min, max]\n"
+    "  skinny     [--count N] [--seed S]  arrays of structures: the long side\n"
+    "             log-uniform in [10^4, 10^7), the short side in [2, 32), both ways\n"
+    "  square     [--sizes N,... (16384)]  n x n matrices\n"
+    "  shapes     --shapes RxC,... | --shapes-file FILE  the shapes given; FILE holds\n"
+    "             one 'ROWS COLS' per line ('#' starts a comment line)\n"
+    "  sequences  [random options]  every sequence of stages forced on the same\n"
+    "             (padded) shapes, beside the automatic plan; sequences that cannot\n"
+    "             run a shape are left out\n"
+    "  tiles      [random options] [--max-pairs N (48)]  the heuristic's factors (m, n)\n"
+    "             against every factor pair of the same sequence tried by force, an\n"
+    "             even sample of at most N pairs per shape\n"
+    "  padding    [random options]  the padded plan against padding off\n"
+    "  kernels    MODE [options]  the elementary kernels on their own: runs\n"
+    "             ipt-kernel-bench MODE (ipt-kernel-bench --help)\n"
+    "  latency    [--sizes N (16384)]  host times of the first call (kernel compiled\n"
+    "             from source), a cached call, calls with an empty and a filled\n"
+    "             IPT_CACHE_DIR, and ipt_warmup, on one N x N matrix (the first size)\n"
+    "  latency    --protocol random|skinny [--count N] [--seed S] [--warmup]  the\n"
+    "             first-call overhead of each new shape in one process (planning,\n"
+    "             first and repeated call), its distribution and the slowest shapes;\n"
+    "             --warmup calls ipt_warmup before the first shape\n"
+    "  batched    [--batch N (10000)] [--shapes RxC (64x100)]  one\n"
+    "             ipt_transpose_batched call on N matrices, against one matrix of\n"
+    "             the same size and a loop of N calls\n"
+    "  imatcopy   [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]  the\n"
+    "             ipt_?imatcopy variants (alpha, pitches, no transpose) beside a\n"
+    "             plain transpose\n"
+    "  host       [--shapes RxC,... (4096x4096,8192x8192,5000x7001,100003x301)]\n"
+    "             [--threads N (0: all the hardware's)] [--slices Q,... (2,4,8)] [--large]\n"
+    "             host matrices (ipt_transpose_host) through the device, synchronous\n"
+    "             and asynchronous on Q slices, and on the CPU, beside the transfers\n"
+    "             alone and a host memcpy; --large: shapes beyond one allocation,\n"
+    "             checked by formula instead of a reference copy\n"
+    "  mpi        run as: mpirun -np P ipt-bench mpi [options] (this build %s)\n"
+    "             libipt_mpi's distributed transposition, each rank on the device of\n"
+    "             its local rank, beside an MPI all-to-all of the same bytes; runs\n"
+    "             ipt-bench-mpi. Options:\n"
+    "             --shapes RxC,... (8192x8192)  global shapes\n"
+    "             --fill F,...  also a square filling fraction F (0 < F < 1) of each\n"
+    "               rank's share of its device memory, within one allocation unless\n"
+    "               --beyond-max-alloc (for drivers that allocate more)\n"
+    "             --weak  each shape's rows times P (fixed blocks per rank)\n"
+    "             --scheme auto|pairwise|alltoall,... (auto)  each measured\n"
+    "             --staging BYTES  host staging per rank (0: the library's 16 MiB)\n"
+    "             --block-rows B, --block-cols C  the blocks (0: ceil(side / P))\n"
+    "             --flags none|in|out|in,out  blocks stored transposed before/after\n"
+    "             and --type, --reps, --csv, --json as below; its header explains\n"
+    "             its columns\n"
+    "\n"
+    "Options of the random, skinny, square, shapes, sequences, tiles and padding modes\n"
+    "(--type and --reps also of the others):\n"
+    "  --type T        f32 (default), f64, u8, f16, bf16 or an element size 1|2|4|8|16\n"
+    "  --reps N        timed runs per shape after one warm-up (5); the median counts\n"
+    "  --verify device|host  check every result on the device (default: the matrix is\n"
+    "                  a hash of its indices, made and checked by kernels) or against\n"
+    "                  random data kept on the host (slow: seconds per 10^8 elements)\n"
+    "  --no-verify     do not check results\n"
+    "  --baselines all|none|NAME,...  out-of-place baselines run on the same shapes\n"
+    "                  (default: all in random, skinny, square and shapes; none in the\n"
+    "                  others). oop-kernel: a textbook out-of-place transpose kernel of\n"
+    "                  this tool (32 x 32 tiles through local memory) from one buffer\n"
+    "                  into a second, what in-place transposition saves the memory of;\n"
+    "                  clblast-omatcopy: CLBlast's out-of-place omatcopy (f32 and f64,\n"
+    "                  when the build found CLBlast). Both need twice the memory.\n"
+    "  --buffer exact|padded  the buffer of each call: exactly rows * cols elements\n"
+    "                  (default) or ipt_padded_size bytes, so that padding uses the\n"
+    "                  buffer's room instead of scratch (sequences, tiles and padding\n"
+    "                  always give the room)\n"
+    "  --csv FILE      one line per run, written as measured\n"
+    "  --json FILE     the summary, with the run's context (device, driver, commit)\n"
+    "  --shapes-out FILE  write the shapes, one 'ROWS COLS' per line\n"
+    "  --list-shapes   print the shapes as RxC,... and exit without measuring\n"
+    "  -h, --help      this text\n"
+    "Numbers are plain decimal digits: no sign, no 0x, no exponent, no separators;\n"
+    "a bad one exits 2 with a message naming the option.\n"
+    "\n"
+    "Output (random, skinny, square, shapes, sequences, tiles, padding): a header with\n"
+    "the device, libipt and the copy bandwidth, then one line per run:\n"
+    "  rows, cols   the matrix (row-major), transposed in place\n"
+    "  variant      auto (the automatic plan), a forced sequence, heuristic, padded or\n"
+    "               unpadded; out-of-place for a baseline\n"
+    "  seq          the plan's sequence of stages\n"
+    "  median ms    median kernel time of the timed runs (OpenCL profiling, from a\n"
+    "               marker enqueued just before the call to the end of its event)\n"
+    "  GB/s         2 * rows * cols * elem_size / time (bytes read + written, 1e9 B/s)\n"
+    "  %% copy       GB/s as a percentage of the copy bandwidth\n"
+    "then a summary per library and variant (shapes, failures, median, %% of copy, p10,\n"
+    "p90, min and max GB/s) and a histogram of %% of copy in bins of 5%%.\n"
+    "Copy bandwidth: clEnqueueCopyBuffer between two device buffers of the largest\n"
+    "matrix's size (1 MiB to 1 GiB), bytes read + written / median time of 10 copies\n"
+    "after a warm-up; ipt-demo and ipt-kernel-bench measure it the same way.\n"
+    "CSV columns: mode, library (libipt or a baseline), variant, param, type,\n"
+    "elem_size, rows, cols, sequence, m, n (the plan's factors; empty where unused),\n"
+    "padded_rows, padded_cols, time_s (median kernel time), wall_s (median host time\n"
+    "from the call to completion), throughput_gbs, copy_gbs, fraction_of_copy,\n"
+    "memory_bytes (device memory of the call: buffers and scratch), verified (1/0),\n"
+    "extra_bytes (memory beyond the matrix: scratch and the buffer's room).\n"
+    "JSON: the context (tool, mode, type, device, driver, libipt, commit, buffer,\n"
+    "verify, count, seed, min, max, repetitions), copy_gbs, results (per library and\n"
+    "variant: shapes, failures, median/p10/p90/min/max_gbs, median_fraction_of_copy,\n"
+    "max_memory_bytes, median/p90/max_extra_fraction) and histograms.\n"
+    "The latency, batched, imatcopy and host modes print their own table, headed by\n"
+    "what each column measures.\n"
+    "\n"
+    "Exit status: 0 every run verified, 1 a run failed, 2 a bad command line.\n";
+
+// --help: the whole text on stdout, exit 0; a bad command line: `problem` and the short
+// usage on stderr, exit 2.
 [[noreturn]] void usage(const std::string& problem) {
-  std::FILE* out = problem.empty() ? stdout : stderr;
-  if (!problem.empty()) std::fprintf(out, "ipt-bench: %s\n", problem.c_str());
-  std::fprintf(
-      out,
-      "usage: ipt-bench random|sequences|tiles|padding [--count N] [--seed S] [--min N] "
-      "[--max N]\n"
-      "       ipt-bench skinny [--count N] [--seed S]\n"
-      "       ipt-bench square [--sizes N,N,...]\n"
-      "       ipt-bench shapes --shapes RxC,RxC,... | --shapes-file FILE\n"
-      "       ipt-bench kernels soa|bs-vs-pttwac|pttwac-spreading|restride|stages [...]\n"
-      "       ipt-bench latency [--sizes N]\n"
-      "       ipt-bench latency --protocol random|skinny [--count N] [--seed S] [--warmup]\n"
-      "       ipt-bench batched [--batch N (10000)] [--shapes RxC (64x100)]\n"
-      "       ipt-bench imatcopy [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]\n"
-      "       ipt-bench host [--shapes RxC,... (4096x4096,8192x8192,5000x7001,100003x301)]\n"
-      "                      [--threads N (0: the hardware's)] [--slices Q,... (2,4,8)]\n"
-      "                      [--large (checked by formula: matrices beyond one allocation)]\n"
-      "       mpirun -np P ipt-bench mpi [--shapes RxC,... (8192x8192)] [--fill F,...] [--weak]\n"
-      "                      [--scheme auto|pairwise|alltoall,... (auto)] [--staging BYTES]\n"
-      "                      [--block-rows B] [--block-cols C] [--flags none|in|out|in,out]\n"
-      "                      [--type T] [--reps N] [--csv FILE] [--json FILE]\n"
-      "                      libipt_mpi over the ranks, each on the device of its local rank\n"
-      "                      modulo the devices of IPT_DEVICE's platform, beside an MPI\n"
-      "                      all-to-all of the bytes each rank exchanges, and each device's\n"
-      "                      copy bandwidth. --scheme: ipt_mpi_options.scheme, each listed\n"
-      "                      measured; --staging: host staging bytes per rank (0: the\n"
-      "                      library's default, 16 MiB);\n"
-      "                      --block-rows/--block-cols: ipt_mpi_options' blocks (0: ceil(side\n"
-      "                      / P)); --flags: blocks stored transposed (TRANSPOSED_IN/_OUT);\n"
-      "                      --fill F: also a square whose buffer fills F of each rank's\n"
-      "                      share of its device (memory / ranks on it, at most one\n"
-      "                      allocation, or beyond with --beyond-max-alloc, for drivers that\n"
-      "                      allocate more than CL_DEVICE_MAX_MEM_ALLOC_SIZE says, as\n"
-      "                      NVIDIA's); --weak: the shapes' rows times P (fixed blocks)\n"
-      "                      (this build %s)\n"
-      "  common: [--type f32|f64|u8|f16|bf16|1|2|4|8|16] [--reps N]\n"
-      "          [--verify device|host]\n"
-      "          [--no-verify]\n"
-      "          [--baselines all|none|NAME,...] [--csv FILE] [--json FILE]\n"
-      "          [--shapes-out FILE] [--list-shapes] [--max-pairs N (tiles)]\n"
-      "          [--buffer exact|padded]\n"
-      "  ipt-bench --help: this text. The source's header comment describes each mode.\n",
-      kMpiBuilt ? "has it" : "has no MPI: it exits 2");
-  std::exit(problem.empty() ? 0 : 2);
+  if (problem.empty()) {
+    std::printf(kHelp, kMpiBuilt ? "has it" : "has no MPI: it exits 2");
+    std::exit(0);
+  }
+  std::fprintf(stderr,
+               "ipt-bench: %s\nusage: ipt-bench MODE [options]  (ipt-bench --help lists the "
+               "modes and options)\n",
+               problem.c_str());
+  std::exit(2);
 }
 
-std::vector<std::string> split(const std::string& text, char separator) {
+std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
   try {
-    return ipt::support::split_list(text, separator);
-  } catch (const std::invalid_argument& e) {
+    return ipt::support::split_list(text, separator, what);
+  } catch (const ipt::support::CliError& e) {
     usage(e.what());
   }
 }
 
-std::size_t number(const std::string& text) {
+std::vector<std::uint64_t> numbers(const std::string& text, const std::string& what,
+                                   std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
   try {
-    return ipt::support::parse_count(text);
-  } catch (const std::invalid_argument& e) {
+    return ipt::support::parse_count_list(text, what, max);
+  } catch (const ipt::support::CliError& e) {
     usage(e.what());
   }
 }
 
-Shape parse_shape(const std::string& item) {
-  const auto sides = split(item, 'x');
-  if (sides.size() != 2) usage("a shape is ROWSxCOLS, not '" + item + "'");
-  return {number(sides[0]), number(sides[1])};
+std::uint64_t number(const std::string& text, const std::string& what,
+                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  try {
+    return ipt::support::parse_count(text, what, max);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+Shape parse_shape(const std::string& item, const std::string& what) {
+  try {
+    const auto sides = ipt::support::parse_dims(item, 2, what);
+    return {sides[0], sides[1]};
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
 }
 
 Options parse(int argc, char** argv) {
@@ -192,46 +247,52 @@ Options parse(int argc, char** argv) {
         usage("--protocol takes random or skinny");
     } else if (arg == "--sizes") {
       options.sizes.clear();
-      for (const auto& item : split(value(), ',')) options.sizes.push_back(number(item));
+      for (const auto n : numbers(value(), arg)) options.sizes.push_back(n);
     } else if (arg == "--shapes") {
-      for (const auto& item : split(value(), ',')) options.shapes.push_back(parse_shape(item));
+      for (const auto& item : split(value(), ',', arg))
+        options.shapes.push_back(parse_shape(item, arg));
     } else if (arg == "--shapes-file") {
-      std::ifstream file(value());
-      if (!file) usage("cannot read the shapes file");
+      const std::string path = value();
+      std::ifstream file(path);
+      if (!file) usage("--shapes-file: cannot read '" + path + "'");
       std::string line;
-      while (std::getline(file, line)) {
+      for (std::size_t number_of_line = 1; std::getline(file, line); ++number_of_line) {
         if (line.empty() || line[0] == '#') continue;
+        // ROWS COLS, separated by blanks; each side as strict as on the command line.
         std::istringstream fields(line);
-        std::size_t r = 0, c = 0;
-        if (!(fields >> r >> c)) usage("bad line in the shapes file: '" + line + "'");
-        options.shapes.emplace_back(r, c);
+        std::string rows, cols, extra;
+        const std::string where = "--shapes-file line " + std::to_string(number_of_line);
+        if (!(fields >> rows >> cols) || (fields >> extra))
+          usage(where + ": '" + line + "' is not ROWS COLS");
+        options.shapes.emplace_back(number(rows, where), number(cols, where));
       }
     } else if (arg == "--warmup") {
       options.warmup = true;
     } else if (arg == "--count")
-      options.count = number(value());
+      options.count = number(value(), arg);
     else if (arg == "--batch")
-      options.batch = number(value());
+      options.batch = number(value(), arg);
     else if (arg == "--large")
       options.large = true;
     else if (arg == "--slices") {
       options.slices.clear();
-      for (const auto& item : split(value(), ','))
-        options.slices.push_back(static_cast<unsigned>(number(item)));
+      for (const auto q : numbers(value(), arg, UINT_MAX))
+        options.slices.push_back(static_cast<unsigned>(q));
     } else if (arg == "--threads")
-      options.threads = static_cast<unsigned>(number(value()));
+      options.threads = static_cast<unsigned>(number(value(), arg, UINT_MAX));
     else if (arg == "--seed")
-      options.seed = number(value());
+      options.seed = number(value(), arg);
     else if (arg == "--min")
-      options.min_side = number(value());
+      options.min_side = number(value(), arg);
     else if (arg == "--max")
-      options.max_side = number(value());
+      options.max_side = number(value(), arg);
     else if (arg == "--max-pairs")
-      options.max_pairs = number(value());
+      options.max_pairs = number(value(), arg);
     else if (arg == "--type")
       options.type = value();
     else if (arg == "--reps")
-      options.repetitions = static_cast<int>(std::max<std::size_t>(1, number(value())));
+      options.repetitions =
+          static_cast<int>(std::max<std::uint64_t>(1, number(value(), arg, INT_MAX)));
     else if (arg == "--no-verify")
       options.verify = false;
     else if (arg == "--verify") {
@@ -240,7 +301,7 @@ Options parse(int argc, char** argv) {
       options.verify = true;
       options.verify_on_host = where == "host";
     } else if (arg == "--baselines")
-      options.baselines = split(value(), ',');
+      options.baselines = split(value(), ',', arg);
     else if (arg == "--csv")
       options.csv = value();
     else if (arg == "--json")
@@ -273,7 +334,7 @@ std::size_t elem_size_of(const std::string& type) {
   // matters.
   if (type == "u8") return 1;
   if (type == "f16" || type == "bf16") return 2;
-  const auto size = number(type);
+  const auto size = number(type, "--type");
   if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16) usage("bad --type " + type);
   return size;
 }
@@ -640,18 +701,16 @@ int main(int argc, char** argv) {
     const std::size_t elem_size = elem_size_of(options.type);
     std::size_t largest = 0;
     for (auto [rows, cols] : shapes) largest = std::max(largest, rows * cols * elem_size);
-    // Copies of 2 GiB and more hung NVIDIA's OpenCL driver; 1 GiB is far past the size
-    // where the copy bandwidth stops growing.
-    largest = std::clamp<std::size_t>(largest, 1 << 20, std::size_t{1} << 30);
-    const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, largest, 10);
+    const auto copy =
+        ipt::support::measure_copy_bandwidth(session, ipt::support::copy_bytes_for(largest));
+    const double copy_gbs = copy.gbs;
     std::printf(
         "device: %s (driver %s)\nlibipt %s (commit %s), mode %s, type %s, %zu shapes, "
         "%d timed runs each\n",
         session.description().c_str(), device_info(session.device(), CL_DRIVER_VERSION).c_str(),
         ipt_version_string(), IPT_BENCH_COMMIT, options.mode.c_str(), options.type.c_str(),
         shapes.size(), options.repetitions);
-    std::printf("copy bandwidth (clEnqueueCopyBuffer of %zu bytes, read + write): %.1f GB/s\n\n",
-                largest, copy_gbs);
+    std::printf("copy bandwidth: %s\n\n", ipt::support::describe(copy).c_str());
     std::printf("%8s %8s %-10s %-5s %10s %10s %8s\n", "rows", "cols", "variant", "seq", "median ms",
                 "GB/s", "% copy");
     Bench bench(options, session, copy_gbs);

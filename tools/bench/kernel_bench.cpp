@@ -1,43 +1,19 @@
 // ipt-kernel-bench: throughput of the elementary transposition kernels on their own,
-// always next to the device's copy bandwidth measured in the same run.
-// Each kernel is the planner's step (planner/launch_plan.hpp), prepared once per row and
-// verified against the host reference of its move (support/step_run.hpp).
-// Throughput = 2 * elements * elem_size / kernel time (read once + write once); the
-// time is the kernel's profiling interval (the fill of its scratch flags, a few KB, is
-// not counted).
-//
-//   ipt-kernel-bench soa              100! against super-element size C for each virtual
-//                                     SIMD width (TPDS Fig. 4); --soa-shapes IxAxBxC,...
-//                                     runs 0100! on those shapes instead
-//   ipt-kernel-bench bs-vs-pttwac     010! by BS and by PTTWAC against the tile size
-//   ipt-kernel-bench pttwac-spreading PTTWAC with spreading 1..32, padding off/on
-//                                     (PPoPP Fig. 6)
-//   ipt-kernel-bench restride         padding / unpadding of rows (TPDS Algorithm 4)
-//   ipt-kernel-bench stages --shapes RxC,... [--buffer exact|padded]
-//                                     each stage of the automatic plan of each shape, in
-//                                     a buffer of exactly the matrix (the default) or
-//                                     with room for any padding
-//   ipt-kernel-bench square [--sizes N,...] [--tile T] [--wg-rows R]
-//                                     the square kernel on n x n (default: the n of
-//                                     --mib), the planner's tile unless forced
-//   ipt-kernel-bench onchip --shapes RxC,...|IxRxC,...
-//                                     the on-chip kernel on the whole matrix, or on I
-//                                     instances of R x C (an on-chip 010! stage); each
-//                                     row says whether it ran in one pass or fell back
-// options: [--type 1|2|4|8|16] [--mib N (array size, default 128)] [--reps N]
-//          [--no-verify] [--csv FILE]
-//          [--tiles padded|swizzled|both]: the local tiles of the square and on-chip
-//          kernels (square and onchip modes: both by default, padded first; stages
-//          mode: what IPT_OVERRIDES says unless given, each layout a run of all shapes)
-// The device is the one IPT_DEVICE names (default: the first OpenCL device).
+// next to the device's copy bandwidth measured in the same run. Each kernel is the
+// planner's step (planner/launch_plan.hpp), prepared once per row and verified against
+// the host reference of its move (support/step_run.hpp). kHelp below (and
+// tools/man/ipt-kernel-bench.1) describes the modes, options and columns.
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,6 +28,7 @@
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
 #include "stage_profile.hpp"
+#include "support/cli_values.hpp"
 #include "support/measure.hpp"
 #include "support/random_data.hpp"
 #include "support/step_run.hpp"
@@ -76,17 +53,121 @@ struct Options {
   std::vector<ipt::planner::TileLayout> layouts;  // --tiles (empty: the mode's default)
 };
 
-// Prints the usage: on stderr after `problem` (exit 2), or on stdout for --help (exit 0).
+const char* const kHelp =
+    "usage: ipt-kernel-bench MODE [options]\n"
+    "\n"
+    "Measures libipt's elementary transposition kernels one by one on the OpenCL device\n"
+    "(IPT_DEVICE picks it by a part of its name; default: the first OpenCL device), each\n"
+    "prepared once, verified against a host reference of its move, then timed.\n"
+    "\n"
+    "Modes:\n"
+    "  soa               100! (arrays of structures to structures of arrays) against\n"
+    "                    the super-element size C, for each virtual SIMD width;\n"
+    "                    --soa-shapes IxAxBxC,... runs 0100! on those shapes instead\n"
+    "  bs-vs-pttwac      010! by barrier-synchronised tiles (BS) and by PTTWAC\n"
+    "                    against the tile size\n"
+    "  pttwac-spreading  PTTWAC with spreading 1..32, padding off and on\n"
+    "  restride          padding and unpadding of rows\n"
+    "  stages            --shapes RxC,... [--buffer exact|padded]  every step of the\n"
+    "                    automatic plan of each shape: its time and throughput, and the\n"
+    "                    whole call's time from a marker to its last event\n"
+    "  square            [--sizes N,...] [--tile T] [--wg-rows R]  the square kernel\n"
+    "                    on N x N (default: the N of --mib), the planner's tile unless\n"
+    "                    --tile and --wg-rows force one\n"
+    "  onchip            --shapes RxC,...|IxRxC,...  the on-chip kernel on the whole\n"
+    "                    matrix or on I instances of R x C (an on-chip 010! stage); the\n"
+    "                    check column says whether it ran in one pass or fell back\n"
+    "\n"
+    "Options:\n"
+    "  --type 1|2|4|8|16  element size in bytes (4)\n"
+    "  --mib N           array size in MiB of the generated shapes (128)\n"
+    "  --reps N          timed runs after one warm-up (5); the median counts\n"
+    "  --no-verify       do not check results\n"
+    "  --csv FILE        one line per row, in ipt-bench's CSV columns\n"
+    "  --shapes LIST     RxC,... (stages, onchip) or IxRxC,... (onchip)\n"
+    "  --soa-shapes LIST IxAxBxC,... (soa)\n"
+    "  --sizes N,...     square sides (square)\n"
+    "  --tile T, --wg-rows R  force the square kernel's tile and work-group rows\n"
+    "  --buffer exact|padded  stages: a buffer of exactly the matrix (default) or with\n"
+    "                    room for any padding\n"
+    "  --tiles padded|swizzled|both  the local-memory tile layout of the square and\n"
+    "                    on-chip kernels (both by default, padded first; stages: what\n"
+    "                    IPT_OVERRIDES says unless given, each layout a run of all shapes)\n"
+    "  -h, --help        this text\n"
+    "Numbers are plain decimal digits: no sign, no 0x, no exponent, no separators;\n"
+    "a bad one exits 2 with a message naming the option.\n"
+    "\n"
+    "Output: a header with the device and the copy bandwidth (clEnqueueCopyBuffer\n"
+    "between two device buffers of the array's size, 1 MiB to 1 GiB, bytes read +\n"
+    "written / median time of 10 copies after a warm-up, as ipt-bench and ipt-demo),\n"
+    "then one line per kernel configuration:\n"
+    "  kernel     the kernel (BS, PTTWAC, 100!, pad, unpad, square, onchip, ...)\n"
+    "  variant    its configuration (work-group size, tile, spreading, ...)\n"
+    "  shape      the array's dimensions\n"
+    "  median_ms  median kernel time (OpenCL profiling; a few KB of flag fills are not\n"
+    "             counted)\n"
+    "  GB/s       2 * elements moved * elem_size / time (read once + written once)\n"
+    "  copy       the copy bandwidth in GB/s; frac: GB/s / copy\n"
+    "  check      ok, WRONG, or off (--no-verify); onchip: one-pass or FALLBACK\n"
+    "Configurations the device or kernel cannot run are listed as skipped, with why.\n"
+    "The stages mode prints, per shape, each step's time, GB/s and % of copy, and the\n"
+    "time outside the step kernels.\n"
+    "\n"
+    "Exit status: 0 all results right, 1 a wrong result or a failure, 2 a bad command\n"
+    "line.\n";
+
+// --help: the whole text on stdout, exit 0; a bad command line: `problem` and the short
+// usage on stderr, exit 2.
 [[noreturn]] void usage(const std::string& problem) {
-  std::FILE* out = problem.empty() ? stdout : stderr;
-  if (!problem.empty()) std::fprintf(out, "ipt-kernel-bench: %s\n", problem.c_str());
-  std::fprintf(
-      out,
-      "usage: ipt-kernel-bench soa|bs-vs-pttwac|pttwac-spreading|restride|stages|square|onchip\n"
-      "                        [--type 1|2|4|8|16] [--mib N] [--reps N] [--no-verify]\n"
-      "                        [--csv FILE] [--tiles padded|swizzled|both] (see the source)\n");
-  std::exit(problem.empty() ? 0 : 2);
+  if (problem.empty()) {
+    std::printf("%s", kHelp);
+    std::exit(0);
+  }
+  std::fprintf(stderr,
+               "ipt-kernel-bench: %s\nusage: ipt-kernel-bench MODE [options]  "
+               "(ipt-kernel-bench --help lists the modes and options)\n",
+               problem.c_str());
+  std::exit(2);
 }
+
+// Strict numbers and lists (support/cli_values.hpp): a bad one ends in the usage, exit 2.
+std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
+  try {
+    return ipt::support::split_list(text, separator, what);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+std::vector<std::uint64_t> numbers(const std::string& text, const std::string& what,
+                                   std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  try {
+    return ipt::support::parse_count_list(text, what, max);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+std::uint64_t number(const std::string& text, const std::string& what,
+                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  try {
+    return ipt::support::parse_count(text, what, max);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+std::vector<std::uint64_t> dims(const std::string& text, std::size_t sides,
+                                const std::string& what) {
+  try {
+    return ipt::support::parse_dims(text, sides, what);
+  } catch (const ipt::support::CliError& e) {
+    usage(e.what());
+  }
+}
+
+// --mib's largest value: arrays of up to 1 TiB, so that MiB to bytes cannot overflow.
+constexpr std::uint64_t kMaxMib = std::uint64_t{1} << 20;
 
 Options parse(int argc, char** argv) {
   Options options;
@@ -100,11 +181,12 @@ Options parse(int argc, char** argv) {
       return argv[++i];
     };
     if (arg == "--type")
-      options.elem_size = std::stoull(value());
+      options.elem_size = number(value(), arg);
     else if (arg == "--mib")
-      options.mib = std::stoull(value());
+      options.mib = number(value(), arg, kMaxMib);
     else if (arg == "--reps")
-      options.repetitions = std::max(1, std::stoi(value()));
+      options.repetitions =
+          static_cast<int>(std::max<std::uint64_t>(1, number(value(), arg, INT_MAX)));
     else if (arg == "--no-verify")
       options.verify = false;
     else if (arg == "--csv")
@@ -115,36 +197,22 @@ Options parse(int argc, char** argv) {
       options.exact_buffer = buffer == "exact";
     } else if (arg == "--shapes") {
       // RxC, or IxRxC (onchip mode: I instances of R x C).
-      std::string list = value();
-      for (std::size_t start = 0; start < list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        const std::string item = list.substr(start, comma - start);
-        const std::size_t x = item.find('x');
-        if (x == std::string::npos) usage("a shape is ROWSxCOLS, not '" + item + "'");
-        const std::size_t x2 = item.find('x', x + 1);
-        if (x2 == std::string::npos) {
-          options.shapes.emplace_back(std::stoull(item.substr(0, x)),
-                                      std::stoull(item.substr(x + 1)));
-          options.instances.push_back(
-              {1, options.shapes.back().first, options.shapes.back().second});
+      for (const auto& item : split(value(), ',', arg)) {
+        const bool instances = std::count(item.begin(), item.end(), 'x') == 2;
+        const auto d = dims(item, instances ? 3 : 2, arg);
+        if (instances) {
+          options.instances.push_back({d[0], d[1], d[2]});
         } else {
-          options.instances.push_back({std::stoull(item.substr(0, x)),
-                                       std::stoull(item.substr(x + 1, x2 - x - 1)),
-                                       std::stoull(item.substr(x2 + 1))});
+          options.shapes.emplace_back(d[0], d[1]);
+          options.instances.push_back({1, d[0], d[1]});
         }
-        start = comma + 1;
       }
     } else if (arg == "--sizes") {
-      std::string list = value();
-      for (std::size_t start = 0; start < list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        options.sizes.push_back(std::stoull(list.substr(start, comma - start)));
-        start = comma + 1;
-      }
+      for (const auto n : numbers(value(), arg)) options.sizes.push_back(n);
     } else if (arg == "--tile") {
-      options.tile = std::stoull(value());
+      options.tile = number(value(), arg);
     } else if (arg == "--wg-rows") {
-      options.wg_rows = std::stoull(value());
+      options.wg_rows = number(value(), arg);
     } else if (arg == "--tiles") {
       const std::string tiles = value();
       using ipt::planner::TileLayout;
@@ -157,21 +225,9 @@ Options parse(int argc, char** argv) {
       else
         usage("--tiles takes padded, swizzled or both");
     } else if (arg == "--soa-shapes") {
-      std::string list = value();
-      for (std::size_t start = 0; start < list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        const std::string item = list.substr(start, comma - start);
-        std::array<std::uint64_t, 4> d{};
-        std::size_t at = 0;
-        for (int k = 0; k < 4; ++k) {
-          const std::size_t x = std::min(item.find('x', at), item.size());
-          if (at >= item.size() || (k < 3 && x == item.size()))
-            usage("a --soa-shapes entry is IxAxBxC, not '" + item + "'");
-          d[k] = std::stoull(item.substr(at, x - at));
-          at = x + 1;
-        }
-        options.soa_shapes.push_back(d);
-        start = comma + 1;
+      for (const auto& item : split(value(), ',', arg)) {
+        const auto d = dims(item, 4, arg);
+        options.soa_shapes.push_back({d[0], d[1], d[2], d[3]});
       }
     } else
       usage("unknown option " + arg);
@@ -575,15 +631,15 @@ int main(int argc, char** argv) {
   try {
     const ipt::support::Session session;
     const std::uint64_t elements = (std::uint64_t{options.mib} << 20) / options.elem_size;
-    // At most 1 GiB: larger copies have hung the NVIDIA driver.
-    const std::size_t copy_bytes = static_cast<std::size_t>(
-        std::min<std::uint64_t>(elements * options.elem_size, std::uint64_t{1} << 30));
-    const double copy_gbs = ipt::support::copy_bandwidth_gbs(session, copy_bytes, 10);
+    const auto copy = ipt::support::measure_copy_bandwidth(
+        session,
+        ipt::support::copy_bytes_for(static_cast<std::size_t>(elements * options.elem_size)));
+    const double copy_gbs = copy.gbs;
     std::printf(
-        "device: %s\nmode %s, %zu-byte elements, ~%zu MiB arrays, %d timed runs; "
-        "copy bandwidth %.1f GB/s (%zu bytes)\n",
+        "device: %s\nmode %s, %zu-byte elements, ~%zu MiB arrays, %d timed runs\n"
+        "copy bandwidth: %s\n",
         session.description().c_str(), options.mode.c_str(), options.elem_size, options.mib,
-        options.repetitions, copy_gbs, copy_bytes);
+        options.repetitions, ipt::support::describe(copy).c_str());
     if (options.mode == "stages") {
       if (options.layouts.empty())
         return ipt::bench::run_stage_profile(session, options.shapes, options.elem_size,

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ipt/ipt.h"
+#include "support/transpose_run.hpp"
 
 namespace ipt::bench {
 namespace {
@@ -28,9 +29,10 @@ CallTimes timed_call(const support::Session& session, cl_mem buffer, std::size_t
                      std::size_t cols, std::size_t elem_size) {
   const auto start = clock_type::now();
   cl_event done = nullptr;
-  if (ipt_transpose(session.queue(), buffer, 0, rows, cols, 0, nullptr, &done, elem_size) !=
-      IPT_SUCCESS) {
-    std::fprintf(stderr, "ipt-bench: %s\n", ipt_last_error_message());
+  const ipt_status status =
+      ipt_transpose(session.queue(), buffer, 0, rows, cols, 0, nullptr, &done, elem_size);
+  if (status != IPT_SUCCESS) {
+    std::fprintf(stderr, "ipt-bench: %s\n", support::failure_text(status).c_str());
     return {};
   }
   CallTimes times;
@@ -133,8 +135,9 @@ int run_latency_protocol(const support::Session& session,
   int failures = 0;
   if (warmup) {
     const auto start = clock_type::now();
-    if (ipt_warmup(session.context(), session.device(), elem_size) != IPT_SUCCESS) {
-      std::fprintf(stderr, "ipt-bench: %s\n", ipt_last_error_message());
+    const ipt_status status = ipt_warmup(session.context(), session.device(), elem_size);
+    if (status != IPT_SUCCESS) {
+      std::fprintf(stderr, "ipt-bench: %s\n", support::failure_text(status).c_str());
       return 1;
     }
     std::printf("ipt_warmup: %.1f ms\n", ms_since(start));

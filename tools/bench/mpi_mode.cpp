@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -41,12 +42,11 @@ const char* const kUsage =
     "         [--scheme auto|pairwise|alltoall,... (auto)] [--staging BYTES]\n"
     "         [--block-rows B] [--block-cols C] [--flags none|in|out|in,out]\n"
     "         [--csv FILE] [--json FILE]\n"
-    "  ipt-bench --help describes them.\n";
+    "  ipt-bench --help (and man ipt-bench-mpi) describes them.\n";
 
 // The all-to-all's host buffers (each direction): large enough that the bandwidth no
 // longer grows, small enough for several ranks of one node; larger exchanges go in rounds.
 constexpr std::size_t kAlltoallBuffer = std::size_t{256} << 20;
-constexpr int kCopyRepetitions = 10;
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -68,20 +68,30 @@ struct Options {
   std::string csv, json;
 };
 
-std::vector<std::string> split(const std::string& text, char separator) {
+std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
   try {
-    return support::split_list(text, separator);
-  } catch (const std::invalid_argument& e) {
+    return support::split_list(text, separator, what);
+  } catch (const support::CliError& e) {
     throw UsageError(e.what());
   }
 }
 
-std::size_t number(const std::string& text) {
+std::uint64_t number(const std::string& text, const std::string& what,
+                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
   try {
-    return support::parse_count(text);
-  } catch (const std::invalid_argument& e) {
+    return support::parse_count(text, what, max);
+  } catch (const support::CliError& e) {
     throw UsageError(e.what());
   }
+}
+
+// A failed libipt_mpi call: its status in words and ipt_mpi_last_error_message(), which
+// says which rank found what.
+std::string mpi_failure_text(ipt_status status) {
+  std::string text = ipt_status_string(status);
+  const char* message = ipt_mpi_last_error_message();
+  if (message != nullptr && *message != '\0') text += std::string("; ") + message;
+  return text;
 }
 
 // The names the other modes accept (elements move bit for bit: only the size matters).
@@ -90,7 +100,7 @@ std::size_t elem_size_of(const std::string& type) {
   if (type == "f64") return 8;
   if (type == "u8") return 1;
   if (type == "f16" || type == "bf16") return 2;
-  const auto size = number(type);
+  const auto size = number(type, "--type");
   if (size != 1 && size != 2 && size != 4 && size != 8 && size != 16)
     throw UsageError("bad --type " + type);
   return size;
@@ -124,16 +134,22 @@ Options parse(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       throw HelpAsked{};
     } else if (arg == "--shapes") {
-      for (const auto& item : split(value(), ',')) {
-        const auto sides = split(item, 'x');
-        if (sides.size() != 2) throw UsageError("a shape is ROWSxCOLS, not '" + item + "'");
-        options.shapes.emplace_back(number(sides[0]), number(sides[1]));
+      for (const auto& item : split(value(), ',', arg)) {
+        try {
+          const auto sides = support::parse_dims(item, 2, arg);
+          options.shapes.emplace_back(sides[0], sides[1]);
+        } catch (const support::CliError& e) {
+          throw UsageError(e.what());
+        }
       }
     } else if (arg == "--fill") {
-      for (const auto& item : split(value(), ',')) {
+      for (const auto& item : split(value(), ',', arg)) {
+        // Plain decimal fractions only (0.5, .25), as strict as the counts.
+        const bool plain = item.find_first_not_of("0123456789.") == std::string::npos &&
+                           item.find('.') == item.rfind('.');
         char* end = nullptr;
-        const double f = std::strtod(item.c_str(), &end);
-        if (end == item.c_str() || *end != '\0' || !(f > 0 && f < 1))
+        const double f = plain ? std::strtod(item.c_str(), &end) : 0.0;
+        if (!plain || end == item.c_str() || *end != '\0' || !(f > 0 && f < 1))
           throw UsageError("--fill takes fractions in (0, 1), not '" + item + "'");
         options.fills.push_back(f);
       }
@@ -145,10 +161,10 @@ Options parse(int argc, char** argv) {
       options.type = value();
       options.elem_size = elem_size_of(options.type);
     } else if (arg == "--reps") {
-      options.reps = static_cast<int>(std::clamp<std::size_t>(number(value()), 1, 1000));
+      options.reps = static_cast<int>(std::clamp<std::size_t>(number(value(), arg), 1, 1000));
     } else if (arg == "--scheme") {
       options.schemes.clear();
-      for (const auto& item : split(value(), ',')) {
+      for (const auto& item : split(value(), ',', arg)) {
         if (item == "auto")
           options.schemes.push_back(IPT_MPI_SCHEME_AUTO);
         else if (item == "pairwise")
@@ -159,14 +175,14 @@ Options parse(int argc, char** argv) {
           throw UsageError("--scheme takes auto, pairwise or alltoall, not '" + item + "'");
       }
     } else if (arg == "--staging") {
-      options.staging = number(value());
+      options.staging = number(value(), arg);
     } else if (arg == "--block-rows") {
-      options.block_rows = number(value());
+      options.block_rows = number(value(), arg);
     } else if (arg == "--block-cols") {
-      options.block_cols = number(value());
+      options.block_cols = number(value(), arg);
     } else if (arg == "--flags") {
       options.flags = 0;
-      for (const auto& item : split(value(), ',')) {
+      for (const auto& item : split(value(), ',', arg)) {
         if (item == "in")
           options.flags |= IPT_MPI_TRANSPOSED_IN;
         else if (item == "out")
@@ -587,11 +603,10 @@ class MpiBench {
         largest = std::max(largest, local.local_rows * shape.second * e_);
     }
     copy_bytes_ = static_cast<std::size_t>(max_of(static_cast<double>(largest)));
-    copy_bytes_ = std::clamp<std::size_t>(copy_bytes_, 1 << 20, std::size_t{1} << 30);
+    copy_bytes_ = support::copy_bytes_for(copy_bytes_);
     copy_bytes_ = std::min<std::size_t>(copy_bytes_, info_.max_alloc);
     for (int r = 0; r < ranks_; ++r) {
-      if (r == rank_)
-        info_.copy_gbs = support::copy_bandwidth_gbs(session_, copy_bytes_, kCopyRepetitions);
+      if (r == rank_) info_.copy_gbs = support::measure_copy_bandwidth(session_, copy_bytes_).gbs;
       MPI_Barrier(MPI_COMM_WORLD);
     }
   }
@@ -621,8 +636,9 @@ class MpiBench {
     }
     for (const auto& note : fill_notes) std::printf("%s\n", note.c_str());
     std::printf(
-        "copy: clEnqueueCopyBuffer of %zu bytes, read + write, each rank alone, median of %d; "
-        "summed over the %zu device(s): %.1f GB/s\n"
+        "copy: clEnqueueCopyBuffer of %zu bytes between two device buffers, bytes read + "
+        "written / median time of %d copies after a warm-up, each rank alone; summed over the "
+        "%zu device(s): %.1f GB/s\n"
         "time: the slowest rank's (MPI_Wtime around the call, after a barrier), median of the "
         "timed runs; agg = 2 * rows * cols * e / t; rank = the largest block's 2 * local_rows * "
         "cols * e / t; %% copy: agg against the summed copy bandwidth; xchg: the busiest rank's "
@@ -633,7 +649,7 @@ class MpiBench {
         "bytes / t\n"
         "pad: the buffer's room past the block (alloc_elements), stage: the host staging, the "
         "largest of the ranks as %% of their block; every result checked on the device\n\n",
-        copy_bytes_, kCopyRepetitions, devices_, copy_sum_, kAlltoallBuffer >> 20);
+        copy_bytes_, support::kCopyRepetitions, devices_, copy_sum_, kAlltoallBuffer >> 20);
     std::printf("%-15s %3s %-17s %5s %9s %9s %9s %9s %9s %7s %9s %9s %9s %7s %7s\n", "shape", "P",
                 "scheme", "rnds", "piece MiB", "model ms", "median ms", "agg GB/s", "rank GB/s",
                 "% copy", "xchg GB/s", "a2a GB/s", "a2a agg", "pad %", "stage %");
@@ -735,9 +751,7 @@ class MpiBench {
     if (status == IPT_SUCCESS)
       status = ipt_mpi_plan(MPI_COMM_WORLD, M, N, e_, options_.flags, &o, &row.plan);
     if (!all_ok(status == IPT_SUCCESS))
-      return failed(
-          row, "the plan: status " + std::to_string(status) + ": " + ipt_mpi_last_error_message(),
-          status != IPT_SUCCESS);
+      return failed(row, "the plan: " + mpi_failure_text(status), status != IPT_SUCCESS);
     row.planned = scheme_name(row.plan.scheme);
     row.alloc_bytes = local.alloc_elements * e_;
     row.block_bytes = std::max(local.local_rows * N, local.local_cols * M) * e_;
@@ -779,7 +793,7 @@ class MpiBench {
                                               options_.flags, &o);
       const double t = max_of(MPI_Wtime() - start);
       if (!all_ok(status == IPT_SUCCESS)) {
-        why = "status " + std::to_string(status) + ": " + ipt_mpi_last_error_message();
+        why = mpi_failure_text(status);
         mine = status != IPT_SUCCESS;
         break;
       }

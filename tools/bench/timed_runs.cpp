@@ -3,12 +3,13 @@
 #include <cstdio>
 
 #include "support/measure.hpp"
+#include "support/transpose_run.hpp"
 
 namespace ipt::bench {
 
 bool failed(ipt_status status) {
   if (status == IPT_SUCCESS) return false;
-  std::fprintf(stderr, "ipt-bench: %s: %s\n", ipt_status_string(status), ipt_last_error_message());
+  std::fprintf(stderr, "ipt-bench: %s\n", support::failure_text(status).c_str());
   return true;
 }
 

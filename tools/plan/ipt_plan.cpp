@@ -1,10 +1,6 @@
 // ipt-plan: prints, in words, the plan libipt makes for a shape on a device (through the
-// public ipt_plan call): sequence, factors, every stage with its view, scratch memory.
-// IPT_DEVICE picks the device; IPT_OVERRIDES applies as in the library (for example
-// local_mem=49152 shows a 48 KiB GPU's plan on PoCL).
-//
-//   ipt-plan [--batch B] ROWS COLS [ELEM_SIZE]
-//   ipt-plan mpi RANKS ROWS COLS [ELEM_SIZE] [options]   (the distributed plan)
+// public ipt_plan call), or with "mpi" the distributed plan of libipt_mpi. The usage text
+// below, and tools/man/ipt-plan.1, describe the command line.
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -12,45 +8,77 @@
 
 #include "ipt/ipt.h"
 #include "mpi_plan.hpp"
+#include "support/cli_values.hpp"
 #include "support/device_select.hpp"
+#include "support/transpose_run.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ipt-plan [--batch B] ROWS COLS [ELEM_SIZE]\n"
+    "       ipt-plan mpi RANKS ROWS COLS [ELEM_SIZE] [options]  (ipt-plan mpi --help)\n"
+    "\n"
+    "Prints the plan libipt makes (ipt_plan) for transposing a ROWS x COLS row-major\n"
+    "matrix of ELEM_SIZE-byte elements (default 4) in place on the OpenCL device: the\n"
+    "sequence of stages, the factors m and n, every kernel with the view of the matrix it\n"
+    "works on, any padding, and the scratch device memory one call needs. Nothing runs on\n"
+    "the device.\n"
+    "\n"
+    "  --batch B   the plan of ipt_transpose_batched for B such matrices back to back\n"
+    "  mpi         the distributed plan of ipt_mpi_transpose, rank by rank; needs neither\n"
+    "              MPI nor a device (ipt-plan mpi --help lists its options)\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "Numbers are plain decimal digits: no sign, no 0x, no exponent, no separators.\n"
+    "Environment: IPT_DEVICE picks the device by a part of its name (default: the first\n"
+    "OpenCL device); IPT_OVERRIDES changes what the planner assumes of it, as in the\n"
+    "library (for example IPT_OVERRIDES=local_mem=49152 shows a 48 KiB device's plan).\n"
+    "Exit status: 0 the plan was printed, 1 the library refused the shape (its status and\n"
+    "reason are printed), 2 a bad command line.\n";
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "mpi")
     return ipt::tools::print_mpi_plan({args.begin() + 1, args.end()});
-  const bool help = args.size() == 1 && (args[0] == "--help" || args[0] == "-h");
-  std::size_t batch = 1;
-  bool batch_given = false;
-  if (args.size() >= 2 && args[0] == "--batch") {
-    batch_given = true;
-    try {
-      batch = std::stoull(args[1]);
-    } catch (const std::exception&) {
-      args.clear();  // usage
-    }
-    if (!args.empty()) args.erase(args.begin(), args.begin() + 2);
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
-  if (help || args.size() < 2 || args.size() > 3) {
-    std::fprintf(help ? stdout : stderr,
-                 "usage: ipt-plan [--batch B] ROWS COLS [ELEM_SIZE (default 4)]\n"
-                 "       ipt-plan mpi RANKS ROWS COLS [ELEM_SIZE] [options] (ipt-plan mpi --help)\n"
-                 "Prints the plan libipt makes for a ROWS x COLS matrix of ELEM_SIZE-byte\n"
-                 "elements on the default OpenCL device (IPT_DEVICE picks another): its\n"
-                 "sequence, every kernel, and the scratch memory a call needs. --batch: the\n"
-                 "plan of ipt_transpose_batched for B such matrices back to back.\n");
-    return help ? 0 : 2;
+  std::size_t rows = 0, cols = 0, elem_size = 4, batch = 1;
+  bool batch_given = false;
+  try {
+    std::vector<std::string> positional;
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      if (args[k] == "--batch") {
+        if (k + 1 >= args.size()) throw ipt::support::CliError("--batch needs a value");
+        batch = ipt::support::parse_count(args[++k], "--batch");
+        batch_given = true;
+      } else if (args[k].rfind("--", 0) == 0) {
+        throw ipt::support::CliError("unknown option '" + args[k] + "'");
+      } else {
+        positional.push_back(args[k]);
+      }
+    }
+    if (positional.size() < 2 || positional.size() > 3)
+      throw ipt::support::CliError("expected ROWS COLS [ELEM_SIZE], got " +
+                                   std::to_string(positional.size()) + " value(s)");
+    rows = ipt::support::parse_count(positional[0], "ROWS");
+    cols = ipt::support::parse_count(positional[1], "COLS");
+    if (positional.size() == 3) elem_size = ipt::support::parse_count(positional[2], "ELEM_SIZE");
+  } catch (const ipt::support::CliError& e) {
+    std::fprintf(stderr, "ipt-plan: %s\n%s", e.what(), kUsage);
+    return 2;
   }
   try {
-    const std::size_t rows = std::stoull(args[0]), cols = std::stoull(args[1]);
-    const std::size_t elem_size = args.size() == 3 ? std::stoull(args[2]) : 4;
     const auto device = ipt::support::select_device();
     ipt_plan_info info;
     const ipt_status status =
         batch_given ? ipt_plan_batched(device.device, batch, rows, cols, elem_size, nullptr, &info)
                     : ipt_plan(device.device, rows, cols, elem_size, nullptr, &info);
     if (status != IPT_SUCCESS) {
-      std::fprintf(stderr, "ipt-plan: %s\n%s\n", ipt_status_string(status),
-                   ipt_last_error_message());
+      std::fprintf(stderr, "ipt-plan: %s\n", ipt::support::failure_text(status).c_str());
       return 1;
     }
     std::printf("device: %s\n%s\n%u kernel(s), %zu bytes of scratch per call\n",

@@ -1,31 +1,53 @@
 #include "mpi_plan.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
+#include <string>
 
 #include "distribution.hpp"
 #include "exchange_plan.hpp"
 #include "plan_check.hpp"
+#include "support/cli_values.hpp"
 
 namespace ipt::tools {
 namespace {
 
+// --rank's largest value: a rank the printout could reach, and far below long's range.
+constexpr std::uint64_t kMaxRank = 1u << 30;
+
 constexpr const char* kUsage =
-    "usage: ipt-plan mpi RANKS ROWS COLS [ELEM_SIZE (default 4)] [--block-rows B]\n"
-    "                [--block-cols C] [--staging BYTES (default 16777216; clamped to\n"
-    "                4096..1073741824, as the call clamps it)]\n"
-    "                [--scheme auto|pairwise|alltoall] [--flags in,out] [--rank R]\n"
-    "Prints the plan of ipt_mpi_transpose for a ROWS x COLS matrix distributed over RANKS\n"
-    "MPI ranks, rank by rank (or rank R): its blocks and allocation, the local steps, the\n"
-    "exchange scheme with its pieces and rounds, and the cost model's times for each\n"
-    "scheme. Needs neither MPI nor a device.\n";
+    "usage: ipt-plan mpi RANKS ROWS COLS [ELEM_SIZE] [--block-rows B] [--block-cols C]\n"
+    "                [--staging BYTES] [--scheme auto|pairwise|alltoall] [--flags in,out]\n"
+    "                [--rank R]\n"
+    "\n"
+    "Prints the plan of ipt_mpi_transpose for a ROWS x COLS matrix of ELEM_SIZE-byte\n"
+    "elements (default 4) distributed over RANKS MPI ranks: first a summary (exchange\n"
+    "scheme, bytes per chunk and per piece, MPI calls per rank, and the cost model's time\n"
+    "for each scheme and for the local steps), then for each rank its blocks before and\n"
+    "after, its allocation, its local steps and its exchange rounds. Needs neither MPI nor\n"
+    "a device. What the call would refuse is refused here, with its reason (exit 1).\n"
+    "\n"
+    "  --block-rows B   rows of each rank's block before (0: ceil(ROWS / RANKS))\n"
+    "  --block-cols C   rows of each rank's block after, i.e. columns of the input\n"
+    "                   (0: ceil(COLS / RANKS))\n"
+    "  --staging BYTES  host staging bytes per rank (default 16777216; clamped to\n"
+    "                   4096..1073741824, as the call clamps it)\n"
+    "  --scheme S       auto (the cost model's choice), pairwise or alltoall\n"
+    "  --flags F        in, out or in,out: blocks stored transposed before (in) or after\n"
+    "                   (out) (IPT_MPI_TRANSPOSED_IN / _OUT)\n"
+    "  --rank R         print only rank R\n"
+    "  -h, --help       this text\n"
+    "\n"
+    "Numbers are plain decimal digits: no sign, no 0x, no exponent, no separators.\n"
+    "Exit status: 0 the plan was printed, 1 the call would refuse it, 2 a bad command line.\n";
 
 mpi::Scheme parse_scheme(const std::string& s) {
   if (s == "auto") return mpi::Scheme::automatic;
   if (s == "pairwise") return mpi::Scheme::pairwise;
   if (s == "alltoall") return mpi::Scheme::alltoall;
-  throw std::invalid_argument("unknown scheme " + s);
+  throw support::CliError("--scheme: '" + s + "' is not auto, pairwise or alltoall");
 }
 
 unsigned parse_flags(const std::string& s) {
@@ -39,7 +61,7 @@ unsigned parse_flags(const std::string& s) {
     else if (word == "out")
       flags |= 2u;
     else if (!word.empty())
-      throw std::invalid_argument("unknown flag " + word);
+      throw support::CliError("--flags: '" + s + "' has '" + word + "', not in or out");
     if (end == std::string::npos) break;
     at = end + 1;
   }
@@ -62,27 +84,32 @@ int print_mpi_plan(const std::vector<std::string>& args) {
     for (std::size_t k = 0; k < args.size(); ++k) {
       const std::string& a = args[k];
       if (a.rfind("--", 0) == 0) {
-        if (k + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
+        if (k + 1 >= args.size()) throw support::CliError(a + " needs a value");
         const std::string& v = args[++k];
         if (a == "--block-rows")
-          block_rows = std::stoull(v);
+          block_rows = support::parse_count(v, a);
         else if (a == "--block-cols")
-          block_cols = std::stoull(v);
+          block_cols = support::parse_count(v, a);
         else if (a == "--staging")
-          staging = std::stoull(v);
+          staging = support::parse_count(v, a);
         else if (a == "--scheme")
           scheme = parse_scheme(v);
         else if (a == "--flags")
           flags = parse_flags(v);
         else if (a == "--rank")
-          rank = std::stol(v);
+          rank = static_cast<long>(support::parse_count(v, a, kMaxRank));
         else
-          throw std::invalid_argument("unknown option " + a);
+          throw support::CliError("unknown option '" + a + "'");
       } else {
-        numbers.push_back(std::stoull(a));
+        static const char* const kNames[] = {"RANKS", "ROWS", "COLS", "ELEM_SIZE"};
+        if (numbers.size() == 4)
+          throw support::CliError("unexpected argument '" + a + "' after ELEM_SIZE");
+        numbers.push_back(support::parse_count(a, kNames[numbers.size()]));
       }
     }
-    if (numbers.size() < 3 || numbers.size() > 4) throw std::invalid_argument("");
+    if (numbers.size() < 3)
+      throw support::CliError("expected RANKS ROWS COLS [ELEM_SIZE], got " +
+                              std::to_string(numbers.size()) + " value(s)");
     const std::size_t ranks = numbers[0], rows = numbers[1], cols = numbers[2];
     const std::size_t elem_size = numbers.size() == 4 ? numbers[3] : 4;
     // What the call would refuse, refused here with its words.
@@ -106,10 +133,12 @@ int print_mpi_plan(const std::vector<std::string>& args) {
       if (rank < 0 || static_cast<std::size_t>(rank) == r)
         std::printf("%s\n", mpi::describe(d, r, elem_size, flags, plan).c_str());
     return 0;
-  } catch (const std::exception& e) {
-    if (*e.what() != '\0') std::fprintf(stderr, "ipt-plan mpi: %s\n", e.what());
-    std::fputs(kUsage, stderr);
+  } catch (const support::CliError& e) {
+    std::fprintf(stderr, "ipt-plan mpi: %s\n%s", e.what(), kUsage);
     return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ipt-plan mpi: %s\n", e.what());
+    return 1;
   }
 }
 

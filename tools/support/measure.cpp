@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 namespace ipt::support {
@@ -49,7 +50,12 @@ Stats stats_of(std::vector<double> values) {
           values.back()};
 }
 
-double copy_bandwidth_gbs(const Session& session, std::size_t bytes, int repetitions) {
+std::size_t copy_bytes_for(std::size_t largest_bytes) {
+  return std::clamp<std::size_t>(largest_bytes, std::size_t{1} << 20, std::size_t{1} << 30);
+}
+
+CopyBandwidth measure_copy_bandwidth(const Session& session, std::size_t bytes) {
+  const int repetitions = kCopyRepetitions;
   cl_int code = CL_SUCCESS;
   cl_mem source = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, bytes, nullptr, &code);
   check(code, "clCreateBuffer");
@@ -72,7 +78,16 @@ double copy_bandwidth_gbs(const Session& session, std::size_t bytes, int repetit
   }
   clReleaseMemObject(source);
   clReleaseMemObject(target);
-  return 2.0 * static_cast<double>(bytes) / stats_of(seconds).median * 1e-9;
+  return {2.0 * static_cast<double>(bytes) / stats_of(seconds).median * 1e-9, bytes, repetitions};
+}
+
+std::string describe(const CopyBandwidth& copy) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%.1f GB/s (clEnqueueCopyBuffer of %.1f MiB between two device buffers, bytes "
+                "read + written / median time of %d copies after a warm-up)",
+                copy.gbs, static_cast<double>(copy.bytes) / (1 << 20), copy.repetitions);
+  return text;
 }
 
 }  // namespace ipt::support

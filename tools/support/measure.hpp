@@ -1,10 +1,11 @@
-// Timing helpers shared by ipt-demo and ipt-bench: kernel time from OpenCL profiling
-// events and the device's copy bandwidth (clEnqueueCopyBuffer, bytes read + written).
+// Timing helpers shared by the tools: kernel time from OpenCL profiling events and the
+// device's copy bandwidth, the reference of their "% of copy" figures.
 #pragma once
 
 #include <CL/cl.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "support/device_select.hpp"
@@ -26,8 +27,26 @@ struct Stats {
 };
 Stats stats_of(std::vector<double> values);
 
-// Median copy bandwidth in GB/s (1e9 bytes/s) of copying `bytes` between two device
-// buffers, counting the bytes read and written: 2 * bytes / time.
-double copy_bandwidth_gbs(const Session& session, std::size_t bytes, int repetitions);
+// The device's copy bandwidth, measured the same way by every tool so that their "% of
+// copy" figures compare: clEnqueueCopyBuffer between two device buffers of `bytes`, one
+// warm-up copy, then kCopyRepetitions timed ones (profiling events); GB/s = 2 * bytes
+// (read + written) / median time, in 1e9 bytes per second.
+constexpr int kCopyRepetitions = 10;
+struct CopyBandwidth {
+  double gbs = 0;
+  std::size_t bytes = 0;
+  int repetitions = 0;
+};
+
+// The copy size for matrices of up to `largest_bytes` bytes: that size, but at least 1 MiB
+// (smaller copies measure the launch, not the memory) and at most 1 GiB (larger copies
+// gain nothing and have hung a driver).
+std::size_t copy_bytes_for(std::size_t largest_bytes);
+
+CopyBandwidth measure_copy_bandwidth(const Session& session, std::size_t bytes);
+
+// "612.3 GB/s (clEnqueueCopyBuffer of 64.0 MiB between two device buffers, bytes read +
+// written / median time of 10 copies after a warm-up)": the figure with how it was taken.
+std::string describe(const CopyBandwidth& copy);
 
 }  // namespace ipt::support

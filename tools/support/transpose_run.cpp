@@ -30,6 +30,13 @@ std::string transpose_mismatch(const std::vector<unsigned char>& expected,
 
 }  // namespace
 
+std::string failure_text(ipt_status status) {
+  std::string text = ipt_status_string(status);
+  const char* message = ipt_last_error_message();
+  if (message != nullptr && *message != '\0') text += std::string("; ") + message;
+  return text;
+}
+
 RunResult run_transpose(const Session& session, const RunOptions& options) {
   RunResult result;
   const std::size_t bytes = options.rows * options.cols * options.elem_size;
@@ -41,8 +48,7 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
     result.status = ipt_padded_size(session.device(), options.rows, options.cols, options.elem_size,
                                     &buffer_bytes);
     if (result.status != IPT_SUCCESS) {
-      result.error =
-          std::string(ipt_status_string(result.status)) + ": " + ipt_last_error_message();
+      result.error = failure_text(result.status);
       return result;
     }
   }
@@ -57,7 +63,7 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
   result.status = ipt_plan(session.device(), options.rows, options.cols, options.elem_size,
                            as_call ? nullptr : &plan_options, &result.plan);
   if (result.status != IPT_SUCCESS) {
-    result.error = std::string(ipt_status_string(result.status)) + ": " + ipt_last_error_message();
+    result.error = failure_text(result.status);
     return result;
   }
   cl_int code = CL_SUCCESS;
@@ -137,8 +143,7 @@ RunResult run_transpose(const Session& session, const RunOptions& options) {
     if (result.seconds.median > 0)
       result.throughput_gbs = 2.0 * static_cast<double>(bytes) / result.seconds.median * 1e-9;
   }
-  if (result.status != IPT_SUCCESS)
-    result.error = std::string(ipt_status_string(result.status)) + ": " + ipt_last_error_message();
+  if (result.status != IPT_SUCCESS) result.error = failure_text(result.status);
   clReleaseMemObject(buffer);
   return result;
 }

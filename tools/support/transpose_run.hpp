@@ -14,6 +14,10 @@
 
 namespace ipt::support {
 
+// A failed call's status in words, followed by ipt_last_error_message() when the library
+// left one: the status names the kind of failure, the message its precise reason.
+std::string failure_text(ipt_status status);
+
 struct RunOptions {
   std::size_t rows = 0, cols = 0, elem_size = 4;
   bool use_f64_entry = false;  // call ipt_transpose_f64 instead of ipt_transpose
