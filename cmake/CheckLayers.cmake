@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The layering of src/, checked when CMake configures and again by every build, so that a
 # wrong include fails the build: api -> runtime -> cpu -> planner, one way. The planner and
 # the cpu layer (the native CPU path of host transposition) are pure C++ (no OpenCL

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Turns kernels/*.cl into one C++ source of raw string literals, so that an installed
 # libipt needs no data files. Run as a script: cmake -DOUTPUT=... -DSOURCES=a.cl;b.cl -P
 if(NOT OUTPUT OR NOT SOURCES)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Warning and sanitizer flags shared by every target of the project, through one
 # interface target so that nothing leaks into consumers of the installed library.
 add_library(ipt_compile_options INTERFACE)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The Python package's interpreters: IPT_BUILD_PYTHON is turned off without one, and
 # IPT_PYTHON_TEST_EXECUTABLE names the interpreter that runs the Python tests and example:
 # the first of the interpreter CMake finds and Debian's /usr/bin/python3 that imports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Transpose a float matrix in place on an OpenCL device (a GPU if there is one), from C. */
 /* The OpenCL version this program is written for (clCreateCommandQueue is 1.2's). */
 #define CL_TARGET_OPENCL_VERSION 120

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Transpose a float matrix in place on an OpenCL device (a GPU if there is one), from C++.
 #define CL_HPP_TARGET_OPENCL_VERSION 120
 #define CL_HPP_MINIMUM_OPENCL_VERSION 120

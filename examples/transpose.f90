@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Transpose a Fortran (column-major) array in place on an OpenCL device, from Fortran.
 ! The few OpenCL calls an application needs for this (a context, a queue, a buffer, a
 ! read) are declared below with bind(C); an application with its own OpenCL binding

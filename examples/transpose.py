@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Transpose a float matrix in place on an OpenCL device (a GPU if there is one), from
 Python: pyopencl holds the matrix, ipt transposes it in its buffer."""
 

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! libipt Fortran module: in-place matrix transposition on OpenCL devices.
 !
 ! Fortran arrays are column-major. A Fortran array a(m, n) has the bytes of a row-major

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! libipt_mpi Fortran module: in-place transposition of a matrix distributed over the ranks
 ! of an MPI communicator by blocks of rows (ipt_mpi.h says what each call does).
 !

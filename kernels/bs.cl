@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // 010! (A, B, C) -> (A, C, B) by barrier synchronisation (BS, TPDS Fig. 1).
 //
 // A contiguous tiles of B x C elements are each transposed in place to C x B. A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // libipt kernel prelude: element and index types, prepended to every kernel family.
 // The host defines IPT_ELEM_BYTES (1, 2, 4, 8 or 16) and IPT_INDEX_64 (0 or 1).
 //

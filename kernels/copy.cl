@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A plain element copy from one buffer to another (a padded plan saves the bytes it
 // borrows beyond the caller's matrix to scratch, and restores them at the end). A kernel
 // rather than clEnqueueCopyBuffer: a GPU driver can take two to three times as much host

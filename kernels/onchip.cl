@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The whole transposition in one pass, for a matrix small enough to be held on chip:
 // every work-group loads its share of the tiles into registers, all groups wait at a
 // grid barrier until every element has been read, then each group writes its tiles back

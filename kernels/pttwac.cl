@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // 010! (A, B, C) -> (A, C, B) by PTTWAC: cycle following inside one tile with one flag
 // bit per tile position in local memory (PPoPP 2014 §5.1, TPDS 2015 §4.2).
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // In-place change of a row-major matrix's row stride: `rows` rows of `len` elements move
 // from stride S_in to stride S_out, all in one direction. Padding (S_out > S_in: rows
 // spread towards the end, gaps left as they were) and unpadding (S_out < S_in: rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The element transform of ipt_imatcopy (TRANSFORMED, kernels/common.cl) as a pass of its
 // own, in place: `rows` rows of `len` elements at row stride `stride`. A call runs it
 // only when its last step cannot apply the transform while storing (no restride comes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // 100! (A, B, C) -> (B, A, C) by cycle following over super-elements (SoA-ASTA,
 // TPDS 2015 §4.3/§5.2, PPoPP 2014 §5.2), with I instances (0100!: (I, A, B, C) ->
 // (I, B, A, C)); 1000! is 100! with a super-element of C*D elements.

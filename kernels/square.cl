@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Square in-place transpose: a tiled swap across the diagonal.
 //
 // The n x n matrix is cut into TILE x TILE tiles (the last row and column of tiles may

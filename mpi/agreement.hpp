@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every rank of a distributed call agrees on: the same arguments, and one status (the
 // first failing rank's, with its message) returned everywhere, so that no rank goes on
 // into the exchange while another has stopped.

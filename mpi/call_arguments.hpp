@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The arguments of libipt_mpi's calls: options resolved, the staging budget, the checks
 // that need MPI or the device (communicator, double precision) and the status of a refusal
 // of plan_check.hpp. Shared by the entry points (ipt_mpi.cpp) and the collective call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One distributed transposition, as every rank runs it: the checks agreed on by every
 // rank, then the local steps (local_steps.hpp), the exchange (exchange.hpp) and the local
 // steps after, planned by distribution.hpp and exchange_plan.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exchange of a distributed transposition: every active rank's chunk for rank q (c x b
 // elements at q c b of its padded block) swapped with rank q's chunk for it, through
 // pinned host staging, the device transfers overlapped with the MPI calls.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libipt_mpi's C API (include/ipt/ipt_mpi.h): each entry point resolves its arguments and
 // runs the distributed call (distributed_call.hpp) or the planner (mpi/plan), guarded so
 // that nothing crosses the C ABI.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The steps each active rank runs on its own device before and after the exchange, all
 // through libipt's public calls on the rank's padded block (b rows, S chunks of c x b):
 //   before: the block's rows spread to pitch S c (ipt_imatcopy) and the b x S c block

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library's own communicator beside a caller's, so that no message of a distributed
 // call can match one of the caller's still in flight on theirs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host memory the exchange stages through: slots of pinned memory (a mapped
 // CL_MEM_ALLOC_HOST_PTR buffer, which the driver moves at the link's rate), or pageable
 // memory where the device gives no pinned memory.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ipt-bench smoke test: every mode runs on tiny shapes, verifies, and writes its CSV (the
 # shared header, one row per run, no failed row) and JSON summary, verified on the device
 # (the default) and, for the shapes mode, on the host. Not a benchmark.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The public header compiled as C99 with warnings on, and every entry point called with
  * arguments that need no device: C users must be able to include and link libipt. */
 #include <ipt/ipt.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "onchip_kernel_run.hpp"
 
 #include <catch2/catch.hpp>

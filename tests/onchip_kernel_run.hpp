@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The on-chip kernel (kernels/onchip.cl), its step run alone, for its tests.
 #pragma once
 

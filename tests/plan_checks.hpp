@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks of launch plans beyond where their elements end (plan_model.hpp's check_plan),
 // shared by the planner tests and the planner fuzzer (tests/fuzz) so that both hold
 // plans to the same rules: launches the device can take, memory a small fraction of the

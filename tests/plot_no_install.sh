@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tools/plots/plot.sh installs nothing unless asked: run without matplotlib, without a
 # terminal and without IPT_PLOT_INSTALL=1, it must not call apt-get (a stand-in first in
 # PATH records any call) and must exit with an error that names the package.

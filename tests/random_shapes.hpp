@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random calls for the planner tests: the shape classes users have (the papers' range,
 // AoS <-> SoA, a short side against a long one, huge matrices), drawn the same way on
 // every platform.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel steps run alone on a split matrix (kernels/common.cl, IPT_SPLIT): the logical
 // matrix's elements [0, split) in a buffer that holds nothing past them, the rest in call
 // scratch. For the split-kernel tests.

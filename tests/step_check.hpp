@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel steps run alone on random guarded matrices, for the kernel tests. Each operation
 // is described once: the planner's step (planner/launch_plan.hpp), which
 // support::run_steps prepares and enqueues as a call would, and the host reference of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The asynchronous contract: the wait list gates the first kernel, the returned event
 // completes after the last one, a NULL event pointer is accepted, and the call returns
 // without waiting for the device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every kind of bad input returns its own documented status and leaves the whole buffer
 // byte-for-byte unchanged (read back and compared after each call).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt_transpose_batched: batches of 1 and of many, every element size, shapes that take
 // each batched plan (one BS kernel, the square kernel, the stages over the batch, prime
 // and skinny sides), random data, the bytes before and after the batch checked, and bad

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The on-disk binary cache (IPT_CACHE_DIR) and ipt_warmup: keys that change with every
 // field, corrupt or stale files ignored and rebuilt, concurrent writers, end-to-end use.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checked plans: a call that repeats an earlier one reuses its prepared plan and skips
 // planning and preparing, yet every result stays exact, and nothing stale is ever reused:
 // other settings, another offset or another buffer room plan anew, and a call that failed

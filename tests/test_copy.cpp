@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The element copy between buffers (kernels/copy.cl), which saves and restores the bytes a
 // padded plan borrows beyond the caller's matrix, its steps run alone: every element size,
 // offsets on both sides, both ways between the matrix and scratch, counts below a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The header-only C++ layer (ipt/ipt.hpp) with the Khronos C++ bindings' types.
 #define CL_HPP_TARGET_OPENCL_VERSION 120
 #define CL_HPP_MINIMUM_OPENCL_VERSION 120

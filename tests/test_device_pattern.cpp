@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark's device-side verification (tools/support/device_pattern.hpp): the
 // protocol runs of thousands of shapes trust it, so it must pass a true transpose and
 // catch an untransposed matrix and a single wrong element, for every element size.

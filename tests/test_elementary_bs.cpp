@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 010! by barrier synchronisation (kernels/bs.cl), its step run alone: one tile per group
 // and several tiles per group (virtual SIMD units), every element size, 32- and 64-bit
 // indices, shapes with 1 in every dimension, primes, powers of two, the largest tile the

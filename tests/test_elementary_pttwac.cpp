@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 010! by PTTWAC (kernels/pttwac.cl), its step run alone: spreading 1, 2, 8, 32
 // with and without padding of the flag words, every element size, 32- and 64-bit
 // indices, the largest tile whose flags fit a 48 KiB GPU, the global-flag fallback for

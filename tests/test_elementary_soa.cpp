@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 100!, 0100! and 1000! by SoA-ASTA cycle following (kernels/soa_asta.cl), their steps
 // run alone: every virtual SIMD width with local-memory and register tiling,
 // whole-work-group units, super-elements much larger than a unit (chunked, nothing

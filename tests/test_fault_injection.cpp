@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A failed call loses nothing: for a plan of every class, the k-th command the call
 // enqueues fails, for every k, and separately the k-th buffer it allocates; the buffer
 // must come back byte for byte (runtime/fault_injection.hpp injects the failures). A

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The asynchronous host scheme's slicing (planner/host_slicing.hpp): its factors and cuts
 // on every shape class, and its three phases, carried out on the host on random data,
 // giving the transpose.

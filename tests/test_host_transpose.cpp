@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host matrices (ipt_transpose_host): through the device and on the CPU, every element
 // size and shape class against a host reference on random data, the host bytes around
 // the matrix untouched; the automatic choice; a failure at any device step leaves the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt_imatcopy and its typed forms against the host reference of MKL's mkl_?imatcopy
 // (support/imatcopy_reference.hpp): every ordering, trans, scalar type, alpha of 1 and
 // not, strides equal to and longer than the rows, on random values; the bytes before the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel programs of an element size (planner/kernel_variants.hpp): few, and every
 // step (and undo step) of every default plan is one of them, so that building them
 // ahead of the calls leaves no call to compile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Catch2 main of the test binary; prints which OpenCL device the tests run on.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libipt_mpi's planner (mpi/plan): the block distribution and the exchange plan, for random
 // rank counts, shapes and blocks, with no MPI: blocks that tile the matrix and its
 // transpose in rank order, allocations that hold the padded block before and after,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one-pass on-chip transposition (kernels/onchip.cl): its sizing and when the planner
 // picks it (no device), the kernel's step run alone (in one pass, or by cycle following
 // when it gives up, with the way it went reported, its scratch zero again and

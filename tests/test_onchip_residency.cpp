@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The on-chip kernel counts on every work-group running at once; where they do not, it
 // takes its fallback (cycle following, correct but a few percent of its speed) on every
 // call. Its probe finds that out once per program, and calls are planned again around a

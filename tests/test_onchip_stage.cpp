@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The on-chip 010! stage: 2.1 and 2.2 plans whose m x N (M x n) tiles are too large for
 // one work-group's local memory but fit the device's registers, moved by the on-chip
 // kernel in rounds of whole instances (or by its own cycle following when the device

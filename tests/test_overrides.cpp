@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // IPT_OVERRIDES: parsing, device limits that can only be lowered, forced square tiles.
 #include <catch2/catch.hpp>
 

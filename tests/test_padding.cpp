@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Padding through the public API: automatic plans on random shapes (many with a prime
 // side) in buffers of exactly the matrix and of ipt_padded_size bytes, as a 48 KiB
 // NVIDIA-like and a 32 KiB / 64-wide AMD-like device would plan them; forced padded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt_plan and ipt_transpose_with_options: introspection of the plan, caller-adjusted
 // plans that run correctly, and options that cannot work refused with the buffer intact.
 #include <catch2/catch.hpp>

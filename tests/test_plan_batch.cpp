@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plans of batches (planner/batch_plan.hpp): which plan a batch gets on each profile, and
 // every batched plan checked by the host model (each matrix of the batch transposed in
 // its place, nothing touched past the batch), its rollbacks too.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // imatcopy plans (planner/imatcopy_plan.hpp) on the host model (planner/plan_model.hpp):
 // every element of A ends at its place in B, whatever the strides, on the GPU profiles and
 // a CPU-like one; every prefix rolls back; the transform is applied once, by the last step.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Planner and launch-size arithmetic at the edge of 64 bits: calls whose matrices
 // approach 2^63 bytes either get a plan whose every launch is representable (global
 // sizes, 32-bit index arguments only in 32-bit steps, one index-width rule) and that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The memory a call costs beyond the caller's matrix (call scratch, zeroed scratch and
 // bytes borrowed past the matrix), over 10^5 random calls with buffers of exactly the
 // matrix, as an NVIDIA-like and an AMD-like device would plan them: at most 0.1% of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host model of launch plans (planner/plan_model.hpp): its moves on hand-made cases,
 // then every plan the planner makes checked by it, on 10^5 random shapes as an
 // NVIDIA-like and an AMD-like device would get them, on each sequence of the papers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Undoing a call part-way (planner::rollback_plan): for every plan class and every point
 // at which a command can fail, the steps already enqueued followed by their undo leave
 // every element, and every borrowed byte past the matrix, where it started (host model,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Narrow elements in wider words (planner/elementary_configs.hpp, word_factor): the SoA
 // steps of 1- and 2-byte elements move whole 2- or 4-byte words where the super-elements,
 // the matrix's offset and a split allow, and single elements otherwise; the plan model

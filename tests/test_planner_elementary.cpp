@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Default configurations of the elementary transpositions (planner/elementary_configs)
 // as a 48 KiB / 1024 / 32-wide (NVIDIA-like) and a 32 KiB / 256 / 64-wide (AMD-like)
 // device would get them, and the index width of every family's step. No device needed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The square plan without a device: tile choice by local memory and work-group limits,
 // forced tiles, the square step's index width, and the pair count.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transposition planner without a device: divisors, the paper's cases, skinny shapes,
 // primes, forced plans, and invariants over a million random shapes.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device profiles of the GPUs the planner tests plan for, without the devices.
 #pragma once
 

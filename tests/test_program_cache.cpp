@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The program cache: one build per key, shared across threads, cleared on request; the
 // IPT_KERNEL_DIR override; build failures reported with their log.
 #include <catch2/catch.hpp>

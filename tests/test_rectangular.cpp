@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rectangular in-place transposition through the public API (one-stage cycle following
 // for now): degenerate, prime, skinny and mixed shapes, every element size, random data,
 // an offset and guard bytes that must stay unchanged, and the round trip.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The in-place row re-stride (padding / unpadding, kernels/restride.cl), its step run
 // alone: rows shorter and longer than a chunk, tiny chunks that make every group wait for
 // others, every element size, 64-bit indices, round trips; bytes before the matrix and

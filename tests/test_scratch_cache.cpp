@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scratch buffers kept across calls: a finished call hands its buffer back, the next call
 // takes it (dirty: its flags are those the last call left) and must zero it again, so
 // every result stays exact; a larger need gets a larger buffer; ipt_clear_cache drops them.

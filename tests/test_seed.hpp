@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seed of the tests that draw random shapes or data over many cases, from the
 // environment when set (IPT_TEST_SEED), so that a failure can be replayed. A header of its
 // own, as the planner tests need no OpenCL; test_support.hpp includes it.

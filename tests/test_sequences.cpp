@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The 2- and 3-stage sequences (and one-stage) through the public API: each sequence
 // forced with IPT_OVERRIDES, automatic plans on random shapes as a 48 KiB NVIDIA-like and
 // a 32 KiB / 64-wide AMD-like device would make them, skinny AoS <-> SoA shapes, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Split-matrix variants of the kernels (IPT_SPLIT): BS, PTTWAC (local and global flags)
 // and the re-stride run on a matrix whose first `split` elements are in a buffer that
 // ends there and whose other elements are in call scratch (split_check.hpp). Splits at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Split-matrix variants of the kernels (IPT_SPLIT, kernels/common.cl): SoA-ASTA, the
 // square kernel and the on-chip kernel run alone on a matrix whose first `split` elements
 // are in a buffer of exactly offset + split elements and the rest in call scratch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Square in-place transposition through the public API: every size 1..70, primes, powers
 // of two and their neighbours up to 2049 and a few larger, for every element size, with
 // random data, an offset, and guard bytes on both sides that must stay unchanged.

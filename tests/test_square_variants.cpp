@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The square kernel in every variant the planner can choose (tile 8/16/32/64, several
 // work-group heights, 32- and 64-bit indices, padded and swizzled tiles), its step run
 // alone.

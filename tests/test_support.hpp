@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every device test needs: one shared OpenCL session on the device IPT_DEVICE names,
 // and random matrices (support/random_data.hpp) in guarded buffers, checked bit for bit
 // against the host references (support/host_reference.hpp).

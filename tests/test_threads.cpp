@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Thread safety as ipt.h states it: concurrent calls on different queues and buffers of
 // one context and of different contexts, in-order and out-of-order, with ipt_clear_cache
 // racing them, on shapes whose plans use scratch, borrowed bytes, cached plans and the

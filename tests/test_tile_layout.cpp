@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The local tile layouts of the square and on-chip kernels (planner/tile_layout.hpp,
 // SWZ_COL of kernels/common.cl) in a model of local memory banks, without a device: the
 // swizzled layout holds every element of a tile once, and every access of both kernels

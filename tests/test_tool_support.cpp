@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The random data and host references every other test and the benchmark tools check
 // against (tools/support): a wrong reference or zero data would let wrong kernels pass.
 #include <algorithm>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The installed tools' command lines: --help (and -h) prints the usage on stdout and
 # exits 0 without running anything; a bad argument prints it on stderr and exits 2; every
 # number is parsed strictly; --help is complete without the source; a refused plan

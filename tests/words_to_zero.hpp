@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Words of 0xA5 bytes for the kernels that zero words of scratch on the way (copy, BS,
 // on-chip): a step names region(), the run binds buffer() through options(); afterwards
 // the region must be all zero and every byte around it as it was.

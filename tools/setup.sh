@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One-stop set-up for a fresh Debian 12 machine (run as root): installs what is missing
 # with apt-get, configures, builds, then runs the demo or the test suite.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libipt: in-place matrix transposition on OpenCL devices.
  *

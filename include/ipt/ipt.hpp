@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libipt C++ layer: header-only, over the C API of ipt.h, with the Khronos C++ bindings'
 // types (cl::CommandQueue, cl::Buffer, cl::Event). Errors become ipt::error exceptions
 // carrying the status and the library's message. Each function is an inline forwarding

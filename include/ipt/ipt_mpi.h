@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libipt_mpi: in-place transposition of a matrix distributed over the ranks of an MPI
  * communicator by blocks of rows, each rank's block in a cl_mem of its own device, after

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libipt_mpi C++ layer: header-only, over the C API of ipt_mpi.h, with the types of
 // ipt.hpp (the Khronos C++ bindings' cl::CommandQueue and cl::Buffer). Errors become
 // ipt::mpi::error exceptions, which are ipt::error too, carrying the status and

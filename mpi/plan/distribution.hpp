@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The block distribution of a distributed transposition (FFTW's): which rows of the matrix
 // and of its transpose each rank holds, and how much its buffer must hold. Knows nothing of
 // MPI or OpenCL, so that tools and tests plan without either.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exchange of a distributed transposition, planned per rank: which scheme moves the
 // chunks (pairwise swaps or all-to-all rounds), in what pieces, and what the cost model
 // expects each scheme to take. Pure arithmetic: no MPI, no OpenCL.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks of a distributed transposition's arguments that need neither MPI nor a
 // device: made by every libipt_mpi call and by ipt_mpi_plan before they plan, and by
 // ipt-plan mpi, so that the tool never prints a plan the call would refuse.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """libipt for pyopencl: transpose a matrix in place in its OpenCL buffer.
 
     import ipt

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The library's status codes as Python exceptions."""
 
 import enum

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ipt.transpose_host: a numpy array in host memory transposed in place by
 ipt_transpose_host, through an OpenCL device or on the CPU."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Loads libipt and declares the C functions the package calls (include/ipt/ipt.h).
 
 ctypes needs every signature spelled out: without argtypes a size_t would be passed as a

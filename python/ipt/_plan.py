@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Plans, padded sizes and the kernel cache: the calls that take a device, not a buffer."""
 
 import ctypes

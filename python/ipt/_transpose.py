@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ipt.transpose, ipt.transpose_batched and ipt.imatcopy: pyopencl arrays transposed in
 place by ipt_transpose, ipt_transpose_batched and ipt_imatcopy."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures: the device IPT_DEVICE names, as the C tests and tools choose it (a
 case-insensitive substring of "platform name | device name"; default: the first device),
 its context, and queues; random matrices, seeded by the test's id and IPT_TEST_SEED."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What ipt refuses, and how: Python's TypeError / ValueError for arrays the package cannot
 pass, ipt.Error for the library's statuses; the buffer unchanged either way."""
 

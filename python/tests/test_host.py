@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ipt.transpose_host: numpy arrays in host memory, through the device and on the CPU."""
 
 import numpy

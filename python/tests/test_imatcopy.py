@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ipt.transpose_batched and ipt.imatcopy against numpy: batches, MKL's imatcopy with
 strides, alpha and conjugation, raw elements, and what the package refuses."""
 

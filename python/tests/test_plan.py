@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ipt.plan and ipt.padded_size: consistent with each other, with the C tool, with the
 header's promises."""
 

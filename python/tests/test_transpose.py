@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ipt.transpose against numpy, bit for bit: element types, shapes, events, offsets."""
 
 import dataclasses

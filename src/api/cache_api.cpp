@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exported control of kernel compilation: warm-up and the program cache.
 #include <vector>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the body of an exported function and converts every exception into an
 // ipt_status plus a last-error message: nothing thrown inside libipt crosses the C ABI.
 #pragma once

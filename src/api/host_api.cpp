@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exported host-transposition entry points: validate, then hand over to the runtime.
 #include <cstring>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exported imatcopy entry points (MKL's mkl_?imatcopy semantics): the letters and the
 // scalar are read here into the row-major view the runtime plans; then validate, execute.
 #include <cstring>

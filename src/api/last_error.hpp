@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The thread-local message behind ipt_last_error_message().
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt_plan: the plan a call would run, for tests, tuning and ipt-plan.
 #include <algorithm>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conversions between the C API's plan types (ipt_plan_options, ipt_sequence) and the
 // planner's, with their validation; the .cpp also defines ipt_sequence_name from them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status names, version and last-error message: the parts of the C API that need no device.
 #include "api/last_error.hpp"
 #include "ipt/ipt.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exported transposition entry points: validate, then hand over to the executor.
 #include <algorithm>
 

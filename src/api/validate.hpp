@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Argument checks of the C API. Everything is checked before anything is enqueued, so
 // a rejected call leaves the caller's buffer untouched.
 #pragma once

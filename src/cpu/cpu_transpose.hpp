@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The native CPU path of host transposition (ipt_transpose_host): a row-major matrix in
 // host memory becomes its transpose in the same memory, on several threads, without a
 // device. Pure C++: no OpenCL.

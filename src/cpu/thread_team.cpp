@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cpu/thread_team.hpp"
 
 namespace ipt::cpu {

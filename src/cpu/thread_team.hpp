@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A team of threads that runs one job after another, each on every thread at once: for
 // work split into many short rounds (the host scheme's staging copies, a fraction of a
 // millisecond each), where starting threads for every round would cost as much as the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batches: `batch` matrices of rows x cols stored back to back, each transposed in place
 // by one call whose kernels take the batch as their outermost instance dimension (never
 // a loop of calls). Pure C++: decided here, without a device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A rough model of how long a plan takes, used to choose the tile factors m, n and
 // whether padding pays. Each pass over the matrix costs 1 / (its fraction of the copy
 // bandwidth); the fractions are measured ones, from a GPU of 128-byte cache lines: BS

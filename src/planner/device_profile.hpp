@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the planner knows of a device: plain numbers, no OpenCL types, so that plans can
 // be computed and tested without a device.
 #pragma once

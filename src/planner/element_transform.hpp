@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a call does to each element's value besides moving it: ipt_imatcopy's scaling by
 // alpha and complex conjugation. Kernels move elements as raw bits; only a step that
 // carries a transform interprets them, as the scalar type says (kernels/common.cl,

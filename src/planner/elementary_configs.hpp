@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launch configurations of the elementary transpositions (kernels/bs.cl, pttwac.cl,
 // soa_asta.cl) and the defaults chosen from a DeviceProfile. Pure C++: the runtime
 // launchers take these structs as they are, so tests and benchmarks can force any

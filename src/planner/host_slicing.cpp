@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "planner/host_slicing.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the asynchronous scheme of host transposition (ipt_transpose_host) cuts a matrix
 // into slices that move between host and device while other slices are transposed
 // (PPoPP 2014 §6): M = M' m rows, N = N' n columns, and three phases, each in place.

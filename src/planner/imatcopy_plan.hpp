@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan of an ipt_imatcopy call (MKL's mkl_?imatcopy on a device buffer): a row-major
 // rows x cols matrix stored with row stride lda becomes op(A) * alpha stored with row
 // stride ldb, in the same memory, where op is the identity or the transpose, with or

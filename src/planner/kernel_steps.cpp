@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The steps of each kernel family: from a shape and a launch configuration to the exact
 // launch (build options, NDRange, arguments in the kernel's order, scratch regions).
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel programs of an element size: every (family, build options) pair that the
 // library's own plans can launch for elements of that size on a device, so that the
 // runtime can build them all at once, before any call needs one, and no call of a new

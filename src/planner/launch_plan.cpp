@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plan_call: from a call's shape to its launch plan. The sequence comes from
 // plan_transpose; this file lays out the call's scratch and turns the sequence into
 // steps, deciding which kernel zeroes which flags so that a call needs as few commands

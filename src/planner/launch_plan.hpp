@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A launch plan: everything one call enqueues, in order, decided here and nowhere else.
 // Each step is one kernel launch, described down to its build options, NDRange, index
 // width, arguments and the scratch regions it uses, so that the runtime builds its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // When a kernel may move 1- and 2-byte elements in 4-byte words (the square and BS
 // kernels' word tiles): one rule for both.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one-pass on-chip transposition (kernels/onchip.cl): when the whole matrix fits the
 // registers of a compute unit's work-groups, a single kernel reads it all, waits at a
 // grid barrier and writes it back transposed. Pure C++: sized and decided here, without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Padding (TPDS 2015 §6.2, Algorithm 5): a side with no good factor (a prime, twice a
 // prime...) leaves only slow plans; adding a few rows or columns gives it one. These
 // helpers pick which padded sides are worth trying; plan_transpose (transpose_plan.hpp)

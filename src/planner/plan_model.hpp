@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A host model of a launch plan: where each value is after the steps, without running a
 // kernel or holding the matrix. It follows single values (original positions) through
 // every step's Move, one index at a time in O(steps), so that plans of up to 2^40

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A sequence of elementary transpositions and the views of its stages (Sung, Gómez-Luna
 // et al., TPDS 2015 §4): what a plan is, apart from how the planner chooses it
 // (transpose_plan.hpp) and what it costs (cost_model.hpp).

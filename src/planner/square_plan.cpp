@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "planner/square_plan.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launch shape of the square tiled-swap kernel (kernels/square.cl).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the square and on-chip kernels lay out a tile in local memory (kernels/common.cl,
 // IPT_SWIZZLE). Padded tiles are today's default; swizzled ones take no padding column,
 // so that the planner can size them (and stage more of them) by their elements alone.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan of a whole transposition: which sequence of elementary transpositions
 // (Sung, Gómez-Luna et al., TPDS 2015 §4) turns the rows x cols row-major matrix into its
 // transpose, with which factors m | rows and n | cols, and the view of every stage.

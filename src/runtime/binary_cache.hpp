@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The opt-in on-disk cache of compiled program binaries (IPT_CACHE_DIR). One file per
 // key; the key names everything that can change the binary: platform vendor, device
 // name, driver and device version, build options, the kernel source (hash and length)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Prepared plans (every kernel built and checked) for one (context, device, shape, buffer
 // room, offset, environment). A later identical call reuses the plan and skips planning
 // and preparing: those took 13-25 us of host work before the first command of a call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/deferred_release.hpp"
 
 namespace ipt::runtime {

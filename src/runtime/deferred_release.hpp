@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Releasing the last handle of a buffer that enqueued commands still use blocks the
 // calling thread until those commands complete on NVIDIA's driver (clReleaseMemObject
 // waited 0.5 ms behind a 1 GiB copy). Every call released its scratch on return, so every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds the planner's DeviceProfile from an OpenCL device.
 #pragma once
 

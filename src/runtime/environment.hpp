@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one documented override path: IPT_OVERRIDES="key=value,..." makes the planner see
 // a different device (local_mem, max_wg, max_alloc, simd, compute_units, fp64, line,
 // resident_groups, word) and forces planning choices (square.tile, square.wg_rows, sequence, m,

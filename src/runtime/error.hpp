@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The exception that carries an ipt_status through the C++ layers up to the C ABI,
 // where src/api/guard.hpp turns it into a return value and a last-error message.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The executor: prepares a launch plan once (builds and checks every step's kernel) and
 // enqueues it in one loop, with the call's scratch taken from the scratch cache.
 #pragma once

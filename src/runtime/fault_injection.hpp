@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault injection for tests: makes the n-th enqueue, or the n-th buffer allocation, that
 // the library attempts fail as an OpenCL runtime would, so that a test can fail each
 // command of each plan in turn and check that the caller's buffer survives. Every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lanes of the asynchronous host scheme (ipt_transpose_host with slices): each an
 // in-order command queue on the call's device and two pinned staging buffers
 // (CL_MEM_ALLOC_HOST_PTR, mapped once for good), through which the caller's pageable

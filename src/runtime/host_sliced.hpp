@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The asynchronous scheme of host transposition (ipt_transpose_host with Q > 1 slices;
 // PPoPP 2014 §6): the matrix moves through pinned staging buffers of Q lanes
 // (host_lanes.hpp), the host copying one round of chunks while the driver moves the

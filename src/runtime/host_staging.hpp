@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Moves host memory to and from a device buffer through the pinned staging buffers of
 // taken lanes (host_lanes.hpp), in rounds of one chunk per lane: a team of host threads
 // copies one round into (or out of) the staging buffers of one set while the driver moves

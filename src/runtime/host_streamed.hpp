@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host matrices larger than the device holds (ipt_transpose_host of a matrix beyond one
 // device allocation): the phases of planner/host_slicing.hpp with A and C streamed
 // through the device part by part (each part's blocks uploaded, transposed in place in a

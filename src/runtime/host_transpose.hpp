@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host transposition (ipt_transpose_host): a matrix in host memory becomes its transpose
 // in the same host memory, through the device (upload, transpose in place, download) or
 // on the CPU (cpu/cpu_transpose.hpp). The call blocks until the host holds the result.

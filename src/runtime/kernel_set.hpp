@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel programs of an element size, built together (planner/kernel_variants.hpp):
 // by ipt_warmup, and by the first call of an element size on a GPU, so that no later
 // call of a new shape waits for the compiler.

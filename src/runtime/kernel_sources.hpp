@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where kernel source text comes from: the copies embedded at build time, or the folder
 // named by the IPT_KERNEL_DIR environment variable (for kernel development).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one launcher of every kernel family: builds a step's program, checks that the
 // device can run the launch, and enqueues it with the plan's buffers bound. It decides
 // nothing: the step (planner/launch_plan.hpp) says what to build and how to launch it.

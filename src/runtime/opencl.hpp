@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one place that configures the Khronos C++ bindings for libipt: every source
 // file includes this instead of <CL/opencl.hpp>, so that all agree on the macros.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiled programs, built once per (context, device, source text, build options) and
 // shared by every thread. Concurrent first uses of the same key wait for one build
 // instead of compiling twice.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scratch buffers kept across calls. A call's scratch (flags, counters, the bytes padding
 // borrows) was a new buffer every call, released by a completion callback; on NVIDIA's
 // driver creating and first filling it took 11-22 us of host time before the call's first

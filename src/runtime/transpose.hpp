@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A transposition call: plans it (or finds it prepared), prepares its kernels, and
 // enqueues its launch plan on the caller's queue after the wait list.
 #pragma once

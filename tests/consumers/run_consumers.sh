@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build tree into a temporary prefix, then builds and runs small downstream
 # programs against it: with find_package(ipt) (C, C++, and Fortran when built) and with
 # pkg-config (C), and the Python package with its example when a Python interpreter with

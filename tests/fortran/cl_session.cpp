@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A C-callable OpenCL session for the Fortran tests and examples: opens a context and
 // queue on the device IPT_DEVICE names and moves data in and out of buffers, so that the
 // Fortran code only needs libipt's own module.

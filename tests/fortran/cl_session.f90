@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Interfaces to tests/fortran/cl_session.cpp: an OpenCL queue and buffers for Fortran tests.
 module cl_session
   use, intrinsic :: iso_c_binding

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! The ipt Fortran module on real column-major Fortran arrays: a(m, n) is passed as a
 ! row-major n x m matrix (rows = n, cols = m) and comes back as transpose(a).
 program test_fortran

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One call of the C API as the API fuzzer (fuzz_api.cpp) makes it: which function, and
 // each argument drawn from a small set of valid and invalid choices, so that the calls
 // that reach a kernel stay few in kind (PoCL compiles each new kernel for seconds) while

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The statuses include/ipt/ipt.h documents for a call of the API fuzzer, from its
 // arguments alone: the fuzzer's oracle for which status a call may return.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the C API's argument checking on the OpenCL device IPT_DEVICE names (PoCL on a
 // machine without GPU): ipt_transpose, _f32, _f64, _with_options, ipt_padded_size,
 // ipt_plan and ipt_imatcopy (and its typed forms) with the arguments of api_call.hpp. Every call

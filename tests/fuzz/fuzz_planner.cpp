@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the planner alone (no OpenCL): shapes of every magnitude, degenerate ones
 // included, element sizes, offsets, buffer capacities, device profiles around the ones
 // the tests plan for, and forced choices. Every call either gets one of plan_call's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a fuzz target reports: a broken property on stderr, then abort(), which libFuzzer
 // records as a crash, saving the input for replay (tools/fuzz.sh); with IPT_FUZZ_VERBOSE
 // set, every input's call in words, to see what a replayed or slow input does.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* MPI for the Fortran test of module ipt_mpi, from C, so that the test needs no Fortran
  * MPI library: MPI_COMM_WORLD as a Fortran handle, and the reductions of its checks. */
 #include <mpi.h>

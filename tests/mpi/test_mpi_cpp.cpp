@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C++ layer of libipt_mpi (ipt/ipt_mpi.hpp) under mpirun: ipt::mpi::transpose<T> of
 // float, double and a 2-byte type, and the raw elem_size form, checked against a host
 // transpose of the same random matrix on every rank, with the buffer's bytes before the

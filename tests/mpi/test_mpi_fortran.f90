@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Module ipt_mpi under mpirun: ipt_mpi_transpose_f32, _f64 and the elem_size form, with
 ! and without the TRANSPOSED flags and caller-given blocks (one where a rank holds
 ! nothing), each rank's block of the transpose checked against the global matrix, which

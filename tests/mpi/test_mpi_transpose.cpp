@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distributed transposition (ipt_mpi.h) under mpirun -np 1..4: every rank checks its
 // block of the transpose against the global matrix, computed from each element's index,
 // for prime, skinny and uneven shapes, every element size and the TRANSPOSED flags, both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Out-of-place references measured beside libipt on the same shapes: a plain tiled
 // copy-transpose kernel of ours, and CLBlast's omatcopy when the build found CLBlast.
 // Both need a second buffer of the matrix's size (twice the memory of in place).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-bench batched: a batch of matrices in one ipt_transpose_batched call, against one
 // matrix of the same total size and against a loop of ipt_transpose calls, one per
 // matrix; each result verified on the host, the copy bandwidth measured in the same run.

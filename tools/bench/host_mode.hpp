@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-bench host: host matrices (ipt_transpose_host) from the CPU's view. For each shape,
 // the effective throughput 2 * rows * cols * elem_size / t of the call through the device
 // (synchronous, and asynchronous for each Q asked) and on the CPU, beside the

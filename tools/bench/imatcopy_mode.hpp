@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-bench imatcopy: ipt_?imatcopy (MKL's semantics) on one shape, in the variants that
 // run different steps (a plain transpose, with alpha, with pitches before and after, no
 // transpose with alpha or a pitch change), beside ipt_transpose of the same matrix; each

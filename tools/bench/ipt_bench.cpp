@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-bench: libipt's in-place transposition measured by the papers' protocol, beside
 // out-of-place baselines on the same shapes and the device's copy bandwidth measured in
 // the same run. kHelp below (and tools/man/ipt-bench.1) describes every mode, option and

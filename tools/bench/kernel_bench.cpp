@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-kernel-bench: throughput of the elementary transposition kernels on their own,
 // next to the device's copy bandwidth measured in the same run. Each kernel is the
 // planner's step (planner/launch_plan.hpp), prepared once per row and verified against

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-bench latency: what the first call costs (kernel compilation) and what the disk
 // cache (IPT_CACHE_DIR) and ipt_warmup save; with a protocol's shapes, the distribution
 // of the first-call overheads of new shapes in a process that has already transposed.

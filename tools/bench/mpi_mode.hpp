@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-bench mpi: the distributed transposition of libipt_mpi (ipt/ipt_mpi.h) under mpirun,
 // one OpenCL device per rank (the local rank's, modulo the devices of the selected
 // platform, so that ranks of one node spread over its GPUs or share one). For each shape

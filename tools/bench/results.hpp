@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What ipt-bench records: one row per (shape, library, variant), written as CSV as it is
 // measured, summarised on the terminal and in a JSON file, with a progress bar on stderr.
 #pragma once

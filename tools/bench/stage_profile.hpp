@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-kernel-bench stages: where the time of a whole transposition goes, step by step.
 #pragma once
 

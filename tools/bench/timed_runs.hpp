@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timing of whole libipt calls for the modes that compare call variants (batched,
 // imatcopy): device seconds from a marker before each call to its last event.
 #pragma once

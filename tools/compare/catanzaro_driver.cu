@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmark driver for a peer comparison: times Catanzaro et al.'s CUDA in-place transposition
 // library (github.com/bryancatanzaro/inplace, GPL-2) on the shapes our own ipt-bench used.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Peer comparison: builds Catanzaro et al.'s CUDA in-place transposition library from a checkout
 # the user provides (github.com/bryancatanzaro/inplace, GPL-2) together with our driver
 # (catanzaro_driver.cu), then times it on the shapes of SHAPES_FILE.
@@ -22,7 +23,7 @@ die() {
 }
 
 if [[ $# -lt 3 ]]; then
-  sed -n '6,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '7,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 peer=$1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-demo: transposes a few matrices in place on the OpenCL device, checks every result
 // against the host, and prints the throughput next to the device's copy bandwidth. kHelp
 // below (and tools/man/ipt-demo.1) describes it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Same-run comparison of this tree against another (an older commit unpacked in OLD_DIR)
 # on the GPU machine: builds both, then runs each benchmark part with the old and the new
 # build alternately, ROUNDS times, so that both see the same GPU state. Every result is

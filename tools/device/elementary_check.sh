@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Elementary kernels (BS, PTTWAC, SoA-ASTA 100!/0100!/1000!) on the NVIDIA GPU machine:
 # the [elementary] tests repeated (a race shows only sometimes), the same tests with
 # -cl-opt-disable (different timing exposed the original kernels' races), then the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Build, test and benchmark on the NVIDIA GPU machine reached through the device tool
 # (tools/device/prepare_gpu_machine.sh): registers the NVIDIA OpenCL driver, unpacks the
 # Catch2/CLBlast packages carried in .device/, then writes logs and CSVs under $OUT.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # libipt_mpi on the GPU machine: `ipt-bench mpi` under mpirun, each run verified on the
 # device, with each device's copy bandwidth and an MPI all-to-all of the same bytes
 # measured in the same run. The device tool brings back at most 8 files, so the logs, CSVs

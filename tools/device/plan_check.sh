@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # On the GPU machine: the whole suite once, then where the time of whole transpositions
 # goes (ipt-kernel-bench stages) and the random protocol (ipt-bench random) for f32 and f64.
 #   bash tools/device/plan_check.sh [random-count] [test|notest]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the GPU-machine scripts: registers NVIDIA's OpenCL driver, unpacks the
 # Catch2/CLBlast Debian packages carried in .device/ (the GPU machine has neither and no
 # network) and Open MPI's from .device/mpi where it has no MPI, selects the NVIDIA device, records the GPU, and builds build-gpu. Sets `out` (logs and CSVs: $OUT).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The benchmark protocol of DESIGN.md on the GPU machine: random shapes (M, N uniform in
 # [1000, 20000], seed 2015) and skinny shapes, f32 and f64, each result verified on the
 # device (ipt-bench's default), the copy bandwidth measured in the same run. The device

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # SoA-ASTA (100!/0100!) on the NVIDIA GPU machine: its tests repeated (a race shows only
 # sometimes) and once with -cl-opt-disable, then the kernel sweep (TPDS Fig. 4), the
 # same sweep on the 0100!/100! stages of real plans, and a short random run of whole

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole GPU verification in one command, on the NVIDIA GPU machine (the device tool):
 #   1. the test suite (ctest) on NVIDIA's OpenCL driver;
 #   2. the cycle-following and on-chip tests ([pttwac], [soa], [onchip], [onchip_stage]:

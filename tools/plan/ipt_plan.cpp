@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-plan: prints, in words, the plan libipt makes for a shape on a device (through the
 // public ipt_plan call), or with "mpi" the distributed plan of libipt_mpi. The usage text
 // below, and tools/man/ipt-plan.1, describe the command line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ipt-plan mpi: the distributed transposition's plan for every rank, from libipt_mpi's
 // planner alone (no MPI, no device needed).
 #pragma once

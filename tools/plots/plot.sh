@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Plot ipt-bench CSV files: plot.sh OUT_DIR CSV [CSV...]
 # Extra options (e.g. --trust-unverified) are passed on to plot_results.py.
 # Needs python3 with matplotlib. Without it, prints the apt-get command to run; as root it

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Plot ipt-bench CSV results (figures in the style of the TPDS 2015 / PPoPP 2014 papers).
 
 Usage:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command-line values of the tools, checked strictly and in one place, so that every tool
 // accepts the same numbers and rejects the same mistakes with the same words.
 #pragma once

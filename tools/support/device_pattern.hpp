@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Matrices made and checked on the device, for benchmark runs of thousands of shapes:
 // element i of the original matrix is a hash of (seed, i), so a kernel fills a buffer and
 // another checks a transposed one element by element, with no host copy. (Host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device selection shared by the tests and the tools: the IPT_DEVICE environment variable
 // holds a case-insensitive substring of "platform name | device name" (for example
 // "NVIDIA" or "pocl"); unset, the first device of the first platform is used.

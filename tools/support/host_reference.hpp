@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host references of the permutations libipt performs, on raw bytes, shared by the tests
 // and the benchmark tools (bit-exact: elements are copied, never converted). Every one is
 // permute_0100; the named forms only fix its unit factors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host reference of ipt_imatcopy (MKL's mkl_?imatcopy semantics), for the tests and
 // the benchmark: what the buffer must hold after a call, and which of its bytes the call
 // specifies.

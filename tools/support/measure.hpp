@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timing helpers shared by the tools: kernel time from OpenCL profiling events and the
 // device's copy bandwidth, the reference of their "% of copy" figures.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds an OpenCL program of the tools' own kernels (patterns, checks) from source for one
 // device: one place for the build and its log.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The random bytes every test and tool fills matrices with, so that a misplaced element is
 // almost never hidden by an equal value and a kernel that writes nothing (or zeros) fails.
 // Matrices take random_matrix (or separate_neighbours on bytes of their own): random

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device an MPI rank runs on, for the MPI tests and benchmark: where a node has
 // several, the rank's place among the node's ranks picks one (local rank modulo the
 // devices of the selected platform, IPT_DEVICE), so that each rank's block is on its own

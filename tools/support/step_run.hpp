@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Single kernel steps as the kernel tests and ipt-kernel-bench run them: the planner's
 // step builders describe a launch (planner/launch_plan.hpp), the executor runs it alone,
 // and the step's own Move gives its host reference. One description per operation, for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One measured transposition through the public API, shared by ipt-demo and ipt-bench:
 // random data, warm-up, timed runs with profiling events, bit-exact verification.
 #pragma once

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Uses the installed ipt module; needs no device: a NULL queue must be refused by name.
 program consumer
   use, intrinsic :: iso_c_binding

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: Apache-2.0
 ! Uses the installed ipt_mpi module with the communicators of `use mpi`; needs no device:
 ! the ranks' shares must cover the matrix, and a NULL queue must be refused on every rank.
 program consumer_mpi

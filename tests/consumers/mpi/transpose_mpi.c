@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A downstream MPI program on the installed libipt_mpi (C API): each rank transposes its
  * block of a float matrix distributed over MPI_COMM_WORLD and checks its block of the
  * transpose. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A downstream MPI program on the installed libipt_mpi (C++ layer): each rank transposes
 // its block of a double matrix distributed over MPI_COMM_WORLD and checks its block of
 // the transpose.
