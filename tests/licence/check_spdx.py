@@ -29,8 +29,11 @@ def source_files(root):
         for d, dirs, names in os.walk(root):
             dirs[:] = [x for x in dirs if x not in SKIP_DIRS and not x.startswith("build")]
             files += [os.path.relpath(os.path.join(d, n), root) for n in names]
+    # A file git tracks but the tree no longer holds (deleted, not yet committed) has no line
+    # to check.
     return sorted(f for f in files
-                  if f.endswith(SUFFIXES) or os.path.basename(f) in NAMES)
+                  if (f.endswith(SUFFIXES) or os.path.basename(f) in NAMES)
+                  and os.path.isfile(os.path.join(root, f)))
 
 
 def main(root):

@@ -33,7 +33,10 @@ record() {  # $1 ok|FAILED, $2 what
 started=$SECONDS
 
 # 1. The suite.
-(cd build-gpu && ctest --output-on-failure -j 4 > "$out/suite.log" 2>&1)
+# debian_packages is left to the Debian machines of the CI suite: it installs packages
+# with apt-get from Debian's archive, which the GPU machine (another distribution, no
+# network) cannot reach.
+(cd build-gpu && ctest --output-on-failure -j 4 -E '^debian_packages$' > "$out/suite.log" 2>&1)
 code=$?
 line=$(grep -E 'tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$out/suite.log" | tail -1)
 [ $code -eq 0 ] && record ok "suite: $line" || record FAILED "suite: ${line:-ctest exit $code}"
