@@ -197,38 +197,25 @@ const char* const kHelp =
 }
 
 std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
-  try {
-    return ipt::support::split_list(text, separator, what);
-  } catch (const ipt::support::CliError& e) {
-    usage(e.what());
-  }
+  return ipt::support::or_usage([&] { return ipt::support::split_list(text, separator, what); },
+                                usage);
 }
 
 std::vector<std::uint64_t> numbers(const std::string& text, const std::string& what,
                                    std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-  try {
-    return ipt::support::parse_count_list(text, what, max);
-  } catch (const ipt::support::CliError& e) {
-    usage(e.what());
-  }
+  return ipt::support::or_usage([&] { return ipt::support::parse_count_list(text, what, max); },
+                                usage);
 }
 
 std::uint64_t number(const std::string& text, const std::string& what,
                      std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-  try {
-    return ipt::support::parse_count(text, what, max);
-  } catch (const ipt::support::CliError& e) {
-    usage(e.what());
-  }
+  return ipt::support::or_usage([&] { return ipt::support::parse_count(text, what, max); }, usage);
 }
 
 Shape parse_shape(const std::string& item, const std::string& what) {
-  try {
-    const auto sides = ipt::support::parse_dims(item, 2, what);
-    return {sides[0], sides[1]};
-  } catch (const ipt::support::CliError& e) {
-    usage(e.what());
-  }
+  const auto sides =
+      ipt::support::or_usage([&] { return ipt::support::parse_dims(item, 2, what); }, usage);
+  return {sides[0], sides[1]};
 }
 
 Options parse(int argc, char** argv) {

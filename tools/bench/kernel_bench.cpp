@@ -133,38 +133,24 @@ const char* const kHelp =
 
 // Strict numbers and lists (support/cli_values.hpp): a bad one ends in the usage, exit 2.
 std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
-  try {
-    return ipt::support::split_list(text, separator, what);
-  } catch (const ipt::support::CliError& e) {
-    usage(e.what());
-  }
+  return ipt::support::or_usage([&] { return ipt::support::split_list(text, separator, what); },
+                                usage);
 }
 
 std::vector<std::uint64_t> numbers(const std::string& text, const std::string& what,
                                    std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-  try {
-    return ipt::support::parse_count_list(text, what, max);
-  } catch (const ipt::support::CliError& e) {
-    usage(e.what());
-  }
+  return ipt::support::or_usage([&] { return ipt::support::parse_count_list(text, what, max); },
+                                usage);
 }
 
 std::uint64_t number(const std::string& text, const std::string& what,
                      std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-  try {
-    return ipt::support::parse_count(text, what, max);
-  } catch (const ipt::support::CliError& e) {
-    usage(e.what());
-  }
+  return ipt::support::or_usage([&] { return ipt::support::parse_count(text, what, max); }, usage);
 }
 
 std::vector<std::uint64_t> dims(const std::string& text, std::size_t sides,
                                 const std::string& what) {
-  try {
-    return ipt::support::parse_dims(text, sides, what);
-  } catch (const ipt::support::CliError& e) {
-    usage(e.what());
-  }
+  return ipt::support::or_usage([&] { return ipt::support::parse_dims(text, sides, what); }, usage);
 }
 
 // --mib's largest value: arrays of up to 1 TiB, so that MiB to bytes cannot overflow.

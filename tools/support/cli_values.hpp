@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -37,5 +38,17 @@ std::vector<std::uint64_t> parse_count_list(
 // "ROWSxCOLS" (or `sides` counts joined by 'x'), each side checked by parse_count.
 std::vector<std::uint64_t> parse_dims(const std::string& text, std::size_t sides,
                                       const std::string& what);
+
+// `parse()`'s value; when it refuses a value (CliError), the tool ends through `usage`,
+// which prints the message and a short usage and exits with status 2.
+template <class Parse>
+auto or_usage(Parse&& parse, void (&usage)(const std::string&)) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const CliError& e) {
+    usage(e.what());
+    std::exit(2);  // not reached: usage exits
+  }
+}
 
 }  // namespace ipt::support
