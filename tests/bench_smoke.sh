@@ -52,11 +52,11 @@ grep -q ',unpadded,' "$dir/padding.csv" || { echo "padding: unpadded missing"; e
 grep -q ',pair,' "$dir/tiles.csv" || { echo "tiles: no forced pair"; exit 1; }
 # The mpi mode under mpirun, two ranks sharing the device, when this build has it (CMake
 # found MPI); without it, `ipt-bench mpi` must say so and exit 2.
-if "$bench" --help | grep -q "(this build has it)"; then
+if grep -q "(this build has it)" <<< "$("$bench" --help)"; then
   if command -v mpirun > /dev/null; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # Open MPI refuses root otherwise
     oversubscribe=()
-    mpirun --version 2>&1 | grep -q "Open MPI" && oversubscribe=(--oversubscribe)
+    grep -q "Open MPI" <<< "$(mpirun --version 2>&1)" && oversubscribe=(--oversubscribe)
     mpirun "${oversubscribe[@]}" -np 2 "$bench" mpi --shapes 97x89,5x300 --scheme pairwise,alltoall --flags in --reps 1 --csv "$dir/mpi.csv" --json "$dir/mpi.json" > "$dir/mpi.log" 2>&1 || { cat "$dir/mpi.log"; echo "mpi: failed"; exit 1; }
     grep -q "^mode,library,scheme," "$dir/mpi.csv" || { echo "mpi: bad CSV header"; exit 1; }
     [ "$(wc -l < "$dir/mpi.csv")" = 5 ] || { echo "mpi: expected 4 rows"; cat "$dir/mpi.csv"; exit 1; }

@@ -36,7 +36,7 @@ done
 expect 2 stderr "$bench" no-such-mode
 expect 2 stderr "$bench" random --no-such-option
 # The mpi mode's own options (its program, ipt-bench-mpi), where this build has it.
-if "$bench" --help | grep -q "(this build has it)"; then
+if grep -q "(this build has it)" <<< "$("$bench" --help)"; then
   expect 0 stdout "$bench" mpi --help
   expect 2 stderr "$bench" mpi --no-such-option
 fi
@@ -60,7 +60,7 @@ refuses "leave" 4 100 100 4 --block-rows 10
 refuses "staging budget is smaller" 2000 80000 77000 8 --scheme alltoall --staging 10
 refuses "overflow" 2 1099511627776 1099511627776
 # --help of the demo must not run it: it would print "all transpositions verified".
-if "$demo" --help | grep -q "transpositions verified"; then echo "FAIL: ipt-demo --help ran the demo"; fail=1; fi
+if grep -q "transpositions verified" <<< "$("$demo" --help)"; then echo "FAIL: ipt-demo --help ran the demo"; fail=1; fi
 # ---- Strict numbers: each bad form, at each kind of place, exits 2 with a message that
 # names the argument and quotes the text (std::stoull took "1e3" as 1 and wrapped "-5").
 # A value wrongly accepted would start a measurement: the time limit ends it as a failure.

@@ -89,7 +89,7 @@ for target in "${targets[@]}"; do
   fi
   failed=$((failed + 1))
   grep -v '^#[0-9]' "$log" | tail -n 40
-  input=$(find "$crashes" -type f -newer "$log.start" | head -n 1)
+  input=$(find "$crashes" -type f -newer "$log.start" -print -quit)
   echo "fuzz: $target FAILED (exit $status, seed $target_seed); log: $log"
   if [[ -n $input ]]; then
     echo "fuzz: input kept at $input"

@@ -18,7 +18,7 @@ cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 for f in include/ipt/ipt.h include/ipt/ipt.hpp; do test -f "$prefix/$f" || { echo "missing $f"; exit 1; }; done
 libdir=$(dirname "$(find "$prefix" -name 'libipt.so.*.*.*' | head -n 1)")
 ls -l "$libdir"/libipt.so*
-readelf -d "$libdir/libipt.so" | grep -q 'SONAME.*libipt.so.1' || { echo "SONAME is not libipt.so.1"; exit 1; }
+grep -q 'SONAME.*libipt.so.1' <<< "$(readelf -d "$libdir/libipt.so")" || { echo "SONAME is not libipt.so.1"; exit 1; }
 mpi=OFF
 if [ -f "$prefix/include/ipt/ipt_mpi.h" ]; then
   mpi=ON
@@ -26,7 +26,7 @@ if [ -f "$prefix/include/ipt/ipt_mpi.h" ]; then
            "${libdir#"$prefix"/}/cmake/ipt/iptMpiTargets.cmake"; do
     test -f "$prefix/$f" || { echo "missing $f"; exit 1; }
   done
-  readelf -d "$libdir/libipt_mpi.so" | grep -q 'SONAME.*libipt_mpi.so.1' || { echo "SONAME is not libipt_mpi.so.1"; exit 1; }
+  grep -q 'SONAME.*libipt_mpi.so.1' <<< "$(readelf -d "$libdir/libipt_mpi.so")" || { echo "SONAME is not libipt_mpi.so.1"; exit 1; }
 fi
 # An MPI program on 2 ranks, with the mpiexec of the MPI that CMake found for the consumer.
 mpiexec=
@@ -38,7 +38,7 @@ run_ranks() {
 
 echo "== installed tools start from the prefix (RUNPATH), without LD_LIBRARY_PATH"
 for tool in ipt-plan ipt-bench ipt-kernel-bench ipt-demo; do
-  readelf -d "$prefix/bin/$tool" | grep -q 'RUNPATH.*\$ORIGIN' || { echo "$tool: no \$ORIGIN RUNPATH"; exit 1; }
+  grep -q 'RUNPATH.*\$ORIGIN' <<< "$(readelf -d "$prefix/bin/$tool")" || { echo "$tool: no \$ORIGIN RUNPATH"; exit 1; }
   env -u LD_LIBRARY_PATH "$prefix/bin/$tool" --help > /dev/null || { echo "$tool does not start"; exit 1; }
 done
 env -u LD_LIBRARY_PATH "$prefix/bin/ipt-plan" 300 200 4 > /dev/null

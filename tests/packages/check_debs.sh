@@ -51,7 +51,9 @@ libraries=(libipt-transpose1 libipt-transpose-dev) # Multi-Arch: same
 debs=()
 declare -A deb_of
 for name in "${names[@]}"; do
-  deb=$(ls "$work"/debs/"${name}"_*.deb 2> /dev/null | head -n 1)
+  found=("$work"/debs/"${name}"_*.deb)
+  deb=${found[0]}
+  [ -f "$deb" ] || deb=
   [ -n "$deb" ] || { ls "$work/debs"; fail "no $name package"; }
   debs+=("$deb")
   deb_of[$name]=$deb
