@@ -22,7 +22,10 @@ installed=() # what this run installed (ours, Intel's, their dependencies): purg
 cleanup() {
   local status=$?
   if ((${#installed[@]})); then
-    mapfile -t installed < <(printf '%s\n' "${installed[@]}" | sort -u)
+    # Only what was not installed before the test: an apt run that upgrades a package the
+    # machine had also prints "Setting up" for it, and that one stays.
+    mapfile -t installed < <(printf '%s\n' "${installed[@]}" | sort -u |
+      comm -23 - <(sort -u "$work/before.txt"))
     echo "== purging what this test installed: ${installed[*]}"
     dpkg --purge "${installed[@]}" > "$work/purge.log" 2>&1 || { cat "$work/purge.log"; status=1; }
   fi
@@ -165,6 +168,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 echo "== apt-get install ./the packages"
+dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | sed -n 's/^ii  *//p' > "$work/before.txt"
 apt_get() { apt-get -o DPkg::Lock::Timeout=300 -y -q --no-install-recommends "$@"; }
 set_up() { sed -n 's/^Setting up \([^: ]*\).*/\1/p' "$1"; }
 for name in "${names[@]}"; do
