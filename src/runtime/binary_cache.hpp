@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The opt-in on-disk cache of compiled program binaries (IPT_CACHE_DIR). One file per
-// key; the key names everything that can change the binary: platform vendor, device
+// The on-disk cache of compiled program binaries: what a driver gives back for a built
+// program (NVIDIA's OpenCL: PTX, the only binary it accepts; PoCL: its own), which saves
+// a later process the compiler's front end. One file per key; the key names everything that can change the binary: platform vendor, device
 // name, driver and device version, build options, the kernel source (hash and length)
 // and the libipt version. A file is used only if its header, stored key, sizes and
 // checksum all match; anything else is ignored and rebuilt. Writers write a private
@@ -29,6 +30,11 @@ BinaryKey binary_key_of(const std::string& platform_vendor, const std::string& d
                         const std::string& driver_version, const std::string& device_version,
                         const std::string& source, const std::string& options,
                         const std::string& library_version);
+
+// The cache's folder: IPT_CACHE_DIR when set and not empty, else $XDG_CACHE_HOME/ipt,
+// else $HOME/.cache/ipt (where the CUDA driver, PoCL and Mesa keep theirs); "" (no disk
+// cache) when IPT_CACHE_DISABLE=1 or no folder can be named.
+std::string cache_folder();
 
 // The binary stored under `key` in `dir`, or nothing if absent, unreadable or invalid.
 std::optional<std::vector<unsigned char>> load_binary(const std::string& dir, const BinaryKey& key);

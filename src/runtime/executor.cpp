@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/executor.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 
 #include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
 #include "runtime/fault_injection.hpp"
+#include "runtime/kernel_set.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/scratch_cache.hpp"
 
@@ -152,6 +154,14 @@ bool PreparedPlan::avoids_resident(const cl::CommandQueue& queue) const {
 PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan) {
   const auto context = queue_context(queue);
   const auto device = queue_device(queue);
+  // The programs first, side by side where the plan has several (a padded plan: up to
+  // five), then each step finds its own built.
+  std::vector<planner::KernelVariant> variants;
+  for (const auto* steps : {&plan.steps, &plan.undo})
+    for (const planner::Step& step : *steps) variants.push_back(planner::variant_of(step));
+  std::sort(variants.begin(), variants.end());
+  variants.erase(std::unique(variants.begin(), variants.end()), variants.end());
+  build_programs(context, device, variants);
   PreparedPlan prepared;
   prepared.programs.reserve(plan.steps.size());
   for (const planner::Step& step : plan.steps)

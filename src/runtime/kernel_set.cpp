@@ -35,10 +35,8 @@ BuiltSets& built_sets() {
 
 }  // namespace
 
-void build_kernel_set(const cl::Context& context, const cl::Device& device,
-                      const planner::DeviceProfile& profile, std::size_t elem_size, bool index64) {
-  const std::vector<planner::KernelVariant> variants =
-      planner::kernel_variants(profile, elem_size, index64);
+void build_programs(const cl::Context& context, const cl::Device& device,
+                    const std::vector<planner::KernelVariant>& variants) {
   // A driver compiles each program on the calling thread; the program cache lets
   // different programs build at once (and the same one once).
   const std::size_t threads =
@@ -69,13 +67,16 @@ void build_kernel_set(const cl::Context& context, const cl::Device& device,
   if (failure) std::rethrow_exception(failure);
 }
 
-bool builds_whole_set(const cl::Device& device) {
+void build_kernel_set(const cl::Context& context, const cl::Device& device,
+                      const planner::DeviceProfile& profile, std::size_t elem_size, bool index64) {
+  build_programs(context, device, planner::kernel_variants(profile, elem_size, index64));
+}
+
+bool builds_whole_set() {
   // Sources being edited (IPT_KERNEL_DIR): build what is used, from the files as they are.
   if (kernel_sources_from_files()) return false;
   const char* choice = std::getenv("IPT_KERNEL_SET");
-  if (choice != nullptr && std::strcmp(choice, "all") == 0) return true;
-  if (choice != nullptr && std::strcmp(choice, "used") == 0) return false;
-  return (device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) == 0;
+  return choice != nullptr && std::strcmp(choice, "all") == 0;
 }
 
 void ensure_kernel_set(const cl::Context& context, const cl::Device& device,
@@ -85,7 +86,7 @@ void ensure_kernel_set(const cl::Context& context, const cl::Device& device,
     std::lock_guard<std::mutex> lock(built_sets().mutex);
     if (built_sets().done.count(key) != 0) return;
   }
-  if (builds_whole_set(device)) {
+  if (builds_whole_set()) {
     try {
       build_kernel_set(context, device, profile, elem_size, index64);
     } catch (const Error&) {

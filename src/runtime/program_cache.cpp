@@ -101,9 +101,8 @@ cl::Program build_from_source(const cl::Context& context, const cl::Device& devi
 
 cl::Program build(const cl::Context& context, const cl::Device& device, const std::string& family,
                   const std::string& source, const std::string& options) {
-  const char* dir = std::getenv("IPT_CACHE_DIR");
-  if (dir == nullptr || *dir == '\0')
-    return build_from_source(context, device, family, source, options);
+  const std::string dir = cache_folder();
+  if (dir.empty()) return build_from_source(context, device, family, source, options);
   const BinaryKey key = binary_key(device, source, options);
   if (const auto binary = load_binary(dir, key)) {
     if (auto program = build_from_binary(context, device, *binary, options)) {

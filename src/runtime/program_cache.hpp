@@ -25,8 +25,8 @@ using ProgramRef = std::shared_ptr<CachedProgram>;
 
 // Returns the program of kernel `family` ("square", ...) built with `options` for
 // `device` in `context`, compiling it on first use. IPT_BUILD_OPTIONS from the
-// environment is appended to the options. When IPT_CACHE_DIR names a folder, binaries
-// are looked up there before compiling and stored there after (runtime/binary_cache.hpp).
+// environment is appended to the options. Binaries are looked up in the disk cache before
+// compiling and stored there after, unless it is turned off (runtime/binary_cache.hpp).
 // Throws ipt::Error; a compiler failure is
 // IPT_BUILD_PROGRAM_FAILURE with the build log in the message (and is not cached, so a
 // corrected IPT_KERNEL_DIR source is picked up by the next call).
@@ -158,7 +158,7 @@ class PooledKernel {
 // How programs were obtained since the process started (for tests and diagnostics).
 struct ProgramCacheStats {
   std::size_t source_builds = 0;  // compiled from source
-  std::size_t disk_loads = 0;     // built from a binary found in IPT_CACHE_DIR
+  std::size_t disk_loads = 0;     // built from a binary found in the disk cache
 };
 ProgramCacheStats program_cache_stats();
 
