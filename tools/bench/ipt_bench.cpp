@@ -57,6 +57,7 @@ struct Options {
   std::string buffer = "exact";  // exact | padded
   std::string protocol;          // latency: random | skinny (empty: the single-shape table)
   bool warmup = false;           // latency --protocol: ipt_warmup before the shapes
+  std::string one;               // latency --one first|warmup: one child process's figures
 };
 
 #ifdef IPT_BENCH_HAVE_MPI
@@ -90,9 +91,14 @@ const char* const kHelp =
     "  padding    [random options]  the padded plan against padding off\n"
     "  kernels    MODE [options]  the elementary kernels on their own: runs\n"
     "             ipt-kernel-bench MODE (ipt-kernel-bench --help)\n"
-    "  latency    [--sizes N (16384)]  host times of the first call (kernel compiled\n"
-    "             from source), a cached call, calls with an empty and a filled\n"
-    "             IPT_CACHE_DIR, and ipt_warmup, on one N x N matrix (the first size)\n"
+    "  latency    [--shapes RxC,...]  a process's first call for each plan class\n"
+    "             (default: square 16384x16384, on chip 2000x30, two passes 4096x4100,\n"
+    "             padded 3001x4999, 64-bit indices 46341x46342), each in a process of\n"
+    "             its own, cold (the driver's cache off where the platform lets a\n"
+    "             process turn it off: CUDA_CACHE_DISABLE=1, POCL_KERNEL_CACHE=0) and\n"
+    "             warm, with libipt's disk cache empty, filled and off; then\n"
+    "             ipt_warmup cold and warm and a first call after it\n"
+    "             (--one first|warmup: one such process's figures)\n"
     "  latency    --protocol random|skinny [--count N] [--seed S] [--warmup]  the\n"
     "             first-call overhead of each new shape in one process (planning,\n"
     "             first and repeated call), its distribution and the slowest shapes;\n"
@@ -256,6 +262,9 @@ Options parse(int argc, char** argv) {
       }
     } else if (arg == "--warmup") {
       options.warmup = true;
+    } else if (arg == "--one") {
+      options.one = value();
+      if (options.one != "first" && options.one != "warmup") usage("--one takes first or warmup");
     } else if (arg == "--count")
       options.count = number(value(), arg);
     else if (arg == "--batch")
@@ -600,14 +609,19 @@ void run_mode(Bench& bench, const Options& options, const std::vector<Shape>& sh
   }
 }
 
+// This tool's own path, for the latency mode's child processes.
+std::string self_path(const char* argv0) {
+  std::string self(4096, '\0');
+  const ssize_t length = readlink("/proc/self/exe", self.data(), self.size() - 1);
+  return length > 0 ? self.substr(0, static_cast<std::size_t>(length)) : argv0;
+}
+
 // Runs `name`, beside this tool, in this process's place with the arguments after the
 // mode: ipt-bench kernels MODE ... runs ipt-kernel-bench (it reaches the library's internal
 // launchers), ipt-bench mpi ... runs ipt-bench-mpi (it links MPI and libipt_mpi, which
 // ipt-bench's other modes need not load).
 int run_beside(const char* name, int argc, char** argv) {
-  std::string self(4096, '\0');
-  const ssize_t length = readlink("/proc/self/exe", self.data(), self.size() - 1);
-  std::string dir = length > 0 ? self.substr(0, static_cast<std::size_t>(length)) : argv[0];
+  std::string dir = self_path(argv[0]);
   dir = dir.substr(0, dir.find_last_of('/') + 1);
   const std::string tool = dir + name;
   std::vector<char*> args{const_cast<char*>(tool.c_str())};
@@ -644,7 +658,22 @@ int main(int argc, char** argv) {
                                                 elem_size_of(options.type), options.protocol,
                                                 options.warmup);
       }
-      return ipt::bench::run_latency(session, options.sizes.front(), elem_size_of(options.type));
+      if (!options.one.empty()) {
+        if (options.shapes.size() != 1) usage("--one needs one shape (--shapes RxC)");
+        return ipt::bench::run_latency_one(session, options.shapes.front().first,
+                                           options.shapes.front().second,
+                                           elem_size_of(options.type), options.one == "warmup");
+      }
+      std::vector<ipt::bench::LatencyShape> shapes;
+      for (const Shape& shape : options.shapes) shapes.push_back({"", shape.first, shape.second});
+      if (shapes.empty())
+        shapes = {{"square", 16384, 16384},
+                  {"on chip", 2000, 30},
+                  {"two passes", 4096, 4100},
+                  {"padded", 3001, 4999},
+                  {"64-bit indices", 46341, 46342}};
+      return ipt::bench::run_latency(session, self_path(argv[0]), shapes,
+                                     elem_size_of(options.type));
     }
     if (options.mode == "batched") {
       const ipt::support::Session session;

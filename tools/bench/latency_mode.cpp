@@ -74,50 +74,138 @@ double planning_ms(const support::Session& session, std::size_t rows, std::size_
 
 }  // namespace
 
-int run_latency(const support::Session& session, std::size_t n, std::size_t elem_size) {
-  cl_int code = CL_SUCCESS;
-  cl_mem buffer =
-      clCreateBuffer(session.context(), CL_MEM_READ_WRITE, n * n * elem_size, nullptr, &code);
-  support::check(code, "clCreateBuffer");
+int run_latency_one(const support::Session& session, std::size_t rows, std::size_t cols,
+                    std::size_t elem_size, bool warmup) {
+  cl_mem buffer = filled_buffer(session, rows * cols, elem_size);
+  double warmup_ms = 0;
+  if (warmup) {
+    const auto start = clock_type::now();
+    const ipt_status status = ipt_warmup(session.context(), session.device(), elem_size);
+    if (status != IPT_SUCCESS) {
+      std::fprintf(stderr, "ipt-bench: %s\n", support::failure_text(status).c_str());
+      clReleaseMemObject(buffer);
+      return 1;
+    }
+    warmup_ms = ms_since(start);
+  }
+  const CallTimes first = timed_call(session, buffer, rows, cols, elem_size);
+  const CallTimes back = timed_call(session, buffer, cols, rows, elem_size);
+  const CallTimes repeated = timed_call(session, buffer, rows, cols, elem_size);
+  clReleaseMemObject(buffer);
+  if (first.total < 0 || back.total < 0 || repeated.total < 0) return 1;
+  std::printf("warmup %.3f first %.3f repeated %.3f\n", warmup_ms, first.total, repeated.total);
+  return 0;
+}
+
+namespace {
+
+// How a platform's driver cache of compiled kernels is turned off for one process, by
+// an environment variable read when the driver starts; empty where none is known.
+std::string driver_cache_off(const std::string& description) {
+  if (description.find("NVIDIA") != std::string::npos) return "CUDA_CACHE_DISABLE=1";
+  if (description.find("Portable Computing Language") != std::string::npos)
+    return "POCL_KERNEL_CACHE=0";
+  return "";
+}
+
+struct OneRun {
+  double warmup = -1, first = -1, repeated = -1;
+};
+
+// Runs `self` (this tool) as `latency --one` in a process of its own, with `env`
+// (assignments and env -u options) before it, and reads its figures.
+OneRun run_child(const std::string& self, const std::string& env, std::size_t rows,
+                 std::size_t cols, std::size_t elem_size, bool warmup) {
+  const std::string command = "env " + env + " '" + self + "' latency --one " +
+                              (warmup ? "warmup" : "first") + " --shapes " +
+                              std::to_string(rows) + "x" + std::to_string(cols) + " --type " +
+                              std::to_string(elem_size);
+  OneRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char line[256] = {0};
+  bool read = false;
+  while (std::fgets(line, sizeof line, pipe) != nullptr)
+    if (std::sscanf(line, "warmup %lf first %lf repeated %lf", &run.warmup, &run.first,
+                    &run.repeated) == 3)
+      read = true;
+  if (pclose(pipe) != 0 || !read) return {};
+  return run;
+}
+
+}  // namespace
+
+int run_latency(const support::Session& session, const std::string& self,
+                const std::vector<LatencyShape>& shapes, std::size_t elem_size) {
+  const std::string cache_off = driver_cache_off(session.description());
+  std::printf(
+      "device: %s\nlibipt %s, mode latency, %zu-byte elements, exact buffers; host time from\n"
+      "the call to the completion of its event, in ms, each figure a process of its own\n",
+      session.description().c_str(), ipt_version_string(), elem_size);
+  if (cache_off.empty())
+    std::printf(
+        "cold: this platform's driver cache cannot be turned off from here; cold figures are\n"
+        "with whatever it holds\n\n");
+  else
+    std::printf("cold: the driver's cache off (%s)\n\n", cache_off.c_str());
+  std::printf(
+      "columns: cold (driver cache off, empty disk cache), cold + disk (driver cache off,\n"
+      "the disk cache filled by the cold run), warm (driver cache filled by an earlier\n"
+      "process, disk cache off), warm + disk (both filled), repeated (the same call again\n"
+      "in one process)\n\n");
+  std::printf("%-16s %-16s %10s %12s %10s %12s %10s\n", "plan class", "shape", "cold",
+              "cold + disk", "warm", "warm + disk", "repeated");
   const auto dir = std::filesystem::temp_directory_path() /
                    ("ipt-bench-cache-" +
                     std::to_string(std::chrono::system_clock::now().time_since_epoch().count()));
-  std::printf(
-      "device: %s\nlibipt %s, mode latency, %zu x %zu, %zu-byte elements; host time "
-      "from the call to the completion of its event\n\n",
-      session.description().c_str(), ipt_version_string(), n, n, elem_size);
-  std::printf("%-58s %10s\n", "call", "ms");
+  const std::string disk = "IPT_CACHE_DISABLE=0 IPT_CACHE_DIR='" + dir.string() + "'";
+  const std::string no_disk = "IPT_CACHE_DISABLE=1";
+  const std::string cold = cache_off.empty() ? "" : cache_off + " ";
   int failures = 0;
-  auto report = [&](const char* what, double ms) {
+  const auto figure = [&failures](double ms) {
     if (ms < 0) ++failures;
-    std::printf("%-58s %10.2f\n", what, ms);
+    return ms;
   };
-
-  unsetenv("IPT_CACHE_DIR");
-  ipt_clear_cache();
-  report("first call, kernel compiled from source",
-         timed_call(session, buffer, n, n, elem_size).total);
-  report("second call, program cached in memory",
-         timed_call(session, buffer, n, n, elem_size).total);
-
-  setenv("IPT_CACHE_DIR", dir.c_str(), 1);
-  ipt_clear_cache();
-  report("first call with an empty IPT_CACHE_DIR (compile + store)",
-         timed_call(session, buffer, n, n, elem_size).total);
-  ipt_clear_cache();
-  report("first call with a filled IPT_CACHE_DIR (binary loaded)",
-         timed_call(session, buffer, n, n, elem_size).total);
-  unsetenv("IPT_CACHE_DIR");
-
-  ipt_clear_cache();
-  const auto start = clock_type::now();
-  const bool warmed = ipt_warmup(session.context(), session.device(), elem_size) == IPT_SUCCESS;
-  report("ipt_warmup (compile from source)", warmed ? ms_since(start) : -1);
-  report("first call after ipt_warmup", timed_call(session, buffer, n, n, elem_size).total);
-
+  for (const LatencyShape& shape : shapes) {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    const auto run = [&](const std::string& env) {
+      return run_child(self, env, shape.rows, shape.cols, elem_size, false);
+    };
+    const OneRun cold_run = run(cold + disk);  // fills the disk cache
+    const OneRun cold_disk = run(cold + disk);
+    run(no_disk);  // fills the driver's cache
+    const OneRun warm = run(no_disk);
+    const OneRun warm_disk = run(disk);
+    const std::string size = std::to_string(shape.rows) + " x " + std::to_string(shape.cols);
+    std::printf("%-16s %-16s %10.1f %12.1f %10.1f %12.1f %10.2f\n", shape.plan_class.c_str(),
+                size.c_str(), figure(cold_run.first), figure(cold_disk.first), figure(warm.first),
+                figure(warm_disk.first), figure(warm.repeated));
+  }
+  // ipt_warmup, then a first call of the last shape: the first call of a new shape once
+  // its programs exist.
+  if (!shapes.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    const LatencyShape& last = shapes.back();
+    const auto run = [&](const std::string& env) {
+      return run_child(self, env, last.rows, last.cols, elem_size, true);
+    };
+    const OneRun cold_run = run(cold + no_disk);
+    run(no_disk);
+    const OneRun warm = run(no_disk);
+    std::printf("\n%-33s %10s %10s\n", "", "cold", "warm");
+    std::printf("%-33s %10.1f %10.1f\n", "ipt_warmup", figure(cold_run.warmup),
+                figure(warm.warmup));
+    const std::string after = "first call after it (" + std::to_string(last.rows) + " x " +
+                              std::to_string(last.cols) + ")";
+    std::printf("%-33s %10.2f %10.2f\n", after.c_str(), figure(cold_run.first),
+                figure(warm.first));
+    std::printf("%-33s %10.2f %10.2f\n", "  a repeated call", figure(cold_run.repeated),
+                figure(warm.repeated));
+  }
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
-  clReleaseMemObject(buffer);
   return failures == 0 ? 0 : 1;
 }
 
