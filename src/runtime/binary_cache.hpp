@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The on-disk cache of compiled program binaries: what a driver gives back for a built
-// program (NVIDIA's OpenCL: PTX, the only binary it accepts; PoCL: its own), which saves
-// a later process the compiler's front end. One file per key; the key names everything that can change the binary: platform vendor, device
+// program (NVIDIA's OpenCL: PTX, which its driver still translates to machine code on
+// load; PoCL: its own), which saves a later process the compiler's front end. One file
+// per key; the key names everything that can change the binary: platform vendor, device
 // name, driver and device version, build options, the kernel source (hash and length)
 // and the libipt version. A file is used only if its header, stored key, sizes and
 // checksum all match; anything else is ignored and rebuilt. Writers write a private
