@@ -71,8 +71,8 @@ TEST_CASE("a first call builds the programs of its plan and no other", "[warmup]
     // Every program the plan launches was built (the call ran), and no more than those:
     // at most 5 of the element size's few dozen.
     const auto built = source_builds() - before;
-    const auto set = planner::kernel_variants(rt::query_device_profile(session().device()),
-                                              c.elem_size, false);
+    const auto set =
+        planner::kernel_variants(rt::query_device_profile(session().device()), c.elem_size, false);
     INFO(built << " built, " << programs.size() << " in the plan, " << set.size()
                << " in the element size's set");
     CHECK(built == programs.size());
