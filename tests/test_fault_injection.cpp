@@ -14,12 +14,14 @@
 #include "ipt/ipt.h"
 #include "runtime/fault_injection.hpp"
 #include "runtime/scratch_cache.hpp"
+#include "steered_probes.hpp"
 #include "test_support.hpp"
 
 namespace faults = ipt::runtime::faults;
 using ipt::test::GuardedMatrix;
 using ipt::test::ScopedEnv;
 using ipt::test::session;
+using ipt::test::SteeredProbes;
 
 namespace {
 
@@ -133,6 +135,11 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
   INFO(c.name << ": " << c.rows << " x " << c.cols << ", elem_size " << c.elem_size << ", "
               << c.overrides);
   ScopedEnv env("IPT_OVERRIDES", c.overrides);
+  // The on-chip kernel's probe awaits one group, which any device holds: its verdict
+  // (advice, settled by a callback) would otherwise depend on what else keeps a CPU
+  // device's threads busy, and a crowded one re-plans the next call, whose commands this
+  // test counts. test_onchip_residency.cpp tests the verdicts.
+  SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
   FaultRun run(c, seed, queue);
   // Prepares and caches the plan (builds, probes), then counts a call's points: its
   // commands, in order, and the kernels among them.

@@ -22,11 +22,13 @@
 #include "runtime/launcher.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/transpose.hpp"
+#include "steered_probes.hpp"
 #include "test_support.hpp"
 
 using ipt::test::GuardedMatrix;
 using ipt::test::ScopedEnv;
 using ipt::test::session;
+using ipt::test::SteeredProbes;
 namespace rt = ipt::runtime;
 
 namespace {
@@ -36,14 +38,6 @@ namespace {
 // does not) and few compute units, so that small matrices go on chip, in two groups per
 // compute unit.
 constexpr const char* kGpuLike = "resident_groups=1,local_mem=49152,compute_units=8";
-
-// Probes launch and await the given groups while this lives (faults::steer_onchip_probes).
-class SteeredProbes {
- public:
-  explicit SteeredProbes(ipt::planner::ProbeGroups groups) { set(groups); }
-  ~SteeredProbes() { set(ipt::planner::ProbeGroups::kAll); }
-  void set(ipt::planner::ProbeGroups groups) { rt::faults::steer_onchip_probes(groups); }
-};
 
 // Crowded verdicts are checked again at `age` while this lives (rt::kCrowdedRecheckAge,
 // 10 s, would make a slow run's counts depend on the clock).
