@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ipt/ipt.h"
@@ -101,5 +102,28 @@ TEST_CASE("IPT_KERNEL_SET=all: a first call builds its element size's whole set"
           IPT_SUCCESS);
   CHECK(m.check_transposed() == "");
   CHECK(source_builds() == first);
+  rt::clear_caches();
+}
+
+TEST_CASE("a call while ipt_warmup runs on another thread", "[warmup][kernel_set]") {
+  // ipt_warmup has no non-blocking form of its own: a caller overlaps it with its own
+  // start-up by calling it on a thread, and calls meanwhile wait only for the programs
+  // their plans launch. Each program is built once between them.
+  ScopedEnv no_disk("IPT_CACHE_DISABLE", "1");
+  rt::clear_caches();
+  const auto before = source_builds();
+  ipt_status warmed = IPT_INTERNAL_ERROR;
+  std::thread warming(
+      [&warmed] { warmed = ipt_warmup(session().context(), session().device(), 16); });
+  GuardedMatrix m(311, 1301, 16, 0, 16, 78);
+  const ipt_status called =
+      ipt_transpose(session().queue(), m.buffer(), 0, 311, 1301, 0, nullptr, nullptr, 16);
+  warming.join();
+  REQUIRE(called == IPT_SUCCESS);
+  CHECK(m.check_transposed() == "");
+  CHECK(m.check_guards() == "");
+  CHECK(warmed == IPT_SUCCESS);
+  const auto profile = rt::query_device_profile(session().device());
+  CHECK(source_builds() - before == planner::kernel_variants(profile, 16).size());
   rt::clear_caches();
 }
