@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // ipt_imatcopy and its typed forms against the host reference of MKL's mkl_?imatcopy
 // (support/imatcopy_reference.hpp): every ordering, trans, scalar type, alpha of 1 and
-// not, strides equal to and longer than the rows, on random values; the bytes before the
-// matrix and past its extent checked unchanged, and the gaps between rows where the call
-// keeps them. Bad input leaves the buffer unchanged.
+// not, strides equal to and longer than the rows, on random values and alphas of full
+// precision, compared bit for bit; the bytes before the matrix and past its extent checked
+// unchanged, and the gaps between rows where the call keeps them. Bad input leaves the
+// buffer unchanged.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -19,6 +20,12 @@ using ipt::test::session;
 namespace {
 
 constexpr std::size_t kGuardElements = 5;
+
+// An alpha whose parts have full mantissas in float and in double (the last bit of each
+// is 1): Catalan's constant and -W(1), the omega constant. With fill_numeric's values of
+// full precision, nearly every product rounds, so that a result computed in another
+// precision, through a fused multiply-add or in another order differs in some bit.
+constexpr double kAlphaRe = 0.915965594177219, kAlphaIm = -0.5671432904097838;
 
 std::vector<unsigned char> read_buffer(cl_mem buffer, std::size_t bytes) {
   std::vector<unsigned char> out(bytes);
@@ -107,8 +114,8 @@ TEST_CASE("imatcopy: every ordering, trans, type, alpha and stride", "[imatcopy]
                 call.type = type.type;
                 call.elem_size = type.elem_size;
                 call.has_alpha = alpha == 1;
-                call.alpha_re = 0.75;
-                call.alpha_im = -1.25;
+                call.alpha_re = kAlphaRe;
+                call.alpha_im = kAlphaIm;
                 const bool column_major = ordering == 'C';
                 const std::size_t a_len = column_major ? shape.rows : shape.cols;
                 const std::size_t b_len =
@@ -170,8 +177,8 @@ TEST_CASE("imatcopy: larger matrices take the transposition plans between restri
       call.type = type.type;
       call.elem_size = type.elem_size;
       call.has_alpha = true;
-      call.alpha_re = -0.5;
-      call.alpha_im = 2.0;
+      call.alpha_re = 1.6449340668482264;   // pi^2 / 6, full mantissas in float and double
+      call.alpha_im = -2.5029078750958926;  // -(Feigenbaum's alpha)
       CHECK(run_and_check(call, true, ++seed) == "");
     }
   }
@@ -205,8 +212,8 @@ TEST_CASE("imatcopy: the transform in each kind of last kernel", "[imatcopy][api
         call.type = type.type;
         call.elem_size = type.elem_size;
         call.has_alpha = true;
-        call.alpha_re = 0.75;
-        call.alpha_im = -1.25;
+        call.alpha_re = kAlphaRe;
+        call.alpha_im = kAlphaIm;
         INFO(c.overrides);
         CHECK(run_and_check(call, true, ++seed) == "");
       }
