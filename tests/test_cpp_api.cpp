@@ -92,15 +92,17 @@ TEST_CASE("the C++ binding runs imatcopy on complex elements", "[imatcopy][api][
   call.type = IPT_SCALAR_C64;
   call.elem_size = 16;
   call.has_alpha = true;
-  call.alpha_re = 1.5;
-  call.alpha_im = -0.25;
+  call.alpha_re = 1.4142135623730951;   // sqrt(2) and -1/pi: full mantissas, so that
+  call.alpha_im = -0.3183098861837907;  // the products round
   const std::size_t bytes = (call.extent() + 2) * 16;
   std::vector<unsigned char> before = ipt::support::random_bytes(bytes, 80);
   ipt::support::fill_numeric(call, 0, before, 81);
   const cl::Context context(session().context(), /*retainObject=*/true);
   const cl::CommandQueue queue(session().queue(), /*retainObject=*/true);
   cl::Buffer buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, before.data());
-  ipt::imatcopy(queue, 'C', 'C', 19, 11, std::complex<double>(1.5, -0.25), buffer, 21, 12).wait();
+  ipt::imatcopy(queue, 'C', 'C', 19, 11, std::complex<double>(call.alpha_re, call.alpha_im), buffer,
+                21, 12)
+      .wait();
   std::vector<unsigned char> now(bytes);
   queue.enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, now.data());
   std::vector<bool> specified;

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // ipt_imatcopy and its typed forms against the host reference of MKL's mkl_?imatcopy
 // (support/imatcopy_reference.hpp): every ordering, trans, scalar type, alpha of 1 and
-// not, strides equal to and longer than the rows, on random values; the bytes before the
-// matrix and past its extent checked unchanged, and the gaps between rows where the call
-// keeps them. Bad input leaves the buffer unchanged.
+// not, strides equal to and longer than the rows, on random values and alphas of full
+// precision, compared bit for bit; the bytes before the matrix and past its extent checked
+// unchanged, and the gaps between rows where the call keeps them. Bad input leaves the
+// buffer unchanged. The values and alphas are checked to make a product rounded otherwise
+// (in another precision, or fused into a multiply-add) differ from the reference.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,6 +23,12 @@ using ipt::test::session;
 namespace {
 
 constexpr std::size_t kGuardElements = 5;
+
+// An alpha whose parts have full mantissas in float and in double (the last bit of each
+// is 1): Catalan's constant and -W(1), the omega constant. With fill_numeric's values of
+// full precision, nearly every product rounds, so that a result computed in another
+// precision, through a fused multiply-add or in another order differs in some bit.
+constexpr double kAlphaRe = 0.915965594177219, kAlphaIm = -0.5671432904097838;
 
 std::vector<unsigned char> read_buffer(cl_mem buffer, std::size_t bytes) {
   std::vector<unsigned char> out(bytes);
@@ -107,8 +117,8 @@ TEST_CASE("imatcopy: every ordering, trans, type, alpha and stride", "[imatcopy]
                 call.type = type.type;
                 call.elem_size = type.elem_size;
                 call.has_alpha = alpha == 1;
-                call.alpha_re = 0.75;
-                call.alpha_im = -1.25;
+                call.alpha_re = kAlphaRe;
+                call.alpha_im = kAlphaIm;
                 const bool column_major = ordering == 'C';
                 const std::size_t a_len = column_major ? shape.rows : shape.cols;
                 const std::size_t b_len =
@@ -170,8 +180,8 @@ TEST_CASE("imatcopy: larger matrices take the transposition plans between restri
       call.type = type.type;
       call.elem_size = type.elem_size;
       call.has_alpha = true;
-      call.alpha_re = -0.5;
-      call.alpha_im = 2.0;
+      call.alpha_re = 1.6449340668482264;   // pi^2 / 6, full mantissas in float and double
+      call.alpha_im = -2.5029078750958926;  // -(Feigenbaum's alpha)
       CHECK(run_and_check(call, true, ++seed) == "");
     }
   }
@@ -205,11 +215,88 @@ TEST_CASE("imatcopy: the transform in each kind of last kernel", "[imatcopy][api
         call.type = type.type;
         call.elem_size = type.elem_size;
         call.has_alpha = true;
-        call.alpha_re = 0.75;
-        call.alpha_im = -1.25;
+        call.alpha_re = kAlphaRe;
+        call.alpha_im = kAlphaIm;
         INFO(c.overrides);
         CHECK(run_and_check(call, true, ++seed) == "");
       }
+  }
+}
+
+namespace {
+
+// The element (x, y) of a real or complex call times (a, b), each part rounded as `T`,
+// the way a wrong kernel would compute it: every product in `P` (float for double: a
+// single-precision path; double for float: a wider one), or fused into a multiply-add.
+template <typename T, typename P>
+void misrounded(const unsigned char* element, bool is_complex, bool fused, double alpha_re,
+                double alpha_im, unsigned char* out) {
+  T x[2] = {0, 0};
+  std::memcpy(x, element, sizeof(T) * (is_complex ? 2 : 1));
+  const P a = static_cast<P>(static_cast<T>(alpha_re)),
+          b = static_cast<P>(static_cast<T>(alpha_im));
+  const P xr = static_cast<P>(x[0]), xi = static_cast<P>(x[1]);
+  T y[2] = {0, 0};
+  if (!is_complex) {
+    y[0] = static_cast<T>(a * xr);
+  } else if (fused) {
+    y[0] = static_cast<T>(std::fma(a, xr, -(b * xi)));
+    y[1] = static_cast<T>(std::fma(a, xi, b * xr));
+  } else {
+    const P ax = a * xr, by = b * xi, ay = a * xi, bx = b * xr;
+    y[0] = static_cast<T>(ax - by);
+    y[1] = static_cast<T>(ay + bx);
+  }
+  std::memcpy(out, y, sizeof(T) * (is_complex ? 2 : 1));
+}
+
+}  // namespace
+
+TEST_CASE("imatcopy: the values and alphas of these tests see a product rounded otherwise",
+          "[imatcopy][reference]") {
+  // The bit-for-bit comparisons above can catch a kernel that computes double products in
+  // single precision, float ones in double, or fuses them into multiply-adds only if
+  // fill_numeric's values and the alphas make such results differ from the reference's:
+  // values exact in a narrower precision (short mantissas) would hide all three. Host
+  // only: the reference against the same products rounded the wrong way.
+  struct Wrong {
+    ipt_scalar_type type;
+    std::size_t elem_size;
+    bool fused;
+    const char* what;
+  };
+  for (const Wrong& w : std::vector<Wrong>{{IPT_SCALAR_F64, 8, false, "d through float"},
+                                           {IPT_SCALAR_C64, 16, false, "z through float"},
+                                           {IPT_SCALAR_C32, 8, false, "c through double"},
+                                           {IPT_SCALAR_C32, 8, true, "c fused"},
+                                           {IPT_SCALAR_C64, 16, true, "z fused"}}) {
+    ImatcopyCall call;
+    call.rows = call.cols = call.lda = call.ldb = 16;
+    call.type = w.type;
+    call.elem_size = w.elem_size;
+    call.has_alpha = true;
+    call.alpha_re = kAlphaRe;
+    call.alpha_im = kAlphaIm;
+    std::vector<unsigned char> before(call.extent() * call.elem_size);
+    ipt::support::fill_numeric(call, 0, before, 35000);
+    std::vector<bool> specified;
+    const auto expected = ipt::support::imatcopy_expected(call, 0, before, specified);
+    const bool is_complex = w.type == IPT_SCALAR_C32 || w.type == IPT_SCALAR_C64;
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < before.size(); i += call.elem_size) {
+      unsigned char wrong[16];
+      if (w.type == IPT_SCALAR_C32 && w.fused)
+        misrounded<float, float>(&before[i], is_complex, w.fused, kAlphaRe, kAlphaIm, wrong);
+      else if (w.type == IPT_SCALAR_C32)
+        misrounded<float, double>(&before[i], is_complex, w.fused, kAlphaRe, kAlphaIm, wrong);
+      else if (w.fused)
+        misrounded<double, double>(&before[i], is_complex, w.fused, kAlphaRe, kAlphaIm, wrong);
+      else
+        misrounded<double, float>(&before[i], is_complex, w.fused, kAlphaRe, kAlphaIm, wrong);
+      differ += std::memcmp(wrong, &expected[i], call.elem_size) != 0;
+    }
+    INFO(w.what << ": " << differ << " of 256 elements differ");
+    CHECK(differ >= 64);  // measured: 90 to 256 (fused c 90, z 102; d through float 256)
   }
 }
 

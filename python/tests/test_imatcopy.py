@@ -21,12 +21,38 @@ def test_transpose_batched(queue, random_matrix):
 
 
 def numbers(count, dtype, seed):
-    """Finite values with |x| in [1/16, 2), random signs: products compare closely."""
+    """Random values of full precision: random signs, random mantissas, |x| in
+    [2^-8, 2^9), never zero, so that a product with a full alpha rounds."""
     generator = numpy.random.default_rng(seed)
+    real = numpy.dtype(dtype).type(0).real.dtype
     def part():
-        return generator.choice([-1.0, 1.0], count) * generator.uniform(1 / 16, 2, count)
-    values = part() + 1j * part() if numpy.dtype(dtype).kind == "c" else part()
-    return values.astype(dtype)
+        # uniform's doubles carry 52 random bits of mantissa; the cast rounds them to the
+        # part's precision, which stays within [1, 2] times the power of two.
+        mantissa = generator.uniform(1, 2, count).astype(real)
+        return (generator.choice([-1, 1], count).astype(real) * mantissa
+                * numpy.ldexp(real.type(1), generator.integers(-8, 9, count)))
+    if numpy.dtype(dtype).kind != "c":
+        return part().astype(dtype)
+    values = numpy.empty(count, dtype)
+    values.real, values.imag = part(), part()
+    return values
+
+
+def scaled(alpha, op):
+    """alpha * op as the kernels compute it (docs/imatcopy.md), in the element's own
+    precision, each operation rounded on its own: a x for real types, (ar xr - ai xi) +
+    (ar xi + ai xr)i for complex ones. Each numpy operation below is a ufunc of its own,
+    so that nothing can fuse two of them into a multiply-add; numpy's complex multiply is
+    not used, as it need not round the same way."""
+    if op.dtype.kind != "c":
+        return op.dtype.type(alpha) * op
+    real = op.real.dtype.type
+    ar, ai = real(alpha.real), real(alpha.imag)
+    xr, xi = op.real, op.imag
+    result = numpy.empty(op.shape, op.dtype)
+    result.real = ar * xr - ai * xi
+    result.imag = ar * xi + ai * xr
+    return result
 
 
 @pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64, numpy.complex64,
@@ -34,9 +60,11 @@ def numbers(count, dtype, seed):
 @pytest.mark.parametrize("ordering", ["R", "C"])
 @pytest.mark.parametrize("trans", ["N", "T", "C", "R"])
 def test_imatcopy_matches_numpy(queue, dtype, ordering, trans):
-    rows, cols, alpha = 13, 7, 0.75 - 1.25j
+    # Catalan's constant and -W(1): full mantissas in float and double, so that the
+    # bit-for-bit comparison sees a product computed in another precision or fused.
+    rows, cols, alpha = 13, 7, 0.915965594177219 - 0.5671432904097838j
     if numpy.dtype(dtype).kind != "c":
-        alpha = 0.75
+        alpha = alpha.real
     # The row-major view: a column-major rows x cols matrix is cols x rows row-major.
     view_rows, view_cols = (cols, rows) if ordering == "C" else (rows, cols)
     transposes = trans in "TC"
@@ -50,12 +78,15 @@ def test_imatcopy_matches_numpy(queue, dtype, ordering, trans):
     op = a.T if transposes else a
     if trans in "CR" and numpy.dtype(dtype).kind == "c":
         op = numpy.conj(op)
-    expected = alpha * op
+    expected = scaled(alpha, op)
     array = cla.to_device(queue, flat)
     ipt.imatcopy(queue, array, ordering, trans, rows, cols, alpha, lda, ldb).wait()
     now = array.get()
     got = numpy.array([now[r * ldb: r * ldb + expected.shape[1]] for r in range(rows_after)])
-    numpy.testing.assert_allclose(got, expected, rtol=1e-6)
+    # Bit for bit: the same type, the same bytes (signs of zeros included).
+    assert got.dtype == expected.dtype
+    numpy.testing.assert_array_equal(numpy.ascontiguousarray(got).view(numpy.uint8),
+                                     numpy.ascontiguousarray(expected).view(numpy.uint8))
 
 
 def test_imatcopy_raw_elements_bit_for_bit(queue, random_matrix):

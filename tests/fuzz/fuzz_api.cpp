@@ -300,8 +300,8 @@ ipt::support::ImatcopyCall imatcopy_call(const ApiCall& call) {
   c.type = static_cast<ipt_scalar_type>(call.imatcopy.type);
   c.elem_size = call.elem_size;
   c.has_alpha = call.imatcopy.alpha;
-  c.alpha_re = 0.75;
-  c.alpha_im = -1.25;
+  c.alpha_re = 0.915965594177219;  // full mantissas, so that the products round
+  c.alpha_im = -0.5671432904097838;
   return c;
 }
 

@@ -157,16 +157,24 @@ void fill_numeric(const ImatcopyCall& call, std::size_t offset, std::vector<unsi
   const std::size_t begin = offset * call.elem_size;
   const std::size_t end = begin + call.extent() * call.elem_size;
   const std::size_t values = end > begin ? (end - begin) / part : 0;
-  // Two random bytes per value: a sign and a magnitude in [1/16, 2).
-  const std::vector<unsigned char> random = random_bytes(2 * values, seed);
+  // Eight random bytes per value, built bit by bit: a random sign (bit 63), a random
+  // mantissa (the low 23 or 52 bits: every bit of the significand in play, so that a
+  // product or a sum rounds, and one rounded differently shows) and an exponent in
+  // [-kExponents / 2, kExponents / 2], never that of a zero, a denormal, an Inf or a NaN.
+  constexpr std::uint64_t kExponents = 17;
+  const std::vector<unsigned char> random = random_bytes(8 * values, seed);
   for (std::size_t v = 0; v < values; ++v) {
-    const double magnitude = 1.0 / 16 + (2.0 - 1.0 / 16) * random[2 * v + 1] / 256.0;
-    const double value = (random[2 * v] & 1 ? -1.0 : 1.0) * magnitude;
+    std::uint64_t r = 0;
+    std::memcpy(&r, &random[8 * v], 8);
+    const std::uint64_t sign = r >> 63;
     if (single) {
-      const float f = static_cast<float>(value);
-      std::memcpy(&bytes[begin + v * part], &f, 4);
+      const std::uint64_t exponent = 127 - kExponents / 2 + (r >> 32 & 0x7fffffff) % kExponents;
+      const auto bits = static_cast<std::uint32_t>(sign << 31 | exponent << 23 | (r & 0x7fffff));
+      std::memcpy(&bytes[begin + v * part], &bits, 4);
     } else {
-      std::memcpy(&bytes[begin + v * part], &value, 8);
+      const std::uint64_t exponent = 1023 - kExponents / 2 + (r >> 52 & 0x7ff) % kExponents;
+      const std::uint64_t bits = sign << 63 | exponent << 52 | (r & 0xfffffffffffff);
+      std::memcpy(&bytes[begin + v * part], &bits, 8);
     }
   }
 }

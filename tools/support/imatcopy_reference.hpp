@@ -47,9 +47,12 @@ std::vector<unsigned char> imatcopy_expected(const ImatcopyCall& call, std::size
                                              const std::vector<unsigned char>& before,
                                              std::vector<bool>& specified);
 
-// Writes finite random values (|x| in [1/16, 2), random signs) of the call's type into
-// every element slot of the extent, so that products are exact to compare bit for bit
-// (no NaN payloads, no denormals). Raw types keep their random bytes.
+// Writes random values of the call's type into every element slot of the extent (every
+// part of a complex element): random signs, random mantissas of full precision, |x| in
+// [2^-8, 2^9); never zero, denormal, Inf or NaN. Products with an alpha of full precision
+// then round, so that the bit-for-bit comparison with imatcopy_expected sees a product
+// computed in another precision, fused into a multiply-add, or in another order. Raw
+// types keep their random bytes.
 void fill_numeric(const ImatcopyCall& call, std::size_t offset, std::vector<unsigned char>& bytes,
                   std::uint64_t seed);
 
