@@ -72,7 +72,7 @@ TEST_CASE("the binary key changes with every field it names", "[binary_cache]") 
   CHECK(key(base).file_name == reference.file_name);
 }
 
-TEST_CASE("stored binaries load back; damaged or foreign files are refused", "[binary_cache]") {
+TEST_CASE("stored binaries load back, and damaged or foreign files are refused", "[binary_cache]") {
   const fs::path dir = fresh_dir("ipt_binary_cache_unit");
   const auto key = rt::binary_key_of("v", "d", "1", "OpenCL", "src", "-O", "0.1.0");
   const std::vector<unsigned char> binary = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -124,7 +124,7 @@ TEST_CASE("concurrent writers leave one complete file", "[binary_cache]") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("IPT_CACHE_DIR: compile once, then load; a corrupt entry is rebuilt", "[binary_cache]") {
+TEST_CASE("IPT_CACHE_DIR: compile once, then load, and a corrupt entry is rebuilt", "[binary_cache]") {
   const fs::path dir = fresh_dir("ipt_binary_cache_e2e");
   ScopedEnv env("IPT_CACHE_DIR", dir.c_str());
   ScopedEnv on("IPT_CACHE_DISABLE", nullptr);

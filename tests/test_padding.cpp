@@ -207,7 +207,7 @@ TEST_CASE("padding: primes near 2^16 and single rows, 16-byte elements", "[paddi
   check_primes_near_2_16(kNvidiaLike, 16);
 }
 
-TEST_CASE("padding off uses nothing beyond the matrix; without room, padding lives in scratch",
+TEST_CASE("padding off uses nothing beyond the matrix, and without room padding lives in scratch",
           "[padding]") {
   ScopedEnv env("IPT_OVERRIDES", "local_mem=49152");
   const std::size_t rows = 1009, cols = 1013;  // both prime

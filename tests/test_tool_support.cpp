@@ -121,7 +121,7 @@ TEST_CASE("GuardedMatrix: the matrix without equal neighbours, the guards random
     }
 }
 
-TEST_CASE("IPT_TEST_SEED replaces a test's fixed seed; only a decimal number does", "[support]") {
+TEST_CASE("IPT_TEST_SEED replaces a test's fixed seed, but only a decimal number does", "[support]") {
   {
     const ipt::test::ScopedEnv unset("IPT_TEST_SEED", "");  // empty: as if unset
     CHECK(ipt::test::seed(2015) == 2015);

@@ -32,6 +32,10 @@ demo_packages=(cmake make g++ pkg-config ocl-icd-opencl-dev opencl-headers openc
 test_packages=("${demo_packages[@]}" gfortran catch2 python3-pyopencl python3-pytest
                python3-numpy dpkg-dev file lintian man-db clang libclang-rt-14-dev
                libopenmpi-dev openmpi-bin libclfft-dev)
+# The tests that exist only when those packages are found: missing, the run fails.
+needed_tests=('^python_package$' '^example_python$' '^mpi_transpose_np' '^mpi_cpp_np'
+              '^mpi_fortran_np' '^fortran_module$' '^example_fortran$' '^example_fft2d'
+              '^debian_packages$')
 
 # apt-get and dpkg refuse to run while another of them holds its lock (an unattended
 # upgrade on a new machine, say): say so, then let apt wait for it.
@@ -74,10 +78,45 @@ configure_and_build() {  # $1 build dir, then extra cmake arguments
 # Tests run and failed over every phase, for the closing summary line.
 total_passed=0
 total_failed=0
-run_tests() {  # $1 build dir
+total_skipped=0
+run_skipped=0
+skips=""
+# Fails when the run in $1 (its log $2) ran fewer tests than ctest -N registers, or when
+# a test this script installed the dependencies of ($3...: names, as ctest -R regular
+# expressions) is not registered; counts and lists the skipped tests with their reasons.
+check_ctest_run() {
+  local dir=$1 log=$2 registered ran name skipped reasons
+  shift 2
+  # The skipped tests' reasons (IPT_SKIP, bench_smoke.sh, tests/abi: "SKIPPED:"/"skipped:";
+  # pytest -rs: "SKIPPED [1] file: reason"), read before ctest -N rewrites LastTest.log.
+  reasons=$(grep -hE '^(SKIPPED|skipped)[: ]' "$dir/Testing/Temporary/LastTest.log" | sort -u || true)
+  registered=$(cd "$dir" && ctest -N | sed -nE 's/^Total Tests: ([0-9]+)$/\1/p')
+  ran=$(grep -E 'tests passed.* out of [0-9]+' "$log" | sed -nE 's/.* out of ([0-9]+).*/\1/p' | tail -n 1)
+  if [ "${ran:-0}" -lt "${registered:-1}" ]; then
+    echo "== FAILED: ctest in $dir ran ${ran:-no} tests of the ${registered:-?} registered"
+    exit 1
+  fi
+  for name in "$@"; do
+    if ! grep -qE '^ *Test +#' <<< "$(cd "$dir" && ctest -N -R "$name")"; then
+      echo "== FAILED: no test matching '$name' in $dir, though this script installs what it needs"
+      exit 1
+    fi
+  done
+  # "The following tests did not run:" then "<tab> 12 - name (Skipped)".
+  skipped=$(sed -nE 's/^[[:space:]]*[0-9]+ - (.*) \((Skipped|Not Run|Disabled)\)$/\1/p' "$log")
+  run_skipped=0
+  if [ -n "$skipped" ]; then
+    run_skipped=$(grep -c . <<< "$skipped")
+    total_skipped=$((total_skipped + run_skipped))
+    skips+="skipped in $dir:"$'\n'"$(sed 's/^/  /' <<< "$skipped")"$'\n'
+    skips+="${reasons:+$(sed 's/^/    /' <<< "$reasons")$'\n'}"
+  fi
+}
+run_tests() {  # $1 build dir, then the tests that must be registered (check_ctest_run)
   phase "ctest in $1"
   local log=$1/ctest-summary.log
   (cd "$1" && ctest --output-on-failure -j "$jobs") | tee "$log"
+  check_ctest_run "$1" "$log" "${@:2}"
   local line total failed
   # "100% tests passed out of N", or "P% tests passed, F tests failed out of N"
   line=$(grep -E 'tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$log" | tail -n 1)
@@ -85,7 +124,7 @@ run_tests() {  # $1 build dir
   failed=$(sed -nE 's/.*tests passed, ([0-9]+) tests? failed.*/\1/p' <<< "$line")
   total=${total:-0}
   failed=${failed:-0}
-  total_passed=$((total_passed + total - failed))
+  total_passed=$((total_passed + total - failed - run_skipped))  # ctest counts skips as passed
   total_failed=$((total_failed + failed))
   phase "ctest in $1 done"
 }
@@ -109,7 +148,9 @@ case "$mode" in
   test-fast)
     install_missing "${test_packages[@]}"
     configure_and_build "$build" "${all_parts[@]}"
-    run_tests "$build"
+    run_tests "$build" "${needed_tests[@]}"
+    echo "setup.sh test-fast: $total_passed passed, $total_failed failed, $total_skipped skipped"
+    printf '%s' "$skips"
     ;;
   test)
     install_missing "${test_packages[@]}"
@@ -122,7 +163,7 @@ case "$mode" in
     # that had passed. Run ctest in build-asan by hand for leak checks (driver leaks
     # suppressed by tests/sanitizers/lsan.supp).
     configure_and_build "$build" "${all_parts[@]}"
-    run_tests "$build"
+    run_tests "$build" "${needed_tests[@]}"
     # libipt_mpi is tested in the release build only (Open MPI's own code is not
     # instrumented; its calls are few and plain).
     configure_and_build "$build-asan" -DIPT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -145,7 +186,8 @@ case "$mode" in
     rm -f "$fuzz_log"
     phase "all tests passed"
     # Every phase's count: three ctest runs and the fuzz targets.
-    echo "setup.sh test: $((total_passed + fuzzed)) passed, $total_failed failed"
+    echo "setup.sh test: $((total_passed + fuzzed)) passed, $total_failed failed, $total_skipped skipped"
+    printf '%s' "$skips"
     ;;
   *)
     echo "usage: $0 demo|test|test-fast" >&2
