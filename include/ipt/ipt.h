@@ -82,7 +82,8 @@ typedef enum ipt_status {
   IPT_INVALID_DEVICE = -33,        /* CL_INVALID_DEVICE: NULL or invalid cl_device_id */
   IPT_INVALID_CONTEXT = -34,       /* CL_INVALID_CONTEXT: buffer and queue in different contexts */
   IPT_INVALID_COMMAND_QUEUE = -36, /* CL_INVALID_COMMAND_QUEUE: NULL or invalid queue */
-  IPT_INVALID_MEM_OBJECT = -38,    /* CL_INVALID_MEM_OBJECT: NULL, invalid or read-only buffer */
+  IPT_INVALID_MEM_OBJECT = -38,    /* CL_INVALID_MEM_OBJECT: NULL or invalid buffer, or one
+                                      created CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY */
   IPT_INVALID_EVENT_WAIT_LIST = -57, /* CL_INVALID_EVENT_WAIT_LIST: count and pointer disagree */
   IPT_INVALID_ELEMENT_SIZE = -1001,  /* elem_size is not 1, 2, 4, 8 or 16 */
   IPT_SIZE_OVERFLOW = -1002,         /* (offset + rows * cols) * elem_size overflows size_t */
@@ -136,8 +137,10 @@ IPT_API const char* ipt_version_string(void);
  *
  * queue         the command queue the work is enqueued on; its context must own `buffer`.
  *               In-order and out-of-order queues both work.
- * buffer        a buffer created without CL_MEM_READ_ONLY / CL_MEM_HOST_* restrictions that
- *               prevent kernels from writing it.
+ * buffer        a buffer that kernels may read and write: created with neither
+ *               CL_MEM_READ_ONLY nor CL_MEM_WRITE_ONLY (else IPT_INVALID_MEM_OBJECT). The
+ *               CL_MEM_HOST_* flags restrict only the host's access and are accepted: the
+ *               library never reads, writes or maps the buffer from the host.
  * offset        where the matrix starts, in elements (not bytes).
  * rows, cols    the matrix shape before the call. rows == 0 or cols == 0 is a successful
  *               no-op (BLAS quick return); queue and buffer are still checked.

@@ -24,7 +24,8 @@ const char* ipt_status_string(ipt_status status) {
     case IPT_INVALID_COMMAND_QUEUE:
       return "IPT_INVALID_COMMAND_QUEUE: the queue is NULL or invalid";
     case IPT_INVALID_MEM_OBJECT:
-      return "IPT_INVALID_MEM_OBJECT: the buffer is NULL, invalid, not a buffer or read-only";
+      return "IPT_INVALID_MEM_OBJECT: the buffer is NULL, invalid, not a buffer, read-only or "
+             "write-only";
     case IPT_INVALID_EVENT_WAIT_LIST:
       return "IPT_INVALID_EVENT_WAIT_LIST: the event count and list disagree or an event is "
              "invalid";
