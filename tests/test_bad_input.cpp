@@ -390,6 +390,59 @@ TEST_CASE("inconsistent event wait lists are rejected", "[bad_input]") {
   clReleaseEvent(user);
 }
 
+TEST_CASE("an event of the wait list that has already failed is refused", "[bad_input]") {
+  // A command that waits for a failed event never runs, and its own event would never
+  // complete normally: the call refuses such a list before it enqueues anything. (A call
+  // that accepted it would leave commands on the queue that never complete; REQUIRE ends
+  // the test there rather than wait for them.)
+  GuardedMatrix m(32, 32, 4, 4, 16, 18);
+  cl_int code = CL_SUCCESS;
+  cl_event failed = clCreateUserEvent(session().context(), &code);
+  REQUIRE(code == CL_SUCCESS);
+  cl_event complete = clCreateUserEvent(session().context(), &code);
+  REQUIRE(code == CL_SUCCESS);
+  REQUIRE(clSetUserEventStatus(failed, -42) == CL_SUCCESS);
+  REQUIRE(clSetUserEventStatus(complete, CL_COMPLETE) == CL_SUCCESS);
+  const cl_event second[] = {complete, failed};
+  const auto refused = [&](const char* what, const std::function<ipt_status(cl_event*)>& call,
+                           const char* in_message) {
+    INFO(what);
+    cl_event event = nullptr;
+    const ipt_status status = call(&event);
+    INFO("status " << status << ": " << ipt_last_error_message());
+    REQUIRE(status == IPT_INVALID_EVENT_WAIT_LIST);
+    CHECK(event == nullptr);
+    CHECK(std::string(ipt_last_error_message()).find(in_message) != std::string::npos);
+    CHECK(clFinish(session().queue()) == CL_SUCCESS);
+    CHECK(m.check_unchanged() == "");
+  };
+  const cl_command_queue q = session().queue();
+  const cl_mem b = m.buffer();
+  refused(
+      "alone", [&](cl_event* e) { return ipt_transpose(q, b, 4, 32, 32, 1, &failed, e, 4); },
+      "event_wait_list[0] has already failed (execution status -42)");
+  refused(
+      "after a completed one",
+      [&](cl_event* e) { return ipt_transpose(q, b, 4, 32, 32, 2, second, e, 4); },
+      "event_wait_list[1] has already failed");
+  // A quick return would give an event that fails too.
+  refused(
+      "a quick return", [&](cl_event* e) { return ipt_transpose(q, b, 4, 0, 32, 2, second, e, 4); },
+      "event_wait_list[1] has already failed");
+  refused(
+      "imatcopy",
+      [&](cl_event* e) {
+        return ipt_simatcopy(q, 'R', 'T', 32, 32, 1.0f, b, 4, 32, 32, 2, second, e);
+      },
+      "event_wait_list[1] has already failed");
+  // Completed events alone are fine.
+  CHECK(ipt_transpose(q, b, 4, 32, 32, 1, &complete, nullptr, 4) == IPT_SUCCESS);
+  CHECK(clFinish(q) == CL_SUCCESS);
+  CHECK(m.check_transposed() == "");
+  clReleaseEvent(failed);
+  clReleaseEvent(complete);
+}
+
 TEST_CASE("f64 on a device without double support is rejected", "[bad_input]") {
   ScopedEnv no_fp64("IPT_OVERRIDES", "fp64=0");
   GuardedMatrix m(32, 32, 8, 4, 16, 8);

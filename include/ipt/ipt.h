@@ -84,7 +84,8 @@ typedef enum ipt_status {
   IPT_INVALID_COMMAND_QUEUE = -36, /* CL_INVALID_COMMAND_QUEUE: NULL or invalid queue */
   IPT_INVALID_MEM_OBJECT = -38,    /* CL_INVALID_MEM_OBJECT: NULL or invalid buffer, or one
                                       created CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY */
-  IPT_INVALID_EVENT_WAIT_LIST = -57, /* CL_INVALID_EVENT_WAIT_LIST: count and pointer disagree */
+  IPT_INVALID_EVENT_WAIT_LIST = -57, /* CL_INVALID_EVENT_WAIT_LIST: count and pointer disagree,
+                                        or an event is invalid or has already failed */
   IPT_INVALID_ELEMENT_SIZE = -1001,  /* elem_size is not 1, 2, 4, 8 or 16 */
   IPT_SIZE_OVERFLOW = -1002,         /* (offset + rows * cols) * elem_size overflows size_t */
   IPT_BUFFER_TOO_SMALL = -1003,      /* offset + matrix reaches past the buffer's CL_MEM_SIZE */
@@ -146,7 +147,9 @@ IPT_API const char* ipt_version_string(void);
  *               no-op (BLAS quick return); queue and buffer are still checked.
  * num_events_in_wait_list, event_wait_list
  *               the first command enqueued waits for these events; count 0 with NULL, or
- *               count > 0 with a non-NULL list, as in clEnqueue* calls.
+ *               count > 0 with a non-NULL list, as in clEnqueue* calls. An event that has
+ *               already failed (a negative CL_EVENT_COMMAND_EXECUTION_STATUS) is refused
+ *               with IPT_INVALID_EVENT_WAIT_LIST: the call's commands could never run.
  * event         if not NULL, receives a new event that completes when the transposition
  *               (all of its kernels) has completed; the caller releases it. Also returned
  *               for the no-op shapes.

@@ -28,7 +28,7 @@ const char* ipt_status_string(ipt_status status) {
              "write-only";
     case IPT_INVALID_EVENT_WAIT_LIST:
       return "IPT_INVALID_EVENT_WAIT_LIST: the event count and list disagree or an event is "
-             "invalid";
+             "invalid or has already failed";
     case IPT_INVALID_ELEMENT_SIZE:
       return "IPT_INVALID_ELEMENT_SIZE: elem_size must be 1, 2, 4, 8 or 16";
     case IPT_SIZE_OVERFLOW:

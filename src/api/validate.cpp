@@ -73,6 +73,19 @@ void check_wait_list(cl_uint count, const cl_event* events, cl_context context) 
     if (event_context != context)
       fail(IPT_INVALID_CONTEXT,
            "event_wait_list[" + std::to_string(i) + "] belongs to another context than the queue");
+    // A command that waits for a failed event never runs and its event never completes
+    // normally; refused here, before anything is enqueued. An event that fails after this
+    // check cannot be refused: what becomes of the commands waiting for it is the
+    // driver's to decide (PoCL aborts; untested).
+    cl_int status = CL_COMPLETE;
+    if (clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                       nullptr) != CL_SUCCESS)
+      fail(IPT_INVALID_EVENT_WAIT_LIST,
+           "event_wait_list[" + std::to_string(i) + "] is not a valid event");
+    if (status < 0)
+      fail(IPT_INVALID_EVENT_WAIT_LIST,
+           "event_wait_list[" + std::to_string(i) + "] has already failed (execution status " +
+               std::to_string(status) + "): the call's commands could never run");
   }
 }
 
