@@ -203,7 +203,11 @@ IPT_API const char* ipt_version_string(void);
  * returns IPT_ROLLED_BACK: when those commands complete, the buffer holds its original
  * bytes; `event`, if not NULL, receives an event that completes then. Only if undoing
  * fails too does it return IPT_BUFFER_UNDEFINED: the matrix's contents are then
- * undefined. A command that fails while it runs (its event ends with a negative status:
+ * undefined, and no event is returned although commands of the call may still be queued
+ * (on an in-order queue only a call's last command carries an event, and a marker to
+ * stand for the others would be one more enqueue after enqueues failed): wait for the
+ * queue (clFinish, or a marker of your own without a wait list) before writing the
+ * buffer again. A command that fails while it runs (its event ends with a negative status:
  * a device fault or a lost device) also leaves the buffer undefined.
  */
 IPT_API ipt_status ipt_transpose(cl_command_queue queue, cl_mem buffer, size_t offset, size_t rows,
