@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <set>
 #include <string>
@@ -55,6 +56,71 @@ Call good_call(const GuardedMatrix& m) {
   return call;
 }
 
+// Calls every entry point that takes a cl_mem on m's buffer (offset 4, 32 x 32 elements)
+// and checks that each returns `expected` with no event, a message and the buffer
+// byte-for-byte unchanged. The buffer is checked before any size, so the f64 and complex
+// calls (larger elements, which the buffer is too small for) fail on the buffer too.
+void expect_every_entry_point_rejects(const GuardedMatrix& m, ipt_status expected,
+                                      const char* in_message) {
+  const cl_command_queue q = session().queue();
+  const cl_mem b = m.buffer();
+  const float alpha = 1.0f;
+  const ipt_complex_f32 c1{1.0f, 0.0f};
+  const ipt_complex_f64 z1{1.0, 0.0};
+  const ipt_plan_options options{};
+  const std::pair<const char*, std::function<ipt_status(cl_event*)>> calls[] = {
+      {"ipt_transpose",
+       [&](cl_event* e) { return ipt_transpose(q, b, 4, 32, 32, 0, nullptr, e, 4); }},
+      {"ipt_transpose_f32",
+       [&](cl_event* e) { return ipt_transpose_f32(q, b, 4, 32, 32, 0, nullptr, e); }},
+      {"ipt_transpose_f64",
+       [&](cl_event* e) { return ipt_transpose_f64(q, b, 4, 32, 32, 0, nullptr, e); }},
+      {"ipt_transpose_batched",
+       [&](cl_event* e) { return ipt_transpose_batched(q, b, 4, 2, 16, 32, 0, nullptr, e, 4); }},
+      {"ipt_transpose_batched_f32",
+       [&](cl_event* e) { return ipt_transpose_batched_f32(q, b, 4, 2, 16, 32, 0, nullptr, e); }},
+      {"ipt_transpose_batched_f64",
+       [&](cl_event* e) { return ipt_transpose_batched_f64(q, b, 4, 2, 16, 32, 0, nullptr, e); }},
+      {"ipt_transpose_with_options",
+       [&](cl_event* e) {
+         return ipt_transpose_with_options(q, b, 4, 32, 32, 4, &options, 0, nullptr, e);
+       }},
+      {"ipt_imatcopy",
+       [&](cl_event* e) {
+         return ipt_imatcopy(q, 'R', 'T', 32, 32, &alpha, b, 4, 32, 32, 0, nullptr, e, 4,
+                             IPT_SCALAR_F32);
+       }},
+      {"ipt_simatcopy",
+       [&](cl_event* e) {
+         return ipt_simatcopy(q, 'R', 'T', 32, 32, 1.0f, b, 4, 32, 32, 0, nullptr, e);
+       }},
+      {"ipt_dimatcopy",
+       [&](cl_event* e) {
+         return ipt_dimatcopy(q, 'R', 'T', 32, 32, 1.0, b, 4, 32, 32, 0, nullptr, e);
+       }},
+      {"ipt_cimatcopy",
+       [&](cl_event* e) {
+         return ipt_cimatcopy(q, 'R', 'T', 32, 32, c1, b, 4, 32, 32, 0, nullptr, e);
+       }},
+      {"ipt_zimatcopy",
+       [&](cl_event* e) {
+         return ipt_zimatcopy(q, 'R', 'T', 32, 32, z1, b, 4, 32, 32, 0, nullptr, e);
+       }},
+  };
+  for (const auto& [name, call] : calls) {
+    INFO(name);
+    cl_event event = nullptr;
+    const ipt_status status = call(&event);
+    INFO("status " << status << ": " << ipt_status_string(status) << " / "
+                   << ipt_last_error_message());
+    CHECK(status == expected);
+    CHECK(event == nullptr);
+    CHECK(std::string(ipt_last_error_message()).find(in_message) != std::string::npos);
+    CHECK(clFinish(q) == CL_SUCCESS);
+    CHECK(m.check_unchanged() == "");
+  }
+}
+
 }  // namespace
 
 TEST_CASE("NULL or invalid queue and buffer are rejected", "[bad_input]") {
@@ -79,6 +145,45 @@ TEST_CASE("NULL or invalid queue and buffer are rejected", "[bad_input]") {
 TEST_CASE("a read-only buffer is rejected", "[bad_input]") {
   GuardedMatrix m(32, 32, 4, 4, 16, 2, CL_MEM_READ_ONLY);
   expect_rejected(m, good_call(m), IPT_INVALID_MEM_OBJECT);
+}
+
+TEST_CASE("a buffer that kernels may not both read and write is rejected by every entry point",
+          "[bad_input]") {
+  // Kernels read and write the buffer: OpenCL leaves writing a CL_MEM_READ_ONLY buffer and
+  // reading a CL_MEM_WRITE_ONLY one undefined.
+  GuardedMatrix read_only(32, 32, 4, 4, 16, 15, CL_MEM_READ_ONLY);
+  expect_every_entry_point_rejects(read_only, IPT_INVALID_MEM_OBJECT, "CL_MEM_READ_ONLY");
+  GuardedMatrix write_only(32, 32, 4, 4, 16, 16, CL_MEM_WRITE_ONLY);
+  expect_every_entry_point_rejects(write_only, IPT_INVALID_MEM_OBJECT, "CL_MEM_WRITE_ONLY");
+  // Also for the quick-return shapes, which check their handles all the same.
+  Call call = good_call(write_only);
+  call.rows = 0;
+  expect_rejected(write_only, call, IPT_INVALID_MEM_OBJECT);
+}
+
+TEST_CASE("buffers whose host access is restricted are transposed: only device access counts",
+          "[bad_input]") {
+  // CL_MEM_HOST_* restrict clEnqueueReadBuffer, WriteBuffer and MapBuffer, which the
+  // library never calls on the caller's buffer: its kernels read and write it. The
+  // result is read through a copy, as the host may not read some of these buffers.
+  for (const cl_mem_flags host :
+       {CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_WRITE_ONLY, CL_MEM_HOST_NO_ACCESS}) {
+    CAPTURE(host);
+    GuardedMatrix m(32, 24, 4, 4, 16, 17, CL_MEM_READ_WRITE | host);
+    const std::size_t bytes = (4 + 32 * 24) * 4 + 16;
+    cl_int code = CL_SUCCESS;
+    cl_mem copy = clCreateBuffer(session().context(), CL_MEM_READ_WRITE, bytes, nullptr, &code);
+    REQUIRE(code == CL_SUCCESS);
+    CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 4, 32, 24, 0, nullptr, nullptr) ==
+          IPT_SUCCESS);
+    std::vector<unsigned char> now(bytes);
+    CHECK(clEnqueueCopyBuffer(session().queue(), m.buffer(), copy, 0, 0, bytes, 0, nullptr,
+                              nullptr) == CL_SUCCESS);
+    CHECK(clEnqueueReadBuffer(session().queue(), copy, CL_TRUE, 0, bytes, now.data(), 0, nullptr,
+                              nullptr) == CL_SUCCESS);
+    CHECK(m.check_transposed(now) == "");
+    clReleaseMemObject(copy);
+  }
 }
 
 TEST_CASE("a buffer of another context is rejected", "[bad_input]") {
@@ -159,6 +264,10 @@ TEST_CASE("sub-buffers are checked as the buffers they are", "[bad_input]") {
   call.offset = 0;
   // Read-only, of a writable parent: kernels may not write it.
   call.buffer = sub_buffer(CL_MEM_READ_ONLY, matrix);
+  expect_rejected(parent, call, IPT_INVALID_MEM_OBJECT);
+  clReleaseMemObject(call.buffer);
+  // Write-only, of a writable parent: kernels may not read it.
+  call.buffer = sub_buffer(CL_MEM_WRITE_ONLY, matrix);
   expect_rejected(parent, call, IPT_INVALID_MEM_OBJECT);
   clReleaseMemObject(call.buffer);
   // One element short of the matrix, though the parent has room after it.
@@ -305,6 +414,59 @@ TEST_CASE("inconsistent event wait lists are rejected", "[bad_input]") {
   clReleaseEvent(foreign);
   clSetUserEventStatus(user, CL_COMPLETE);
   clReleaseEvent(user);
+}
+
+TEST_CASE("an event of the wait list that has already failed is refused", "[bad_input]") {
+  // A command that waits for a failed event never runs, and its own event would never
+  // complete normally: the call refuses such a list before it enqueues anything. (A call
+  // that accepted it would leave commands on the queue that never complete; REQUIRE ends
+  // the test there rather than wait for them.)
+  GuardedMatrix m(32, 32, 4, 4, 16, 18);
+  cl_int code = CL_SUCCESS;
+  cl_event failed = clCreateUserEvent(session().context(), &code);
+  REQUIRE(code == CL_SUCCESS);
+  cl_event complete = clCreateUserEvent(session().context(), &code);
+  REQUIRE(code == CL_SUCCESS);
+  REQUIRE(clSetUserEventStatus(failed, -42) == CL_SUCCESS);
+  REQUIRE(clSetUserEventStatus(complete, CL_COMPLETE) == CL_SUCCESS);
+  const cl_event second[] = {complete, failed};
+  const auto refused = [&](const char* what, const std::function<ipt_status(cl_event*)>& call,
+                           const char* in_message) {
+    INFO(what);
+    cl_event event = nullptr;
+    const ipt_status status = call(&event);
+    INFO("status " << status << ": " << ipt_last_error_message());
+    REQUIRE(status == IPT_INVALID_EVENT_WAIT_LIST);
+    CHECK(event == nullptr);
+    CHECK(std::string(ipt_last_error_message()).find(in_message) != std::string::npos);
+    CHECK(clFinish(session().queue()) == CL_SUCCESS);
+    CHECK(m.check_unchanged() == "");
+  };
+  const cl_command_queue q = session().queue();
+  const cl_mem b = m.buffer();
+  refused(
+      "alone", [&](cl_event* e) { return ipt_transpose(q, b, 4, 32, 32, 1, &failed, e, 4); },
+      "event_wait_list[0] has already failed (execution status -42)");
+  refused(
+      "after a completed one",
+      [&](cl_event* e) { return ipt_transpose(q, b, 4, 32, 32, 2, second, e, 4); },
+      "event_wait_list[1] has already failed");
+  // A quick return would give an event that fails too.
+  refused(
+      "a quick return", [&](cl_event* e) { return ipt_transpose(q, b, 4, 0, 32, 2, second, e, 4); },
+      "event_wait_list[1] has already failed");
+  refused(
+      "imatcopy",
+      [&](cl_event* e) {
+        return ipt_simatcopy(q, 'R', 'T', 32, 32, 1.0f, b, 4, 32, 32, 2, second, e);
+      },
+      "event_wait_list[1] has already failed");
+  // Completed events alone are fine.
+  CHECK(ipt_transpose(q, b, 4, 32, 32, 1, &complete, nullptr, 4) == IPT_SUCCESS);
+  CHECK(clFinish(q) == CL_SUCCESS);
+  CHECK(m.check_transposed() == "");
+  clReleaseEvent(failed);
+  clReleaseEvent(complete);
 }
 
 TEST_CASE("f64 on a device without double support is rejected", "[bad_input]") {

@@ -323,3 +323,45 @@ TEST_CASE("a call whose first kernel is BS clears the next kernel's flags in dir
   CHECK(rt::take_scratch(use, 1).buffer() == handle);
   rt::clear_scratch_cache();
 }
+
+TEST_CASE("zero scratch whose last use failed is zeroed again, on its own queue too",
+          "[scratch-cache]") {
+  // A 2.2 call keeps the 0100! stage's flags in zero scratch and takes a kept buffer
+  // without a fill. One whose last use ended abnormally (its tag's status negative: a
+  // command cut short between setting flags and clearing them) may hold set flags, which
+  // make the 0100! stage move nothing: the call must get it zeroed again (here all ones,
+  // tagged with a failed user event on the call's own in-order queue).
+  ScopedEnv env("IPT_OVERRIDES", "local_mem=49152,padding=off,sequence=2.2,n=16");
+  const std::size_t rows = 300, cols = 256;
+  const auto plan =
+      rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4, 0, nullptr);
+  INFO(ipt::planner::describe(plan));
+  REQUIRE(plan.zero_scratch_bytes > 0);
+  REQUIRE(plan.steps.front().flags.buffer == Buffer::kZeroScratch);
+  const cl::CommandQueue queue(session().queue(), true);
+  const rt::ScratchUse use = use_of(queue);
+  REQUIRE(use.in_order);
+  const auto give_dirty = [&](cl_event tag) {
+    rt::TakenScratch dirty = rt::take_zero_scratch(use, plan.zero_scratch_bytes);
+    queue.enqueueFillBuffer(dirty.buffer, cl_uchar{0xff}, 0,
+                            static_cast<std::size_t>(plan.zero_scratch_bytes));
+    queue.finish();
+    rt::give_back_zero_scratch(cl::Event(tag, true), use, std::move(dirty.buffer), false);
+  };
+  cl_int code = CL_SUCCESS;
+  cl_event failed = clCreateUserEvent(use.context, &code);
+  REQUIRE(code == CL_SUCCESS);
+  rt::clear_scratch_cache();
+  give_dirty(failed);
+  REQUIRE(clSetUserEventStatus(failed, -1) == CL_SUCCESS);
+  CHECK(rt::take_zero_scratch(use, 1).fresh);  // to be filled by the caller
+  CHECK(rt::scratch_cache_size() == 0);
+  give_dirty(failed);
+  GuardedMatrix m(rows, cols, 4, 0, 4, 19);
+  REQUIRE(ipt_transpose_f32(queue(), m.buffer(), 0, rows, cols, 0, nullptr, nullptr) ==
+          IPT_SUCCESS);
+  queue.finish();
+  CHECK(m.check_transposed() == "");
+  clReleaseEvent(failed);
+  rt::clear_scratch_cache();
+}

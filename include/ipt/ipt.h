@@ -82,8 +82,10 @@ typedef enum ipt_status {
   IPT_INVALID_DEVICE = -33,        /* CL_INVALID_DEVICE: NULL or invalid cl_device_id */
   IPT_INVALID_CONTEXT = -34,       /* CL_INVALID_CONTEXT: buffer and queue in different contexts */
   IPT_INVALID_COMMAND_QUEUE = -36, /* CL_INVALID_COMMAND_QUEUE: NULL or invalid queue */
-  IPT_INVALID_MEM_OBJECT = -38,    /* CL_INVALID_MEM_OBJECT: NULL, invalid or read-only buffer */
-  IPT_INVALID_EVENT_WAIT_LIST = -57, /* CL_INVALID_EVENT_WAIT_LIST: count and pointer disagree */
+  IPT_INVALID_MEM_OBJECT = -38,    /* CL_INVALID_MEM_OBJECT: NULL or invalid buffer, or one
+                                      created CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY */
+  IPT_INVALID_EVENT_WAIT_LIST = -57, /* CL_INVALID_EVENT_WAIT_LIST: count and pointer disagree,
+                                        or an event is invalid or has already failed */
   IPT_INVALID_ELEMENT_SIZE = -1001,  /* elem_size is not 1, 2, 4, 8 or 16 */
   IPT_SIZE_OVERFLOW = -1002,         /* (offset + rows * cols) * elem_size overflows size_t */
   IPT_BUFFER_TOO_SMALL = -1003,      /* offset + matrix reaches past the buffer's CL_MEM_SIZE */
@@ -136,14 +138,18 @@ IPT_API const char* ipt_version_string(void);
  *
  * queue         the command queue the work is enqueued on; its context must own `buffer`.
  *               In-order and out-of-order queues both work.
- * buffer        a buffer created without CL_MEM_READ_ONLY / CL_MEM_HOST_* restrictions that
- *               prevent kernels from writing it.
+ * buffer        a buffer that kernels may read and write: created with neither
+ *               CL_MEM_READ_ONLY nor CL_MEM_WRITE_ONLY (else IPT_INVALID_MEM_OBJECT). The
+ *               CL_MEM_HOST_* flags restrict only the host's access and are accepted: the
+ *               library never reads, writes or maps the buffer from the host.
  * offset        where the matrix starts, in elements (not bytes).
  * rows, cols    the matrix shape before the call. rows == 0 or cols == 0 is a successful
  *               no-op (BLAS quick return); queue and buffer are still checked.
  * num_events_in_wait_list, event_wait_list
  *               the first command enqueued waits for these events; count 0 with NULL, or
- *               count > 0 with a non-NULL list, as in clEnqueue* calls.
+ *               count > 0 with a non-NULL list, as in clEnqueue* calls. An event that has
+ *               already failed (a negative CL_EVENT_COMMAND_EXECUTION_STATUS) is refused
+ *               with IPT_INVALID_EVENT_WAIT_LIST: the call's commands could never run.
  * event         if not NULL, receives a new event that completes when the transposition
  *               (all of its kernels) has completed; the caller releases it. Also returned
  *               for the no-op shapes.
@@ -197,7 +203,11 @@ IPT_API const char* ipt_version_string(void);
  * returns IPT_ROLLED_BACK: when those commands complete, the buffer holds its original
  * bytes; `event`, if not NULL, receives an event that completes then. Only if undoing
  * fails too does it return IPT_BUFFER_UNDEFINED: the matrix's contents are then
- * undefined. A command that fails while it runs (its event ends with a negative status:
+ * undefined, and no event is returned although commands of the call may still be queued
+ * (on an in-order queue only a call's last command carries an event, and a marker to
+ * stand for the others would be one more enqueue after enqueues failed): wait for the
+ * queue (clFinish, or a marker of your own without a wait list) before writing the
+ * buffer again. A command that fails while it runs (its event ends with a negative status:
  * a device fault or a lost device) also leaves the buffer undefined.
  */
 IPT_API ipt_status ipt_transpose(cl_command_queue queue, cl_mem buffer, size_t offset, size_t rows,

@@ -24,10 +24,11 @@ const char* ipt_status_string(ipt_status status) {
     case IPT_INVALID_COMMAND_QUEUE:
       return "IPT_INVALID_COMMAND_QUEUE: the queue is NULL or invalid";
     case IPT_INVALID_MEM_OBJECT:
-      return "IPT_INVALID_MEM_OBJECT: the buffer is NULL, invalid, not a buffer or read-only";
+      return "IPT_INVALID_MEM_OBJECT: the buffer is NULL, invalid, not a buffer, read-only or "
+             "write-only";
     case IPT_INVALID_EVENT_WAIT_LIST:
       return "IPT_INVALID_EVENT_WAIT_LIST: the event count and list disagree or an event is "
-             "invalid";
+             "invalid or has already failed";
     case IPT_INVALID_ELEMENT_SIZE:
       return "IPT_INVALID_ELEMENT_SIZE: elem_size must be 1, 2, 4, 8 or 16";
     case IPT_SIZE_OVERFLOW:

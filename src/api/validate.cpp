@@ -26,7 +26,11 @@ cl_device_id queue_device(cl_command_queue queue) {
   return device;
 }
 
-// Returns the buffer's size in bytes after checking that kernels may write it.
+// Returns the buffer's size in bytes after checking that kernels may read and write it.
+// Only the device-access flags matter: OpenCL leaves a kernel's write to a
+// CL_MEM_READ_ONLY buffer and its read of a CL_MEM_WRITE_ONLY one undefined. The
+// CL_MEM_HOST_* flags restrict the host's reads, writes and maps, none of which the
+// library makes on the caller's buffer.
 std::size_t check_buffer(cl_mem buffer, cl_context context) {
   cl_mem_object_type type = 0;
   if (buffer == nullptr ||
@@ -39,6 +43,9 @@ std::size_t check_buffer(cl_mem buffer, cl_context context) {
   if (flags & CL_MEM_READ_ONLY)
     fail(IPT_INVALID_MEM_OBJECT,
          "the buffer was created CL_MEM_READ_ONLY; kernels cannot write it");
+  if (flags & CL_MEM_WRITE_ONLY)
+    fail(IPT_INVALID_MEM_OBJECT,
+         "the buffer was created CL_MEM_WRITE_ONLY; kernels cannot read it");
   cl_context buffer_context = nullptr;
   check_cl(
       clGetMemObjectInfo(buffer, CL_MEM_CONTEXT, sizeof(buffer_context), &buffer_context, nullptr),
@@ -66,6 +73,19 @@ void check_wait_list(cl_uint count, const cl_event* events, cl_context context) 
     if (event_context != context)
       fail(IPT_INVALID_CONTEXT,
            "event_wait_list[" + std::to_string(i) + "] belongs to another context than the queue");
+    // A command that waits for a failed event never runs and its event never completes
+    // normally; refused here, before anything is enqueued. An event that fails after this
+    // check cannot be refused: what becomes of the commands waiting for it is the
+    // driver's to decide (PoCL aborts; untested).
+    cl_int status = CL_COMPLETE;
+    if (clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+                       nullptr) != CL_SUCCESS)
+      fail(IPT_INVALID_EVENT_WAIT_LIST,
+           "event_wait_list[" + std::to_string(i) + "] is not a valid event");
+    if (status < 0)
+      fail(IPT_INVALID_EVENT_WAIT_LIST,
+           "event_wait_list[" + std::to_string(i) + "] has already failed (execution status " +
+               std::to_string(status) + "): the call's commands could never run");
   }
 }
 

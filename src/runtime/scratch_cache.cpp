@@ -74,8 +74,10 @@ void release_kept(const Kept& k, const cl::Event& after = cl::Event()) {
 }
 
 // The smallest kept buffer of the kind that is large enough and free for `use`, or none.
-// The status of a tag is asked only for a buffer last used on another queue: the answer
-// costs a driver call, and a call that repeats on one queue needs none.
+// The status of a tag is asked for a buffer last used on another queue, and for zero
+// scratch: the answer costs a driver call, so a call that repeats on one queue asks it of
+// the one zero buffer it takes (whose last use may have ended abnormally) and of no
+// other.
 TakenScratch take_kept(const ScratchUse& use, std::uint64_t bytes, bool zero) {
   std::vector<Kept> dirty;
   std::optional<Kept> taken;
@@ -91,7 +93,8 @@ TakenScratch take_kept(const ScratchUse& use, std::uint64_t bytes, bool zero) {
     std::vector<std::size_t> dropped;
     for (const std::size_t i : candidates) {
       const Kept& k = buffers[i];
-      if (use.in_order && k.in_order && k.queue == use.queue && (!zero || k.confirmed)) {
+      const bool same_queue = use.in_order && k.in_order && k.queue == use.queue;
+      if (same_queue && !zero) {
         taken = k;  // runs after its tag
       } else {
         const cl_int status = status_of(k.last);
@@ -99,7 +102,9 @@ TakenScratch take_kept(const ScratchUse& use, std::uint64_t bytes, bool zero) {
           dropped.push_back(i);
           continue;
         }
-        if (status > CL_COMPLETE) continue;  // still in use elsewhere
+        // Still in use: only later commands of its own in-order queue run after it, and a
+        // zero buffer given back new only once its first fill has been seen to run.
+        if (status > CL_COMPLETE && !(same_queue && k.confirmed)) continue;
         taken = k;
       }
       dropped.push_back(i);

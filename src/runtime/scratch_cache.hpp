@@ -50,12 +50,16 @@ TakenScratch take_scratch(const ScratchUse& use, std::uint64_t bytes);
 // no fill (one command fewer: microseconds of host time with the GPU idle). A buffer of
 // at least `bytes` bytes: a kept one, all zero by the time this use's commands run, or a
 // new one (`fresh`), whose contents are undefined and which the caller fills before use.
-// A kept buffer whose tag ended abnormally may be dirty: it is released, never handed to
-// another queue. On the same in-order queue the tag of a buffer that was zero before its
-// last call is not asked: a command cut short by a failed wait list never ran and left
-// the buffer as it was, and a kernel that faults half-way leaves the context unusable
-// anyway. (Uploading zeros from the host instead cost a call of 10^8 elements, whose
-// fallback flags take 12 MB, 4-35 ms.)
+// A kept buffer whose tag has ended abnormally may be dirty (a command cut short between
+// the kernel that sets flags and the one that clears them): it is released and the
+// caller gets a new one to fill, on its tag's own queue too, so that one status query
+// (of the buffer taken) is the price of a zero take there. A tag still pending on the
+// same in-order queue cannot say how it will end, and the buffer is handed out all the
+// same: should it fail later because its wait list did, its commands never ran and left
+// the buffer as they found it; a command that fails while it runs leaves that call's
+// matrix undefined too (ipt.h), and this one's then rests on the driver cutting short the
+// commands queued after it (not testable on PoCL, which aborts). (Uploading zeros from the
+// host instead cost a call of 10^8 elements, whose fallback flags take 12 MB, 4-35 ms.)
 TakenScratch take_zero_scratch(const ScratchUse& use, std::uint64_t bytes);
 
 // Hands `buffer` back, tagged with `last` (the last command enqueued on use.queue that
