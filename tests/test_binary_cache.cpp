@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The on-disk binary cache (default folder, IPT_CACHE_DIR, IPT_CACHE_DISABLE) and ipt_warmup: keys
-// that change with every field, corrupt or stale files ignored and rebuilt, concurrent writers,
-// end-to-end use.
+// The on-disk binary cache (default folder, IPT_CACHE_DIR, IPT_CACHE_DISABLE) and ipt_warmup: keys that change with every
+// field, corrupt or stale files ignored and rebuilt, concurrent writers, end-to-end use.
 #include <catch2/catch.hpp>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -11,12 +9,10 @@
 #include "ipt/ipt.h"
 #include "planner/kernel_variants.hpp"
 #include "runtime/binary_cache.hpp"
-#include "runtime/cuda_jit.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/transpose.hpp"
 #include "support/host_reference.hpp"
-#include "test_skip.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -48,14 +44,6 @@ std::vector<char> read(const fs::path& file) {
 void write(const fs::path& file, const std::vector<char>& bytes) {
   std::ofstream(file, std::ios::binary | std::ios::trunc)
       .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-// The binary a cache file holds (its layout: binary_cache.cpp).
-std::vector<unsigned char> payload_of(const fs::path& file) {
-  const std::vector<char> bytes = read(file);
-  std::uint64_t key_size = 0;
-  std::memcpy(&key_size, bytes.data() + 8, sizeof(key_size));
-  return {bytes.begin() + 32 + static_cast<std::ptrdiff_t>(key_size), bytes.end()};
 }
 
 void transpose_and_check(std::size_t n) {
@@ -136,8 +124,7 @@ TEST_CASE("concurrent writers leave one complete file", "[binary_cache]") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("IPT_CACHE_DIR: compile once, then load, and a corrupt entry is rebuilt",
-          "[binary_cache]") {
+TEST_CASE("IPT_CACHE_DIR: compile once, then load, and a corrupt entry is rebuilt", "[binary_cache]") {
   const fs::path dir = fresh_dir("ipt_binary_cache_e2e");
   ScopedEnv env("IPT_CACHE_DIR", dir.c_str());
   ScopedEnv on("IPT_CACHE_DISABLE", nullptr);
@@ -249,44 +236,6 @@ TEST_CASE("ipt_warmup builds every program its element size's calls launch", "[w
               ipt::support::permute_010(m.matrix_before(), s.batch, s.rows, s.cols, 16)) == "");
   }
   CHECK(builds() == warmed);
-}
-
-TEST_CASE("on NVIDIA, ipt_warmup leaves machine code in the disk cache for later processes",
-          "[warmup][binary_cache]") {
-  if (!rt::CudaJit::open(cl::Device(session().device(), true)))
-    IPT_SKIP("needs an NVIDIA device and its CUDA driver (libcuda.so.1), not "
-             << session().description());
-  const fs::path dir = fresh_dir("ipt_binary_cache_machine_code");
-  ScopedEnv env("IPT_CACHE_DIR", dir.c_str());
-  ScopedEnv on("IPT_CACHE_DISABLE", nullptr);
-  rt::clear_caches();
-  // A call's own first build stores the driver's PTX; ipt_warmup replaces it.
-  transpose_and_check(45);
-  REQUIRE(files_in(dir).size() == 1);
-  CHECK_FALSE(rt::CudaJit::is_machine_code(payload_of(files_in(dir).front())));
-
-  rt::clear_caches();
-  REQUIRE(ipt_warmup(session().context(), session().device(), 4) == IPT_SUCCESS);
-  const auto profile = rt::query_device_profile(session().device());
-  const std::vector<fs::path> files = files_in(dir);
-  CHECK(files.size() == ipt::planner::kernel_variants(profile, 4).size());
-  for (const fs::path& file : files) {
-    INFO(file);
-    CHECK(rt::CudaJit::is_machine_code(payload_of(file)));
-  }
-  // Another process's view: nothing in memory; every program loads from disk, and the
-  // kernels made from machine code transpose correctly.
-  rt::clear_caches();
-  const auto before = rt::program_cache_stats();
-  for (const std::size_t n : {45, 300, 1009}) transpose_and_check(n);
-  GuardedMatrix m(720, 540, 4, 0, 4, 77);
-  REQUIRE(ipt_transpose_f32(session().queue(), m.buffer(), 0, 720, 540, 0, nullptr, nullptr) ==
-          IPT_SUCCESS);
-  CHECK(m.check_transposed() == "");
-  CHECK(rt::program_cache_stats().source_builds == before.source_builds);
-  CHECK(rt::program_cache_stats().disk_loads > before.disk_loads);
-  rt::clear_caches();
-  fs::remove_all(dir);
 }
 
 TEST_CASE("ipt_warmup validates its arguments", "[warmup][bad_input]") {

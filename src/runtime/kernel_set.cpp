@@ -36,7 +36,7 @@ BuiltSets& built_sets() {
 }  // namespace
 
 void build_programs(const cl::Context& context, const cl::Device& device,
-                    const std::vector<planner::KernelVariant>& variants, const CudaJit* jit) {
+                    const std::vector<planner::KernelVariant>& variants) {
   // A driver compiles each program on the calling thread; the program cache lets
   // different programs build at once (and the same one once).
   const std::size_t threads =
@@ -48,7 +48,7 @@ void build_programs(const cl::Context& context, const cl::Device& device,
     for (std::size_t i = next++; i < variants.size(); i = next++) {
       try {
         get_program(context, device, planner::family_source(variants[i].family),
-                    variants[i].options, jit);
+                    variants[i].options);
       } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();
@@ -68,9 +68,8 @@ void build_programs(const cl::Context& context, const cl::Device& device,
 }
 
 void build_kernel_set(const cl::Context& context, const cl::Device& device,
-                      const planner::DeviceProfile& profile, std::size_t elem_size, bool index64,
-                      const CudaJit* jit) {
-  build_programs(context, device, planner::kernel_variants(profile, elem_size, index64), jit);
+                      const planner::DeviceProfile& profile, std::size_t elem_size, bool index64) {
+  build_programs(context, device, planner::kernel_variants(profile, elem_size, index64));
 }
 
 bool builds_whole_set() {

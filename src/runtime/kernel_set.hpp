@@ -13,23 +13,18 @@
 
 namespace ipt::runtime {
 
-class CudaJit;
-
 // Builds every program of `variants` not built yet for `device` in `context` (the program
 // cache keeps them), several at once where there are several, and returns when all are
 // built. Throws the first failure (ipt::Error). Measured on NVIDIA's driver, front ends
 // (source to PTX) ran side by side but its translation of PTX to machine code, most of a
 // build when its compute cache is cold, ran one at a time: 47 programs took 11.2 s on one
 // thread, 7.3 s on 16.
-// With `jit`, the disk cache gets machine code (get_program).
 void build_programs(const cl::Context& context, const cl::Device& device,
-                    const std::vector<planner::KernelVariant>& variants,
-                    const CudaJit* jit = nullptr);
+                    const std::vector<planner::KernelVariant>& variants);
 
 // build_programs of kernel_variants(profile, elem_size, index64).
 void build_kernel_set(const cl::Context& context, const cl::Device& device,
-                      const planner::DeviceProfile& profile, std::size_t elem_size, bool index64,
-                      const CudaJit* jit = nullptr);
+                      const planner::DeviceProfile& profile, std::size_t elem_size, bool index64);
 
 // Whether a call's first use of an element size builds its whole set (build_kernel_set)
 // rather than only the programs its plan launches: only when IPT_KERNEL_SET=all (and

@@ -10,7 +10,6 @@
 #include <tuple>
 
 #include "runtime/binary_cache.hpp"
-#include "runtime/cuda_jit.hpp"
 #include "runtime/error.hpp"
 #include "runtime/kernel_sources.hpp"
 
@@ -100,40 +99,26 @@ cl::Program build_from_source(const cl::Context& context, const cl::Device& devi
                                       "). Build log:\n" + log);
 }
 
-// With a CUDA JIT session (ipt_warmup on NVIDIA), the disk cache gets machine code: made
-// from the PTX of a program built from source, or of one loaded as PTX from the disk.
 cl::Program build(const cl::Context& context, const cl::Device& device, const std::string& family,
-                  const std::string& source, const std::string& options, const CudaJit* jit) {
+                  const std::string& source, const std::string& options) {
   const std::string dir = cache_folder();
   if (dir.empty()) return build_from_source(context, device, family, source, options);
   const BinaryKey key = binary_key(device, source, options);
-  if (auto binary = load_binary(dir, key)) {
-    bool translated = false;
-    if (jit != nullptr && !CudaJit::is_machine_code(*binary)) {
-      std::vector<unsigned char> cubin = jit->translate(*binary);
-      translated = !cubin.empty();
-      if (translated) binary = std::move(cubin);
-    }
+  if (const auto binary = load_binary(dir, key)) {
     if (auto program = build_from_binary(context, device, *binary, options)) {
       count(&ProgramCacheStats::disk_loads);
-      if (translated) store_binary(dir, key, *binary);
       return *program;
     }
   }
   cl::Program program = build_from_source(context, device, family, source, options);
-  std::vector<unsigned char> binary = program_binary(program);
-  if (jit != nullptr && !binary.empty()) {
-    std::vector<unsigned char> cubin = jit->translate(binary);
-    if (!cubin.empty()) binary = std::move(cubin);
-  }
-  store_binary(dir, key, binary);
+  store_binary(dir, key, program_binary(program));
   return program;
 }
 
 }  // namespace
 
 ProgramRef get_program(const cl::Context& context, const cl::Device& device,
-                       const std::string& family, const std::string& options, const CudaJit* jit) {
+                       const std::string& family, const std::string& options) {
   const bool from_files = kernel_sources_from_files();
   std::string source = from_files ? program_source(family) : std::string();
   const std::string all_options = full_options(device, options);
@@ -158,7 +143,7 @@ ProgramRef get_program(const cl::Context& context, const cl::Device& device,
   try {
     if (!from_files) source = program_source(family);
     promise.set_value(
-        std::make_shared<CachedProgram>(build(context, device, family, source, all_options, jit)));
+        std::make_shared<CachedProgram>(build(context, device, family, source, all_options)));
   } catch (...) {
     promise.set_exception(std::current_exception());
     std::lock_guard<std::mutex> lock(cache().mutex);

@@ -19,7 +19,6 @@
 namespace ipt::runtime {
 
 class CachedProgram;
-class CudaJit;
 // Shared, not retained: a clRetainProgram / clReleaseProgram pair per launch was part of
 // the 2 us between a call's plan lookup and its first argument.
 using ProgramRef = std::shared_ptr<CachedProgram>;
@@ -30,11 +29,9 @@ using ProgramRef = std::shared_ptr<CachedProgram>;
 // compiling and stored there after, unless it is turned off (runtime/binary_cache.hpp).
 // Throws ipt::Error; a compiler failure is
 // IPT_BUILD_PROGRAM_FAILURE with the build log in the message (and is not cached, so a
-// corrected IPT_KERNEL_DIR source is picked up by the next call). With `jit`, what goes
-// to the disk cache is machine code (runtime/cuda_jit.hpp).
+// corrected IPT_KERNEL_DIR source is picked up by the next call).
 ProgramRef get_program(const cl::Context& context, const cl::Device& device,
-                       const std::string& family, const std::string& options,
-                       const CudaJit* jit = nullptr);
+                       const std::string& family, const std::string& options);
 
 // A built program and the idle kernel objects made from it (PooledKernel). Clearing the
 // cache drops its entries; one still in use lives on, with its pool, until its last

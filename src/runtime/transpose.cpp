@@ -8,9 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/binary_cache.hpp"
 #include "runtime/checked_plans.hpp"
-#include "runtime/cuda_jit.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
@@ -273,12 +271,8 @@ void warm_up(cl_context context, cl_device_id device, std::size_t elem_size) {
   const cl::Context cl_context(context, true);
   const cl::Device cl_device(device, true);
   const planner::DeviceProfile profile = query_device_profile(device);
-  // Warming up prepares later processes too: on NVIDIA the disk cache gets machine code,
-  // which they load in well under a millisecond a program instead of translating PTX one
-  // program at a time. A call's own first build stores PTX, not to wait for the JIT.
-  const std::unique_ptr<CudaJit> jit = cache_folder().empty() ? nullptr : CudaJit::open(cl_device);
   for (const bool index64 : {false, true})
-    build_kernel_set(cl_context, cl_device, profile, elem_size, index64, jit.get());
+    build_kernel_set(cl_context, cl_device, profile, elem_size, index64);
 }
 
 void clear_caches() {

@@ -117,8 +117,9 @@ struct OneRun {
 OneRun run_child(const std::string& self, const std::string& env, std::size_t rows,
                  std::size_t cols, std::size_t elem_size, bool warmup) {
   const std::string command = "env " + env + " '" + self + "' latency --one " +
-                              (warmup ? "warmup" : "first") + " --shapes " + std::to_string(rows) +
-                              "x" + std::to_string(cols) + " --type " + std::to_string(elem_size);
+                              (warmup ? "warmup" : "first") + " --shapes " +
+                              std::to_string(rows) + "x" + std::to_string(cols) + " --type " +
+                              std::to_string(elem_size);
   OneRun run;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
@@ -186,8 +187,7 @@ int run_latency(const support::Session& session, const std::string& self,
                 figure(warm_disk.first), figure(warm.repeated));
   }
   // ipt_warmup, then a first call of the last shape: the first call of a new shape once
-  // its programs exist. Then each shape's first call in a process of its own, with the
-  // driver's cache off and the disk cache as ipt_warmup left it (machine code on NVIDIA).
+  // its programs exist.
   if (!shapes.empty()) {
     std::error_code ignored;
     std::filesystem::remove_all(dir, ignored);
@@ -195,26 +195,18 @@ int run_latency(const support::Session& session, const std::string& self,
     const auto run = [&](const std::string& env) {
       return run_child(self, env, last.rows, last.cols, elem_size, true);
     };
-    const OneRun cold_run = run(cold + disk);  // fills the disk cache
-    const OneRun cold_disk = run(cold + disk);
+    const OneRun cold_run = run(cold + no_disk);
     run(no_disk);
     const OneRun warm = run(no_disk);
-    std::printf("\n%-33s %10s %12s %10s\n", "", "cold", "cold + disk", "warm");
-    std::printf("%-33s %10.1f %12.1f %10.1f\n", "ipt_warmup", figure(cold_run.warmup),
-                figure(cold_disk.warmup), figure(warm.warmup));
+    std::printf("\n%-33s %10s %10s\n", "", "cold", "warm");
+    std::printf("%-33s %10.1f %10.1f\n", "ipt_warmup", figure(cold_run.warmup),
+                figure(warm.warmup));
     const std::string after = "first call after it (" + std::to_string(last.rows) + " x " +
                               std::to_string(last.cols) + ")";
-    std::printf("%-33s %10.2f %12.2f %10.2f\n", after.c_str(), figure(cold_run.first),
-                figure(cold_disk.first), figure(warm.first));
-    std::printf("%-33s %10.2f %12.2f %10.2f\n", "  a repeated call", figure(cold_run.repeated),
-                figure(cold_disk.repeated), figure(warm.repeated));
-    std::printf("\nfirst call of a process, driver cache off, disk cache filled by ipt_warmup:\n");
-    for (const LatencyShape& shape : shapes) {
-      const OneRun first = run_child(self, cold + disk, shape.rows, shape.cols, elem_size, false);
-      const std::string size = std::to_string(shape.rows) + " x " + std::to_string(shape.cols);
-      std::printf("%-16s %-16s %10.1f\n", shape.plan_class.c_str(), size.c_str(),
-                  figure(first.first));
-    }
+    std::printf("%-33s %10.2f %10.2f\n", after.c_str(), figure(cold_run.first),
+                figure(warm.first));
+    std::printf("%-33s %10.2f %10.2f\n", "  a repeated call", figure(cold_run.repeated),
+                figure(warm.repeated));
   }
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
