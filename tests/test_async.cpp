@@ -182,7 +182,7 @@ TEST_CASE("the returned event completes after every command of the call, whateve
   }
 }
 
-TEST_CASE("a wait-list event that fails after the call fails the call's event, matrix intact",
+TEST_CASE("a wait-list event that fails after the call fails its event and leaves the matrix",
           "[async]") {
   // OpenCL leaves what happens to commands waiting for a failed event to the
   // implementation. NVIDIA's ends them and their successors with an error status; PoCL
