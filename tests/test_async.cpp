@@ -202,8 +202,8 @@ TEST_CASE("a wait-list event that fails after the call fails its event and leave
     cl_event gate = clCreateUserEvent(session().context(), &code);
     REQUIRE(code == CL_SUCCESS);
     cl_event done = nullptr;
-    REQUIRE(ipt_transpose_f32(session().queue(), m.buffer(), 3, s.rows, s.cols, 1, &gate,
-                              &done) == IPT_SUCCESS);
+    REQUIRE(ipt_transpose_f32(session().queue(), m.buffer(), 3, s.rows, s.cols, 1, &gate, &done) ==
+            IPT_SUCCESS);
     REQUIRE(done != nullptr);
     REQUIRE(clSetUserEventStatus(gate, -42) == CL_SUCCESS);
     CHECK(clWaitForEvents(1, &done) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);

@@ -4,7 +4,8 @@
 // must come back byte for byte (runtime/fault_injection.hpp injects the failures). A
 // failure before the first kernel returns the OpenCL error with nothing enqueued; one
 // after it returns IPT_ROLLED_BACK, its event completing once the undo has run; and a
-// failure of the undo itself returns IPT_BUFFER_UNDEFINED, leaving the library usable.
+// failure of any command of the undo returns IPT_BUFFER_UNDEFINED. After each, the next
+// call reuses the scratch, plan and programs the failed one kept, and transposes.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <iterator>
@@ -58,6 +59,7 @@ struct Outcome {
   ipt_status status = IPT_SUCCESS;
   std::string message;
   bool event = false;
+  std::uint64_t commands = 0;  // enqueue points the call passed (a failed one included)
 };
 
 class FaultRun {
@@ -82,16 +84,19 @@ class FaultRun {
   }
 
   // One call from the original bytes with fresh scratch (the counts of a call that finds
-  // kept scratch differ), the given failures armed; waits for everything it enqueued.
-  Outcome call(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations) {
+  // kept scratch differ), or with what earlier calls kept, the given failures armed; waits
+  // for everything it enqueued.
+  Outcome call(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations,
+               bool fresh_scratch = true) {
     restore();
-    ipt::runtime::clear_scratch_cache();
+    if (fresh_scratch) ipt::runtime::clear_scratch_cache();
     faults::arm(std::move(enqueues), std::move(allocations));
     cl_event event = nullptr;
     Outcome outcome;
     outcome.status = ipt_transpose(queue_, matrix_.buffer(), matrix_.offset(), case_.rows,
                                    case_.cols, 0, nullptr, &event, case_.elem_size);
     outcome.message = ipt_last_error_message();
+    outcome.commands = faults::count(faults::Site::kEnqueue);
     faults::disarm();
     outcome.event = event != nullptr;
     if (event != nullptr) {
@@ -183,15 +188,27 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
       CHECK_FALSE(failed.event);
     }
     CHECK(run.matrix().check_unchanged() == "");
+    // The next call reuses what this one kept (scratch, its plan and programs).
+    const Outcome next = run.call({}, {}, false);
+    CHECK(next.status == IPT_SUCCESS);
+    CHECK(run.matrix().check_transposed() == "");
     if (!after_a_kernel) continue;
-    // The undo's first command fails too.
-    const Outcome lost = run.call({k, k + 1}, {});
-    INFO(lost.message);
-    CHECK(lost.status == IPT_BUFFER_UNDEFINED);
-    CHECK(lost.message.find("undefined") != std::string::npos);
-    // Only the matrix is lost: the bytes around it are the caller's, unless the plan
-    // borrows those past it.
-    if (!c.room) CHECK(run.matrix().check_guards() == "");
+    // Each command of the undo fails in turn.
+    const std::uint64_t undo = failed.commands - k;
+    CHECK(undo >= 1);
+    for (std::uint64_t j = 1; j <= undo; ++j) {
+      INFO("and undo command " << j << " of " << undo);
+      const Outcome lost = run.call({k, k + j}, {});
+      INFO(lost.message);
+      CHECK(lost.status == IPT_BUFFER_UNDEFINED);
+      CHECK(lost.message.find("undefined") != std::string::npos);
+      // Only the matrix is lost: the bytes around it are the caller's, unless the plan
+      // borrows those past it.
+      if (!c.room) CHECK(run.matrix().check_guards() == "");
+      // And the library is usable, with what the failed call kept.
+      CHECK(run.call({}, {}, false).status == IPT_SUCCESS);
+      CHECK(run.matrix().check_transposed() == "");
+    }
   }
   CHECK(rolled_back == kernels - 1);
 
@@ -202,6 +219,8 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
     CHECK(failed.status == CL_MEM_OBJECT_ALLOCATION_FAILURE);
     CHECK_FALSE(failed.event);
     CHECK(run.matrix().check_unchanged() == "");
+    CHECK(run.call({}, {}, false).status == IPT_SUCCESS);
+    CHECK(run.matrix().check_transposed() == "");
   }
   // The library is as usable as before.
   REQUIRE(run.call({}, {}).status == IPT_SUCCESS);
