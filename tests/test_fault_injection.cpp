@@ -16,6 +16,7 @@
 #include "runtime/fault_injection.hpp"
 #include "runtime/scratch_cache.hpp"
 #include "steered_probes.hpp"
+#include "support/host_reference.hpp"
 #include "test_skip.hpp"
 #include "test_support.hpp"
 
@@ -62,12 +63,41 @@ struct Outcome {
   std::uint64_t commands = 0;  // enqueue points the call passed (a failed one included)
 };
 
+// The entry points that run a plan of kernels on the caller's queue.
+enum class Entry {
+  kTranspose,
+  kWithOptions,  // ipt_transpose_with_options with default options: the same plan
+  kBatched,      // two matrices back to back: a batch's own plan
+};
+
+const char* entry_name(Entry entry) {
+  switch (entry) {
+    case Entry::kTranspose:
+      return "ipt_transpose";
+    case Entry::kWithOptions:
+      return "ipt_transpose_with_options";
+    case Entry::kBatched:
+      return "ipt_transpose_batched (2 matrices)";
+  }
+  return "?";
+}
+
 class FaultRun {
  public:
-  FaultRun(const Case& c, std::uint64_t seed, cl_command_queue queue)
+  FaultRun(const Case& c, std::uint64_t seed, cl_command_queue queue, Entry entry)
       : case_(c),
         queue_(queue),
-        matrix_(c.rows, c.cols, c.elem_size, 3, after_bytes(c) + 5, seed) {}
+        entry_(entry),
+        matrix_(batch() * c.rows, c.cols, c.elem_size, 3, after_bytes(c) + 5, seed) {}
+
+  std::size_t batch() const { return entry_ == Entry::kBatched ? 2 : 1; }
+
+  // Whether the matrix holds the call's result, or else a description of the difference.
+  std::string check_done() const {
+    if (batch() == 1) return matrix_.check_transposed();
+    return matrix_.check_holds(ipt::support::permute_010(matrix_.matrix_before(), batch(),
+                                                         case_.rows, case_.cols, case_.elem_size));
+  }
 
   // The kernels ipt_plan reports for the same room. Options would replace the sequence
   // IPT_OVERRIDES forces; a forced sequence pads only when forced to, with room, so it
@@ -77,8 +107,12 @@ class FaultRun {
     options.max_bytes = case_.rows * case_.cols * case_.elem_size;
     const bool forced = std::string(case_.overrides).find("sequence=") != std::string::npos;
     ipt_plan_info info{};
-    REQUIRE(ipt_plan(session().device(), case_.rows, case_.cols, case_.elem_size,
-                     case_.room || forced ? nullptr : &options, &info) == IPT_SUCCESS);
+    if (batch() > 1)
+      REQUIRE(ipt_plan_batched(session().device(), batch(), case_.rows, case_.cols, case_.elem_size,
+                               nullptr, &info) == IPT_SUCCESS);
+    else
+      REQUIRE(ipt_plan(session().device(), case_.rows, case_.cols, case_.elem_size,
+                       case_.room || forced ? nullptr : &options, &info) == IPT_SUCCESS);
     INFO(info.description);
     return info.num_stages;
   }
@@ -93,8 +127,23 @@ class FaultRun {
     faults::arm(std::move(enqueues), std::move(allocations));
     cl_event event = nullptr;
     Outcome outcome;
-    outcome.status = ipt_transpose(queue_, matrix_.buffer(), matrix_.offset(), case_.rows,
-                                   case_.cols, 0, nullptr, &event, case_.elem_size);
+    const ipt_plan_options defaults{};
+    switch (entry_) {
+      case Entry::kTranspose:
+        outcome.status = ipt_transpose(queue_, matrix_.buffer(), matrix_.offset(), case_.rows,
+                                       case_.cols, 0, nullptr, &event, case_.elem_size);
+        break;
+      case Entry::kWithOptions:
+        outcome.status =
+            ipt_transpose_with_options(queue_, matrix_.buffer(), matrix_.offset(), case_.rows,
+                                       case_.cols, case_.elem_size, &defaults, 0, nullptr, &event);
+        break;
+      case Entry::kBatched:
+        outcome.status =
+            ipt_transpose_batched(queue_, matrix_.buffer(), matrix_.offset(), batch(), case_.rows,
+                                  case_.cols, 0, nullptr, &event, case_.elem_size);
+        break;
+    }
     outcome.message = ipt_last_error_message();
     outcome.commands = faults::count(faults::Site::kEnqueue);
     faults::disarm();
@@ -133,20 +182,22 @@ class FaultRun {
 
   const Case& case_;
   cl_command_queue queue_;
+  Entry entry_;
   GuardedMatrix matrix_;
 };
 
 // Returns the number of allocations a call made.
-std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::uint64_t seed) {
-  INFO(c.name << ": " << c.rows << " x " << c.cols << ", elem_size " << c.elem_size << ", "
-              << c.overrides);
+std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::uint64_t seed,
+                                  Entry entry = Entry::kTranspose) {
+  INFO(entry_name(entry) << ", " << c.name << ": " << c.rows << " x " << c.cols << ", elem_size "
+                         << c.elem_size << ", " << c.overrides);
   ScopedEnv env("IPT_OVERRIDES", c.overrides);
   // The on-chip kernel's probe awaits one group, which any device holds: its verdict
   // (advice, settled by a callback) would otherwise depend on what else keeps a CPU
   // device's threads busy, and a crowded one re-plans the next call, whose commands this
   // test counts. test_onchip_residency.cpp tests the verdicts.
   SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
-  FaultRun run(c, seed, queue);
+  FaultRun run(c, seed, queue, entry);
   // Prepares and caches the plan (builds, probes), then counts a call's points: its
   // commands, in order, and the kernels among them.
   REQUIRE(run.call({}, {}).status == IPT_SUCCESS);
@@ -155,7 +206,7 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
   const std::vector<const char*> commands = faults::passed(faults::Site::kEnqueue);
   const std::uint64_t enqueues = commands.size();
   const std::uint64_t allocations = faults::count(faults::Site::kAllocation);
-  REQUIRE(run.matrix().check_transposed() == "");
+  REQUIRE(run.check_done() == "");
   std::uint64_t first_kernel = 0;  // 1-based, as the failures are numbered
   unsigned kernels = 0;
   for (std::uint64_t k = 0; k < enqueues; ++k)
@@ -191,7 +242,7 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
     // The next call reuses what this one kept (scratch, its plan and programs).
     const Outcome next = run.call({}, {}, false);
     CHECK(next.status == IPT_SUCCESS);
-    CHECK(run.matrix().check_transposed() == "");
+    CHECK(run.check_done() == "");
     if (!after_a_kernel) continue;
     // Each command of the undo fails in turn.
     const std::uint64_t undo = failed.commands - k;
@@ -207,7 +258,7 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
       if (!c.room) CHECK(run.matrix().check_guards() == "");
       // And the library is usable, with what the failed call kept.
       CHECK(run.call({}, {}, false).status == IPT_SUCCESS);
-      CHECK(run.matrix().check_transposed() == "");
+      CHECK(run.check_done() == "");
     }
   }
   CHECK(rolled_back == kernels - 1);
@@ -220,11 +271,11 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
     CHECK_FALSE(failed.event);
     CHECK(run.matrix().check_unchanged() == "");
     CHECK(run.call({}, {}, false).status == IPT_SUCCESS);
-    CHECK(run.matrix().check_transposed() == "");
+    CHECK(run.check_done() == "");
   }
   // The library is as usable as before.
   REQUIRE(run.call({}, {}).status == IPT_SUCCESS);
-  CHECK(run.matrix().check_transposed() == "");
+  CHECK(run.check_done() == "");
   return allocations;
 }
 
@@ -234,6 +285,17 @@ TEST_CASE("a call that fails at any command or allocation loses nothing", "[faul
   std::uint64_t seed = 3100, allocations = 0;
   for (const Case& c : kCases) allocations += check_every_failure(c, session().queue(), ++seed);
   CHECK(allocations >= std::size(kCases));  // scratch, zero scratch or both
+}
+
+TEST_CASE("ipt_transpose_with_options and ipt_transpose_batched fail as safely", "[faults]") {
+  std::uint64_t seed = 3300;
+  for (const Entry entry : {Entry::kWithOptions, Entry::kBatched})
+    for (const Case& c : kCases) {
+      // A batch never pads: a forced padded shape is refused (IPT_INVALID_VALUE).
+      const bool padded = std::string(c.overrides).find("padded_rows") != std::string::npos;
+      if (entry == Entry::kBatched && padded) continue;
+      check_every_failure(c, session().queue(), ++seed, entry);
+    }
 }
 
 TEST_CASE("a call on an out-of-order queue that fails part-way is undone", "[faults]") {
