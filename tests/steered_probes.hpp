@@ -4,7 +4,7 @@
 #pragma once
 
 #include "planner/launch_plan.hpp"
-#include "runtime/fault_injection.hpp"
+#include "fault_injection.hpp"
 
 namespace ipt::test {
 

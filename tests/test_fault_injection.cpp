@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A failed call loses nothing: for a plan of every class, the k-th command the call
 // enqueues fails, for every k, and separately the k-th buffer it allocates; the buffer
-// must come back byte for byte (runtime/fault_injection.hpp injects the failures). A
+// must come back byte for byte (fault_injection.hpp injects the failures). A
 // failure before the first kernel returns the OpenCL error with nothing enqueued; one
 // after it returns IPT_ROLLED_BACK, its event completing once the undo has run; and a
 // failure of any command of the undo returns IPT_BUFFER_UNDEFINED. After each, the next
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ipt/ipt.h"
-#include "runtime/fault_injection.hpp"
+#include "fault_injection.hpp"
 #include "runtime/scratch_cache.hpp"
 #include "steered_probes.hpp"
 #include "support/host_reference.hpp"

@@ -13,7 +13,7 @@
 #include "cpu/cpu_transpose.hpp"
 #include "ipt/ipt.h"
 #include "runtime/error.hpp"
-#include "runtime/fault_injection.hpp"
+#include "fault_injection.hpp"
 #include "runtime/host_transpose.hpp"
 #include "runtime/opencl.hpp"
 #include "support/host_reference.hpp"

@@ -18,7 +18,7 @@
 #include "runtime/device_query.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/executor.hpp"
-#include "runtime/fault_injection.hpp"
+#include "fault_injection.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/transpose.hpp"

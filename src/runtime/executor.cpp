@@ -7,7 +7,7 @@
 
 #include "runtime/deferred_release.hpp"
 #include "runtime/error.hpp"
-#include "runtime/fault_injection.hpp"
+#include "runtime/fault_seam.hpp"
 #include "runtime/kernel_set.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/scratch_cache.hpp"

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <utility>
 
-#include "runtime/fault_injection.hpp"
+#include "runtime/fault_seam.hpp"
 
 namespace ipt::runtime {
 namespace {

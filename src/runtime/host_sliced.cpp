@@ -9,7 +9,7 @@
 #include "planner/host_slicing.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
-#include "runtime/fault_injection.hpp"
+#include "runtime/fault_seam.hpp"
 #include "runtime/host_lanes.hpp"
 #include "runtime/host_staging.hpp"
 #include "runtime/opencl.hpp"

@@ -8,7 +8,7 @@
 #include "cpu/cpu_transpose.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
-#include "runtime/fault_injection.hpp"
+#include "runtime/fault_seam.hpp"
 
 namespace ipt::runtime {
 

@@ -6,7 +6,7 @@
 #include "cpu/cpu_transpose.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/error.hpp"
-#include "runtime/fault_injection.hpp"
+#include "runtime/fault_seam.hpp"
 #include "runtime/host_sliced.hpp"
 #include "runtime/host_staging.hpp"
 #include "runtime/host_streamed.hpp"

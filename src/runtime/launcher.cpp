@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "runtime/deferred_release.hpp"
-#include "runtime/fault_injection.hpp"
+#include "runtime/fault_seam.hpp"
 
 namespace ipt::runtime {
 namespace {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runtime/fault_injection.hpp"
+// The strong definitions of the library's seam (runtime/fault_seam.hpp), and the
+// controls of fault_injection.hpp.
+#include "fault_injection.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// The seam through which every command the library enqueues and every buffer it creates
+// passes, and the two choices of the on-chip probe that a test may steer. The library's
+// definitions (fault_seam.cpp) are weak and do nothing: the test suite links strong ones
+// (tests/fault_injection.cpp) that make the n-th command or allocation fail as an OpenCL
+// runtime would. libipt.so carries only the no-ops.
+#pragma once
+
+#include <chrono>
+#include <optional>
+
+#include "planner/launch_plan.hpp"
+
+namespace ipt::runtime::faults {
+
+enum class Site {
+  kEnqueue,     // fails with CL_OUT_OF_RESOURCES
+  kAllocation,  // fails with CL_MEM_OBJECT_ALLOCATION_FAILURE
+};
+
+// Before each command and allocation: throws cl::Error(code, what) where a test made
+// this one fail; `what` names the OpenCL call ("clEnqueueNDRangeKernel", ...).
+void point(Site site, const char* what);
+
+// The groups that probes of the on-chip kernel (launcher.cpp) launch and await: all of
+// the call's, unless a test steers them.
+planner::ProbeGroups onchip_probe_groups();
+
+// The age at which crowded verdicts are checked again, where a test sets one (else
+// kCrowdedRecheckAge, launcher.hpp).
+std::optional<std::chrono::milliseconds> crowded_recheck_age();
+
+}  // namespace ipt::runtime::faults
