@@ -12,8 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "ipt/ipt.h"
 #include "fault_injection.hpp"
+#include "ipt/ipt.h"
+#include "runtime/checked_plans.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/program_cache.hpp"
 #include "runtime/scratch_cache.hpp"
 #include "steered_probes.hpp"
 #include "support/host_reference.hpp"
@@ -21,6 +25,7 @@
 #include "test_support.hpp"
 
 namespace faults = ipt::runtime::faults;
+namespace rt = ipt::runtime;
 using ipt::test::GuardedMatrix;
 using ipt::test::ScopedEnv;
 using ipt::test::session;
@@ -88,7 +93,8 @@ class FaultRun {
       : case_(c),
         queue_(queue),
         entry_(entry),
-        matrix_(batch() * c.rows, c.cols, c.elem_size, 3, after_bytes(c) + 5, seed) {}
+        after_(after_bytes(c) + 5),
+        matrix_(batch() * c.rows, c.cols, c.elem_size, 3, after_, seed) {}
 
   std::size_t batch() const { return entry_ == Entry::kBatched ? 2 : 1; }
 
@@ -164,6 +170,15 @@ class FaultRun {
 
   const GuardedMatrix& matrix() const { return matrix_; }
 
+  // The plan that ipt_transpose calls like this run's reuse now, if any.
+  std::shared_ptr<const rt::PreparedPlan> kept_plan() const {
+    const std::uint64_t capacity =
+        (case_.rows * case_.cols * case_.elem_size + after_) / case_.elem_size;
+    return rt::find_checked_plan({session().context(), session().device(), case_.rows, case_.cols,
+                                  capacity, matrix_.offset(), 1, case_.elem_size,
+                                  rt::environment_key(), ""});
+  }
+
  private:
   static std::size_t after_bytes(const Case& c) {
     if (!c.room) return 0;
@@ -183,6 +198,7 @@ class FaultRun {
   const Case& case_;
   cl_command_queue queue_;
   Entry entry_;
+  std::size_t after_;  // guard bytes after the matrix
   GuardedMatrix matrix_;
 };
 
@@ -296,6 +312,52 @@ TEST_CASE("ipt_transpose_with_options and ipt_transpose_batched fail as safely",
       if (entry == Entry::kBatched && padded) continue;
       check_every_failure(c, session().queue(), ++seed, entry);
     }
+}
+
+TEST_CASE("a call creates its kernel objects before its first command", "[faults]") {
+  // Calls on other threads hold kernel objects of the same programs, so that this call
+  // finds their pools empty and creates one for each step and each undo step. Each of
+  // its allocations fails in turn: the call fails with nothing enqueued, never part-way
+  // (IPT_ROLLED_BACK).
+  std::uint64_t seed = 3400, kernels_created = 0;
+  const cl::Device device(session().device(), true);
+  const auto hold_kernels = [&device](const rt::PreparedPlan& prepared,
+                                      std::vector<rt::PooledKernel>& held) {
+    for (std::size_t i = 0; i < prepared.plan.steps.size(); ++i)
+      held.emplace_back(prepared.programs[i],
+                        ipt::planner::family_kernel(prepared.plan.steps[i].family), device);
+    for (std::size_t i = 0; i < prepared.plan.undo.size(); ++i)
+      held.emplace_back(prepared.undo_programs[i],
+                        ipt::planner::family_kernel(prepared.plan.undo[i].family), device);
+  };
+  for (const char* name : {"2.2", "padded, split into scratch", "on-chip 010! stage"})
+    for (const Case& c : kCases) {
+      if (std::string(c.name) != name) continue;
+      INFO(c.name << ": " << c.rows << " x " << c.cols << ", elem_size " << c.elem_size);
+      ScopedEnv env("IPT_OVERRIDES", c.overrides);
+      SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
+      FaultRun run(c, ++seed, session().queue(), Entry::kTranspose);
+      REQUIRE(run.call({}, {}).status == IPT_SUCCESS);  // builds, prepares and keeps the plan
+      const auto prepared = run.kept_plan();
+      REQUIRE(prepared != nullptr);
+      std::vector<rt::PooledKernel> held;
+      held.reserve(64);
+      hold_kernels(*prepared, held);
+      REQUIRE(run.call({}, {}).status == IPT_SUCCESS);
+      const std::vector<const char*> allocations = faults::passed(faults::Site::kAllocation);
+      for (const char* what : allocations) kernels_created += std::string(what) == "clCreateKernel";
+      for (std::uint64_t k = 1; k <= allocations.size(); ++k) {
+        INFO("allocation " << k << " of " << allocations.size()
+                           << " fails: " << allocations[k - 1]);
+        hold_kernels(*prepared, held);  // what the last call gave back
+        const Outcome failed = run.call({}, {k});
+        INFO(failed.message);
+        CHECK(failed.status == CL_MEM_OBJECT_ALLOCATION_FAILURE);
+        CHECK_FALSE(failed.event);
+        CHECK(run.matrix().check_unchanged() == "");
+      }
+    }
+  CHECK(kernels_created >= 6);
 }
 
 TEST_CASE("a call on an out-of-order queue that fails part-way is undone", "[faults]") {

@@ -46,10 +46,12 @@ class Chain {
     then(filled);
   }
 
-  void step(const ProgramRef& program, const planner::Step& step, const BoundBuffers& buffers,
+  void step(PooledKernel& kernel, const planner::Step& step, const BoundBuffers& buffers,
             bool event) {
-    then(enqueue_step(queue_, device_, program, step, buffers, after_, every_event_ || event));
+    then(enqueue_step(queue_, kernel, step, buffers, after_, every_event_ || event));
   }
+
+  const cl::Device& device() const { return device_; }
 
   void marker() {
     faults::point(faults::Site::kEnqueue, "clEnqueueMarkerWithWaitList");
@@ -77,11 +79,35 @@ class Chain {
   cl::Event last_;
 };
 
+// The kernel objects of a call: one for each step and each undo step, taken from their
+// programs' pools (or created) before the call's first command, since creating one can
+// fail and a failure after that command would have to be undone.
+class CallKernels {
+ public:
+  CallKernels(const PreparedPlan& prepared, const cl::Device& device) {
+    const planner::LaunchPlan& plan = prepared.plan;
+    steps_.reserve(plan.steps.size());
+    for (std::size_t i = 0; i < plan.steps.size(); ++i)
+      steps_.emplace_back(prepared.programs[i], planner::family_kernel(plan.steps[i].family),
+                          device);
+    undo_.reserve(plan.undo.size());
+    for (std::size_t i = 0; i < plan.undo.size(); ++i)
+      undo_.emplace_back(prepared.undo_programs[i], planner::family_kernel(plan.undo[i].family),
+                         device);
+  }
+  PooledKernel& step(std::size_t i) { return steps_[i]; }
+  PooledKernel& undo(std::size_t i) { return undo_[i]; }
+
+ private:
+  std::vector<PooledKernel> steps_, undo_;
+};
+
 // Enqueues the undo of the first `done` steps (planner::rollback_plan) after them and
 // throws: CallRolledBack with the undo's last event when it is enqueued, else
 // IPT_BUFFER_UNDEFINED.
-[[noreturn]] void roll_back(Chain& chain, const PreparedPlan& prepared, std::size_t done,
-                            const BoundBuffers& buffers, const std::exception_ptr& cause) {
+[[noreturn]] void roll_back(Chain& chain, const PreparedPlan& prepared, CallKernels& kernels,
+                            std::size_t done, const BoundBuffers& buffers,
+                            const std::exception_ptr& cause) {
   const std::string what = cause_of(cause) + ", after " + std::to_string(done) + " of the " +
                            std::to_string(prepared.plan.steps.size()) + " kernels were enqueued";
   try {
@@ -92,7 +118,7 @@ class Chain {
       if (!step.fill_before.empty())
         chain.fill(bound(buffers, step.fill_before.buffer), step.fill_before.offset,
                    step.fill_before.bytes);
-      chain.step(prepared.undo_programs[done - 1 - k], step, buffers, last);
+      chain.step(kernels.undo(done - 1 - k), step, buffers, last);
     }
   } catch (...) {
     fail(IPT_BUFFER_UNDEFINED, what + "; undoing them failed too (" +
@@ -205,6 +231,7 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
     buffers.scratch = &scratch.buffer;
   }
   Chain chain(queue, wait, options.step_events != nullptr);
+  CallKernels kernels(prepared, chain.device());
   // A new zero scratch is zeroed once; the plans that use it leave it zero.
   if (zero.fresh) chain.fill(zero.buffer, 0, plan.zero_scratch_bytes);
   if (!plan.fill.empty()) chain.fill(*buffers.scratch, plan.fill.offset, plan.fill.bytes);
@@ -216,14 +243,14 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       if (!step.fill_before.empty())
         chain.fill(bound(buffers, step.fill_before.buffer), step.fill_before.offset,
                    step.fill_before.bytes);
-      chain.step(prepared.programs[done], step, buffers, done + 1 == plan.steps.size());
+      chain.step(kernels.step(done), step, buffers, done + 1 == plan.steps.size());
       if (options.step_events != nullptr) options.step_events->push_back(chain.last());
     }
   } catch (...) {
     if (done == 0) throw;  // nothing has touched the caller's buffer
     const std::exception_ptr cause = std::current_exception();
     try {
-      roll_back(chain, prepared, done, buffers, cause);
+      roll_back(chain, prepared, kernels, done, buffers, cause);
     } catch (...) {
       // The zero scratch is left dirty: released once the commands complete, never kept.
       if (zero.buffer() != nullptr) release_when_complete(chain.last(), std::move(zero.buffer));

@@ -231,11 +231,9 @@ std::size_t onchip_probe_count() { return probes.load(); }
 
 std::size_t onchip_probe_verdicts() { return verdicts.load(); }
 
-cl::Event enqueue_step(const cl::CommandQueue& queue, const cl::Device& device,
-                       const ProgramRef& program, const planner::Step& step,
-                       const BoundBuffers& buffers, const std::vector<cl::Event>& wait,
-                       bool event) {
-  PooledKernel kernel(program, planner::family_kernel(step.family), device);
+cl::Event enqueue_step(const cl::CommandQueue& queue, PooledKernel& kernel,
+                       const planner::Step& step, const BoundBuffers& buffers,
+                       const std::vector<cl::Event>& wait, bool event) {
   set_args(kernel, step, buffers);
   cl::Event done;
   faults::point(faults::Site::kEnqueue, "clEnqueueNDRangeKernel");

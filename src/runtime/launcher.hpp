@@ -63,10 +63,11 @@ struct BoundBuffers {
   const cl::Buffer* report = nullptr;
 };
 
-// Enqueues a prepared step after `wait`; its event only when `event` (see event_slot).
-cl::Event enqueue_step(const cl::CommandQueue& queue, const cl::Device& device,
-                       const ProgramRef& program, const planner::Step& step,
-                       const BoundBuffers& buffers, const std::vector<cl::Event>& wait, bool event);
+// Enqueues a prepared step with `kernel` (of the step's program) after `wait`; its event
+// only when `event` (see event_slot).
+cl::Event enqueue_step(const cl::CommandQueue& queue, PooledKernel& kernel,
+                       const planner::Step& step, const BoundBuffers& buffers,
+                       const std::vector<cl::Event>& wait, bool event);
 
 // Where a launch asks the driver to put its command's event: `event`, or nowhere when the
 // caller needs none. On NVIDIA's driver with a profiling queue, a kernel enqueued with an

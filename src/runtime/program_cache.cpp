@@ -11,6 +11,7 @@
 
 #include "runtime/binary_cache.hpp"
 #include "runtime/error.hpp"
+#include "runtime/fault_seam.hpp"
 #include "runtime/kernel_sources.hpp"
 
 namespace ipt::runtime {
@@ -172,6 +173,7 @@ PooledKernel::PooledKernel(ProgramRef program, const char* name, const cl::Devic
     }
   }
   state_.name = name;
+  faults::point(faults::Site::kAllocation, "clCreateKernel");
   state_.kernel = cl::Kernel(program_->program(), name);  // outside the lock: may take a while
   state_.static_local = state_.kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device);
   state_.work_group_limit = state_.kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device);
@@ -180,6 +182,7 @@ PooledKernel::PooledKernel(ProgramRef program, const char* name, const cl::Devic
 }
 
 PooledKernel::~PooledKernel() {
+  if (program_ == nullptr) return;  // moved from
   try {
     std::lock_guard<std::mutex> lock(program_->mutex_);
     program_->idle_.push_back(std::move(state_));

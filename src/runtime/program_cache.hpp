@@ -121,6 +121,8 @@ class PooledKernel {
   ~PooledKernel();
   PooledKernel(const PooledKernel&) = delete;
   PooledKernel& operator=(const PooledKernel&) = delete;
+  PooledKernel(PooledKernel&&) noexcept = default;  // the moved-from one gives back nothing
+  PooledKernel& operator=(PooledKernel&&) = delete;
   cl::Kernel& operator*() { return state_.kernel; }
   std::uint64_t static_local_bytes() const { return state_.static_local; }
   std::size_t work_group_limit() const { return state_.work_group_limit; }
