@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "cpu/cpu_transpose.hpp"
+#include "fault_injection.hpp"
 #include "ipt/ipt.h"
 #include "runtime/error.hpp"
-#include "fault_injection.hpp"
 #include "runtime/host_transpose.hpp"
 #include "runtime/opencl.hpp"
 #include "support/host_reference.hpp"
@@ -259,6 +259,9 @@ TEST_CASE("the automatic way: the CPU without a queue, for squares and small mat
 TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][faults]") {
   IPT_TEST_SEED(first_seed, 2804);
   std::uint64_t seed = first_seed;
+  // A plan of several kernels (a small device's, no on-chip kernel): a failure after its
+  // first kernel is undone on the device.
+  const ipt::test::ScopedEnv overrides("IPT_OVERRIDES", "local_mem=8192,onchip=off");
   for (const ipt_host_pinning pinning : {IPT_HOST_PIN_ON, IPT_HOST_PIN_OFF}) {
     const bool pinned = pinning == IPT_HOST_PIN_ON;
     // The commands of a call, counted on a call just like it (a call that repeats the one
@@ -275,15 +278,18 @@ TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][f
             (pinned ? "clEnqueueCopyBuffer" : "clEnqueueWriteBuffer"));
       CHECK(std::string(commands.back()) ==
             (pinned ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer"));
-      return commands.size();
+      return commands;
     };
-    // The upload and the transposition's first command: the host matrix as it was.
-    for (const char* which : {"upload", "transposition"}) {
-      commands_of_a_call();
-      const std::size_t count = commands_of_a_call();
-      const std::uint64_t failing = which[0] == 'u' ? 1 : 2;
-      INFO("pinning " << pinning << ": the " << which << " fails (command " << failing << " of "
-                      << count << ")");
+    // Every command before the download (the upload, then each of the transposition's):
+    // the host matrix as it was.
+    commands_of_a_call();
+    const std::size_t count = commands_of_a_call().size();
+    const std::size_t download = pinned ? count - 1 : count;
+    for (std::uint64_t failing = 1; failing < download; ++failing) {
+      const auto commands = commands_of_a_call();  // and the state a call leaves
+      REQUIRE(commands.size() == count);
+      INFO("pinning " << pinning << ": command " << failing << " of " << count << " ("
+                      << commands[failing - 1] << ") fails");
       HostMatrix m(300, 211, 4, ++seed);
       faults::arm({failing});
       const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning);
@@ -296,8 +302,7 @@ TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][f
     for (const char* which : {"download", "map"}) {
       if (!pinned && which[0] == 'm') continue;
       commands_of_a_call();
-      const std::size_t count = commands_of_a_call();
-      const std::uint64_t failing = which[0] == 'm' ? count : count - (pinned ? 1 : 0);
+      const std::uint64_t failing = which[0] == 'm' ? count : download;
       INFO("pinning " << pinning << ": the " << which << " fails (command " << failing << " of "
                       << count << ")");
       HostMatrix m(300, 211, 4, ++seed);
