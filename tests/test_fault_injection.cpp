@@ -21,6 +21,8 @@
 #include "runtime/scratch_cache.hpp"
 #include "steered_probes.hpp"
 #include "support/host_reference.hpp"
+#include "support/imatcopy_reference.hpp"
+#include "support/random_data.hpp"
 #include "test_skip.hpp"
 #include "test_support.hpp"
 
@@ -358,6 +360,154 @@ TEST_CASE("a call creates its kernel objects before its first command", "[faults
       }
     }
   CHECK(kernels_created >= 6);
+}
+
+TEST_CASE("imatcopy fails as safely at every command and allocation", "[faults][imatcopy]") {
+  // Its plans add restrides around the transposition, with buffer fills between kernels,
+  // and scale or conjugate in the last kernel, so that an undo gives back the caller's
+  // bytes exactly.
+  using ipt::support::ImatcopyCall;
+  const auto make = [](char ordering, char trans, std::size_t rows, std::size_t cols,
+                       std::size_t lda, std::size_t ldb, ipt_scalar_type type,
+                       std::size_t elem_size) {
+    ImatcopyCall call;
+    call.ordering = ordering;
+    call.trans = trans;
+    call.rows = rows;
+    call.cols = cols;
+    call.lda = lda;
+    call.ldb = ldb;
+    call.type = type;
+    call.elem_size = elem_size;
+    call.has_alpha = true;
+    call.alpha_re = 0.915965594177219;  // full mantissas, as test_imatcopy.cpp's
+    call.alpha_im = type == IPT_SCALAR_C32 || type == IPT_SCALAR_C64 ? -0.5671432904097838 : 0;
+    return call;
+  };
+  const ImatcopyCall calls[] = {
+      make('R', 'T', 96, 80, 83, 101, IPT_SCALAR_F32, 4),  // restride, transpose, spread
+      make('C', 'C', 61, 64, 67, 64, IPT_SCALAR_C32, 8),   // conjugated, column-major
+      make('R', 'R', 50, 40, 40, 47, IPT_SCALAR_C64, 16),  // no transposition: a restride
+  };
+  const ScopedEnv env("IPT_OVERRIDES", "local_mem=8192,onchip=off");
+  std::uint64_t seed = 3500;
+  for (const ImatcopyCall& call : calls) {
+    INFO(call.text());
+    const std::size_t offset = 3;
+    const std::size_t bytes = (offset + call.extent() + 5) * call.elem_size;
+    std::vector<unsigned char> before = ipt::support::random_bytes(bytes, ++seed);
+    ipt::support::fill_numeric(call, offset, before, ++seed);
+    std::vector<bool> specified;
+    const auto expected = ipt::support::imatcopy_expected(call, offset, before, specified);
+    cl_int code = CL_SUCCESS;
+    cl_mem buffer = clCreateBuffer(session().context(), CL_MEM_READ_WRITE, bytes, nullptr, &code);
+    REQUIRE(code == CL_SUCCESS);
+    const auto contents = [&] {
+      std::vector<unsigned char> now(bytes);
+      REQUIRE(clEnqueueReadBuffer(session().queue(), buffer, CL_TRUE, 0, bytes, now.data(), 0,
+                                  nullptr, nullptr) == CL_SUCCESS);
+      return now;
+    };
+    const auto matches = [&](const std::vector<unsigned char>& now, bool outside_only) {
+      for (std::size_t i = 0; i < bytes; ++i) {
+        const bool outside =
+            i < offset * call.elem_size || i >= (offset + call.extent()) * call.elem_size;
+        if (outside_only ? outside && now[i] != before[i] : specified[i] && now[i] != expected[i])
+          return false;
+      }
+      return true;
+    };
+    // What an undone call gives back: every element of A and every byte outside the
+    // call's extent. The gaps between rows (and B's part beyond A) are the call's
+    // workspace, unspecified after it as after a successful call (docs/imatcopy.md),
+    // unless it neither transposes nor changes the stride.
+    const bool keeps_gaps = !call.transposes() && call.lda == call.ldb;
+    const auto undone = [&](const std::vector<unsigned char>& now) {
+      const std::size_t rows = call.view_rows(), cols = call.view_cols();
+      for (std::size_t i = 0; i < bytes; ++i) {
+        const std::size_t element = i / call.elem_size;
+        bool kept = element < offset || element >= offset + call.extent() || keeps_gaps;
+        if (!kept) {
+          const std::size_t e = element - offset;
+          kept = e / call.lda < rows && e % call.lda < cols;  // an element of A
+        }
+        if (kept && now[i] != before[i]) return false;
+      }
+      return true;
+    };
+    // One call from the original bytes, with fresh scratch, the given failures armed.
+    const auto run = [&](std::vector<std::uint64_t> enqueues,
+                         std::vector<std::uint64_t> allocations, bool fresh_scratch = true) {
+      REQUIRE(clEnqueueWriteBuffer(session().queue(), buffer, CL_TRUE, 0, bytes, before.data(), 0,
+                                   nullptr, nullptr) == CL_SUCCESS);
+      if (fresh_scratch) ipt::runtime::clear_scratch_cache();
+      faults::arm(std::move(enqueues), std::move(allocations));
+      cl_event event = nullptr;
+      Outcome outcome;
+      // ipt_imatcopy itself (this binary links the library's objects, which the shared
+      // reference helper would come after).
+      const float f32 = static_cast<float>(call.alpha_re);
+      const ipt_complex_f32 c32{static_cast<float>(call.alpha_re),
+                                static_cast<float>(call.alpha_im)};
+      const ipt_complex_f64 c64{call.alpha_re, call.alpha_im};
+      const void* alpha = call.type == IPT_SCALAR_F32   ? static_cast<const void*>(&f32)
+                          : call.type == IPT_SCALAR_C32 ? static_cast<const void*>(&c32)
+                                                        : static_cast<const void*>(&c64);
+      outcome.status = ipt_imatcopy(session().queue(), call.ordering, call.trans, call.rows,
+                                    call.cols, alpha, buffer, offset, call.lda, call.ldb, 0,
+                                    nullptr, &event, call.elem_size, call.type);
+      outcome.message = ipt_last_error_message();
+      outcome.commands = faults::count(faults::Site::kEnqueue);
+      faults::disarm();
+      outcome.event = event != nullptr;
+      if (event != nullptr) {
+        CHECK(clWaitForEvents(1, &event) == CL_SUCCESS);
+        clReleaseEvent(event);
+      }
+      CHECK(clFinish(session().queue()) == CL_SUCCESS);
+      return outcome;
+    };
+    REQUIRE(run({}, {}).status == IPT_SUCCESS);
+    REQUIRE(run({}, {}).status == IPT_SUCCESS);
+    const std::vector<const char*> commands = faults::passed(faults::Site::kEnqueue);
+    const std::uint64_t allocations = faults::count(faults::Site::kAllocation);
+    REQUIRE(matches(contents(), false));
+    std::uint64_t first_kernel = 0;
+    for (std::uint64_t k = 0; k < commands.size() && first_kernel == 0; ++k)
+      if (std::string(commands[k]) == "clEnqueueNDRangeKernel") first_kernel = k + 1;
+    REQUIRE(first_kernel > 0);
+    for (std::uint64_t k = 1; k <= commands.size(); ++k) {
+      INFO("command " << k << " of " << commands.size() << " (" << commands[k - 1] << ") fails");
+      const Outcome failed = run({k}, {});
+      INFO(failed.message);
+      CHECK(failed.status == (k > first_kernel ? IPT_ROLLED_BACK : IPT_OUT_OF_RESOURCES));
+      CHECK(failed.event == (k > first_kernel));
+      if (k > first_kernel)
+        CHECK(undone(contents()));
+      else
+        CHECK(contents() == before);                    // nothing ran
+      CHECK(run({}, {}, false).status == IPT_SUCCESS);  // reusing what the failed call kept
+      CHECK(matches(contents(), false));
+      if (k <= first_kernel) continue;
+      const std::uint64_t undo = failed.commands - k;
+      CHECK(undo >= 1);
+      for (std::uint64_t j = 1; j <= undo; ++j) {
+        INFO("and undo command " << j << " of " << undo);
+        const Outcome lost = run({k, k + j}, {});
+        CHECK(lost.status == IPT_BUFFER_UNDEFINED);
+        CHECK(matches(contents(), true));  // outside the extent: the caller's bytes
+      }
+    }
+    for (std::uint64_t k = 1; k <= allocations; ++k) {
+      INFO("allocation " << k << " of " << allocations << " fails");
+      const Outcome failed = run({}, {k});
+      INFO(failed.message);
+      CHECK(failed.status == CL_MEM_OBJECT_ALLOCATION_FAILURE);
+      CHECK_FALSE(failed.event);
+      CHECK(contents() == before);
+    }
+    clReleaseMemObject(buffer);
+  }
 }
 
 TEST_CASE("a call on an out-of-order queue that fails part-way is undone", "[faults]") {
