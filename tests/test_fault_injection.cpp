@@ -305,7 +305,8 @@ TEST_CASE("a call that fails at any command or allocation loses nothing", "[faul
   CHECK(allocations >= std::size(kCases));  // scratch, zero scratch or both
 }
 
-TEST_CASE("ipt_transpose_with_options and ipt_transpose_batched fail as safely", "[faults]") {
+TEST_CASE("ipt_transpose_with_options and ipt_transpose_batched fail as safely",
+          "[faults][sweep]") {
   std::uint64_t seed = 3300;
   for (const Entry entry : {Entry::kWithOptions, Entry::kBatched})
     for (const Case& c : kCases) {
