@@ -10,7 +10,7 @@
 #include "plan_checks.hpp"
 #include "planner/batch_plan.hpp"
 #include "planner/launch_plan.hpp"
-#include "planner/plan_model.hpp"
+#include "plan_model.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// imatcopy plans (planner/imatcopy_plan.hpp) on the host model (planner/plan_model.hpp):
+// imatcopy plans (planner/imatcopy_plan.hpp) on the host model (plan_model.hpp):
 // every element of A ends at its place in B, whatever the strides, on the GPU profiles and
 // a CPU-like one; every prefix rolls back; the transform is applied once, by the last step.
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "planner/imatcopy_plan.hpp"
-#include "planner/plan_model.hpp"
+#include "plan_model.hpp"
 #include "test_profiles.hpp"
 #include "test_seed.hpp"
 

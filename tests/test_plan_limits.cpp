@@ -12,7 +12,7 @@
 
 #include "plan_checks.hpp"
 #include "planner/launch_plan.hpp"
-#include "planner/plan_model.hpp"
+#include "plan_model.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
 #include "test_seed.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host model of launch plans (planner/plan_model.hpp): its moves on hand-made cases,
+// The host model of launch plans (plan_model.hpp): its moves on hand-made cases,
 // then every plan the planner makes checked by it, on 10^5 random shapes as an
 // NVIDIA-like and an AMD-like device would get them, on each sequence of the papers
 // forced, on padded and on-chip plans, and the model failing plans that were broken on
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "planner/launch_plan.hpp"
-#include "planner/plan_model.hpp"
+#include "plan_model.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
 #include "test_seed.hpp"

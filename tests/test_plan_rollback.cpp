@@ -2,7 +2,7 @@
 // Undoing a call part-way (planner::rollback_plan): for every plan class and every point
 // at which a command can fail, the steps already enqueued followed by their undo leave
 // every element, and every borrowed byte past the matrix, where it started (host model,
-// planner/plan_model.hpp), on the scratch the plan already holds.
+// plan_model.hpp), on the scratch the plan already holds.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <iterator>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "planner/launch_plan.hpp"
-#include "planner/plan_model.hpp"
+#include "plan_model.hpp"
 #include "random_shapes.hpp"
 #include "test_profiles.hpp"
 #include "test_seed.hpp"

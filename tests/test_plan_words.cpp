@@ -9,7 +9,7 @@
 
 #include "planner/elementary_configs.hpp"
 #include "planner/launch_plan.hpp"
-#include "planner/plan_model.hpp"
+#include "plan_model.hpp"
 #include "test_profiles.hpp"
 
 using namespace ipt::planner;

@@ -61,7 +61,7 @@ struct KernelArg {
   std::uint64_t value = 0;
 };
 
-// What a step does to the data, for the host model of a plan (plan_model.hpp).
+// What a step does to the data, for the tests' host model of a plan.
 struct Move {
   enum class Kind {
     kPermute,   // 0100!: (I, A, B, C) -> (I, B, A, C) on the elements from the matrix start

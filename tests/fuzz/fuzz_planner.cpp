@@ -13,7 +13,7 @@
 
 #include "fuzz_report.hpp"
 #include "plan_checks.hpp"
-#include "planner/plan_model.hpp"
+#include "plan_model.hpp"
 #include "test_profiles.hpp"
 
 using namespace ipt::planner;
