@@ -46,9 +46,13 @@ class Chain {
     then(filled);
   }
 
+  // Counts the step in *enqueued, when given, as soon as its command is on the queue:
+  // what follows (keeping its event) can fail, and the step must then be undone too.
   void step(PooledKernel& kernel, const planner::Step& step, const BoundBuffers& buffers,
-            bool event) {
-    then(enqueue_step(queue_, kernel, step, buffers, after_, every_event_ || event));
+            bool event, std::size_t* enqueued = nullptr) {
+    cl::Event done = enqueue_step(queue_, kernel, step, buffers, after_, every_event_ || event);
+    if (enqueued != nullptr) ++*enqueued;
+    then(std::move(done));
   }
 
   const cl::Device& device() const { return device_; }
@@ -62,14 +66,17 @@ class Chain {
 
   // The last command's event (when it was asked for one).
   const cl::Event& last() const { return last_; }
+  // The same, moved out: handing it on retains nothing (a clRetainEvent that failed after
+  // the call's last command would report a failure for a call that runs).
+  cl::Event take_last() { return std::move(last_); }
 
  private:
-  void then(const cl::Event& done) {
-    last_ = done;
+  void then(cl::Event done) {
     if (ordered_)
       after_.clear();
     else
       after_ = {done};
+    last_ = std::move(done);
   }
 
   const cl::CommandQueue& queue_;
@@ -128,7 +135,7 @@ class CallKernels {
   throw CallRolledBack(what +
                            "; they were undone: once the commands enqueued complete, the "
                            "buffer holds its original bytes",
-                       chain.last());
+                       chain.take_last());
 }
 
 }  // namespace
@@ -238,12 +245,12 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   if (plan.steps.empty()) chain.marker();
   std::size_t done = 0;  // steps enqueued: commands that change the caller's buffer
   try {
-    for (; done < plan.steps.size(); ++done) {
+    while (done < plan.steps.size()) {
       const planner::Step& step = plan.steps[done];
       if (!step.fill_before.empty())
         chain.fill(bound(buffers, step.fill_before.buffer), step.fill_before.offset,
                    step.fill_before.bytes);
-      chain.step(kernels.step(done), step, buffers, done + 1 == plan.steps.size());
+      chain.step(kernels.step(done), step, buffers, done + 1 == plan.steps.size(), &done);
       if (options.step_events != nullptr) options.step_events->push_back(chain.last());
     }
   } catch (...) {
@@ -259,11 +266,10 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
       throw;
     }
   }
-  const cl::Event& last = chain.last();
   if (zero.buffer() != nullptr)
-    give_back_zero_scratch(last, use, std::move(zero.buffer), zero.fresh);
-  if (scratch.buffer() != nullptr) give_back_scratch(last, use, std::move(scratch.buffer));
-  return last;
+    give_back_zero_scratch(chain.last(), use, std::move(zero.buffer), zero.fresh);
+  if (scratch.buffer() != nullptr) give_back_scratch(chain.last(), use, std::move(scratch.buffer));
+  return chain.take_last();
 }
 
 }  // namespace ipt::runtime

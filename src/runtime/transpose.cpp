@@ -131,11 +131,12 @@ std::vector<cl::Event> wait_events(const TransposeRequest& request) {
   return events;
 }
 
-// Hands the caller its own reference to `event`.
-void give_event(const cl::Event& event, cl_event* out) {
+// Hands the caller the call's reference to `event`: moved, not retained, so that nothing
+// can fail once the call's commands are on the queue.
+void give_event(cl::Event event, cl_event* out) {
   if (out == nullptr) return;
-  check_cl(clRetainEvent(event()), "clRetainEvent");
   *out = event();
+  event() = nullptr;  // the caller's now: not released here
 }
 
 // Elements the buffer holds from the matrix's start, at most max_bytes of them.
@@ -199,9 +200,9 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
   }
   try {
     give_event(enqueue_plan(queue, buffer, *prepared, wait_events(request)), request.event);
-  } catch (const CallRolledBack& e) {
+  } catch (CallRolledBack& e) {
     // The caller's event says when the buffer is whole again.
-    if (e.done() != nullptr) give_event(e.done, request.event);
+    if (e.done() != nullptr) give_event(std::move(e.done), request.event);
     throw;
   }
 }
