@@ -31,6 +31,13 @@ struct CaseCounter : Catch::TestEventListenerBase {
 
 CATCH_REGISTER_LISTENER(CaseCounter)
 
+#if defined(__SANITIZE_ADDRESS__)
+// The address-sanitized build also has UBSan (stopping at the first report): its reports
+// name the call path. Here rather than in UBSAN_OPTIONS, which ctest cannot pass to a
+// discovered test beside LSAN_OPTIONS (tests/CMakeLists.txt).
+extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1"; }
+#endif
+
 namespace ipt::test {
 
 void record_skip(const std::string& reason) {
