@@ -18,8 +18,9 @@ std::atomic<long long> recheck_age_ms{-1};  // -1: unset
 
 struct State {
   std::mutex mutex;
-  std::vector<std::uint64_t> failing[2];
-  std::vector<const char*> passed[2];  // what each point passed since arm() stood for
+  std::vector<std::uint64_t> failing[3];
+  std::vector<const char*> passed[3];  // what each point passed since arm() stood for
+  std::vector<std::pair<Site, const char*>> sequence;
 };
 
 State& state() {
@@ -29,13 +30,15 @@ State& state() {
 
 }  // namespace
 
-void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations) {
+void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations,
+         std::vector<std::uint64_t> calls) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.passed[0].clear();
-  s.passed[1].clear();
+  for (auto& list : s.passed) list.clear();
+  s.sequence.clear();
   s.failing[0] = std::move(enqueues);
   s.failing[1] = std::move(allocations);
+  s.failing[2] = std::move(calls);
   armed.store(true);
 }
 
@@ -43,8 +46,13 @@ void disarm() {
   armed.store(false);
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.failing[0].clear();
-  s.failing[1].clear();
+  for (auto& list : s.failing) list.clear();
+}
+
+std::vector<std::pair<Site, const char*>> sequence() {
+  State& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.sequence;
 }
 
 std::uint64_t count(Site site) {
@@ -67,12 +75,19 @@ void point(Site site, const char* what) {
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     s.passed[i].push_back(what);
+    s.sequence.emplace_back(site, what);
     const std::uint64_t n = s.passed[i].size();
     fail = std::find(s.failing[i].begin(), s.failing[i].end(), n) != s.failing[i].end();
   }
-  if (fail)
-    throw cl::Error(site == Site::kEnqueue ? CL_OUT_OF_RESOURCES : CL_MEM_OBJECT_ALLOCATION_FAILURE,
-                    what);
+  if (!fail) return;
+  switch (site) {
+    case Site::kEnqueue:
+      throw cl::Error(CL_OUT_OF_RESOURCES, what);
+    case Site::kAllocation:
+      throw cl::Error(CL_MEM_OBJECT_ALLOCATION_FAILURE, what);
+    case Site::kCall:
+      throw cl::Error(CL_OUT_OF_HOST_MEMORY, what);
+  }
 }
 
 void steer_onchip_probes(planner::ProbeGroups groups) { probe_groups.store(groups); }

@@ -10,16 +10,19 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "runtime/fault_seam.hpp"
 
 namespace ipt::runtime::faults {
 
-// Counts both sites from zero from now on; the enqueues numbered in `enqueues` (1: the
-// first from now) and the allocations numbered in `allocations` fail. Empty lists only
+// Counts every site from zero from now on; the enqueues numbered in `enqueues` (1: the
+// first from now), the allocations numbered in `allocations` and the other calls
+// numbered in `calls` fail. Empty lists only
 // count. Not for concurrent calls: the counts are the process's.
-void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations = {});
+void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations = {},
+         std::vector<std::uint64_t> calls = {});
 
 // Stops failing and counting.
 void disarm();
@@ -30,6 +33,9 @@ std::uint64_t count(Site site);
 // What each point passed at `site` since arm() stood for ("clEnqueueNDRangeKernel", ...),
 // in order: a test finds a call's first kernel among its commands by it.
 std::vector<const char*> passed(Site site);
+
+// Every point passed since arm(), of every site, in order.
+std::vector<std::pair<Site, const char*>> sequence();
 
 // The groups that probes of the on-chip kernel launch and await: all of the call's (the
 // default); one more awaited than launched, as on a device that cannot hold them all at

@@ -68,6 +68,7 @@ struct Outcome {
   std::string message;
   bool event = false;
   std::uint64_t commands = 0;  // enqueue points the call passed (a failed one included)
+  std::vector<std::pair<faults::Site, const char*>> sequence;  // every point, in order
 };
 
 // The entry points that run a plan of kernels on the caller's queue.
@@ -129,10 +130,10 @@ class FaultRun {
   // kept scratch differ), or with what earlier calls kept, the given failures armed; waits
   // for everything it enqueued.
   Outcome call(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations,
-               bool fresh_scratch = true) {
+               bool fresh_scratch = true, std::vector<std::uint64_t> calls = {}) {
     restore();
     if (fresh_scratch) ipt::runtime::clear_scratch_cache();
-    faults::arm(std::move(enqueues), std::move(allocations));
+    faults::arm(std::move(enqueues), std::move(allocations), std::move(calls));
     cl_event event = nullptr;
     Outcome outcome;
     const ipt_plan_options defaults{};
@@ -154,6 +155,7 @@ class FaultRun {
     }
     outcome.message = ipt_last_error_message();
     outcome.commands = faults::count(faults::Site::kEnqueue);
+    outcome.sequence = faults::sequence();
     faults::disarm();
     outcome.event = event != nullptr;
     if (event != nullptr) {
@@ -290,6 +292,30 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
     CHECK(run.matrix().check_unchanged() == "");
     CHECK(run.call({}, {}, false).status == IPT_SUCCESS);
     CHECK(run.check_done() == "");
+  }
+  // Each other OpenCL call (clSetKernelArg) fails in turn: before the first kernel is
+  // enqueued nothing has run; after it, the kernels enqueued are undone.
+  std::vector<unsigned> kernels_before;  // for each such call, the kernels enqueued before it
+  unsigned seen = 0;
+  for (const auto& [site, what] : run.call({}, {}).sequence) {
+    if (site == faults::Site::kEnqueue && std::string(what) == "clEnqueueNDRangeKernel") ++seen;
+    if (site == faults::Site::kCall) kernels_before.push_back(seen);
+  }
+  CHECK(kernels_before.size() >= kernels);  // the buffer arguments at least
+  for (std::uint64_t k = 1; k <= kernels_before.size(); ++k) {
+    INFO("call " << k << " of " << kernels_before.size() << " fails, after "
+                 << kernels_before[k - 1] << " kernels");
+    REQUIRE(run.call({}, {}).status == IPT_SUCCESS);  // as the counted call found it
+    const Outcome failed = run.call({}, {}, true, {k});
+    INFO(failed.message);
+    if (kernels_before[k - 1] == 0) {
+      CHECK(failed.status == CL_OUT_OF_HOST_MEMORY);
+      CHECK_FALSE(failed.event);
+    } else {
+      CHECK(failed.status == IPT_ROLLED_BACK);
+      CHECK(failed.event);
+    }
+    CHECK(run.matrix().check_unchanged() == "");
   }
   // The library is as usable as before.
   REQUIRE(run.call({}, {}).status == IPT_SUCCESS);

@@ -420,6 +420,36 @@ TEST_CASE("asynchronous scheme: a step that fails leaves the host matrix as it w
     faults::arm({first_read, first_read + 1});
     CHECK(sliced_call(lost, kSlices, kChunk) == IPT_BUFFER_UNDEFINED);
     faults::disarm();
+    // Each other OpenCL call (the flush after each phase, each kernel argument) fails in
+    // turn: before the download starts, the host matrix is as it was.
+    std::vector<bool> before_download;  // for each such call
+    {
+      HostMatrix m(rows, cols, 4, ++seed);
+      faults::arm({});
+      REQUIRE(sliced_call(m, kSlices, kChunk, 2) == IPT_SUCCESS);
+      std::uint64_t reads = 0;
+      for (const auto& [site, what] : faults::sequence()) {
+        if (site == faults::Site::kEnqueue && std::string(what) == "clEnqueueReadBuffer") ++reads;
+        if (site == faults::Site::kCall) before_download.push_back(reads == 0);
+      }
+      faults::disarm();
+    }
+    REQUIRE(before_download.size() >= 3);  // a flush after each phase, at least
+    for (std::uint64_t failing = 1; failing <= before_download.size(); ++failing) {
+      INFO(rows << " x " << cols << ": call " << failing << " of " << before_download.size()
+                << " fails");
+      HostMatrix m(rows, cols, 4, ++seed);
+      faults::arm({}, {}, {failing});
+      const ipt_status status = sliced_call(m, kSlices, kChunk, 2);
+      faults::disarm();
+      if (before_download[failing - 1]) {
+        CHECK(status != IPT_SUCCESS);
+        CHECK(m.check_unchanged() == "");
+      } else {
+        CHECK(status == IPT_SUCCESS);
+        CHECK(m.check_transposed() == "");
+      }
+    }
   }
   // The device buffer's allocation, and (after the kept lanes are dropped) a staging
   // buffer's.

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The seam through which every command the library enqueues and every buffer it creates
-// passes, and the two choices of the on-chip probe that a test may steer. The library's
-// definitions (fault_seam.cpp) are weak and do nothing: the test suite links strong ones
-// (tests/fault_injection.cpp) that make the n-th command or allocation fail as an OpenCL
-// runtime would. libipt.so carries only the no-ops.
+// The seam through which every command the library enqueues, every buffer and kernel
+// object it creates and every other OpenCL call it makes between commands passes, and the two
+// choices of the on-chip probe that a test may steer. The library's definitions (fault_seam.cpp)
+// are weak and do nothing: the test suite links strong ones (tests/fault_injection.cpp) that make
+// the n-th command or allocation fail as an OpenCL runtime would. libipt.so carries only the
+// no-ops.
 #pragma once
 
 #include <chrono>
@@ -14,8 +15,10 @@
 namespace ipt::runtime::faults {
 
 enum class Site {
-  kEnqueue,     // fails with CL_OUT_OF_RESOURCES
-  kAllocation,  // fails with CL_MEM_OBJECT_ALLOCATION_FAILURE
+  kEnqueue,     // a command; fails with CL_OUT_OF_RESOURCES
+  kAllocation,  // a buffer or kernel object; fails with CL_MEM_OBJECT_ALLOCATION_FAILURE
+  kCall,        // another call between commands (clSetKernelArg, clFlush); fails with
+                // CL_OUT_OF_HOST_MEMORY
 };
 
 // Before each command and allocation: throws cl::Error(code, what) where a test made

@@ -96,6 +96,7 @@ class SlicedCall {
     last_kernel_ = enqueue_with_event(call, enqueue);
     // Another lane's queue may wait for this event: its queue must be submitted (OpenCL
     // requires a flush before an event of one queue is waited for on another).
+    faults::point(faults::Site::kCall, "clFlush");
     check_cl(clFlush(call.queue), "clFlush");
     return last_kernel_;
   }

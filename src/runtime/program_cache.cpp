@@ -181,6 +181,8 @@ PooledKernel::PooledKernel(ProgramRef program, const char* name, const cl::Devic
       state_.kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(device)[0];
 }
 
+void PooledKernel::before_set() { faults::point(faults::Site::kCall, "clSetKernelArg"); }
+
 PooledKernel::~PooledKernel() {
   if (program_ == nullptr) return;  // moved from
   try {

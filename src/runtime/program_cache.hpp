@@ -129,8 +129,14 @@ class PooledKernel {
   // The first dimension of the kernel's reqd_work_group_size, 0 without one.
   std::size_t compiled_work_group() const { return state_.compiled_work_group; }
 
-  void set(cl_uint index, const cl::Buffer& buffer) { state_.kernel.setArg(index, buffer); }
-  void set(cl_uint index, const cl::LocalSpaceArg& local) { state_.kernel.setArg(index, local); }
+  void set(cl_uint index, const cl::Buffer& buffer) {
+    before_set();
+    state_.kernel.setArg(index, buffer);
+  }
+  void set(cl_uint index, const cl::LocalSpaceArg& local) {
+    before_set();
+    state_.kernel.setArg(index, local);
+  }
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
   void set(cl_uint index, T value) {
     static_assert(sizeof(T) <= sizeof(std::uint64_t), "a scalar argument of at most 8 bytes");
@@ -139,6 +145,7 @@ class PooledKernel {
     if (index < state_.scalars.size() && state_.scalars[index].size == sizeof value &&
         state_.scalars[index].bits == bits)
       return;
+    before_set();
     state_.kernel.setArg(index, value);
     if (index >= state_.scalars.size()) state_.scalars.resize(index + 1);
     state_.scalars[index] = {sizeof value, bits};
@@ -153,6 +160,9 @@ class PooledKernel {
   }
 
  private:
+  // Before each clSetKernelArg: the fault seam (runtime/fault_seam.hpp).
+  static void before_set();
+
   ProgramRef program_;
   CachedProgram::KernelState state_;
 };
