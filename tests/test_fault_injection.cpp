@@ -332,7 +332,7 @@ TEST_CASE("a call that fails at any command or allocation loses nothing", "[faul
 }
 
 TEST_CASE("ipt_transpose_with_options and ipt_transpose_batched fail as safely",
-          "[faults][sweep]") {
+          "[faults][sweep][large]") {
   std::uint64_t seed = 3300;
   for (const Entry entry : {Entry::kWithOptions, Entry::kBatched})
     for (const Case& c : kCases) {
@@ -548,5 +548,20 @@ TEST_CASE("a call on an out-of-order queue that fails part-way is undone", "[fau
   for (const char* name : {"3.2", "padded, split into scratch", "on-chip 010! stage"})
     for (const Case& c : kCases)
       if (std::string(c.name) == name) check_every_failure(c, queue, ++seed);
+  clReleaseCommandQueue(queue);
+}
+
+TEST_CASE("ipt_transpose_with_options and ipt_transpose_batched on an out-of-order queue",
+          "[faults][sweep][large]") {
+  cl_int code = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
+                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
+  if (code == CL_INVALID_QUEUE_PROPERTIES) IPT_SKIP("the device has no out-of-order queues");
+  REQUIRE(code == CL_SUCCESS);
+  std::uint64_t seed = 3600;
+  for (const Entry entry : {Entry::kWithOptions, Entry::kBatched})
+    for (const char* name : {"3.2", "padded, split into scratch", "on-chip 010! stage"})
+      for (const Case& c : kCases)
+        if (std::string(c.name) == name) check_every_failure(c, queue, ++seed, entry);
   clReleaseCommandQueue(queue);
 }

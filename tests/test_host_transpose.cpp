@@ -277,14 +277,14 @@ TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][f
       CHECK(std::string(commands.front()) ==
             (pinned ? "clEnqueueCopyBuffer" : "clEnqueueWriteBuffer"));
       CHECK(std::string(commands.back()) ==
-            (pinned ? "clEnqueueMapBuffer" : "clEnqueueReadBuffer"));
+            (pinned ? "clEnqueueUnmapMemObject" : "clEnqueueReadBuffer"));
       return commands;
     };
     // Every command before the download (the upload, then each of the transposition's):
     // the host matrix as it was.
     commands_of_a_call();
     const std::size_t count = commands_of_a_call().size();
-    const std::size_t download = pinned ? count - 1 : count;
+    const std::size_t download = pinned ? count - 2 : count;  // pinned: copy, map, unmap
     for (std::uint64_t failing = 1; failing < download; ++failing) {
       const auto commands = commands_of_a_call();  // and the state a call leaves
       REQUIRE(commands.size() == count);
@@ -297,12 +297,15 @@ TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][f
       CHECK(status != IPT_SUCCESS);
       CHECK(m.check_unchanged() == "");
     }
-    // The download (pinned: its copy, or the map that brings it to the host memory): the
-    // transpose is read from the device again; when that fails too, the status says so.
-    for (const char* which : {"download", "map"}) {
-      if (!pinned && which[0] == 'm') continue;
+    // The download (pinned: its copy, the map that brings it to the host memory, or the
+    // unmap): the transpose is read from the device again; when that fails too, the
+    // status says so.
+    for (const std::string which : {"download", "map", "unmap"}) {
+      if (!pinned && which != "download") continue;
       commands_of_a_call();
-      const std::uint64_t failing = which[0] == 'm' ? count : download;
+      const std::uint64_t failing = which == "map"     ? count - 1
+                                    : which == "unmap" ? count
+                                                       : download;
       INFO("pinning " << pinning << ": the " << which << " fails (command " << failing << " of "
                       << count << ")");
       HostMatrix m(300, 211, 4, ++seed);

@@ -86,6 +86,7 @@ void through_device(const HostRequest& request, std::size_t bytes) {
     faults::point(faults::Site::kEnqueue, "clEnqueueMapBuffer");
     void* mapped = queue.enqueueMapBuffer(host_buffer, CL_TRUE, CL_MAP_READ, 0, bytes);
     cl::Event unmapped;
+    faults::point(faults::Site::kEnqueue, "clEnqueueUnmapMemObject");
     queue.enqueueUnmapMemObject(host_buffer, mapped, nullptr, &unmapped);
     unmapped.wait();
   } catch (...) {
