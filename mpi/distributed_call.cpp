@@ -56,6 +56,27 @@ ipt_status check(const Call& c, std::size_t ranks, std::size_t rank, Distributio
   if (c.buffer == nullptr || clGetMemObjectInfo(c.buffer, CL_MEM_SIZE, sizeof buffer_bytes,
                                                 &buffer_bytes, nullptr) != CL_SUCCESS)
     return fail(IPT_INVALID_MEM_OBJECT, "the buffer is not a valid cl_mem");
+  // Kernels read and write the block, and so does the exchange's staging, from the host
+  // (only where there is an exchange): a flag that forbids either would fail half-way.
+  cl_mem_flags access = 0;
+  cl_context queue_context = nullptr, buffer_context = nullptr;
+  if (clGetMemObjectInfo(c.buffer, CL_MEM_FLAGS, sizeof access, &access, nullptr) != CL_SUCCESS ||
+      clGetMemObjectInfo(c.buffer, CL_MEM_CONTEXT, sizeof buffer_context, &buffer_context,
+                         nullptr) != CL_SUCCESS ||
+      clGetCommandQueueInfo(c.queue, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context,
+                            nullptr) != CL_SUCCESS)
+    return fail(IPT_INVALID_MEM_OBJECT, "the buffer's flags or context cannot be read");
+  if (buffer_context != queue_context)
+    return fail(IPT_INVALID_CONTEXT, "the buffer and the queue belong to different contexts");
+  if ((access & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)) != 0)
+    return fail(IPT_INVALID_MEM_OBJECT,
+                "the buffer was created CL_MEM_READ_ONLY or CL_MEM_WRITE_ONLY; kernels read "
+                "and write it");
+  if (d->active > 1 &&
+      (access & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)) != 0)
+    return fail(IPT_INVALID_MEM_OBJECT,
+                "the buffer was created CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_WRITE_ONLY or "
+                "CL_MEM_HOST_NO_ACCESS; the exchange reads and writes it from the host");
   if (buffer_bytes < needed)
     return fail(IPT_BUFFER_TOO_SMALL, "the buffer holds " + std::to_string(buffer_bytes) +
                                           " bytes; offset + alloc_elements need " +

@@ -92,11 +92,16 @@ IPT_MPI_API size_t ipt_mpi_set_staging_bytes(size_t bytes);
  * messages go over a duplicate of `comm`, so messages of the caller's in flight on `comm`
  * are safe; it is made by the first call on `comm` that exchanges, kept as an attribute
  * of `comm` and freed with it. Blocks until done; the rank's queue (if any) is finished
- * on return.
+ * on return. In-order and out-of-order queues both work. Kernels read and write the
+ * buffer, and so, where ranks exchange, do host transfers: created with none of
+ * CL_MEM_READ_ONLY and CL_MEM_WRITE_ONLY, nor (with more than one active rank)
+ * CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_WRITE_ONLY and CL_MEM_HOST_NO_ACCESS (else
+ * IPT_INVALID_MEM_OBJECT on every rank).
  *
  * Bad input on any rank (sizes, element size, flags, blocks or scheme that differ between
- * ranks, a block that is not the rank's share, a buffer too small, an invalid queue or
- * buffer) returns the same status on every rank, with every buffer unchanged;
+ * ranks, a block that is not the rank's share, a buffer too small or with such flags, an
+ * invalid queue or buffer, or a buffer of another context than the queue's) returns the
+ * same status on every rank, with every buffer unchanged;
  * ipt_mpi_last_error_message() says which rank found what. A failure of a local step
  * before the exchange is undone on every rank and returns that failure's status: every
  * rank's block is as it was (the rest of its alloc_elements is the call's workspace), or, if

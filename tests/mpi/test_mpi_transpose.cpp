@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ipt/ipt_mpi.h"
@@ -264,6 +265,38 @@ struct Run {
     tally.check(std::strstr(ipt_mpi_last_error_message(), "to no rank") != nullptr, rank,
                 "the message says why");
     tally.check(unchanged(), rank, "bad input left the buffer as it was");
+    // The last rank's buffer forbids what the call does to it: kernels' reads or writes, or
+    // (where ranks exchange) the host's transfers.
+    std::vector<std::pair<cl_mem_flags, const char*>> forbidding{
+        {CL_MEM_READ_ONLY, "CL_MEM_READ_ONLY"}, {CL_MEM_WRITE_ONLY, "CL_MEM_WRITE_ONLY"}};
+    if (ranks > 1)
+      forbidding.insert(forbidding.end(), {{CL_MEM_HOST_NO_ACCESS, "CL_MEM_HOST_NO_ACCESS"},
+                                           {CL_MEM_HOST_READ_ONLY, "CL_MEM_HOST_READ_ONLY"},
+                                           {CL_MEM_HOST_WRITE_ONLY, "CL_MEM_HOST_WRITE_ONLY"}});
+    for (const auto& [flags, name] : forbidding) {
+      const cl_mem_flags device_access =
+          (flags & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY)) != 0 ? flags : flags | CL_MEM_READ_WRITE;
+      cl_mem restricted =
+          rank == ranks - 1
+              ? clCreateBuffer(session.context(), device_access | CL_MEM_COPY_HOST_PTR, bytes,
+                               const_cast<unsigned char*>(before.data()), &code)
+              : buffer;
+      tally.check(
+          ipt_mpi_transpose(comm, session.queue(), restricted, kOffset, M, N, e, local.local_rows,
+                            local.local_row_start, 0) == IPT_INVALID_MEM_OBJECT,
+          rank, std::string("a buffer created ") + name + " on the last rank");
+      tally.check(std::strstr(ipt_mpi_last_error_message(), "CL_MEM_") != nullptr, rank,
+                  std::string("the message names the flag: ") + ipt_mpi_last_error_message());
+      // Read through a copy: the host may not read the restricted buffer itself.
+      cl_mem copy = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, bytes, nullptr, &code);
+      clEnqueueCopyBuffer(session.queue(), restricted, copy, 0, 0, bytes, 0, nullptr, nullptr);
+      std::vector<unsigned char> now(bytes);
+      clEnqueueReadBuffer(session.queue(), copy, CL_TRUE, 0, bytes, now.data(), 0, nullptr,
+                          nullptr);
+      clReleaseMemObject(copy);
+      tally.check(now == before, rank, std::string("a refused ") + name + " buffer is unchanged");
+      if (restricted != buffer) clReleaseMemObject(restricted);
+    }
     // A local step that fails on the last rank only (a malformed IPT_OVERRIDES makes its
     // libipt calls refuse): every rank returns that status, and the ranks whose steps ran
     // undo them.
