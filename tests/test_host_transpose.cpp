@@ -19,6 +19,7 @@
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
 #include "test_seed.hpp"
+#include "test_skip.hpp"
 #include "test_support.hpp"
 
 using ipt::test::session;
@@ -256,9 +257,10 @@ TEST_CASE("the automatic way: the CPU without a queue, for squares and small mat
   CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);
 }
 
-TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][faults]") {
-  IPT_TEST_SEED(first_seed, 2804);
-  std::uint64_t seed = first_seed;
+namespace {
+
+// The synchronous scheme on `queue`: every command, allocation and download failure.
+void check_device_step_failures(cl_command_queue queue, std::uint64_t seed) {
   // A plan of several kernels (a small device's, no on-chip kernel): a failure after its
   // first kernel is undone on the device.
   const ipt::test::ScopedEnv overrides("IPT_OVERRIDES", "local_mem=8192,onchip=off");
@@ -269,7 +271,7 @@ TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][f
     const auto commands_of_a_call = [&] {
       HostMatrix m(300, 211, 4, ++seed);
       faults::arm({});
-      const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning);
+      const ipt_status status = host_call(queue, m, IPT_HOST_DEVICE, 0, pinning);
       const auto commands = faults::passed(faults::Site::kEnqueue);
       faults::disarm();
       REQUIRE(status == IPT_SUCCESS);
@@ -292,7 +294,7 @@ TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][f
                       << commands[failing - 1] << ") fails");
       HostMatrix m(300, 211, 4, ++seed);
       faults::arm({failing});
-      const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning);
+      const ipt_status status = host_call(queue, m, IPT_HOST_DEVICE, 0, pinning);
       faults::disarm();
       CHECK(status != IPT_SUCCESS);
       CHECK(m.check_unchanged() == "");
@@ -310,14 +312,13 @@ TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][f
                       << count << ")");
       HostMatrix m(300, 211, 4, ++seed);
       faults::arm({failing});
-      CHECK(host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning) == IPT_SUCCESS);
+      CHECK(host_call(queue, m, IPT_HOST_DEVICE, 0, pinning) == IPT_SUCCESS);
       faults::disarm();
       CHECK(m.check_transposed() == "");
       HostMatrix again(300, 211, 4, ++seed);
       commands_of_a_call();
       faults::arm({failing, failing + 1});  // the download, then its plain retry
-      CHECK(host_call(session().queue(), again, IPT_HOST_DEVICE, 0, pinning) ==
-            IPT_BUFFER_UNDEFINED);
+      CHECK(host_call(queue, again, IPT_HOST_DEVICE, 0, pinning) == IPT_BUFFER_UNDEFINED);
       faults::disarm();
     }
     // The device buffer's allocation, and the pinned buffer's.
@@ -325,12 +326,31 @@ TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][f
       INFO("pinning " << pinning << ": allocation " << allocation << " fails");
       HostMatrix m(300, 211, 4, ++seed);
       faults::arm({}, {allocation});
-      const ipt_status status = host_call(session().queue(), m, IPT_HOST_DEVICE, 0, pinning);
+      const ipt_status status = host_call(queue, m, IPT_HOST_DEVICE, 0, pinning);
       faults::disarm();
       CHECK(status == static_cast<ipt_status>(CL_MEM_OBJECT_ALLOCATION_FAILURE));
       CHECK(m.check_unchanged() == "");
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][faults]") {
+  IPT_TEST_SEED(first_seed, 2804);
+  check_device_step_failures(session().queue(), first_seed);
+}
+
+TEST_CASE("a device step that fails on an out-of-order queue leaves the host matrix",
+          "[host][faults]") {
+  IPT_TEST_SEED(first_seed, 2813);
+  cl_int code = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
+                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
+  if (code == CL_INVALID_QUEUE_PROPERTIES) IPT_SKIP("the device has no out-of-order queues");
+  REQUIRE(code == CL_SUCCESS);
+  check_device_step_failures(queue, first_seed);
+  clReleaseCommandQueue(queue);
 }
 
 TEST_CASE("host calls refuse bad input and leave the matrix unchanged", "[host][bad_input]") {

@@ -2,6 +2,7 @@
 #include "runtime/host_transpose.hpp"
 
 #include <string>
+#include <vector>
 
 #include "cpu/cpu_transpose.hpp"
 #include "runtime/device_query.hpp"
@@ -81,10 +82,12 @@ void through_device(const HostRequest& request, std::size_t bytes) {
       read_back(queue, buffer, bytes, request.host);
       return;
     }
+    // The map waits for the copy's event: on an out-of-order queue it would not otherwise.
+    std::vector<cl::Event> copied(1);
     faults::point(faults::Site::kEnqueue, "clEnqueueCopyBuffer");
-    queue.enqueueCopyBuffer(buffer, host_buffer, 0, 0, bytes);
+    queue.enqueueCopyBuffer(buffer, host_buffer, 0, 0, bytes, nullptr, &copied[0]);
     faults::point(faults::Site::kEnqueue, "clEnqueueMapBuffer");
-    void* mapped = queue.enqueueMapBuffer(host_buffer, CL_TRUE, CL_MAP_READ, 0, bytes);
+    void* mapped = queue.enqueueMapBuffer(host_buffer, CL_TRUE, CL_MAP_READ, 0, bytes, &copied);
     cl::Event unmapped;
     faults::point(faults::Site::kEnqueue, "clEnqueueUnmapMemObject");
     queue.enqueueUnmapMemObject(host_buffer, mapped, nullptr, &unmapped);
