@@ -18,8 +18,8 @@ std::atomic<long long> recheck_age_ms{-1};  // -1: unset
 
 struct State {
   std::mutex mutex;
-  std::vector<std::uint64_t> failing[3];
-  std::vector<const char*> passed[3];  // what each point passed since arm() stood for
+  std::vector<std::uint64_t> failing[4];
+  std::vector<const char*> passed[4];  // what each point passed since arm() stood for
   std::vector<std::pair<Site, const char*>> sequence;
 };
 
@@ -31,7 +31,7 @@ State& state() {
 }  // namespace
 
 void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations,
-         std::vector<std::uint64_t> calls) {
+         std::vector<std::uint64_t> calls, std::vector<std::uint64_t> keeps) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   for (auto& list : s.passed) list.clear();
@@ -39,6 +39,7 @@ void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocat
   s.failing[0] = std::move(enqueues);
   s.failing[1] = std::move(allocations);
   s.failing[2] = std::move(calls);
+  s.failing[3] = std::move(keeps);
   armed.store(true);
 }
 
@@ -87,6 +88,8 @@ void point(Site site, const char* what) {
       throw cl::Error(CL_MEM_OBJECT_ALLOCATION_FAILURE, what);
     case Site::kCall:
       throw cl::Error(CL_OUT_OF_HOST_MEMORY, what);
+    case Site::kKeep:
+      throw cl::Error(CL_OUT_OF_RESOURCES, what);
   }
 }
 

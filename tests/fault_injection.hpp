@@ -18,11 +18,11 @@
 namespace ipt::runtime::faults {
 
 // Counts every site from zero from now on; the enqueues numbered in `enqueues` (1: the
-// first from now), the allocations numbered in `allocations` and the other calls
-// numbered in `calls` fail. Empty lists only
-// count. Not for concurrent calls: the counts are the process's.
+// first from now), the allocations numbered in `allocations`, the other calls numbered in
+// `calls` and the keeps numbered in `keeps` fail. Empty lists only count. Not for
+// concurrent calls: the counts are the process's.
 void arm(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations = {},
-         std::vector<std::uint64_t> calls = {});
+         std::vector<std::uint64_t> calls = {}, std::vector<std::uint64_t> keeps = {});
 
 // Stops failing and counting.
 void disarm();

@@ -67,7 +67,8 @@ struct Outcome {
   ipt_status status = IPT_SUCCESS;
   std::string message;
   bool event = false;
-  std::uint64_t commands = 0;  // enqueue points the call passed (a failed one included)
+  std::uint64_t commands = 0;     // enqueue points the call passed (a failed one included)
+  std::uint64_t allocations = 0;  // allocation points, likewise
   std::vector<std::pair<faults::Site, const char*>> sequence;  // every point, in order
 };
 
@@ -130,10 +131,11 @@ class FaultRun {
   // kept scratch differ), or with what earlier calls kept, the given failures armed; waits
   // for everything it enqueued.
   Outcome call(std::vector<std::uint64_t> enqueues, std::vector<std::uint64_t> allocations,
-               bool fresh_scratch = true, std::vector<std::uint64_t> calls = {}) {
+               bool fresh_scratch = true, std::vector<std::uint64_t> calls = {},
+               std::vector<std::uint64_t> keeps = {}) {
     restore();
     if (fresh_scratch) ipt::runtime::clear_scratch_cache();
-    faults::arm(std::move(enqueues), std::move(allocations), std::move(calls));
+    faults::arm(std::move(enqueues), std::move(allocations), std::move(calls), std::move(keeps));
     cl_event event = nullptr;
     Outcome outcome;
     const ipt_plan_options defaults{};
@@ -155,6 +157,7 @@ class FaultRun {
     }
     outcome.message = ipt_last_error_message();
     outcome.commands = faults::count(faults::Site::kEnqueue);
+    outcome.allocations = faults::count(faults::Site::kAllocation);
     outcome.sequence = faults::sequence();
     faults::disarm();
     outcome.event = event != nullptr;
@@ -389,10 +392,105 @@ TEST_CASE("a call creates its kernel objects before its first command", "[faults
   CHECK(kernels_created >= 6);
 }
 
-TEST_CASE("imatcopy fails as safely at every command and allocation", "[faults][imatcopy]") {
-  // Its plans add restrides around the transposition, with buffer fills between kernels,
-  // and scale or conjugate in the last kernel, so that an undo gives back the caller's
-  // bytes exactly.
+TEST_CASE("a call whose scratch cannot be kept succeeds and keeps none", "[faults]") {
+  // Keeping scratch for the next call retains the call's last event after its last
+  // command; when that fails the buffer is released instead, and the call stands.
+  std::uint64_t seed = 3400;
+  for (const char* name : {"2.2", "padded, split into scratch", "on-chip 010! stage"})
+    for (const Case& c : kCases) {
+      if (std::string(c.name) != name) continue;
+      INFO(c.name << ": " << c.rows << " x " << c.cols << ", " << c.overrides);
+      const ScopedEnv env("IPT_OVERRIDES", c.overrides);
+      SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
+      FaultRun run(c, ++seed, session().queue(), Entry::kTranspose);
+      REQUIRE(run.call({}, {}).status == IPT_SUCCESS);
+      const Outcome counted = run.call({}, {});
+      const std::uint64_t keeps = faults::count(faults::Site::kKeep);
+      CHECK(keeps >= 1);
+      // What a call allocates when the call before kept its scratch.
+      const std::uint64_t reusing = run.call({}, {}, false).allocations;
+      CHECK(reusing < counted.allocations);
+      for (std::uint64_t k = 1; k <= keeps; ++k) {
+        INFO("keep " << k << " of " << keeps << " fails");
+        const Outcome kept_none = run.call({}, {}, true, {}, {k});
+        INFO(kept_none.message);
+        CHECK(kept_none.status == IPT_SUCCESS);
+        CHECK(kept_none.event);
+        CHECK(run.check_done() == "");
+        // The buffer it did not keep is allocated again by the next call.
+        const Outcome next = run.call({}, {}, false);
+        CHECK(next.status == IPT_SUCCESS);
+        CHECK(next.allocations == reusing + 1);
+        CHECK(run.check_done() == "");
+      }
+    }
+}
+
+TEST_CASE("a call whose program cannot be created or built enqueues nothing", "[faults]") {
+  // Programs are built from source here (no disk cache), each time anew: the caches are
+  // cleared before every call that fails.
+  const ScopedEnv no_disk_cache("IPT_CACHE_DISABLE", "1");
+  std::uint64_t seed = 3300;
+  for (const char* name : {"2.2", "3.2"})
+    for (const Case& c : kCases) {
+      if (std::string(c.name) != name) continue;
+      INFO(c.name << ": " << c.rows << " x " << c.cols << ", " << c.overrides);
+      const ScopedEnv env("IPT_OVERRIDES", c.overrides);
+      SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
+      FaultRun run(c, ++seed, session().queue(), Entry::kTranspose);
+      REQUIRE(ipt_clear_cache() == IPT_SUCCESS);
+      std::uint64_t creations = 0, builds = 0;
+      for (const auto& [site, what] : run.call({}, {}).sequence) {
+        if (std::string(what) == "clCreateProgramWithSource") ++creations;
+        if (std::string(what) == "clBuildProgram") ++builds;
+      }
+      REQUIRE(run.check_done() == "");
+      CHECK(creations >= 2);  // a plan of several kernel families
+      CHECK(builds == creations);
+      // Programs build side by side, so which one fails is not fixed; each call fails as
+      // a whole, before its first command.
+      for (std::uint64_t k = 1; k <= builds; ++k) {
+        INFO("build " << k << " of " << builds << " fails");
+        REQUIRE(ipt_clear_cache() == IPT_SUCCESS);
+        const Outcome failed = run.call({}, {}, true, {k});
+        INFO(failed.message);
+        CHECK(failed.status == IPT_BUILD_PROGRAM_FAILURE);
+        CHECK(failed.message.find("Build log") != std::string::npos);
+        CHECK_FALSE(failed.event);
+        CHECK(failed.commands == 0);
+        CHECK(run.matrix().check_unchanged() == "");
+        // The failure is not kept: the next call builds the program again.
+        CHECK(run.call({}, {}, false).status == IPT_SUCCESS);
+        CHECK(run.check_done() == "");
+      }
+      REQUIRE(ipt_clear_cache() == IPT_SUCCESS);
+      std::vector<std::uint64_t> creating;  // the allocations that create programs
+      std::uint64_t allocation = 0;
+      for (const auto& [site, what] : run.call({}, {}).sequence)
+        if (site == faults::Site::kAllocation && ++allocation &&
+            std::string(what) == "clCreateProgramWithSource")
+          creating.push_back(allocation);
+      for (const std::uint64_t k : creating) {
+        INFO("allocation " << k << " (a program's creation, or another beside it) fails");
+        REQUIRE(ipt_clear_cache() == IPT_SUCCESS);
+        const Outcome failed = run.call({}, {k});
+        INFO(failed.message);
+        CHECK(failed.status == CL_MEM_OBJECT_ALLOCATION_FAILURE);
+        CHECK_FALSE(failed.event);
+        CHECK(failed.commands == 0);
+        CHECK(run.matrix().check_unchanged() == "");
+        CHECK(run.call({}, {}, false).status == IPT_SUCCESS);
+        CHECK(run.check_done() == "");
+      }
+    }
+}
+
+namespace {
+
+// imatcopy's plans add restrides around the transposition, with buffer fills between
+// kernels, and scale or conjugate in the last kernel, so that an undo gives back the
+// caller's bytes exactly.
+void check_imatcopy_failures(cl_command_queue queue, std::uint64_t seed) {
   using ipt::support::ImatcopyCall;
   const auto make = [](char ordering, char trans, std::size_t rows, std::size_t cols,
                        std::size_t lda, std::size_t ldb, ipt_scalar_type type,
@@ -417,7 +515,6 @@ TEST_CASE("imatcopy fails as safely at every command and allocation", "[faults][
       make('R', 'R', 50, 40, 40, 47, IPT_SCALAR_C64, 16),  // no transposition: a restride
   };
   const ScopedEnv env("IPT_OVERRIDES", "local_mem=8192,onchip=off");
-  std::uint64_t seed = 3500;
   for (const ImatcopyCall& call : calls) {
     INFO(call.text());
     const std::size_t offset = 3;
@@ -464,11 +561,12 @@ TEST_CASE("imatcopy fails as safely at every command and allocation", "[faults][
     };
     // One call from the original bytes, with fresh scratch, the given failures armed.
     const auto run = [&](std::vector<std::uint64_t> enqueues,
-                         std::vector<std::uint64_t> allocations, bool fresh_scratch = true) {
+                         std::vector<std::uint64_t> allocations, bool fresh_scratch = true,
+                         std::vector<std::uint64_t> other_calls = {}) {
       REQUIRE(clEnqueueWriteBuffer(session().queue(), buffer, CL_TRUE, 0, bytes, before.data(), 0,
                                    nullptr, nullptr) == CL_SUCCESS);
       if (fresh_scratch) ipt::runtime::clear_scratch_cache();
-      faults::arm(std::move(enqueues), std::move(allocations));
+      faults::arm(std::move(enqueues), std::move(allocations), std::move(other_calls));
       cl_event event = nullptr;
       Outcome outcome;
       // ipt_imatcopy itself (this binary links the library's objects, which the shared
@@ -480,18 +578,19 @@ TEST_CASE("imatcopy fails as safely at every command and allocation", "[faults][
       const void* alpha = call.type == IPT_SCALAR_F32   ? static_cast<const void*>(&f32)
                           : call.type == IPT_SCALAR_C32 ? static_cast<const void*>(&c32)
                                                         : static_cast<const void*>(&c64);
-      outcome.status = ipt_imatcopy(session().queue(), call.ordering, call.trans, call.rows,
-                                    call.cols, alpha, buffer, offset, call.lda, call.ldb, 0,
-                                    nullptr, &event, call.elem_size, call.type);
+      outcome.status =
+          ipt_imatcopy(queue, call.ordering, call.trans, call.rows, call.cols, alpha, buffer,
+                       offset, call.lda, call.ldb, 0, nullptr, &event, call.elem_size, call.type);
       outcome.message = ipt_last_error_message();
       outcome.commands = faults::count(faults::Site::kEnqueue);
+      outcome.sequence = faults::sequence();
       faults::disarm();
       outcome.event = event != nullptr;
       if (event != nullptr) {
         CHECK(clWaitForEvents(1, &event) == CL_SUCCESS);
         clReleaseEvent(event);
       }
-      CHECK(clFinish(session().queue()) == CL_SUCCESS);
+      CHECK(clFinish(queue) == CL_SUCCESS);
       return outcome;
     };
     REQUIRE(run({}, {}).status == IPT_SUCCESS);
@@ -533,8 +632,46 @@ TEST_CASE("imatcopy fails as safely at every command and allocation", "[faults][
       CHECK_FALSE(failed.event);
       CHECK(contents() == before);
     }
+    // Each other OpenCL call (clSetKernelArg) fails in turn: before the first kernel is
+    // enqueued nothing has run; after it, the kernels enqueued are undone.
+    std::vector<unsigned> kernels_before;
+    unsigned seen = 0;
+    for (const auto& [site, what] : run({}, {}).sequence) {
+      if (site == faults::Site::kEnqueue && std::string(what) == "clEnqueueNDRangeKernel") ++seen;
+      if (site == faults::Site::kCall) kernels_before.push_back(seen);
+    }
+    CHECK(kernels_before.size() >= 1);
+    for (std::uint64_t k = 1; k <= kernels_before.size(); ++k) {
+      INFO("call " << k << " of " << kernels_before.size() << " fails");
+      REQUIRE(run({}, {}).status == IPT_SUCCESS);  // as the counted call found the kernels
+      const Outcome failed = run({}, {}, true, {k});
+      INFO(failed.message);
+      CHECK(failed.status ==
+            (kernels_before[k - 1] == 0 ? CL_OUT_OF_HOST_MEMORY : IPT_ROLLED_BACK));
+      CHECK(failed.event == (kernels_before[k - 1] > 0));
+      if (kernels_before[k - 1] > 0)
+        CHECK(undone(contents()));
+      else
+        CHECK(contents() == before);
+    }
     clReleaseMemObject(buffer);
   }
+}
+
+}  // namespace
+
+TEST_CASE("imatcopy fails as safely at every command and allocation", "[faults][imatcopy]") {
+  check_imatcopy_failures(session().queue(), 3500);
+}
+
+TEST_CASE("imatcopy on an out-of-order queue fails as safely", "[faults][imatcopy]") {
+  cl_int code = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
+                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
+  if (code == CL_INVALID_QUEUE_PROPERTIES) IPT_SKIP("the device has no out-of-order queues");
+  REQUIRE(code == CL_SUCCESS);
+  check_imatcopy_failures(queue, 3550);
+  clReleaseCommandQueue(queue);
 }
 
 TEST_CASE("a call on an out-of-order queue that fails part-way is undone", "[faults]") {

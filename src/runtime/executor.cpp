@@ -34,7 +34,9 @@ class Chain {
         device_(queue_device(queue)),
         ordered_(in_order(queue)),
         every_event_(every_event || !ordered_),
-        after_(wait) {}
+        after_(wait) {
+    after_.reserve(1);  // then() moves each event in without allocating
+  }
 
   void fill(const cl::Buffer& buffer, std::uint64_t offset, std::uint64_t bytes) {
     faults::point(faults::Site::kEnqueue, "clEnqueueFillBuffer");
@@ -65,25 +67,32 @@ class Chain {
   }
 
   // The last command's event (when it was asked for one).
-  const cl::Event& last() const { return last_; }
-  // The same, moved out: handing it on retains nothing (a clRetainEvent that failed after
-  // the call's last command would report a failure for a call that runs).
-  cl::Event take_last() { return std::move(last_); }
+  const cl::Event& last() { return last_event(); }
+  // The same, moved out, as the chain's last use: handing it on retains nothing (a
+  // clRetainEvent that failed after the call's last command would report a failure for a
+  // call that runs).
+  cl::Event take_last() { return std::move(last_event()); }
 
  private:
+  // The event is kept in one place, moved, never retained: a clRetainEvent that failed
+  // once the command is queued would lose the event that an undo must wait for. On an
+  // out-of-order queue it is the next command's wait list, in room reserved beforehand.
   void then(cl::Event done) {
+    after_.clear();
     if (ordered_)
-      after_.clear();
+      last_ = std::move(done);
     else
-      after_ = {done};
-    last_ = std::move(done);
+      after_.push_back(std::move(done));
+    commands_ = true;
   }
+  cl::Event& last_event() { return ordered_ || !commands_ ? last_ : after_.front(); }
 
   const cl::CommandQueue& queue_;
   const cl::Device device_;
   const bool ordered_, every_event_;
-  std::vector<cl::Event> after_;
-  cl::Event last_;
+  std::vector<cl::Event> after_;  // the next command's wait list
+  cl::Event last_;                // in order: the last command's event
+  bool commands_ = false;         // whether a command was enqueued
 };
 
 // The kernel objects of a call: one for each step and each undo step, taken from their

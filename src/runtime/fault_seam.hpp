@@ -16,9 +16,12 @@ namespace ipt::runtime::faults {
 
 enum class Site {
   kEnqueue,     // a command; fails with CL_OUT_OF_RESOURCES
-  kAllocation,  // a buffer or kernel object; fails with CL_MEM_OBJECT_ALLOCATION_FAILURE
-  kCall,        // another call between commands (clSetKernelArg, clFlush); fails with
-                // CL_OUT_OF_HOST_MEMORY
+  kAllocation,  // a buffer, program or kernel object; fails with
+                // CL_MEM_OBJECT_ALLOCATION_FAILURE
+  kCall,        // another call before or between commands (clBuildProgram, clSetKernelArg,
+                // clFlush, clRetainEvent); fails with CL_OUT_OF_HOST_MEMORY
+  kKeep,        // the clRetainEvent that keeps a call's scratch for later calls, after its
+                // last command; fails with CL_OUT_OF_RESOURCES, and nothing is kept
 };
 
 // Before each command and allocation: throws cl::Error(code, what) where a test made

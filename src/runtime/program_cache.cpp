@@ -58,7 +58,9 @@ std::optional<cl::Program> build_from_binary(const cl::Context& context, const c
                                              const std::vector<unsigned char>& binary,
                                              const std::string& options) {
   try {
+    faults::point(faults::Site::kAllocation, "clCreateProgramWithBinary");
     cl::Program program(context, {device}, cl::Program::Binaries{binary});
+    faults::point(faults::Site::kCall, "clBuildProgram");
     program.build(std::vector<cl::Device>{device}, options.c_str());
     return program;
   } catch (const cl::Error&) {
@@ -78,9 +80,11 @@ std::vector<unsigned char> program_binary(const cl::Program& program) {
 cl::Program build_from_source(const cl::Context& context, const cl::Device& device,
                               const std::string& family, const std::string& source,
                               const std::string& options) {
+  faults::point(faults::Site::kAllocation, "clCreateProgramWithSource");
   cl::Program program(context, source);
   cl_int code = CL_SUCCESS;
   try {
+    faults::point(faults::Site::kCall, "clBuildProgram");
     program.build(std::vector<cl::Device>{device}, options.c_str());
     count(&ProgramCacheStats::source_builds);
     return program;

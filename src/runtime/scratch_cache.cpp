@@ -128,8 +128,16 @@ void keep(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer, bool 
           bool confirmed) {
   if (buffer() == nullptr || last() == nullptr) return;
   std::size_t bytes = 0;
+  const auto retained = [&] {  // the entry's reference to `last`; none: nothing is kept
+    try {
+      faults::point(faults::Site::kKeep, "clRetainEvent");
+      return clRetainEvent(last()) == CL_SUCCESS;
+    } catch (const cl::Error&) {
+      return false;
+    }
+  };
   if (clGetMemObjectInfo(buffer(), CL_MEM_SIZE, sizeof bytes, &bytes, nullptr) != CL_SUCCESS ||
-      bytes > kMaxKeptBytes || clRetainEvent(last()) != CL_SUCCESS) {
+      bytes > kMaxKeptBytes || !retained()) {
     release_when_complete(last, std::move(buffer));
     return;
   }
