@@ -392,6 +392,26 @@ TEST_CASE("a call creates its kernel objects before its first command", "[faults
   CHECK(kernels_created >= 6);
 }
 
+TEST_CASE("a quick return whose marker fails returns the error and no event", "[faults]") {
+  // rows or cols 0: nothing to move, but the caller's event still comes from a marker.
+  GuardedMatrix m(4, 5, 4, 3, 7, 3390);
+  faults::arm({1});
+  cl_event event = nullptr;
+  const ipt_status status =
+      ipt_transpose(session().queue(), m.buffer(), m.offset(), 0, 5, 0, nullptr, &event, 4);
+  const std::uint64_t commands = faults::count(faults::Site::kEnqueue);
+  faults::disarm();
+  CHECK(status == IPT_OUT_OF_RESOURCES);
+  CHECK(event == nullptr);
+  CHECK(commands == 1);
+  CHECK(m.check_unchanged() == "");
+  REQUIRE(ipt_transpose(session().queue(), m.buffer(), m.offset(), 0, 5, 0, nullptr, &event, 4) ==
+          IPT_SUCCESS);
+  REQUIRE(event != nullptr);
+  CHECK(clWaitForEvents(1, &event) == CL_SUCCESS);
+  clReleaseEvent(event);
+}
+
 TEST_CASE("a call whose scratch cannot be kept succeeds and keeps none", "[faults]") {
   // Keeping scratch for the next call retains the call's last event after its last
   // command; when that fails the buffer is released instead, and the call stands.

@@ -13,6 +13,7 @@
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/fault_seam.hpp"
 #include "runtime/host_lanes.hpp"
 #include "runtime/kernel_set.hpp"
 #include "runtime/kernel_sources.hpp"
@@ -210,10 +211,11 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
 // Quick return; a marker still gives the caller an event that completes after the wait
 // list, so that dependent work can be chained the same way for every shape.
 void enqueue_marker(const TransposeRequest& request) {
-  if (request.event != nullptr)
-    check_cl(clEnqueueMarkerWithWaitList(request.queue, request.num_events_in_wait_list,
-                                         request.event_wait_list, request.event),
-             "clEnqueueMarkerWithWaitList");
+  if (request.event == nullptr) return;
+  faults::point(faults::Site::kEnqueue, "clEnqueueMarkerWithWaitList");
+  check_cl(clEnqueueMarkerWithWaitList(request.queue, request.num_events_in_wait_list,
+                                       request.event_wait_list, request.event),
+           "clEnqueueMarkerWithWaitList");
 }
 
 }  // namespace
