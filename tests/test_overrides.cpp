@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // IPT_OVERRIDES: parsing, device limits that can only be lowered, forced square tiles.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "planner/onchip_plan.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
+#include "runtime/override_keys.hpp"
 
 using ipt::runtime::apply_overrides;
 using ipt::runtime::parse_overrides;
@@ -52,6 +56,45 @@ TEST_CASE("IPT_OVERRIDES rejects unknown keys and bad numbers", "[overrides]") {
     } catch (const ipt::Error& e) {
       CHECK(e.status() == IPT_INVALID_VALUE);
     }
+  }
+}
+
+TEST_CASE("the guide lists every IPT_OVERRIDES key as the parser knows it", "[overrides]") {
+  // docs/environment.md's two tables of keys, row by row, against the parser's table.
+  std::ifstream guide(std::string(IPT_SOURCE_KERNEL_DIR) + "/../docs/environment.md");
+  REQUIRE(guide);
+  std::vector<std::string> documented;
+  bool in_section = false;
+  for (std::string line; std::getline(guide, line);) {
+    if (line.rfind("## ", 0) == 0) in_section = line == "## IPT_OVERRIDES";
+    if (in_section && line.rfind("| `", 0) == 0) documented.push_back(line);
+  }
+  std::vector<std::string> expected;
+  for (const bool device : {true, false})
+    for (const auto& key : ipt::runtime::override_keys())
+      if (key.device == device)
+        expected.push_back(std::string("| `") + key.name + "` | " + key.values + " | " +
+                           key.forces + " |");
+  CHECK(documented == expected);
+  // And every key parses (with the first value its row names, or 1).
+  for (const auto& key : ipt::runtime::override_keys()) {
+    INFO(key.name);
+    std::string value = key.values;
+    const auto tick = value.find('`');
+    value = tick == std::string::npos
+                ? "1"
+                : value.substr(tick + 1, value.find('`', tick + 1) - tick - 1);
+    CHECK_NOTHROW(parse_overrides(std::string(key.name) + "=" + value));
+  }
+}
+
+TEST_CASE("an unknown key's message lists every key", "[overrides]") {
+  try {
+    parse_overrides("no_such_key=1");
+    FAIL("accepted");
+  } catch (const ipt::Error& e) {
+    for (const auto& key : ipt::runtime::override_keys())
+      CHECK(std::string(e.what()).find(key.name) != std::string::npos);
   }
 }
 

@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +12,7 @@
 #include <sstream>
 
 #include "ipt/ipt.h"
+#include "runtime/environment.hpp"
 
 namespace ipt::runtime {
 namespace {
@@ -47,15 +47,12 @@ std::string trimmed(std::string value) {
 }  // namespace
 
 std::string cache_folder() {
-  const auto set = [](const char* name) {
-    const char* value = std::getenv(name);
-    return value != nullptr && *value != '\0' ? value : nullptr;
-  };
-  if (const char* off = set("IPT_CACHE_DISABLE"); off != nullptr && std::strcmp(off, "0") != 0)
+  if (const char* off = variable(Variable::kCacheDisable);
+      off != nullptr && std::strcmp(off, "0") != 0)
     return {};
-  if (const char* dir = set("IPT_CACHE_DIR")) return dir;
-  if (const char* xdg = set("XDG_CACHE_HOME")) return std::string(xdg) + "/ipt";
-  if (const char* home = set("HOME")) return std::string(home) + "/.cache/ipt";
+  if (const char* dir = variable(Variable::kCacheDir)) return dir;
+  if (const char* xdg = variable(Variable::kXdgCacheHome)) return std::string(xdg) + "/ipt";
+  if (const char* home = variable(Variable::kHome)) return std::string(home) + "/.cache/ipt";
   return {};
 }
 

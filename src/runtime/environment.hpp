@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one documented override path: IPT_OVERRIDES="key=value,..." makes the planner see
-// a different device (local_mem, max_wg, max_alloc, simd, compute_units, fp64, line,
-// resident_groups, word) and forces planning choices (square.tile, square.wg_rows, sequence, m,
-// n, padding, padded_rows, padded_cols, onchip; onchip.abort makes every on-chip attempt
-// give up, so that its fallback runs; square.tiles, onchip.tiles, or tiles for both, lay
-// the kernels' local tiles out padded, the default, or swizzled). Tests use it so that
-// PoCL plans as a GPU would.
+// The library's environment (docs/environment.md), read in environment.cpp and nowhere
+// else: the variables, and IPT_OVERRIDES="key=value,...", whose keys (override_keys.hpp)
+// make the planner see a different device or force planning choices. Tests use them so
+// that PoCL plans as a GPU would.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +25,23 @@ struct Overrides {
   planner::PlanOverrides plan;
 };
 
-// Throws ipt::Error(IPT_INVALID_VALUE) naming the unknown key or bad value.
+// The variables the library reads.
+enum class Variable {
+  kOverrides,     // IPT_OVERRIDES
+  kBuildOptions,  // IPT_BUILD_OPTIONS
+  kKernelDir,     // IPT_KERNEL_DIR
+  kKernelSet,     // IPT_KERNEL_SET
+  kCacheDir,      // IPT_CACHE_DIR
+  kCacheDisable,  // IPT_CACHE_DISABLE
+  kXdgCacheHome,  // XDG_CACHE_HOME: the disk cache's default place
+  kHome,          // HOME: likewise
+};
+
+// Its value now; nullptr when unset or empty.
+const char* variable(Variable which);
+
+// Throws ipt::Error(IPT_INVALID_VALUE) naming the unknown key or bad value
+// (override_keys.cpp).
 Overrides parse_overrides(const std::string& text);
 
 // The overrides IPT_OVERRIDES holds now (read on every call; empty when unset).

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "planner/kernel_variants.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/program_cache.hpp"
@@ -75,7 +75,7 @@ void build_kernel_set(const cl::Context& context, const cl::Device& device,
 bool builds_whole_set() {
   // Sources being edited (IPT_KERNEL_DIR): build what is used, from the files as they are.
   if (kernel_sources_from_files()) return false;
-  const char* choice = std::getenv("IPT_KERNEL_SET");
+  const char* choice = variable(Variable::kKernelSet);
   return choice != nullptr && std::strcmp(choice, "all") == 0;
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/kernel_sources.hpp"
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 
 namespace ipt::runtime {
@@ -28,16 +28,13 @@ std::string embedded_text(const std::string& file_name) {
 }
 
 std::string source_file(const std::string& file_name) {
-  if (kernel_sources_from_files()) return read_file_from(std::getenv("IPT_KERNEL_DIR"), file_name);
+  if (kernel_sources_from_files()) return read_file_from(variable(Variable::kKernelDir), file_name);
   return embedded_text(file_name);
 }
 
 }  // namespace
 
-bool kernel_sources_from_files() {
-  const char* dir = std::getenv("IPT_KERNEL_DIR");
-  return dir != nullptr && *dir != '\0';
-}
+bool kernel_sources_from_files() { return variable(Variable::kKernelDir) != nullptr; }
 
 std::string program_source(const std::string& family) {
   return source_file("common.cl") + "\n" + source_file(family + ".cl");

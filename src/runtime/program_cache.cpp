@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "runtime/binary_cache.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 #include "runtime/fault_seam.hpp"
 #include "runtime/kernel_sources.hpp"
@@ -43,8 +44,7 @@ Cache& cache() {
 std::string full_options(const cl::Device& device, const std::string& options) {
   std::string all = options;
   if ((device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0) all += " -DIPT_UNROLL=0";
-  const char* extra = std::getenv("IPT_BUILD_OPTIONS");
-  if (extra != nullptr && *extra != '\0') all += std::string(" ") + extra;
+  if (const char* extra = variable(Variable::kBuildOptions)) all += std::string(" ") + extra;
   return all;
 }
 
