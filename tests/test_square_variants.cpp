@@ -150,14 +150,13 @@ TEST_CASE("square kernel in word tiles", "[square][variants][words]") {
   }
   CHECK(words > 100);
   // Swizzled plans, and profiles without words (IPT_OVERRIDES word=1), stay element by
-  // element; the warm-up tile of a word step is built with the step's options.
+  // element.
   ipt::planner::SquarePlan plan;
   plan.tile = 64;
   plan.wg_rows = 4;
   plan = ipt::planner::complete_square_plan(plan, 128, 3);
   const auto site = ipt::test::site_of(1, 0, false);
-  const auto word_step = ipt::planner::square_step(site, 128, plan);
-  CHECK(ipt::planner::square_tile_step(word_step, 1).options == word_step.options);
+  CHECK(ipt::planner::square_step(site, 128, plan).options.find("IPT_WORDS") != std::string::npos);
   plan.words = false;
   CHECK(ipt::planner::square_step(site, 128, plan).options.find("IPT_WORDS") == std::string::npos);
   plan.words = true;

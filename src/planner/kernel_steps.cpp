@@ -52,6 +52,7 @@ Step launch(Family family, const StepSite& site, bool index64, std::string optio
   Step step;
   step.family = family;
   step.index64 = index64;
+  step.unit_bytes = site.elem_size;
   step.options = element_options(site.elem_size, index64) + options;
   step.global[0] = groups * work_group;
   step.local[0] = work_group;
@@ -98,6 +99,7 @@ void add_transform(Step& step, const ElementTransform& transform, std::size_t el
     throw std::invalid_argument("a transform of " + std::to_string(elem_size) +
                                 "-byte elements that does not fit their scalar type");
   step.options += transform.options();
+  step.transformed = true;
   const std::size_t split_args = step.tail.empty() ? 0 : 3;  // with_split's, last
   step.args.insert(step.args.end() - static_cast<std::ptrdiff_t>(split_args),
                    {ulong_arg(transform.alpha[0]), ulong_arg(transform.alpha[1])});
@@ -553,9 +555,8 @@ bool can_transform(const Step& step) {
 Step transformed_step(Step step, const ElementTransform& transform, std::size_t elem_size) {
   if (!can_transform(step))
     throw std::logic_error("a transform asked of " + step.what + ", which stores no value once");
-  if (step.options.find(" -DIPT_SCALAR=") != std::string::npos)
-    throw std::logic_error("a transform asked twice of " + step.what);
-  if (step.options.rfind(element_options(elem_size, step.index64), 0) != 0)
+  if (step.transformed) throw std::logic_error("a transform asked twice of " + step.what);
+  if (step.unit_bytes != elem_size)
     throw std::logic_error("a transform of " + std::to_string(elem_size) +
                            "-byte elements asked of " + step.what + ", which moves other units");
   add_transform(step, transform, elem_size);
@@ -594,24 +595,6 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   if (word > 1) step.what += ", moved as 4-byte words";
   if (plan.matrices > 1) step.what += ", " + std::to_string(plan.matrices) + " matrices";
   return with_split(std::move(step), site);
-}
-
-Step square_tile_step(const Step& square, std::size_t elem_size) {
-  if (square.family != Family::kSquare) throw std::logic_error("a square tile of another step");
-  SquarePlan tile;
-  // Word tiles' groups are TILE / word wide and WG_ROWS * word high.
-  const std::size_t elem = std::max<std::size_t>(1, elem_size);
-  const std::size_t word = square.options.find(" -DIPT_WORDS=") != std::string::npos ? 4 / elem : 1;
-  tile.tile = static_cast<std::size_t>(square.local[0]) * word;
-  tile.wg_rows = static_cast<std::size_t>(square.local[1]) / word;
-  // The layout travels in the build options only; the tile's program must be the same.
-  const std::string swizzled = tile_layout_option(TileLayout::kSwizzled);
-  if (square.options.find(swizzled) != std::string::npos) tile.layout = TileLayout::kSwizzled;
-  tile = complete_square_plan(tile, tile.tile);
-  StepSite site;
-  site.elem_size = elem_size;
-  site.index64 = square.index64;
-  return square_step(site, tile.tile, tile);
 }
 
 }  // namespace ipt::planner

@@ -81,6 +81,8 @@ struct Step {
   Family family = Family::kCopy;
   std::string options;  // build options: element size, index width, the family's knobs
   bool index64 = false;
+  std::size_t unit_bytes = 0;  // the size of the units the kernel moves (IPT_ELEM_BYTES)
+  bool transformed = false;    // it stores values scaled or conjugated (ElementTransform)
   unsigned dims = 1;
   std::uint64_t global[2] = {0, 1}, local[2] = {1, 1};
   // __local bytes the launch passes as arguments (checked against the device with the
@@ -205,11 +207,6 @@ Step transformed_step(Step step, const ElementTransform& transform, std::size_t 
 Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer to,
                std::uint64_t to_at, std::uint64_t count, Region zeroes = {});
 Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan);
-
-// The kernel of a square step of elem_size-byte elements on one tile of its own (tile x
-// tile elements at offset 0, the same build options): some drivers (PoCL) finish compiling a kernel
-// for its work-group only at its first launch, which warming up does on such a tile.
-Step square_tile_step(const Step& square, std::size_t elem_size);
 
 // Scratch of the on-chip kernel, whatever the matrix: its polled words (tickets,
 // decision, loads announced, groups gone, arrivals at the fallback's barrier) on a cache
