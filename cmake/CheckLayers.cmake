@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # The layering of src/, checked when CMake configures and again by every build, so that a
-# wrong include fails the build: api -> runtime -> cpu -> planner, one way. The planner and
+# wrong include fails the build: api -> host -> runtime -> cpu -> planner, one way. The planner and
 # the cpu layer (the native CPU path of host transposition) are pure C++ (no OpenCL
 # header, no ipt.h), nothing includes a layer above its own, the project's includes form
 # no cycle, and no chain of them is deeper than IPT_MAX_INCLUDE_DEPTH.
 #
 #   ipt_check_layers(<src dir> <max depth>)
 cmake_policy(SET CMP0057 NEW)  # IN_LIST, also in script mode
-set(IPT_LAYERS planner cpu runtime api)
+set(IPT_LAYERS planner cpu runtime host api)
 
 function(_ipt_layer_rank layer out)
   list(FIND IPT_LAYERS "${layer}" rank)

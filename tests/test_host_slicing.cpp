@@ -9,10 +9,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "planner/host_slicing.hpp"
+#include "host/host_slicing.hpp"
 #include "test_seed.hpp"
 
-using ipt::planner::HostSlicing;
+using ipt::host::HostSlicing;
 using ipt::planner::Stage;
 
 namespace {
@@ -64,13 +64,13 @@ TEST_CASE("host slicing: factors, cuts and phases that transpose", "[planner][ho
   for (const auto& [rows, cols] : shapes)
     for (unsigned slices = 1; slices <= 9; ++slices) {
       INFO(rows << " x " << cols << " in " << slices << " slices");
-      const HostSlicing h = ipt::planner::plan_host_slicing(rows, cols, slices);
+      const HostSlicing h = ipt::host::plan_host_slicing(rows, cols, slices);
       REQUIRE(h.slices() == slices);
       CHECK(rows % h.m == 0);
       CHECK(cols % h.n == 0);
-      CHECK(h.m <= ipt::planner::kSliceFactor);
-      CHECK(h.n <= ipt::planner::kSliceFactor);
-      CHECK((h.whole() || h.m * h.n >= ipt::planner::kMinSliceSuper));
+      CHECK(h.m <= ipt::host::kSliceFactor);
+      CHECK(h.n <= ipt::host::kSliceFactor);
+      CHECK((h.whole() || h.m * h.n >= ipt::host::kMinSliceSuper));
       if (h.m > 1) CHECK(rows / h.m >= slices);
       if (h.n > 1) CHECK(cols / h.n >= slices);
       CHECK(h.upload.front() == 0);
@@ -86,15 +86,15 @@ TEST_CASE("host slicing: factors, cuts and phases that transpose", "[planner][ho
       CHECK(run_phases(h, data) == expected);
     }
   // A factor on each side where the shape has one; a prime side has none.
-  const HostSlicing both = ipt::planner::plan_host_slicing(4096, 2048, 4);
+  const HostSlicing both = ipt::host::plan_host_slicing(4096, 2048, 4);
   CHECK(both.m == 32);
   CHECK(both.n == 32);
-  const HostSlicing prime = ipt::planner::plan_host_slicing(9973, 2048, 4);
+  const HostSlicing prime = ipt::host::plan_host_slicing(9973, 2048, 4);
   CHECK(prime.m == 1);
   CHECK(prime.n == 32);
-  CHECK(ipt::planner::plan_host_slicing(9973, 10007, 4).whole());
-  CHECK_THROWS_AS(ipt::planner::plan_host_slicing(10, 10, 0), std::invalid_argument);
-  CHECK_THROWS_AS(ipt::planner::plan_host_slicing(10, 10, 17), std::invalid_argument);
+  CHECK(ipt::host::plan_host_slicing(9973, 10007, 4).whole());
+  CHECK_THROWS_AS(ipt::host::plan_host_slicing(10, 10, 0), std::invalid_argument);
+  CHECK_THROWS_AS(ipt::host::plan_host_slicing(10, 10, 17), std::invalid_argument);
 }
 
 TEST_CASE("host streaming: blocks that fit a part, parts that cover, phases that transpose",
@@ -110,13 +110,13 @@ TEST_CASE("host streaming: blocks that fit a part, parts that cover, phases that
       for (const std::uint64_t part :
            {std::uint64_t{1000}, std::uint64_t{20000}, rows * cols * 4}) {
         INFO(rows << " x " << cols << ", " << elem_size << "-byte elements, parts of " << part);
-        const HostSlicing h = ipt::planner::plan_host_streaming(rows, cols, elem_size, part);
+        const HostSlicing h = ipt::host::plan_host_streaming(rows, cols, elem_size, part);
         CHECK(rows % h.m == 0);
         CHECK(cols % h.n == 0);
-        CHECK(h.m <= ipt::planner::kStreamFactor);
-        CHECK(h.n <= ipt::planner::kStreamFactor);
+        CHECK(h.m <= ipt::host::kStreamFactor);
+        CHECK(h.n <= ipt::host::kStreamFactor);
         if (!h.whole()) {
-          CHECK(h.m * h.n >= ipt::planner::kMinSliceSuper);
+          CHECK(h.m * h.n >= ipt::host::kMinSliceSuper);
           for (std::size_t k = 0; k + 1 < h.upload.size(); ++k)
             CHECK((h.upload[k + 1] - h.upload[k]) * h.m * cols * elem_size <= part);
           for (std::size_t k = 0; k + 1 < h.download.size(); ++k)
@@ -132,5 +132,5 @@ TEST_CASE("host streaming: blocks that fit a part, parts that cover, phases that
           for (std::uint64_t c = 0; c < cols; ++c) expected[c * rows + r] = data[r * cols + c];
         CHECK(run_phases(h, data) == expected);
       }
-  CHECK_THROWS_AS(ipt::planner::plan_host_streaming(10, 10, 4, 0), std::invalid_argument);
+  CHECK_THROWS_AS(ipt::host::plan_host_streaming(10, 10, 4, 0), std::invalid_argument);
 }

@@ -12,9 +12,9 @@
 
 #include "cpu/cpu_transpose.hpp"
 #include "fault_injection.hpp"
+#include "host/host_transpose.hpp"
 #include "ipt/ipt.h"
 #include "runtime/error.hpp"
-#include "runtime/host_transpose.hpp"
 #include "runtime/opencl.hpp"
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
@@ -80,8 +80,8 @@ ipt_status status_of(const Call& call) {
 }
 
 // A runtime request through the device (session's queue) for the matrix.
-ipt::runtime::HostRequest device_request(HostMatrix& m, unsigned threads) {
-  ipt::runtime::HostRequest request;
+ipt::host::HostRequest device_request(HostMatrix& m, unsigned threads) {
+  ipt::host::HostRequest request;
   request.queue = session().queue();
   request.host = m.data();
   request.rows = m.rows;
@@ -95,19 +95,19 @@ ipt::runtime::HostRequest device_request(HostMatrix& m, unsigned threads) {
 // The device path streaming the matrix in parts of `part` bytes (as for a matrix larger
 // than one allocation of the device); the status the API would return.
 ipt_status streamed_call(HostMatrix& m, std::uint64_t part, unsigned threads = 0) {
-  ipt::runtime::HostRequest request = device_request(m, threads);
+  ipt::host::HostRequest request = device_request(m, threads);
   request.part_bytes = part;
   request.chunk_bytes = part / 3 + 1;  // parts go up and down in several rounds
-  return status_of([&] { ipt::runtime::execute_host_transpose(request); });
+  return status_of([&] { ipt::host::execute_host_transpose(request); });
 }
 
 // The asynchronous scheme through the runtime, with chunks of `chunk` bytes so that a
 // small matrix takes many rounds; the status the API would return.
 ipt_status sliced_call(HostMatrix& m, unsigned slices, std::uint64_t chunk, unsigned threads = 0) {
-  ipt::runtime::HostRequest request = device_request(m, threads);
+  ipt::host::HostRequest request = device_request(m, threads);
   request.slices = slices;
   request.chunk_bytes = chunk;
-  return status_of([&] { ipt::runtime::execute_host_transpose(request); });
+  return status_of([&] { ipt::host::execute_host_transpose(request); });
 }
 
 // Shapes of every class: squares about tile sides, primes, primes near 2^8, skinny both
@@ -229,32 +229,32 @@ TEST_CASE("host matrices through the device: every element size and shape class"
 }
 
 TEST_CASE("the automatic way: the CPU without a queue, for squares and small matrices", "[host]") {
-  ipt::runtime::HostRequest request;
+  ipt::host::HostRequest request;
   request.rows = 256;
   request.cols = 257;
   request.elem_size = 4;
-  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // no queue
+  CHECK(ipt::host::host_scheme(request) == IPT_HOST_CPU);  // no queue
   request.queue = session().queue();
-  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);  // 257 KiB
+  CHECK(ipt::host::host_scheme(request) == IPT_HOST_DEVICE);  // 257 KiB
   request.cols = 255;
-  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // under 256 KiB
+  CHECK(ipt::host::host_scheme(request) == IPT_HOST_CPU);  // under 256 KiB
   request.rows = request.cols = 4096;
-  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);  // square
+  CHECK(ipt::host::host_scheme(request) == IPT_HOST_CPU);  // square
   // Beyond one allocation of the device (IPT_OVERRIDES max_alloc lowers it): streamed.
   request.rows = 300;
   request.cols = 301;
   {
     ipt::test::ScopedEnv small("IPT_OVERRIDES", "max_alloc=300000");
-    CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
-    CHECK(ipt::runtime::host_stream_part(request) == 150000);
+    CHECK(ipt::host::host_scheme(request) == IPT_HOST_DEVICE);
+    CHECK(ipt::host::host_stream_part(request) == 150000);
   }
-  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
-  CHECK(ipt::runtime::host_stream_part(request) == 0);
+  CHECK(ipt::host::host_scheme(request) == IPT_HOST_DEVICE);
+  CHECK(ipt::host::host_stream_part(request) == 0);
   request.scheme = IPT_HOST_DEVICE;
-  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_DEVICE);
+  CHECK(ipt::host::host_scheme(request) == IPT_HOST_DEVICE);
   request.queue = nullptr;
   request.scheme = IPT_HOST_CPU;
-  CHECK(ipt::runtime::host_scheme(request) == IPT_HOST_CPU);
+  CHECK(ipt::host::host_scheme(request) == IPT_HOST_CPU);
 }
 
 namespace {
@@ -401,15 +401,15 @@ TEST_CASE("host matrices, asynchronous scheme: Q = 1..8, every shape class and e
   REQUIRE(host_call(session().queue(), api, IPT_HOST_DEVICE, 0, IPT_HOST_PIN_AUTO, 5) ==
           IPT_SUCCESS);
   CHECK(api.check_transposed() == "");
-  ipt::runtime::HostRequest request;
+  ipt::host::HostRequest request;
   request.rows = 4096;
   request.cols = 1024;
   request.elem_size = 4;
-  CHECK(ipt::runtime::host_slices(request) == ipt::runtime::kHostSlices);  // 16 MiB
+  CHECK(ipt::host::host_slices(request) == ipt::host::kHostSlices);  // 16 MiB
   request.cols = 1023;
-  CHECK(ipt::runtime::host_slices(request) == 1);
+  CHECK(ipt::host::host_slices(request) == 1);
   request.slices = 3;
-  CHECK(ipt::runtime::host_slices(request) == 3);
+  CHECK(ipt::host::host_slices(request) == 3);
 }
 
 TEST_CASE("asynchronous scheme: a step that fails leaves the host matrix as it was",
@@ -504,14 +504,14 @@ TEST_CASE("host matrices larger than the device holds: streamed in parts", "[hos
         CHECK(m.check_transposed() == "");
       }
   // The automatic part: none for a matrix that one allocation holds.
-  ipt::runtime::HostRequest request;
+  ipt::host::HostRequest request;
   request.queue = session().queue();
   request.rows = 300;
   request.cols = 301;
   request.elem_size = 4;
-  CHECK(ipt::runtime::host_stream_part(request) == 0);
+  CHECK(ipt::host::host_stream_part(request) == 0);
   ipt::test::ScopedEnv small("IPT_OVERRIDES", "max_alloc=300000");
-  CHECK(ipt::runtime::host_stream_part(request) == 150000);
+  CHECK(ipt::host::host_stream_part(request) == 150000);
 }
 
 TEST_CASE("streamed host matrices: a device that fails leaves the CPU to finish",

@@ -4,6 +4,7 @@
 
 #include "api/guard.hpp"
 #include "api/validate.hpp"
+#include "host/host_lanes.hpp"
 #include "runtime/transpose.hpp"
 
 namespace {
@@ -35,7 +36,10 @@ ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t elem_size)
 }
 
 ipt_status ipt_clear_cache(void) {
-  return ipt::api::guarded("ipt_clear_cache", [] { ipt::runtime::clear_caches(); });
+  return ipt::api::guarded("ipt_clear_cache", [] {
+    ipt::runtime::clear_caches();
+    ipt::host::clear_host_lanes();
+  });
 }
 
 }  // extern "C"

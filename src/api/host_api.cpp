@@ -6,11 +6,11 @@
 
 #include "api/guard.hpp"
 #include "api/validate.hpp"
-#include "planner/host_slicing.hpp"
+#include "host/host_slicing.hpp"
+#include "host/host_transpose.hpp"
 #include "runtime/error.hpp"
-#include "runtime/host_transpose.hpp"
 
-static_assert(IPT_HOST_MAX_SLICES == ipt::planner::kMaxHostSlices,
+static_assert(IPT_HOST_MAX_SLICES == ipt::host::kMaxHostSlices,
               "the API's limit on slices is the planner's");
 
 namespace {
@@ -27,7 +27,7 @@ int raw_value(const Enum& field) {
 ipt_status transpose_host(const char* function, cl_command_queue queue, void* host, size_t rows,
                           size_t cols, size_t elem_size, const ipt_host_options* options) noexcept {
   return ipt::api::guarded(function, [&] {
-    ipt::runtime::HostRequest request;
+    ipt::host::HostRequest request;
     request.queue = queue;
     request.host = host;
     request.rows = rows;
@@ -52,7 +52,7 @@ ipt_status transpose_host(const char* function, cl_command_queue queue, void* ho
     ipt::api::checked_matrix_bytes(rows, cols, elem_size, 1);
     if (rows == 0 || cols == 0) return;
     if (host == nullptr) ipt::fail(IPT_INVALID_VALUE, "host is NULL");
-    ipt::runtime::execute_host_transpose(request);
+    ipt::host::execute_host_transpose(request);
   });
 }
 

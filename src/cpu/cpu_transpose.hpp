@@ -43,7 +43,7 @@ void transpose(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t e
 // The rows x cols grid of `unit`-byte blocks at `data` becomes its cols x rows transpose
 // (TPDS 2015's 100! over super-elements of any size), by cycle following on `threads`
 // threads (0: default_threads()): the step of host transposition that spans a matrix too
-// large for the device (runtime/host_streamed.hpp). Throws as transpose, before any block
+// large for the device (host/host_streamed.hpp). Throws as transpose, before any block
 // has moved.
 void transpose_blocks(void* data, std::uint64_t rows, std::uint64_t cols, std::size_t unit,
                       unsigned threads = 0);

@@ -14,7 +14,6 @@
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/fault_seam.hpp"
-#include "runtime/host_lanes.hpp"
 #include "runtime/kernel_set.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/launcher.hpp"
@@ -283,7 +282,6 @@ void clear_caches() {
   clear_program_cache();
   clear_kernel_sets();
   clear_scratch_cache();
-  clear_host_lanes();
 }
 
 }  // namespace ipt::runtime

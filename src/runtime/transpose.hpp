@@ -44,7 +44,7 @@ struct ImatcopyRequest {
 };
 
 // Enqueues one stage alone (planner::plan_stage) on the request's buffer from its offset,
-// after its wait list: the phases of the host scheme's slicing (planner/host_slicing.hpp).
+// after its wait list: the phases of the host scheme's slicing (host/host_slicing.hpp).
 // The request's rows, cols and batch are not used. As execute_transpose.
 void execute_stage(const TransposeRequest& request, const planner::Stage& stage);
 

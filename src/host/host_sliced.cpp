@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runtime/host_sliced.hpp"
+#include "host/host_sliced.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "planner/host_slicing.hpp"
+#include "host/host_lanes.hpp"
+#include "host/host_slicing.hpp"
+#include "host/host_staging.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/fault_seam.hpp"
-#include "runtime/host_lanes.hpp"
-#include "runtime/host_staging.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/transpose.hpp"
 
-namespace ipt::runtime {
+namespace ipt::host {
+
+using namespace ipt::runtime;  // the layer below: requests, launches, the fault seam
 namespace {
 
 using planner::Stage;
@@ -35,7 +37,7 @@ class SlicedCall {
         N_(request.cols),
         elem_(request.elem_size),
         bytes_(M_ * N_ * elem_),
-        slicing_(planner::plan_host_slicing(M_, N_, slices)),
+        slicing_(plan_host_slicing(M_, N_, slices)),
         lanes_(take_lanes(context, device, slices)),
         stager_(lanes_, staging_threads(request.threads, bytes_),
                 request.chunk_bytes != 0 ? request.chunk_bytes : kStagingBytes) {
@@ -160,7 +162,7 @@ class SlicedCall {
   const std::uint64_t M_, N_;
   const std::size_t elem_;
   const std::uint64_t bytes_;
-  const planner::HostSlicing slicing_;
+  const HostSlicing slicing_;
   TakenLanes lanes_;
   Stager stager_;
   cl::Event last_kernel_;  // the last phase enqueued
@@ -179,4 +181,4 @@ void sliced_through_device(const HostRequest& request, unsigned slices) {
   call.download();
 }
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host

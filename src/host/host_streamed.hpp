@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host matrices larger than the device holds (ipt_transpose_host of a matrix beyond one
-// device allocation): the phases of planner/host_slicing.hpp with A and C streamed
+// device allocation): the phases of host/host_slicing.hpp with A and C streamed
 // through the device part by part (each part's blocks uploaded, transposed in place in a
 // device buffer of one part, downloaded into the same host bytes) and B, the step that
 // spans the whole matrix, done on the host by moving blocks of n m elements. Device
@@ -9,9 +9,9 @@
 
 #include <cstdint>
 
-#include "runtime/host_transpose.hpp"
+#include "host/host_transpose.hpp"
 
-namespace ipt::runtime {
+namespace ipt::host {
 
 // Transposes the request's matrix in parts of at most `part_bytes` bytes, once the
 // queue's earlier commands are done (execute_host_transpose waits for them). A part
@@ -23,4 +23,4 @@ namespace ipt::runtime {
 // the CPU whole (cpu::transpose).
 void streamed_through_device(const HostRequest& request, std::uint64_t part_bytes);
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host

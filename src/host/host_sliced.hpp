@@ -6,9 +6,9 @@
 // slice's phase A on its own queue as soon as its rows are up.
 #pragma once
 
-#include "runtime/host_transpose.hpp"
+#include "host/host_transpose.hpp"
 
-namespace ipt::runtime {
+namespace ipt::host {
 
 // Transposes the request's matrix through its queue's device in `slices` slices (2 to
 // planner::kMaxHostSlices), once the queue's earlier commands are done (the caller,
@@ -18,4 +18,4 @@ namespace ipt::runtime {
 // and when that fails too the call throws IPT_BUFFER_UNDEFINED.
 void sliced_through_device(const HostRequest& request, unsigned slices);
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host

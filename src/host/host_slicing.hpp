@@ -19,7 +19,7 @@
 
 #include "planner/sequence.hpp"
 
-namespace ipt::planner {
+namespace ipt::host {
 
 struct HostSlicing {
   std::uint64_t rows = 0, cols = 0;  // M, N
@@ -34,8 +34,8 @@ struct HostSlicing {
   // Phase B (unless whole(): then the library's transposition of the matrix) and phase C of
   // download blocks [first, last) (when n > 1 and m > 1; with m = 1 it is a batch of M x n
   // transposes).
-  Stage middle() const;
-  Stage last(std::uint64_t first, std::uint64_t end) const;
+  planner::Stage middle() const;
+  planner::Stage last(std::uint64_t first, std::uint64_t end) const;
 };
 
 // The slicing of a rows x cols matrix into `slices` (1 to kMaxHostSlices) slices: m and n
@@ -46,7 +46,7 @@ inline constexpr unsigned kMaxHostSlices = 16;
 inline constexpr std::uint64_t kSliceFactor = 32, kMinSliceSuper = 16;
 HostSlicing plan_host_slicing(std::uint64_t rows, std::uint64_t cols, unsigned slices);
 
-// The slicing of a matrix larger than the device holds (runtime/host_streamed.hpp): the
+// The slicing of a matrix larger than the device holds (host/host_streamed.hpp): the
 // same phases, A and C streamed through the device in parts of at most `part_bytes`
 // (upload and download cuts: the parts' blocks, as many parts as it takes), B done on
 // the host. m and n the largest divisors up to kStreamFactor whose blocks fit a part
@@ -56,4 +56,4 @@ inline constexpr std::uint64_t kStreamFactor = 64;
 HostSlicing plan_host_streaming(std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
                                 std::uint64_t part_bytes);
 
-}  // namespace ipt::planner
+}  // namespace ipt::host

@@ -9,7 +9,7 @@
 
 #include "ipt/ipt.h"
 
-namespace ipt::runtime {
+namespace ipt::host {
 
 struct HostRequest {
   cl_command_queue queue = nullptr;  // NULL: the CPU path
@@ -64,4 +64,4 @@ inline constexpr std::uint64_t kHostPinFrom = std::uint64_t{4} << 20;
 // before it moves anything), so a call that fails leaves it as it was.
 void execute_host_transpose(const HostRequest& request);
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "planner/host_slicing.hpp"
+#include "host/host_slicing.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -7,12 +7,12 @@
 
 #include "planner/transpose_plan.hpp"
 
-namespace ipt::planner {
+namespace ipt::host {
 namespace {
 
 std::uint64_t slice_factor(std::uint64_t side, unsigned slices) {
   std::uint64_t best = 1;
-  for (const std::uint64_t d : divisors(side))
+  for (const std::uint64_t d : planner::divisors(side))
     if (d <= kSliceFactor && side / d >= slices) best = d;
   return best;
 }
@@ -25,10 +25,12 @@ std::vector<std::uint64_t> cuts(std::uint64_t blocks, unsigned slices) {
 
 }  // namespace
 
-Stage HostSlicing::middle() const { return {Stage::Kind::k0100, 1, rows / m, cols / n, n * m}; }
+planner::Stage HostSlicing::middle() const {
+  return {planner::Stage::Kind::k0100, 1, rows / m, cols / n, n * m};
+}
 
-Stage HostSlicing::last(std::uint64_t first, std::uint64_t end) const {
-  return {Stage::Kind::k0100, end - first, rows / m, n, m};
+planner::Stage HostSlicing::last(std::uint64_t first, std::uint64_t end) const {
+  return {planner::Stage::Kind::k0100, end - first, rows / m, n, m};
 }
 
 HostSlicing plan_host_slicing(std::uint64_t rows, std::uint64_t cols, unsigned slices) {
@@ -56,7 +58,7 @@ HostSlicing plan_host_streaming(std::uint64_t rows, std::uint64_t cols, std::siz
   // The largest divisor of `side` up to kStreamFactor whose block of `other` fits a part.
   const auto factor = [&](std::uint64_t side, std::uint64_t other) {
     std::uint64_t best = 1;
-    for (const std::uint64_t d : divisors(side))
+    for (const std::uint64_t d : planner::divisors(side))
       if (d <= kStreamFactor && d * other * elem_size <= part_bytes) best = d;
     return best;
   };
@@ -81,4 +83,4 @@ HostSlicing plan_host_streaming(std::uint64_t rows, std::uint64_t cols, std::siz
   return slicing;
 }
 
-}  // namespace ipt::planner
+}  // namespace ipt::host

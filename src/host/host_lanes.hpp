@@ -14,7 +14,7 @@
 
 #include "runtime/opencl.hpp"
 
-namespace ipt::runtime {
+namespace ipt::host {
 
 // Bytes of each staging buffer: large enough that a transfer runs at the link's speed
 // (8 MiB moved at 25 GB/s each way over PCIe), small enough that 16 lanes pin 256 MiB.
@@ -49,7 +49,7 @@ class TakenLanes {
 // allocation or a queue that cannot be had) with nothing taken.
 TakenLanes take_lanes(const cl::Context& context, const cl::Device& device, unsigned count);
 
-// Drops the kept lanes (runtime::clear_caches).
+// Drops the kept lanes (ipt_clear_cache).
 void clear_host_lanes();
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "cpu/thread_team.hpp"
-#include "runtime/host_lanes.hpp"
+#include "host/host_lanes.hpp"
 #include "runtime/opencl.hpp"
 
-namespace ipt::runtime {
+namespace ipt::host {
 
 // The host threads that copy through staging buffers: `requested`, or one per hardware
 // thread but no more than one per 4 MiB of `bytes` (waking threads costs more than a
@@ -69,4 +69,4 @@ class Stager {
   std::vector<cl::Event> staged_;  // the last transfer through each staging buffer
 };
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host

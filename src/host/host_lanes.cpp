@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runtime/host_lanes.hpp"
+#include "host/host_lanes.hpp"
 
 #include <map>
 #include <mutex>
@@ -7,7 +7,9 @@
 
 #include "runtime/fault_seam.hpp"
 
-namespace ipt::runtime {
+namespace ipt::host {
+
+using namespace ipt::runtime;  // the layer below: requests, launches, the fault seam
 namespace {
 
 using Key = std::pair<cl_context, cl_device_id>;
@@ -89,4 +91,4 @@ void clear_host_lanes() {
   }
 }
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runtime/host_streamed.hpp"
+#include "host/host_streamed.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -7,16 +7,18 @@
 #include <vector>
 
 #include "cpu/cpu_transpose.hpp"
-#include "planner/host_slicing.hpp"
+#include "host/host_lanes.hpp"
+#include "host/host_slicing.hpp"
+#include "host/host_staging.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/fault_seam.hpp"
-#include "runtime/host_lanes.hpp"
-#include "runtime/host_staging.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/transpose.hpp"
 
-namespace ipt::runtime {
+namespace ipt::host {
+
+using namespace ipt::runtime;  // the layer below: requests, launches, the fault seam
 namespace {
 
 // Enqueues a phase on the part buffer's first `count` blocks; returns its event.
@@ -27,8 +29,8 @@ using CpuPhase = std::function<void(unsigned char* part, std::uint64_t first, st
 
 class StreamedCall {
  public:
-  StreamedCall(const HostRequest& request, const planner::HostSlicing& slicing,
-               const cl::Context& context, const cl::Device& device)
+  StreamedCall(const HostRequest& request, const HostSlicing& slicing, const cl::Context& context,
+               const cl::Device& device)
       : host_(static_cast<unsigned char*>(request.host)),
         largest_(largest_part(slicing, request.elem_size)),
         lanes_(take_lanes(context, device, kHostSlices)),
@@ -59,7 +61,7 @@ class StreamedCall {
   }
 
  private:
-  static std::uint64_t largest_part(const planner::HostSlicing& slicing, std::size_t e) {
+  static std::uint64_t largest_part(const HostSlicing& slicing, std::size_t e) {
     std::uint64_t largest = 0;
     for (std::size_t k = 0; k + 1 < slicing.upload.size(); ++k)
       largest = std::max(
@@ -123,7 +125,7 @@ void on_host(unsigned threads, const Work& work) {
 void streamed_through_device(const HostRequest& request, std::uint64_t part_bytes) {
   const std::uint64_t M = request.rows, N = request.cols;
   const std::size_t e = request.elem_size;
-  const planner::HostSlicing slicing = planner::plan_host_streaming(M, N, e, part_bytes);
+  const HostSlicing slicing = plan_host_streaming(M, N, e, part_bytes);
   const Borrowed<cl::CommandQueue> queue(request.queue);
   if (slicing.whole()) {
     cpu::transpose(request.host, M, N, e, request.threads);
@@ -178,4 +180,4 @@ void streamed_through_device(const HostRequest& request, std::uint64_t part_byte
         });
 }
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runtime/host_staging.hpp"
+#include "host/host_staging.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -10,7 +10,9 @@
 #include "runtime/executor.hpp"
 #include "runtime/fault_seam.hpp"
 
-namespace ipt::runtime {
+namespace ipt::host {
+
+using namespace ipt::runtime;  // the layer below: requests, launches, the fault seam
 
 unsigned staging_threads(unsigned requested, std::uint64_t bytes) {
   if (requested != 0) return requested;
@@ -138,4 +140,4 @@ void Stager::finish() {
   for (std::size_t q = 0; q < lanes_.size(); ++q) clFinish(lanes_[q].queue());
 }
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host

@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "runtime/host_transpose.hpp"
+#include "host/host_transpose.hpp"
 
 #include <string>
 #include <vector>
 
 #include "cpu/cpu_transpose.hpp"
+#include "host/host_sliced.hpp"
+#include "host/host_staging.hpp"
+#include "host/host_streamed.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/error.hpp"
 #include "runtime/fault_seam.hpp"
-#include "runtime/host_sliced.hpp"
-#include "runtime/host_staging.hpp"
-#include "runtime/host_streamed.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/transpose.hpp"
 
-namespace ipt::runtime {
+namespace ipt::host {
+
+using namespace ipt::runtime;  // the layer below: requests, launches, the fault seam
 namespace {
 
 void read_back(const cl::CommandQueue& queue, const cl::Buffer& buffer, std::size_t bytes,
@@ -161,4 +163,4 @@ void execute_host_transpose(const HostRequest& request) {
     through_device(request, bytes);
 }
 
-}  // namespace ipt::runtime
+}  // namespace ipt::host
