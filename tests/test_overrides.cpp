@@ -93,9 +93,43 @@ TEST_CASE("an unknown key's message lists every key", "[overrides]") {
     parse_overrides("no_such_key=1");
     FAIL("accepted");
   } catch (const ipt::Error& e) {
-    for (const auto& key : ipt::runtime::override_keys())
-      CHECK(std::string(e.what()).find(key.name) != std::string::npos);
+    const std::string message = e.what();
+    const auto list = message.find("(known: ");
+    REQUIRE(list != std::string::npos);
+    const std::string known = ", " + message.substr(list + 8);  // ", a, b, ..., z)"
+    for (const auto& key : ipt::runtime::override_keys()) {
+      INFO(key.name);
+      CHECK(known.find(", " + std::string(key.name) +
+                       (std::string(key.name) == "tiles" ? ")" : ",")) != std::string::npos);
+    }
   }
+}
+
+TEST_CASE("each IPT_OVERRIDES key sets its own field", "[overrides]") {
+  using ipt::planner::OnChip;
+  using ipt::planner::Padding;
+  using ipt::planner::Sequence;
+  const auto o = parse_overrides(
+      "max_alloc=1000,resident_groups=1,word=2,sequence=3.2,m=5,n=7,padding=off,"
+      "padded_rows=11,padded_cols=13,onchip=off,onchip.groups=1,onchip.abort=1");
+  CHECK(*o.max_alloc == 1000);
+  CHECK(*o.resident_groups == true);
+  CHECK(*o.word == 2);
+  CHECK_FALSE(o.plan.request.auto_sequence);
+  CHECK(o.plan.request.sequence == Sequence::k32);
+  CHECK(o.plan.request.m == 5);
+  CHECK(o.plan.request.n == 7);
+  CHECK(o.plan.request.padding == Padding::kOff);
+  CHECK(o.plan.request.padded_rows == 11);
+  CHECK(o.plan.request.padded_cols == 13);
+  CHECK(o.plan.request.onchip == OnChip::kOff);
+  CHECK(*o.onchip_groups == 1);
+  CHECK(o.plan.onchip_abort);
+  CHECK(parse_overrides("onchip=on").plan.request.onchip == OnChip::kForce);
+  CHECK(parse_overrides("onchip=auto").plan.request.onchip == OnChip::kAuto);
+  CHECK(parse_overrides("padding=auto").plan.request.padding == Padding::kAuto);
+  CHECK(parse_overrides("sequence=square").plan.request.sequence == Sequence::kSquare);
+  CHECK(*parse_overrides("resident_groups=0").resident_groups == false);
 }
 
 TEST_CASE("device limits can only be lowered", "[overrides]") {

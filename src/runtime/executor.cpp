@@ -45,7 +45,7 @@ class Chain {
                                       static_cast<std::size_t>(bytes), &after_,
                                       event_slot(filled, every_event_)),
              "clEnqueueFillBuffer");
-    then(filled);
+    then(std::move(filled));
   }
 
   // Counts the step in *enqueued, when given, as soon as its command is on the queue:
@@ -63,7 +63,7 @@ class Chain {
     faults::point(faults::Site::kEnqueue, "clEnqueueMarkerWithWaitList");
     cl::Event done;
     check_cl(queue_.enqueueMarkerWithWaitList(&after_, &done), "clEnqueueMarkerWithWaitList");
-    then(done);
+    then(std::move(done));
   }
 
   // The last command's event (when it was asked for one).
@@ -77,7 +77,7 @@ class Chain {
   // The event is kept in one place, moved, never retained: a clRetainEvent that failed
   // once the command is queued would lose the event that an undo must wait for. On an
   // out-of-order queue it is the next command's wait list, in room reserved beforehand.
-  void then(cl::Event done) {
+  void then(cl::Event&& done) {
     after_.clear();
     if (ordered_)
       last_ = std::move(done);

@@ -91,6 +91,9 @@ cl::Program build_from_source(const cl::Context& context, const cl::Device& devi
   } catch (const cl::BuildError& e) {
     code = e.err();
   } catch (const cl::Error& e) {
+    // The driver out of memory or resources is not the source failing to compile: its
+    // own status, as for any other call.
+    if (e.err() != CL_BUILD_PROGRAM_FAILURE && e.err() != CL_INVALID_BUILD_OPTIONS) throw;
     code = e.err();
   }
   std::string log;

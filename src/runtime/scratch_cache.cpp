@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -151,8 +152,13 @@ void keep(const cl::Event& last, const ScratchUse& use, cl::Buffer buffer, bool 
     const auto same =
         static_cast<std::size_t>(std::count_if(buffers.begin(), buffers.end(), alike));
     if (same < kPerContext && buffers.size() < kTotal) {
-      buffers.push_back(entry);
-      evicted.reset();
+      try {
+        buffers.push_back(entry);
+        evicted.reset();
+      } catch (const std::bad_alloc&) {
+        // Not kept (released below): this runs after the call's last command, when
+        // nothing may fail the call.
+      }
     } else {
       // Full: keep the larger of this buffer and the smallest kept one of its kind.
       auto smallest = buffers.end();
