@@ -685,40 +685,31 @@ TEST_CASE("imatcopy fails as safely at every command and allocation", "[faults][
 }
 
 TEST_CASE("imatcopy on an out-of-order queue fails as safely", "[faults][imatcopy]") {
-  cl_int code = CL_SUCCESS;
-  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
-                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
-  if (code == CL_INVALID_QUEUE_PROPERTIES) IPT_SKIP("the device has no out-of-order queues");
-  REQUIRE(code == CL_SUCCESS);
+  const ipt::test::OutOfOrderQueue out_of_order;
+  if (out_of_order.get() == nullptr) IPT_SKIP("the device has no out-of-order queues");
+  cl_command_queue queue = out_of_order.get();
   check_imatcopy_failures(queue, 3550);
-  clReleaseCommandQueue(queue);
 }
 
 TEST_CASE("a call on an out-of-order queue that fails part-way is undone", "[faults]") {
-  cl_int code = CL_SUCCESS;
-  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
-                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
+  const ipt::test::OutOfOrderQueue out_of_order;
   // A device without out-of-order queues (PoCL has them); nothing to test there.
-  if (code == CL_INVALID_QUEUE_PROPERTIES) IPT_SKIP("the device has no out-of-order queues");
-  REQUIRE(code == CL_SUCCESS);
+  if (out_of_order.get() == nullptr) IPT_SKIP("the device has no out-of-order queues");
+  cl_command_queue queue = out_of_order.get();
   std::uint64_t seed = 3200;
   for (const char* name : {"3.2", "padded, split into scratch", "on-chip 010! stage"})
     for (const Case& c : kCases)
       if (std::string(c.name) == name) check_every_failure(c, queue, ++seed);
-  clReleaseCommandQueue(queue);
 }
 
 TEST_CASE("ipt_transpose_with_options and ipt_transpose_batched on an out-of-order queue",
           "[faults][sweep][large]") {
-  cl_int code = CL_SUCCESS;
-  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
-                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
-  if (code == CL_INVALID_QUEUE_PROPERTIES) IPT_SKIP("the device has no out-of-order queues");
-  REQUIRE(code == CL_SUCCESS);
+  const ipt::test::OutOfOrderQueue out_of_order;
+  if (out_of_order.get() == nullptr) IPT_SKIP("the device has no out-of-order queues");
+  cl_command_queue queue = out_of_order.get();
   std::uint64_t seed = 3600;
   for (const Entry entry : {Entry::kWithOptions, Entry::kBatched})
     for (const char* name : {"3.2", "padded, split into scratch", "on-chip 010! stage"})
       for (const Case& c : kCases)
         if (std::string(c.name) == name) check_every_failure(c, queue, ++seed, entry);
-  clReleaseCommandQueue(queue);
 }

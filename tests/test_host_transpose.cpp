@@ -344,13 +344,10 @@ TEST_CASE("a device step that fails leaves the host matrix as it was", "[host][f
 TEST_CASE("a device step that fails on an out-of-order queue leaves the host matrix",
           "[host][faults]") {
   IPT_TEST_SEED(first_seed, 2813);
-  cl_int code = CL_SUCCESS;
-  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
-                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
-  if (code == CL_INVALID_QUEUE_PROPERTIES) IPT_SKIP("the device has no out-of-order queues");
-  REQUIRE(code == CL_SUCCESS);
+  const ipt::test::OutOfOrderQueue out_of_order;
+  if (out_of_order.get() == nullptr) IPT_SKIP("the device has no out-of-order queues");
+  cl_command_queue queue = out_of_order.get();
   check_device_step_failures(queue, first_seed);
-  clReleaseCommandQueue(queue);
 }
 
 TEST_CASE("host calls refuse bad input and leave the matrix unchanged", "[host][bad_input]") {

@@ -267,11 +267,8 @@ TEST_CASE("the MPI local steps fail safely at every point", "[faults][mpi]") {
 }
 
 TEST_CASE("the MPI local steps on an out-of-order queue", "[faults][mpi]") {
-  cl_int code = CL_SUCCESS;
-  cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),
-                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
-  if (code == CL_INVALID_QUEUE_PROPERTIES) IPT_SKIP("the device has no out-of-order queues");
-  REQUIRE(code == CL_SUCCESS);
+  const ipt::test::OutOfOrderQueue out_of_order;
+  if (out_of_order.get() == nullptr) IPT_SKIP("the device has no out-of-order queues");
+  cl_command_queue queue = out_of_order.get();
   check_all(queue, 4200);
-  clReleaseCommandQueue(queue);
 }

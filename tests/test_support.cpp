@@ -153,6 +153,20 @@ bool out_of_order_queues() {
   return (supported & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
 }
 
+OutOfOrderQueue::OutOfOrderQueue() {
+  cl_int code = CL_SUCCESS;
+  queue_ = clCreateCommandQueue(session().context(), session().device(),
+                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &code);
+  if (code == CL_INVALID_QUEUE_PROPERTIES)
+    queue_ = nullptr;
+  else if (code != CL_SUCCESS)
+    throw std::runtime_error("clCreateCommandQueue (out of order) failed: " + std::to_string(code));
+}
+
+OutOfOrderQueue::~OutOfOrderQueue() {
+  if (queue_ != nullptr) clReleaseCommandQueue(queue_);
+}
+
 ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
   if (const char* old = std::getenv(name)) {
     had_old_ = true;

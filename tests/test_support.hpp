@@ -79,6 +79,21 @@ std::string transpose_through_api(std::size_t rows, std::size_t cols, std::size_
 // Whether the session's device offers out-of-order command queues.
 bool out_of_order_queues();
 
+// An out-of-order queue on the session's context and device, released with the object;
+// get() is null where the device has none (CL_INVALID_QUEUE_PROPERTIES). Other failures
+// throw.
+class OutOfOrderQueue {
+ public:
+  OutOfOrderQueue();
+  ~OutOfOrderQueue();
+  OutOfOrderQueue(const OutOfOrderQueue&) = delete;
+  OutOfOrderQueue& operator=(const OutOfOrderQueue&) = delete;
+  cl_command_queue get() const { return queue_; }
+
+ private:
+  cl_command_queue queue_ = nullptr;
+};
+
 // Sets an environment variable (unsets it: nullptr) for the lifetime of the object.
 class ScopedEnv {
  public:
