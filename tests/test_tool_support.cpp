@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "support/cli_values.hpp"
+#include "support/command_line.hpp"
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
 #include "test_support.hpp"
@@ -121,7 +123,8 @@ TEST_CASE("GuardedMatrix: the matrix without equal neighbours, the guards random
     }
 }
 
-TEST_CASE("IPT_TEST_SEED replaces a test's fixed seed, but only a decimal number does", "[support]") {
+TEST_CASE("IPT_TEST_SEED replaces a test's fixed seed, but only a decimal number does",
+          "[support]") {
   {
     const ipt::test::ScopedEnv unset("IPT_TEST_SEED", "");  // empty: as if unset
     CHECK(ipt::test::seed(2015) == 2015);
@@ -199,4 +202,42 @@ TEST_CASE("command-line lists and shapes: every item checked, none empty", "[sup
     CHECK_THROWS_AS(ipt::support::parse_count_list(bad, "--sizes"), CliError);
   for (const char* bad : {"", "7200", "7200x", "x1800", "7200x1800x3", "7200xx1800", "1e3x5"})
     CHECK_THROWS_AS(ipt::support::parse_dims(bad, 2, "--shapes"), CliError);
+}
+
+TEST_CASE("the tools' command line: options, values, flags and positionals, in order",
+          "[support]") {
+  using ipt::support::CliError;
+  using ipt::support::CommandLine;
+  std::vector<std::string> seen;
+  bool flag = false;
+  CommandLine line;
+  line.value("--count", [&](const std::string& v) { seen.push_back("count=" + v); })
+      .flag("--large", [&] { flag = true; })
+      .positional([&](const std::string& v) { seen.push_back("arg=" + v); });
+  line.parse({"7", "--count", "-5", "--large", "x"});
+  CHECK(seen == std::vector<std::string>{"arg=7", "count=-5", "arg=x"});  // a value is taken whole
+  CHECK(flag);
+
+  const auto refusal = [&line](const std::vector<std::string>& args) {
+    try {
+      line.parse(args);
+    } catch (const CliError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refusal({"--count"}) == "--count needs a value");
+  CHECK(refusal({"--counts", "1"}) == "unknown option --counts");
+  CHECK(refusal({"--large=1"}) == "unknown option --large=1");
+
+  CommandLine options_only;
+  options_only.flag("-h", [] {});
+  CHECK_NOTHROW(options_only.parse({"-h"}));
+  CHECK_THROWS_WITH(options_only.parse({"7"}), "unexpected argument '7'");
+
+  CHECK(ipt::support::one_of("skinny", "--protocol", {"random", "skinny"}) == "skinny");
+  CHECK_THROWS_WITH(ipt::support::one_of("x", "--tiles", {"padded", "swizzled", "both"}),
+                    "--tiles takes padded, swizzled or both, not 'x'");
+  CHECK_THROWS_WITH(ipt::support::one_of("x", "--one", {"first", "warmup"}),
+                    "--one takes first or warmup, not 'x'");
 }

@@ -27,6 +27,7 @@
 #include "latency_mode.hpp"
 #include "results.hpp"
 #include "support/cli_values.hpp"
+#include "support/command_line.hpp"
 #include "support/transpose_run.hpp"
 
 #ifndef IPT_BENCH_COMMIT
@@ -202,118 +203,115 @@ const char* const kHelp =
   std::exit(2);
 }
 
-std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
-  return ipt::support::or_usage([&] { return ipt::support::split_list(text, separator, what); },
-                                usage);
-}
-
-std::vector<std::uint64_t> numbers(const std::string& text, const std::string& what,
-                                   std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-  return ipt::support::or_usage([&] { return ipt::support::parse_count_list(text, what, max); },
-                                usage);
-}
-
 std::uint64_t number(const std::string& text, const std::string& what,
                      std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
   return ipt::support::or_usage([&] { return ipt::support::parse_count(text, what, max); }, usage);
 }
 
-Shape parse_shape(const std::string& item, const std::string& what) {
-  const auto sides =
-      ipt::support::or_usage([&] { return ipt::support::parse_dims(item, 2, what); }, usage);
-  return {sides[0], sides[1]};
+// Each SIDExSIDE of a comma-separated list.
+std::vector<Shape> shapes_of(const std::string& text, const std::string& what) {
+  std::vector<Shape> shapes;
+  for (const auto& item : ipt::support::split_list(text, ',', what)) {
+    const auto sides = ipt::support::parse_dims(item, 2, what);
+    shapes.emplace_back(sides[0], sides[1]);
+  }
+  return shapes;
+}
+
+// ROWS COLS per line, blanks between; '#' starts a comment line.
+std::vector<Shape> shapes_in_file(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw ipt::support::CliError("--shapes-file: cannot read '" + path + "'");
+  std::vector<Shape> shapes;
+  std::string line;
+  for (std::size_t number_of_line = 1; std::getline(file, line); ++number_of_line) {
+    if (line.empty() || line[0] == '#') continue;
+    // Each side as strict as on the command line.
+    std::istringstream fields(line);
+    std::string rows, cols, extra;
+    const std::string where = "--shapes-file line " + std::to_string(number_of_line);
+    if (!(fields >> rows >> cols) || (fields >> extra))
+      throw ipt::support::CliError(where + ": '" + line + "' is not ROWS COLS");
+    shapes.emplace_back(ipt::support::parse_count(rows, where),
+                        ipt::support::parse_count(cols, where));
+  }
+  return shapes;
 }
 
 Options parse(int argc, char** argv) {
+  namespace cli = ipt::support;
   Options options;
   if (argc < 2) usage("no mode given");
   if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") usage("");
   options.mode = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--protocol") {
-      options.protocol = value();
-      if (options.protocol != "random" && options.protocol != "skinny")
-        usage("--protocol takes random or skinny");
-    } else if (arg == "--sizes") {
-      options.sizes.clear();
-      for (const auto n : numbers(value(), arg)) options.sizes.push_back(n);
-    } else if (arg == "--shapes") {
-      for (const auto& item : split(value(), ',', arg))
-        options.shapes.push_back(parse_shape(item, arg));
-    } else if (arg == "--shapes-file") {
-      const std::string path = value();
-      std::ifstream file(path);
-      if (!file) usage("--shapes-file: cannot read '" + path + "'");
-      std::string line;
-      for (std::size_t number_of_line = 1; std::getline(file, line); ++number_of_line) {
-        if (line.empty() || line[0] == '#') continue;
-        // ROWS COLS, separated by blanks; each side as strict as on the command line.
-        std::istringstream fields(line);
-        std::string rows, cols, extra;
-        const std::string where = "--shapes-file line " + std::to_string(number_of_line);
-        if (!(fields >> rows >> cols) || (fields >> extra))
-          usage(where + ": '" + line + "' is not ROWS COLS");
-        options.shapes.emplace_back(number(rows, where), number(cols, where));
-      }
-    } else if (arg == "--warmup") {
-      options.warmup = true;
-    } else if (arg == "--one") {
-      options.one = value();
-      if (options.one != "first" && options.one != "warmup") usage("--one takes first or warmup");
-    } else if (arg == "--count")
-      options.count = number(value(), arg);
-    else if (arg == "--batch")
-      options.batch = number(value(), arg);
-    else if (arg == "--large")
-      options.large = true;
-    else if (arg == "--slices") {
-      options.slices.clear();
-      for (const auto q : numbers(value(), arg, UINT_MAX))
-        options.slices.push_back(static_cast<unsigned>(q));
-    } else if (arg == "--threads")
-      options.threads = static_cast<unsigned>(number(value(), arg, UINT_MAX));
-    else if (arg == "--seed")
-      options.seed = number(value(), arg);
-    else if (arg == "--min")
-      options.min_side = number(value(), arg);
-    else if (arg == "--max")
-      options.max_side = number(value(), arg);
-    else if (arg == "--max-pairs")
-      options.max_pairs = number(value(), arg);
-    else if (arg == "--type")
-      options.type = value();
-    else if (arg == "--reps")
-      options.repetitions =
-          static_cast<int>(std::max<std::uint64_t>(1, number(value(), arg, INT_MAX)));
-    else if (arg == "--no-verify")
-      options.verify = false;
-    else if (arg == "--verify") {
-      const std::string where = value();
-      if (where != "device" && where != "host") usage("--verify takes device or host");
-      options.verify = true;
-      options.verify_on_host = where == "host";
-    } else if (arg == "--baselines")
-      options.baselines = split(value(), ',', arg);
-    else if (arg == "--csv")
-      options.csv = value();
-    else if (arg == "--json")
-      options.json = value();
-    else if (arg == "--shapes-out")
-      options.shapes_out = value();
-    else if (arg == "--list-shapes")
-      options.list_shapes = true;
-    else if (arg == "--buffer") {
-      options.buffer = value();
-      if (options.buffer != "exact" && options.buffer != "padded")
-        usage("--buffer takes exact or padded");
-    } else
-      usage("unknown option " + arg);
-  }
+  cli::CommandLine line;
+  line.value("--protocol",
+             [&](const std::string& v) {
+               options.protocol = cli::one_of(v, "--protocol", {"random", "skinny"});
+             })
+      .value("--sizes",
+             [&](const std::string& v) {
+               options.sizes.clear();
+               for (const auto n : cli::parse_count_list(v, "--sizes")) options.sizes.push_back(n);
+             })
+      .value("--shapes",
+             [&](const std::string& v) {
+               for (const auto& shape : shapes_of(v, "--shapes")) options.shapes.push_back(shape);
+             })
+      .value("--shapes-file",
+             [&](const std::string& v) {
+               for (const auto& shape : shapes_in_file(v)) options.shapes.push_back(shape);
+             })
+      .flag("--warmup", [&] { options.warmup = true; })
+      .value("--one",
+             [&](const std::string& v) {
+               options.one = cli::one_of(v, "--one", {"first", "warmup"});
+             })
+      .value("--count",
+             [&](const std::string& v) { options.count = cli::parse_count(v, "--count"); })
+      .value("--batch",
+             [&](const std::string& v) { options.batch = cli::parse_count(v, "--batch"); })
+      .flag("--large", [&] { options.large = true; })
+      .value("--slices",
+             [&](const std::string& v) {
+               options.slices.clear();
+               for (const auto q : cli::parse_count_list(v, "--slices", UINT_MAX))
+                 options.slices.push_back(static_cast<unsigned>(q));
+             })
+      .value("--threads",
+             [&](const std::string& v) {
+               options.threads = static_cast<unsigned>(cli::parse_count(v, "--threads", UINT_MAX));
+             })
+      .value("--seed", [&](const std::string& v) { options.seed = cli::parse_count(v, "--seed"); })
+      .value("--min",
+             [&](const std::string& v) { options.min_side = cli::parse_count(v, "--min"); })
+      .value("--max",
+             [&](const std::string& v) { options.max_side = cli::parse_count(v, "--max"); })
+      .value("--max-pairs",
+             [&](const std::string& v) { options.max_pairs = cli::parse_count(v, "--max-pairs"); })
+      .value("--type", [&](const std::string& v) { options.type = v; })
+      .value("--reps",
+             [&](const std::string& v) {
+               options.repetitions = static_cast<int>(
+                   std::max<std::uint64_t>(1, cli::parse_count(v, "--reps", INT_MAX)));
+             })
+      .flag("--no-verify", [&] { options.verify = false; })
+      .value("--verify",
+             [&](const std::string& v) {
+               options.verify = true;
+               options.verify_on_host = cli::one_of(v, "--verify", {"device", "host"}) == "host";
+             })
+      .value(
+          "--baselines",
+          [&](const std::string& v) { options.baselines = cli::split_list(v, ',', "--baselines"); })
+      .value("--csv", [&](const std::string& v) { options.csv = v; })
+      .value("--json", [&](const std::string& v) { options.json = v; })
+      .value("--shapes-out", [&](const std::string& v) { options.shapes_out = v; })
+      .flag("--list-shapes", [&] { options.list_shapes = true; })
+      .value("--buffer", [&](const std::string& v) {
+        options.buffer = cli::one_of(v, "--buffer", {"exact", "padded"});
+      });
+  cli::or_usage([&] { line.parse(argc, argv, 2); }, usage);
   const std::vector<std::string> modes{"random",    "skinny",   "square",  "shapes",
                                        "sequences", "tiles",    "padding", "latency",
                                        "batched",   "imatcopy", "host"};

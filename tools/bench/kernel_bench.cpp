@@ -30,6 +30,7 @@
 #include "runtime/executor.hpp"
 #include "stage_profile.hpp"
 #include "support/cli_values.hpp"
+#include "support/command_line.hpp"
 #include "support/measure.hpp"
 #include "support/random_data.hpp"
 #include "support/step_run.hpp"
@@ -131,94 +132,70 @@ const char* const kHelp =
   std::exit(2);
 }
 
-// Strict numbers and lists (support/cli_values.hpp): a bad one ends in the usage, exit 2.
-std::vector<std::string> split(const std::string& text, char separator, const std::string& what) {
-  return ipt::support::or_usage([&] { return ipt::support::split_list(text, separator, what); },
-                                usage);
-}
-
-std::vector<std::uint64_t> numbers(const std::string& text, const std::string& what,
-                                   std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-  return ipt::support::or_usage([&] { return ipt::support::parse_count_list(text, what, max); },
-                                usage);
-}
-
-std::uint64_t number(const std::string& text, const std::string& what,
-                     std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-  return ipt::support::or_usage([&] { return ipt::support::parse_count(text, what, max); }, usage);
-}
-
-std::vector<std::uint64_t> dims(const std::string& text, std::size_t sides,
-                                const std::string& what) {
-  return ipt::support::or_usage([&] { return ipt::support::parse_dims(text, sides, what); }, usage);
-}
-
 // --mib's largest value: arrays of up to 1 TiB, so that MiB to bytes cannot overflow.
 constexpr std::uint64_t kMaxMib = std::uint64_t{1} << 20;
 
 Options parse(int argc, char** argv) {
+  namespace cli = ipt::support;
   Options options;
   if (argc < 2) usage("no mode given");
   if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") usage("");
   options.mode = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--type")
-      options.elem_size = number(value(), arg);
-    else if (arg == "--mib")
-      options.mib = number(value(), arg, kMaxMib);
-    else if (arg == "--reps")
-      options.repetitions =
-          static_cast<int>(std::max<std::uint64_t>(1, number(value(), arg, INT_MAX)));
-    else if (arg == "--no-verify")
-      options.verify = false;
-    else if (arg == "--csv")
-      options.csv = value();
-    else if (arg == "--buffer") {
-      const std::string buffer = value();
-      if (buffer != "exact" && buffer != "padded") usage("--buffer takes exact or padded");
-      options.exact_buffer = buffer == "exact";
-    } else if (arg == "--shapes") {
-      // RxC, or IxRxC (onchip mode: I instances of R x C).
-      for (const auto& item : split(value(), ',', arg)) {
-        const bool instances = std::count(item.begin(), item.end(), 'x') == 2;
-        const auto d = dims(item, instances ? 3 : 2, arg);
-        if (instances) {
-          options.instances.push_back({d[0], d[1], d[2]});
-        } else {
-          options.shapes.emplace_back(d[0], d[1]);
-          options.instances.push_back({1, d[0], d[1]});
+  cli::CommandLine line;
+  line.value("--type",
+             [&](const std::string& v) { options.elem_size = cli::parse_count(v, "--type"); })
+      .value("--mib",
+             [&](const std::string& v) { options.mib = cli::parse_count(v, "--mib", kMaxMib); })
+      .value("--reps",
+             [&](const std::string& v) {
+               options.repetitions = static_cast<int>(
+                   std::max<std::uint64_t>(1, cli::parse_count(v, "--reps", INT_MAX)));
+             })
+      .flag("--no-verify", [&] { options.verify = false; })
+      .value("--csv", [&](const std::string& v) { options.csv = v; })
+      .value("--buffer",
+             [&](const std::string& v) {
+               options.exact_buffer = cli::one_of(v, "--buffer", {"exact", "padded"}) == "exact";
+             })
+      .value("--shapes",
+             [&](const std::string& v) {
+               // RxC, or IxRxC (onchip mode: I instances of R x C).
+               for (const auto& item : cli::split_list(v, ',', "--shapes")) {
+                 const bool instances = std::count(item.begin(), item.end(), 'x') == 2;
+                 const auto d = cli::parse_dims(item, instances ? 3 : 2, "--shapes");
+                 if (instances) {
+                   options.instances.push_back({d[0], d[1], d[2]});
+                 } else {
+                   options.shapes.emplace_back(d[0], d[1]);
+                   options.instances.push_back({1, d[0], d[1]});
+                 }
+               }
+             })
+      .value("--sizes",
+             [&](const std::string& v) {
+               for (const auto n : cli::parse_count_list(v, "--sizes")) options.sizes.push_back(n);
+             })
+      .value("--tile", [&](const std::string& v) { options.tile = cli::parse_count(v, "--tile"); })
+      .value("--wg-rows",
+             [&](const std::string& v) { options.wg_rows = cli::parse_count(v, "--wg-rows"); })
+      .value("--tiles",
+             [&](const std::string& v) {
+               using ipt::planner::TileLayout;
+               const std::string tiles = cli::one_of(v, "--tiles", {"padded", "swizzled", "both"});
+               if (tiles == "padded")
+                 options.layouts = {TileLayout::kPadded};
+               else if (tiles == "swizzled")
+                 options.layouts = {TileLayout::kSwizzled};
+               else
+                 options.layouts = {TileLayout::kPadded, TileLayout::kSwizzled};
+             })
+      .value("--soa-shapes", [&](const std::string& v) {
+        for (const auto& item : cli::split_list(v, ',', "--soa-shapes")) {
+          const auto d = cli::parse_dims(item, 4, "--soa-shapes");
+          options.soa_shapes.push_back({d[0], d[1], d[2], d[3]});
         }
-      }
-    } else if (arg == "--sizes") {
-      for (const auto n : numbers(value(), arg)) options.sizes.push_back(n);
-    } else if (arg == "--tile") {
-      options.tile = number(value(), arg);
-    } else if (arg == "--wg-rows") {
-      options.wg_rows = number(value(), arg);
-    } else if (arg == "--tiles") {
-      const std::string tiles = value();
-      using ipt::planner::TileLayout;
-      if (tiles == "padded")
-        options.layouts = {TileLayout::kPadded};
-      else if (tiles == "swizzled")
-        options.layouts = {TileLayout::kSwizzled};
-      else if (tiles == "both")
-        options.layouts = {TileLayout::kPadded, TileLayout::kSwizzled};
-      else
-        usage("--tiles takes padded, swizzled or both");
-    } else if (arg == "--soa-shapes") {
-      for (const auto& item : split(value(), ',', arg)) {
-        const auto d = dims(item, 4, arg);
-        options.soa_shapes.push_back({d[0], d[1], d[2], d[3]});
-      }
-    } else
-      usage("unknown option " + arg);
-  }
+      });
+  cli::or_usage([&] { line.parse(argc, argv, 2); }, usage);
   const auto e = options.elem_size;
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) usage("bad --type");
   if (options.mode != "soa" && options.mode != "bs-vs-pttwac" &&

@@ -8,9 +8,13 @@
 #include <iterator>
 #include <sstream>
 
+#include "support/json_text.hpp"
 #include "support/measure.hpp"
 
 namespace ipt::bench {
+
+using support::json_string;
+
 
 const char* const kCsvHeader =
     "mode,library,variant,param,type,elem_size,rows,cols,sequence,m,n,padded_rows,padded_cols,"
@@ -19,16 +23,6 @@ const char* const kCsvHeader =
 namespace {
 
 std::string blank_if_zero(std::size_t x) { return x == 0 ? "" : std::to_string(x); }
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out + "\"";
-}
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

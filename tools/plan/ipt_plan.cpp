@@ -10,6 +10,7 @@
 #include "ipt/ipt.h"
 #include "mpi_plan.hpp"
 #include "support/cli_values.hpp"
+#include "support/command_line.hpp"
 #include "support/device_select.hpp"
 #include "support/transpose_run.hpp"
 
@@ -51,17 +52,14 @@ int main(int argc, char** argv) {
   bool batch_given = false;
   try {
     std::vector<std::string> positional;
-    for (std::size_t k = 0; k < args.size(); ++k) {
-      if (args[k] == "--batch") {
-        if (k + 1 >= args.size()) throw ipt::support::CliError("--batch needs a value");
-        batch = ipt::support::parse_count(args[++k], "--batch");
-        batch_given = true;
-      } else if (args[k].rfind("--", 0) == 0) {
-        throw ipt::support::CliError("unknown option '" + args[k] + "'");
-      } else {
-        positional.push_back(args[k]);
-      }
-    }
+    ipt::support::CommandLine line;
+    line.value("--batch",
+               [&](const std::string& v) {
+                 batch = ipt::support::parse_count(v, "--batch");
+                 batch_given = true;
+               })
+        .positional([&](const std::string& v) { positional.push_back(v); });
+    line.parse(args);
     if (positional.size() < 2 || positional.size() > 3)
       throw ipt::support::CliError("expected ROWS COLS [ELEM_SIZE], got " +
                                    std::to_string(positional.size()) + " value(s)");

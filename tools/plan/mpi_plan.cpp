@@ -11,6 +11,7 @@
 #include "exchange_plan.hpp"
 #include "plan_check.hpp"
 #include "support/cli_values.hpp"
+#include "support/command_line.hpp"
 
 namespace ipt::tools {
 namespace {
@@ -82,32 +83,26 @@ int print_mpi_plan(const std::vector<std::string>& args) {
     mpi::Scheme scheme = mpi::Scheme::automatic;
     unsigned flags = 0;
     long rank = -1;
-    for (std::size_t k = 0; k < args.size(); ++k) {
-      const std::string& a = args[k];
-      if (a.rfind("--", 0) == 0) {
-        if (k + 1 >= args.size()) throw support::CliError(a + " needs a value");
-        const std::string& v = args[++k];
-        if (a == "--block-rows")
-          block_rows = support::parse_count(v, a);
-        else if (a == "--block-cols")
-          block_cols = support::parse_count(v, a);
-        else if (a == "--staging")
-          staging = support::parse_count(v, a);
-        else if (a == "--scheme")
-          scheme = parse_scheme(v);
-        else if (a == "--flags")
-          flags = parse_flags(v);
-        else if (a == "--rank")
-          rank = static_cast<long>(support::parse_count(v, a, kMaxRank));
-        else
-          throw support::CliError("unknown option '" + a + "'");
-      } else {
-        static const char* const kNames[] = {"RANKS", "ROWS", "COLS", "ELEM_SIZE"};
-        if (numbers.size() == 4)
-          throw support::CliError("unexpected argument '" + a + "' after ELEM_SIZE");
-        numbers.push_back(support::parse_count(a, kNames[numbers.size()]));
-      }
-    }
+    support::CommandLine line;
+    line.value("--block-rows",
+               [&](const std::string& v) { block_rows = support::parse_count(v, "--block-rows"); })
+        .value("--block-cols",
+               [&](const std::string& v) { block_cols = support::parse_count(v, "--block-cols"); })
+        .value("--staging",
+               [&](const std::string& v) { staging = support::parse_count(v, "--staging"); })
+        .value("--scheme", [&](const std::string& v) { scheme = parse_scheme(v); })
+        .value("--flags", [&](const std::string& v) { flags = parse_flags(v); })
+        .value("--rank",
+               [&](const std::string& v) {
+                 rank = static_cast<long>(support::parse_count(v, "--rank", kMaxRank));
+               })
+        .positional([&](const std::string& a) {
+          static const char* const kNames[] = {"RANKS", "ROWS", "COLS", "ELEM_SIZE"};
+          if (numbers.size() == 4)
+            throw support::CliError("unexpected argument '" + a + "' after ELEM_SIZE");
+          numbers.push_back(support::parse_count(a, kNames[numbers.size()]));
+        });
+    line.parse(args);
     if (numbers.size() < 3)
       throw support::CliError("expected RANKS ROWS COLS [ELEM_SIZE], got " +
                               std::to_string(numbers.size()) + " value(s)");
