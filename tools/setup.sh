@@ -176,7 +176,7 @@ case "$mode" in
       "${sanitized_flags[@]}" -DIPT_BUILD_MPI=OFF
     ASAN_OPTIONS=detect_leaks=0 run_tests "$build-asan"
     # ThreadSanitizer: races in the library's caches and in the calls of many threads
-    # (tests/test_threads.cpp); each test fails at its first report. PoCL's own code is
+    # (tests/api/test_threads.cpp); each test fails at its first report. PoCL's own code is
     # not instrumented; tests/sanitizers/tsan.supp says what of it is suppressed, and why.
     # Only what its test cases need: no tools, Fortran or Python (the first two builds
     # test those).

@@ -31,7 +31,7 @@ inline std::uint64_t tile_slots(std::uint64_t rows, std::uint64_t width, TileLay
 
 // Where a swizzled tile of `rows` x `width` elements of elem_size bytes (both sides
 // powers of two) keeps element (r, c): in row r, at this column. The same function as
-// SWZ_COL of kernels/common.cl, which explains it; tests/test_tile_layout.cpp checks this
+// SWZ_COL of kernels/common.cl, which explains it; tests/planner/test_tile_layout.cpp checks this
 // one against a model of the banks for every access of the two kernels.
 inline std::uint64_t swizzled_column(std::uint64_t r, std::uint64_t c, std::uint64_t rows,
                                      std::uint64_t width, std::size_t elem_size) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The library's side of the seam: nothing happens. Weak, so that the test suite's strong
-// definitions (tests/fault_injection.cpp), linked beside the library's objects, replace
+// definitions (tests/helpers/fault_injection.cpp), linked beside the library's objects, replace
 // them; libipt.so, which the suite does not link into, keeps these.
 #include "runtime/fault_seam.hpp"
 

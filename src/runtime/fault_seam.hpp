@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The seam through which every command the library enqueues, every buffer and kernel
-// object it creates and every other OpenCL call it makes between commands passes, and the two
-// choices of the on-chip probe that a test may steer. The library's definitions (fault_seam.cpp)
-// are weak and do nothing: the test suite links strong ones (tests/fault_injection.cpp) that make
-// the n-th command or allocation fail as an OpenCL runtime would. libipt.so carries only the
-// no-ops.
+// object it creates and every other OpenCL call it makes between commands passes, and the
+// two choices of the on-chip probe that a test may steer. The library's definitions
+// (fault_seam.cpp) are weak and do nothing: the test suite links strong ones
+// (tests/helpers/fault_injection.cpp) that make the n-th command or allocation fail as an
+// OpenCL runtime would. libipt.so carries only the no-ops.
 #pragma once
 
 #include <chrono>

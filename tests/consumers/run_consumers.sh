@@ -20,7 +20,7 @@ libdir=$(dirname "$(find "$prefix" -name 'libipt.so.*.*.*' | head -n 1)")
 ls -l "$libdir"/libipt.so*
 grep -q 'SONAME.*libipt.so.1' <<< "$(readelf -d "$libdir/libipt.so")" || { echo "SONAME is not libipt.so.1"; exit 1; }
 # The library's fault seam is its no-op (it only returns), and none of the test suite's
-# fault injection (tests/fault_injection.cpp) is in it. The symbol table is the build's:
+# fault injection (tests/helpers/fault_injection.cpp) is in it. The symbol table is the build's:
 # cmake --install does not strip.
 echo "== the installed libipt.so carries no test code"
 seam=_ZN3ipt7runtime6faults5pointENS1_4SiteEPKc  # ipt::runtime::faults::point

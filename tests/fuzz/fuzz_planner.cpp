@@ -12,9 +12,9 @@
 #include <string>
 
 #include "fuzz_report.hpp"
-#include "plan_checks.hpp"
-#include "plan_model.hpp"
-#include "test_profiles.hpp"
+#include "helpers/plan_checks.hpp"
+#include "helpers/plan_model.hpp"
+#include "helpers/test_profiles.hpp"
 
 using namespace ipt::planner;
 using ipt::fuzz::fail;

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernel programs of an element size (planner/kernel_variants.hpp): few, and every
+// step (and undo step) of every default plan is one of them, so that building them
+// ahead of the calls leaves no call to compile.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "helpers/random_shapes.hpp"
+#include "helpers/test_profiles.hpp"
+#include "helpers/test_seed.hpp"
+#include "planner/imatcopy_plan.hpp"
+#include "planner/kernel_variants.hpp"
+
+using namespace ipt::planner;
+using u64 = std::uint64_t;
+
+namespace {
+
+std::vector<ipt::test::NamedProfile> profiles() {
+  auto all = ipt::test::gpu_and_cpu_profiles();
+  DeviceProfile narrow = ipt::test::cpu_like();
+  narrow.simd_width = 8;  // units of at most 8 lanes
+  all.push_back({"CPU-like, 8 lanes", narrow});
+  return all;
+}
+
+// The steps of `plan` (and their undo steps) that are none of `variants`, in words.
+std::string unknown_steps(const LaunchPlan& plan, const std::vector<KernelVariant>& variants) {
+  std::string unknown;
+  for (const auto* steps : {&plan.steps, &plan.undo})
+    for (const Step& step : *steps)
+      if (!std::binary_search(variants.begin(), variants.end(), variant_of(step)))
+        unknown += "\n  " + step.what + " [" + step.options + "]";
+  return unknown;
+}
+
+std::string call_text(const CallShape& call) {
+  return std::to_string(call.batch) + " x " + std::to_string(call.rows) + " x " +
+         std::to_string(call.cols) + " elem " + std::to_string(call.elem_size) + " offset " +
+         std::to_string(call.offset) + " capacity " + std::to_string(call.capacity);
+}
+
+// What the calls of `elem_size` below launch that is not among the variants, for each
+// profile; empty when every step is one of them.
+class Coverage {
+ public:
+  void check(const char* profile, const DeviceProfile& device, const CallShape& call) {
+    const LaunchPlan plan = plan_call(device, call);
+    const std::string unknown = unknown_steps(plan, variants(device, call.elem_size));
+    if (!unknown.empty())
+      problems_ += std::string(profile) + ": " + call_text(call) + unknown + "\n";
+  }
+  void check(const char* profile, const DeviceProfile& device, const ImatcopyShape& shape) {
+    const LaunchPlan plan = plan_imatcopy(device, shape);
+    const std::string unknown = unknown_steps(plan, variants(device, shape.elem_size));
+    if (!unknown.empty())
+      problems_ += std::string(profile) + ": imatcopy " + std::to_string(shape.rows) + " x " +
+                   std::to_string(shape.cols) + unknown + "\n";
+  }
+  const std::string& problems() const { return problems_; }
+
+ private:
+  const std::vector<KernelVariant>& variants(const DeviceProfile& device, std::size_t elem_size) {
+    const auto key = std::make_pair(device.compute_units * 1000 + device.simd_width, elem_size);
+    auto found = cache_.find(key);
+    if (found == cache_.end())
+      found = cache_.emplace(key, kernel_variants(device, elem_size)).first;
+    return found->second;
+  }
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<KernelVariant>> cache_;
+  std::string problems_;
+};
+
+}  // namespace
+
+TEST_CASE("an element size has a few dozen kernel programs", "[planner][variants]") {
+  for (const auto& [name, device] : profiles())
+    for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
+      const auto narrow = kernel_variants(device, elem_size, false);
+      const auto all = kernel_variants(device, elem_size);
+      INFO(name << ", " << elem_size << "-byte elements: " << narrow.size() << " programs with "
+                << "32-bit indices, " << all.size() << " in all");
+      CHECK(narrow.size() >= 8);
+      // 1-byte elements carry the most: their SoA and restride kernels also move 2- and
+      // 4-byte words, their square, BS and on-chip kernels have word tiles.
+      CHECK(narrow.size() <= 112);
+      CHECK(all.size() <= 2 * narrow.size() + 8);
+      // Sorted, no repeats, and each family's options name the element size.
+      CHECK(std::is_sorted(all.begin(), all.end()));
+      CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
+      std::set<Family> families;
+      for (const KernelVariant& v : all) families.insert(v.family);
+      for (Family f :
+           {Family::kSquare, Family::kBs, Family::kSoa, Family::kRestride, Family::kCopy})
+        CHECK(families.count(f) == 1);
+      if (device.resident_groups) CHECK(families.count(Family::kOnChip) == 1);
+    }
+}
+
+TEST_CASE("every step of a default plan is one of its element size's programs",
+          "[planner][variants][large]") {
+  std::mt19937_64 random(ipt::test::seed(2711));
+  Coverage coverage;
+  for (const auto& [name, device] : profiles())
+    for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
+      for (int k = 0; k < 400; ++k) {
+        CallShape call = k % 2 == 0 ? ipt::test::random_call(random, elem_size)
+                                    : ipt::test::protocol_call(random, elem_size);
+        if (k % 5 == 0) call.capacity = call.rows * call.cols + random() % 100000;  // room
+        coverage.check(name, device, call);
+      }
+      // Skinny, prime and on-chip shapes, batches, and indices past 32 bits.
+      for (const auto& [rows, cols] : std::vector<std::pair<u64, u64>>{{2785958, 3},
+                                                                       {3, 2785958},
+                                                                       {12021, 3},
+                                                                       {463844, 6},
+                                                                       {65537, 65539},
+                                                                       {100003, 43003},
+                                                                       {7, 13},
+                                                                       {1009, 997},
+                                                                       {640, 480},
+                                                                       {4096, 4096},
+                                                                       {1, 1000}}) {
+        for (u64 batch : {1, 3}) {
+          CallShape call{rows, cols, elem_size, 0, 0, batch};
+          if (rows * cols * batch * elem_size > (u64{40} << 30)) continue;
+          coverage.check(name, device, call);
+        }
+      }
+      for (u64 batch : {1000, 10000})
+        coverage.check(name, device, {64, 100, elem_size, 0, 0, batch});
+      // imatcopy without a transform: its restrides and its transposition.
+      for (const auto& [rows, cols, extra] :
+           std::vector<std::tuple<u64, u64, u64>>{{1009, 997, 0}, {1009, 997, 13}, {3, 20011, 5}}) {
+        ImatcopyShape shape;
+        shape.rows = rows;
+        shape.cols = cols;
+        shape.lda = cols + extra;
+        shape.ldb = rows + extra;
+        shape.transpose = true;
+        shape.elem_size = elem_size;
+        coverage.check(name, device, shape);
+      }
+    }
+  CHECK(coverage.problems() == "");
+}
+
+TEST_CASE("restrides of narrow rows in words are in the set at every matrix size",
+          "[planner][variants]") {
+  // A padded plan's pad or unpad of 1- and 2-byte rows that fill words runs the restride
+  // of those words (kernel_steps.cpp), whose build depends on the matrix's size: past 2^31
+  // elements each work-item holds twice the words, in 64-bit indices. Whole or split (an
+  // exact buffer's padding room in scratch).
+  for (const auto& [name, device] : profiles())
+    for (std::size_t elem_size : {1, 2}) {
+      const auto variants = kernel_variants(device, elem_size);
+      for (const u64 elements : {u64{1} << 24, (u64{1} << 31) + 4, u64{3} << 30})
+        for (const u64 len : {4000, 4002, 4001})
+          for (const bool split : {false, true}) {
+            ipt::planner::StepSite site{elem_size, 0, device.local_mem_bytes, false};
+            if (split) {
+              site.split = elements / 2 / 64 * 64;
+              site.tail = {ipt::planner::Buffer::kScratch, 256, elements};
+            }
+            // As a padded plan makes it: the config of the padded matrix's elements.
+            const u64 rows = elements / len + 1;
+            const auto step = ipt::planner::restride_step(
+                site, rows, len, len, len + 8,
+                ipt::planner::choose_restride(device, elem_size, rows * (len + 8)));
+            INFO(name << ", " << elem_size << "-byte elements, " << elements
+                      << " elements, rows of " << len << (split ? ", split: " : ": ") << step.what
+                      << " [" << step.options << "]");
+            CHECK(std::binary_search(variants.begin(), variants.end(), variant_of(step)));
+          }
+    }
+}

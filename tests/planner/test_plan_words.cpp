@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// Narrow elements in wider words (planner/elementary_configs.hpp, word_factor): the SoA
+// steps of 1- and 2-byte elements move whole 2- or 4-byte words where the super-elements,
+// the matrix's offset and a split allow, and single elements otherwise; the plan model
+// and the extents still count elements.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "helpers/plan_model.hpp"
+#include "helpers/test_profiles.hpp"
+#include "planner/elementary_configs.hpp"
+#include "planner/launch_plan.hpp"
+
+using namespace ipt::planner;
+
+namespace {
+
+// The element size the plan's SoA steps are built for (0: no SoA step).
+std::size_t soa_word_bytes(const LaunchPlan& plan) {
+  for (const Step& step : plan.steps)
+    if (step.family == Family::kSoa) {
+      const std::string key = "-DIPT_ELEM_BYTES=";
+      return std::stoul(step.options.substr(step.options.find(key) + key.size()));
+    }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("word_factor: the widest word the run, offset and split fill", "[planner][words]") {
+  const DeviceProfile device = ipt::test::nvidia_like();
+  CHECK(word_factor(device, 2, 710) == 2);
+  CHECK(word_factor(device, 1, 710) == 2);
+  CHECK(word_factor(device, 1, 708) == 4);
+  CHECK(word_factor(device, 1, 709) == 1);
+  CHECK(word_factor(device, 1, 708, 2) == 2);     // offset on a 2-byte word only
+  CHECK(word_factor(device, 2, 708, 0, 3) == 1);  // a split inside a word
+  CHECK(word_factor(device, 4, 708) == 1);        // 4-byte elements already are words
+  CHECK(word_factor(device, 16, 708) == 1);
+  DeviceProfile off = device;
+  off.word_bytes = 1;
+  CHECK(word_factor(off, 1, 708) == 1);
+  off.word_bytes = 2;
+  CHECK(word_factor(off, 1, 708) == 2);
+}
+
+TEST_CASE("narrow SoA steps move words, and plans stay exact", "[planner][words]") {
+  const DeviceProfile device = ipt::test::nvidia_like();
+  // 7810 x 7167 takes 2.1 on the NVIDIA-like profile: super-elements of m = 710 (2-byte
+  // elements), 1562 (1-byte ones, whose on-chip word tiles hold longer instances).
+  for (std::size_t elem_size : {1, 2}) {
+    const std::uint64_t m = elem_size == 1 ? 1562 : 710;
+    for (std::uint64_t offset : {0, 1, 2}) {
+      const CallShape call{7810, 7167, elem_size, offset, 0, 1};
+      const LaunchPlan plan = plan_call(device, call);
+      INFO(describe(plan) << "\noffset " << offset);
+      const std::uint64_t word = word_factor(device, elem_size, m, offset);
+      CHECK(soa_word_bytes(plan) == elem_size * word);
+      CHECK(check_plan(plan, call.rows, call.cols, 0) == "");
+      for (const Step& step : plan.steps)
+        if (step.family == Family::kSoa) {
+          CHECK(step.move.C == m);  // still elements
+          CHECK(step.touches == call.rows * call.cols);
+        }
+    }
+  }
+  DeviceProfile off = device;
+  off.word_bytes = 1;
+  CHECK(soa_word_bytes(plan_call(off, {7810, 7167, 2, 0, 0, 1})) == 2);
+}
+
+TEST_CASE("exact buffers of narrow elements pad and unpad in words", "[planner][words]") {
+  // Shapes whose calls pad (the padding's room in call scratch: split restrides), and
+  // the width their restride step moves: 4-byte units where the padded side and the
+  // original are multiples of 4 bytes, 2-byte units where only of 2. Not in words where
+  // the offset is odd, or where IPT_OVERRIDES word=1 says no.
+  struct Case {
+    std::uint64_t rows, cols;
+    std::size_t elem_size, unit_bytes;
+  };
+  const Case cases[] = {
+      {11896, 19330, 1, 4}, {9781, 5102, 1, 2}, {9091, 6310, 2, 4}, {19756, 13042, 2, 4}};
+  const DeviceProfile device = ipt::test::nvidia_like();
+  DeviceProfile no_words = device;
+  no_words.word_bytes = 1;
+  const auto restride_bytes = [](const LaunchPlan& plan) {
+    std::vector<std::size_t> bytes;
+    const std::string key = "-DIPT_ELEM_BYTES=";
+    for (const Step& step : plan.steps)
+      if (step.family == Family::kRestride)
+        bytes.push_back(std::stoul(step.options.substr(step.options.find(key) + key.size())));
+    return bytes;
+  };
+  for (const Case& c : cases)
+    for (std::uint64_t offset : {0, 1}) {
+      const CallShape call{c.rows, c.cols, c.elem_size, offset, c.rows * c.cols, 1};
+      const LaunchPlan plan = plan_call(device, call);
+      INFO(describe(plan) << "\noffset " << offset);
+      CHECK(plan.transpose.padded_rows * plan.transpose.padded_cols > c.rows * c.cols);
+      const auto bytes = restride_bytes(plan);
+      REQUIRE(bytes.size() == 1);
+      CHECK(bytes[0] == (offset == 0 ? c.unit_bytes : c.elem_size));
+      CHECK(check_plan(plan, call.rows, call.cols, 0) == "");
+      CHECK(restride_bytes(plan_call(no_words, call)) == std::vector<std::size_t>{c.elem_size});
+    }
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+// Default configurations of the elementary transpositions (planner/elementary_configs)
+// as a 48 KiB / 1024 / 32-wide (NVIDIA-like) and a 32 KiB / 256 / 64-wide (AMD-like)
+// device would get them, and the index width of every family's step. No device needed.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <string>
+
+#include "helpers/test_profiles.hpp"
+#include "planner/elementary_configs.hpp"
+#include "planner/launch_plan.hpp"
+#include "planner/onchip_plan.hpp"
+#include "planner/square_plan.hpp"
+
+using namespace ipt::planner;
+
+namespace {
+
+DeviceProfile nvidia_like() { return DeviceProfile{}; }
+
+DeviceProfile amd_like() {
+  DeviceProfile profile;
+  profile.local_mem_bytes = 32 * 1024;
+  profile.max_work_group_size = 256;
+  profile.simd_width = 64;
+  return profile;
+}
+
+}  // namespace
+
+TEST_CASE("BS defaults: several tiles per group below 512 elements, always within local memory",
+          "[planner][bs]") {
+  for (const auto& profile : {nvidia_like(), amd_like()})
+    for (std::size_t elem_size : {1, 4, 16})
+      for (std::uint64_t B : {1, 2, 3, 8, 15, 16, 40, 64, 100})
+        for (std::uint64_t C : {1, 2, 5, 16, 33, 64, 100}) {
+          if (!bs_fits(profile, B, C, elem_size)) continue;
+          const auto config = choose_bs(profile, 100000, B, C, elem_size);
+          INFO("local " << profile.local_mem_bytes << " elem " << elem_size << " tile " << B << "x"
+                        << C);
+          CHECK(config.work_group <= profile.max_work_group_size);
+          CHECK(bs_local_elements(B * C, config.tiles_per_group) * elem_size <=
+                profile.local_mem_bytes);
+          if (B * C >= 512) CHECK(config.tiles_per_group == 1);
+          if (B * C == 256 && elem_size <= 4) CHECK(config.tiles_per_group == 4);
+          if (B * C <= 4 && elem_size <= 4) CHECK(config.tiles_per_group >= 64);
+        }
+  CHECK(choose_bs(nvidia_like(), 3, 2, 2, 4).tiles_per_group == 3);  // never more than A
+  CHECK_FALSE(bs_fits(nvidia_like(), 111, 111, 4));  // 12321 floats + padding > 48 KiB
+  CHECK(bs_fits(nvidia_like(), 100, 100, 4));
+  // Tiles whose bytes pass 2^64 never fit: 16 x (n + n / 32) bytes once wrapped to 528
+  // for this n (found by tests/fuzz/fuzz_planner.cpp under UBSan's unsigned-integer-
+  // overflow check).
+  CHECK_FALSE(bs_fits(nvidia_like(), 1, 1117984489315730433ull, 16));
+  CHECK_FALSE(bs_fits(nvidia_like(), 17179869181ull, 536870912ull, 2));
+}
+
+TEST_CASE("PTTWAC defaults: widest spreading within half the local memory, then global flags",
+          "[planner][pttwac]") {
+  CHECK(choose_pttwac(nvidia_like(), 100, 100).spreading == 16);
+  CHECK(choose_pttwac(nvidia_like(), 600, 600).spreading == 1);  // 11 602 words: 45 KiB
+  CHECK_FALSE(choose_pttwac(nvidia_like(), 600, 600).global_flags);
+  CHECK(choose_pttwac(nvidia_like(), 600, 600).padding);
+  CHECK(choose_pttwac(nvidia_like(), 1000, 1000).global_flags);  // 32 227 words > 12 288
+  CHECK(choose_pttwac(amd_like(), 1000, 1000).global_flags);     // 31 250 words > 8192
+  CHECK(choose_pttwac(amd_like(), 100, 100).work_group <= 256);
+  CHECK(pttwac_flag_words(1, 1, true) == 1);
+  CHECK(pttwac_flag_words(32, 1, false) == 1);
+  CHECK(pttwac_flag_words(33, 1, false) == 2);
+  CHECK(pttwac_flag_words(32, 32, false) == 32);
+  CHECK(pttwac_flag_words(1024 * 32, 1, true) == 1023 + 31 + 1);  // last word 1023 -> 1054
+}
+
+TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chunks beyond",
+          "[planner][soa]") {
+  const auto nv = nvidia_like();
+  CHECK(choose_soa(nv, 1, 4).vw == 4);  // never narrower than 4 lanes
+  CHECK(choose_soa(nv, 1, 4).regs == 1);
+  CHECK(choose_soa(nv, 24, 4).vw == 4);    // 6 registers of f32 per lane
+  CHECK(choose_soa(nv, 24, 4).regs == 8);  // 6 rounded up to a power of two
+  CHECK(choose_soa(nv, 24, 4).chunk == 24);
+  CHECK(choose_soa(nv, 32, 4).vw == 8);
+  CHECK(choose_soa(nv, 32, 4).regs == 4);
+  CHECK(choose_soa(nv, 100, 4).vw == 32);
+  CHECK(choose_soa(nv, 100, 4).regs == 4);  // unaligned C: the last register partial
+  CHECK(choose_soa(nv, 100, 4).chunk == 100);
+  CHECK(choose_soa(nv, 100, 8).vw == 32);  // f64: 3 registers per lane
+  CHECK(choose_soa(nv, 48, 8).vw == 16);
+  CHECK(choose_soa(nv, 48, 8).regs == 4);  // 3, rounded up
+  CHECK(choose_soa(nv, 48, 8).chunk == 48);
+  CHECK(choose_soa(nv, 2560, 4).vw == 32);  // wide C: chunks of 16 registers per lane
+  CHECK(choose_soa(nv, 2560, 4).regs == 16);
+  CHECK(choose_soa(nv, 2560, 4).chunk == 512);
+  CHECK(choose_soa(nv, 2560, 8).chunk == 256);
+  CHECK(choose_soa(nv, 2560, 4).units == 2);  // work-groups of 64
+  CHECK(choose_soa(nv, 8, 4).units == 16);
+  CHECK(choose_soa(amd_like(), 512, 4).vw == 64);  // wavefront of 64
+  CHECK(choose_soa(amd_like(), 512, 4).regs == 8);
+  for (const auto& config : {choose_soa(nv, 7, 4), choose_soa(amd_like(), 1000, 2)})
+    CHECK(config.regs > 0);
+  for (const auto& profile : {nv, amd_like()})
+    for (std::size_t elem_size : {1, 2, 4, 8, 16})
+      for (std::uint64_t C : {1, 2, 3, 7, 24, 32, 33, 96, 100, 192, 1000, 2560, 100000}) {
+        const auto config = choose_soa(profile, C, elem_size);
+        INFO("simd " << profile.simd_width << " elem " << elem_size << " C " << C);
+        CHECK(config.vw * config.units <= profile.max_work_group_size);
+        CHECK(config.chunk >= 1);
+        CHECK(config.chunk <= C);
+        CHECK(config.chunk <= soa_chunk_capacity(config, profile.local_mem_bytes, elem_size));
+        CHECK(config.regs > 0);
+        CHECK(config.regs <= 16);
+        // A power of two of registers, the fewest that hold the chunk.
+        CHECK((config.regs & (config.regs - 1)) == 0);
+        CHECK(config.chunk <= config.regs * config.vw);
+        CHECK((config.regs == 1 || config.regs / 2 * config.vw < config.chunk));
+      }
+}
+
+TEST_CASE("SoA start slices: whole words when units are fewer, down to one item each",
+          "[planner][soa]") {
+  using ipt::planner::soa_slice_items;
+  CHECK(soa_slice_items(1350000, 16896) == 32);  // 42188 words for 16896 units
+  CHECK(soa_slice_items(66, 131072) == 1);       // a tiny stage: one item per unit
+  CHECK(soa_slice_items(15090, 15360) == 1);     // 472 words, 15360 units
+  CHECK(soa_slice_items(96147, 16896) == 8);     // 3005 words: 12020 slices of 8; of 4, 24040
+  for (std::uint64_t items : {1, 31, 32, 33, 1000, 65536, 1000003})
+    for (std::uint64_t units : {1, 2, 7, 64, 1000, 100000}) {
+      const std::size_t slice = soa_slice_items(items, units);
+      const std::uint64_t words = (items + 31) / 32;
+      INFO(items << " items, " << units << " units: slices of " << slice);
+      CHECK((slice & (slice - 1)) == 0);
+      CHECK(slice >= 1);
+      CHECK(slice <= 32);
+      // Every unit has a slice unless slices are whole words already ...
+      if (slice < 32) CHECK(words * (32 / slice) <= units);
+      // ... and the next smaller slice would leave units without one.
+      if (slice > 1) CHECK(words * (64 / slice) > units);
+    }
+}
+
+TEST_CASE("every family's step takes 64-bit indices once offset + extent reaches its bound",
+          "[planner]") {
+  // One rule (needs_index64) for every kernel family: a step whose indices reach up to
+  // offset + extent is 32-bit below 2^31 (2^32 for the square kernel, which strides over
+  // no grid), 64-bit from there.
+  const auto onchip = choose_onchip(ipt::test::nvidia_like(), 4);
+  RestrideConfig restride;
+  struct Case {
+    const char* name;
+    std::uint64_t extent;
+    std::function<Step(const StepSite&)> step;
+  };
+  const Case families[] = {
+      {"BS", 300 * 16 * 9, [](const StepSite& s) { return bs_step(s, 300, 16, 9, BsConfig{}); }},
+      {"PTTWAC", 3 * 300 * 301,
+       [](const StepSite& s) { return pttwac_step(s, 3, 300, 301, PttwacConfig{}); }},
+      {"SoA-ASTA", 2 * 7 * 5 * 3,
+       [](const StepSite& s) { return soa_step(s, 2, 7, 5, 3, SoaConfig{}); }},
+      {"on chip", 5 * 40 * 33,
+       [&onchip](const StepSite& s) { return onchip_step(s, 5, 40, 33, onchip); }},
+      {"restride", 100 * 38,
+       [&restride](const StepSite& s) { return restride_step(s, 100, 37, 37, 38, restride); }},
+      {"copy", 40 + 64,
+       [](const StepSite& s) {
+         return copy_step(s, Buffer::kMatrix, 40, Buffer::kScratch, 0, 64);
+       }},
+      {"square", 100 * 100,
+       [](const StepSite& s) { return square_step(s, 100, plan_square(nvidia_like(), 100, 4)); }},
+  };
+  for (const Case& family : families) {
+    INFO(family.name);
+    const std::uint64_t bound = std::uint64_t{1}
+                                << (std::string(family.name) == "square" ? 32 : 31);
+    StepSite site;
+    site.elem_size = 4;
+    site.offset = bound - family.extent - 1;
+    const Step below = family.step(site);
+    CHECK_FALSE(below.index64);
+    CHECK(below.options.find("-DIPT_INDEX_64=0") != std::string::npos);
+    site.offset = bound - family.extent;
+    const Step at = family.step(site);
+    CHECK(at.index64);
+    CHECK(at.options.find("-DIPT_INDEX_64=1") != std::string::npos);
+    site.offset = 0;
+    site.index64 = true;
+    CHECK(family.step(site).index64);
+  }
+}

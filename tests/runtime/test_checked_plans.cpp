@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// Checked plans: a call that repeats an earlier one reuses its prepared plan and skips
+// planning and preparing, yet every result stays exact, and nothing stale is ever reused:
+// other settings, another offset or another buffer room plan anew, and a call that failed
+// its checks is not remembered. A prepared plan holds its programs.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+#include "helpers/test_support.hpp"
+#include "runtime/checked_plans.hpp"
+#include "runtime/device_query.hpp"
+#include "runtime/launcher.hpp"
+#include "runtime/program_cache.hpp"
+#include "runtime/transpose.hpp"
+
+using ipt::test::GuardedMatrix;
+using ipt::test::ScopedEnv;
+using ipt::test::session;
+namespace rt = ipt::runtime;
+
+namespace {
+
+// Transposes a fresh random matrix with `after` guard bytes and checks it in full.
+std::string transpose_fresh(std::size_t rows, std::size_t cols, std::size_t offset,
+                            std::size_t after, std::uint64_t seed) {
+  GuardedMatrix m(rows, cols, 4, offset, after, seed);
+  cl_event done = nullptr;
+  const ipt_status status =
+      ipt_transpose_f32(session().queue(), m.buffer(), offset, rows, cols, 0, nullptr, &done);
+  if (status != IPT_SUCCESS) return std::string("status ") + ipt_status_string(status);
+  clWaitForEvents(1, &done);
+  clReleaseEvent(done);
+  return m.check_transposed();
+}
+
+std::size_t padded_room(std::size_t rows, std::size_t cols) {
+  std::size_t bytes = 0;
+  REQUIRE(ipt_padded_size(session().device(), rows, cols, 4, &bytes) == IPT_SUCCESS);
+  REQUIRE(bytes > rows * cols * 4);  // the shapes below are padded when there is room
+  return bytes - rows * cols * 4;
+}
+
+}  // namespace
+
+TEST_CASE("a repeated call reuses its checked plan, and its result is exact", "[plan-cache]") {
+  // Regular plans: on a GPU the padded shapes below fit the on-chip plan, which never pads.
+  ScopedEnv regular("IPT_OVERRIDES", "onchip=off");
+  rt::clear_caches();
+  CHECK(rt::checked_plan_stats().entries == 0);
+  const auto before = rt::checked_plan_stats();
+  CHECK(transpose_fresh(300, 211, 3, 8, 1) == "");  // planned and checked
+  CHECK(transpose_fresh(300, 211, 3, 8, 2) == "");  // reused
+  CHECK(transpose_fresh(300, 211, 3, 8, 3) == "");  // reused
+  auto now = rt::checked_plan_stats();
+  CHECK(now.misses == before.misses + 1);
+  CHECK(now.hits == before.hits + 2);
+  CHECK(now.entries == 1);
+
+  // A padded plan: the same room each time (the bytes beyond the matrix are checked).
+  const std::size_t room = padded_room(997, 601);
+  CHECK(transpose_fresh(997, 601, 0, room, 4) == "");
+  CHECK(transpose_fresh(997, 601, 0, room, 5) == "");
+  now = rt::checked_plan_stats();
+  CHECK(now.misses == before.misses + 2);
+  CHECK(now.hits == before.hits + 3);
+}
+
+TEST_CASE("another offset, room or setting is planned anew", "[plan-cache]") {
+  // Regular plans: on a GPU the padded shapes below fit the on-chip plan, which never pads.
+  ScopedEnv regular("IPT_OVERRIDES", "onchip=off");
+  rt::clear_caches();
+  const auto before = rt::checked_plan_stats();
+  CHECK(transpose_fresh(997, 601, 0, 8, 10) == "");                      // no room to pad
+  CHECK(transpose_fresh(997, 601, 0, padded_room(997, 601), 11) == "");  // room to pad
+  CHECK(transpose_fresh(997, 601, 5, 8, 12) == "");                      // another offset
+  CHECK(rt::checked_plan_stats().misses == before.misses + 3);
+  {
+    // Settings that change the plan (a smaller local memory, a forced sequence) or the
+    // kernels (build options) are part of the key.
+    ScopedEnv overrides("IPT_OVERRIDES", "local_mem=32768,simd=64");
+    CHECK(transpose_fresh(997, 601, 0, 8, 13) == "");
+    ScopedEnv sequence("IPT_OVERRIDES", "sequence=1");
+    CHECK(transpose_fresh(997, 601, 0, 8, 14) == "");
+    ScopedEnv options("IPT_BUILD_OPTIONS", "-DIPT_UNUSED_MACRO=1");
+    CHECK(transpose_fresh(997, 601, 0, 8, 15) == "");
+  }
+  CHECK(transpose_fresh(997, 601, 0, 8, 16) == "");  // the first key again
+  const auto now = rt::checked_plan_stats();
+  CHECK(now.misses == before.misses + 6);
+  CHECK(now.hits == before.hits + 1);
+}
+
+TEST_CASE("a call that fails its checks is not remembered and leaves the buffer", "[plan-cache]") {
+  rt::clear_caches();
+  {
+    // Kernels that cannot build: preparing fails before anything is enqueued.
+    ScopedEnv options("IPT_BUILD_OPTIONS", "-DIPT_ELEM_BYTES=3");
+    GuardedMatrix m(300, 211, 4, 0, 8, 20);
+    CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 300, 211, 0, nullptr, nullptr) !=
+          IPT_SUCCESS);
+    CHECK(m.check_unchanged() == "");
+    CHECK(rt::checked_plan_stats().entries == 0);
+    // The same call again is checked again (and fails again), not served from the cache.
+    CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 300, 211, 0, nullptr, nullptr) !=
+          IPT_SUCCESS);
+    CHECK(m.check_unchanged() == "");
+  }
+  CHECK(transpose_fresh(300, 211, 0, 8, 21) == "");
+  CHECK(rt::checked_plan_stats().entries == 1);
+}
+
+TEST_CASE("a checked plan keeps its programs when only the program cache is cleared",
+          "[plan-cache]") {
+  rt::clear_caches();
+  CHECK(transpose_fresh(300, 211, 3, 8, 30) == "");
+  rt::clear_program_cache();
+  CHECK(rt::program_cache_size() == 0);
+  const auto before = rt::checked_plan_stats();
+  const auto built = rt::program_cache_stats();
+  CHECK(transpose_fresh(300, 211, 3, 8, 31) == "");  // the prepared plan and its programs
+  CHECK(rt::checked_plan_stats().hits == before.hits + 1);
+  CHECK(rt::program_cache_stats().source_builds == built.source_builds);
+  CHECK(rt::program_cache_stats().disk_loads == built.disk_loads);
+  CHECK(rt::program_cache_size() == 0);
+  rt::clear_caches();
+  CHECK(rt::checked_plan_stats().entries == 0);
+}
+
+TEST_CASE("a program's on-chip launch is probed once, not once per shape", "[plan-cache][onchip]") {
+  // NVIDIA's driver under-reports the on-chip kernel's work-group limit, so its launch is
+  // probed (launcher.cpp); a new shape whose on-chip program was probed before must not
+  // pay for another probe. Devices that report the limit rightly never probe.
+  rt::clear_caches();
+  ipt_plan_options onchip{};
+  onchip.sequence = IPT_SEQUENCE_ON_CHIP;
+  // The on-chip programs (steps and undo) a forced on-chip call of rows x cols prepares.
+  const auto programs = [](std::uint64_t rows, std::uint64_t cols) {
+    ipt::planner::PlanRequest request;  // IPT_SEQUENCE_ON_CHIP's (api/plan_options.cpp)
+    request.onchip = ipt::planner::OnChip::kForce;
+    const auto plan =
+        rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4, 0, &request);
+    std::set<std::string> options;
+    for (const auto* steps : {&plan.steps, &plan.undo})
+      for (const auto& step : *steps)
+        if (step.family == ipt::planner::Family::kOnChip) options.insert(step.options);
+    return options;
+  };
+  const auto first = programs(150, 170), second = programs(170, 150);
+  REQUIRE(!first.empty());
+  REQUIRE(std::includes(first.begin(), first.end(), second.begin(), second.end()));
+
+  const auto call = [&](std::size_t rows, std::size_t cols, std::uint64_t seed) {
+    GuardedMatrix m(rows, cols, 4, 0, 16, seed);
+    cl_event done = nullptr;
+    const ipt_status status = ipt_transpose_with_options(session().queue(), m.buffer(), 0, rows,
+                                                         cols, 4, &onchip, 0, nullptr, &done);
+    if (status != IPT_SUCCESS) return std::string("status ") + ipt_status_string(status);
+    clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    return m.check_transposed();
+  };
+  const std::size_t before = rt::onchip_probe_count();
+  CHECK(call(150, 170, 11) == "");
+  const std::size_t after_first = rt::onchip_probe_count();
+  CHECK(after_first - before <= first.size());
+  CHECK(call(170, 150, 12) == "");
+  CHECK(call(150, 170, 13) == "");  // forced plans are prepared on every call
+  CHECK(rt::onchip_probe_count() == after_first);
+}

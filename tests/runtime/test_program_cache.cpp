@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// The program cache: one build per key, shared across threads, cleared on request; the
+// IPT_KERNEL_DIR override; build failures reported with their log.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "helpers/test_support.hpp"
+#include "ipt/ipt.h"
+#include "planner/launch_plan.hpp"
+#include "runtime/error.hpp"
+#include "runtime/program_cache.hpp"
+
+using ipt::test::ScopedEnv;
+using ipt::test::session;
+namespace rt = ipt::runtime;
+
+namespace {
+
+cl::Context context() { return cl::Context(session().context(), true); }
+cl::Device device() { return cl::Device(session().device(), true); }
+const char* kOptions = "-DIPT_ELEM_BYTES=4 -DIPT_INDEX_64=0 -DTILE=8 -DWG_ROWS=2";
+
+}  // namespace
+
+TEST_CASE("a program is built once per key and shared between threads", "[cache]") {
+  rt::clear_program_cache();
+  CHECK(rt::program_cache_size() == 0);
+  std::vector<cl_program> seen(8);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    threads.emplace_back([&, i] {
+      seen[i] = rt::get_program(context(), device(), "square", kOptions)->program()();
+    });
+  for (auto& t : threads) t.join();
+  CHECK(rt::program_cache_size() == 1);
+  for (cl_program p : seen) CHECK(p == seen[0]);
+  rt::get_program(context(), device(), "square", std::string(kOptions) + " -DUNUSED=1");
+  CHECK(rt::program_cache_size() == 2);
+  CHECK(ipt_clear_cache() == IPT_SUCCESS);
+  CHECK(rt::program_cache_size() == 0);
+}
+
+TEST_CASE("IPT_KERNEL_DIR replaces the embedded sources, and build failures carry the log",
+          "[cache]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "ipt_kernel_dir_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(fs::path(IPT_SOURCE_KERNEL_DIR) / "common.cl", dir / "common.cl");
+  ScopedEnv env("IPT_KERNEL_DIR", dir.c_str());
+
+  SECTION("a missing file is a build failure naming the file") {
+    try {
+      rt::get_program(context(), device(), "square", kOptions);
+      FAIL("no error");
+    } catch (const ipt::Error& e) {
+      CHECK(e.status() == IPT_BUILD_PROGRAM_FAILURE);
+      CHECK(std::string(e.what()).find("square.cl") != std::string::npos);
+    }
+  }
+  SECTION("a broken kernel fails through the API with its build log, buffer untouched") {
+    std::ofstream(dir / "square.cl") << "__kernel void ipt_square_swap(__global elem_t* b) {\n"
+                                        "  this_is_not_opencl_c;\n}\n";
+    ipt::test::GuardedMatrix m(16, 16, 4, 0, 4, 42);
+    CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 16, 16, 0, nullptr, nullptr) ==
+          IPT_BUILD_PROGRAM_FAILURE);
+    const std::string message = ipt_last_error_message();
+    CHECK(message.find("this_is_not_opencl_c") != std::string::npos);
+    CHECK(m.check_unchanged() == "");
+  }
+  SECTION("a working kernel folder is used") {
+    fs::copy_file(fs::path(IPT_SOURCE_KERNEL_DIR) / "square.cl", dir / "square.cl");
+    ipt::test::GuardedMatrix m(16, 16, 4, 0, 4, 43);
+    CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 16, 16, 0, nullptr, nullptr) ==
+          IPT_SUCCESS);
+    CHECK(m.check_transposed() == "");
+  }
+  SECTION("a source edited between two calls of one shape is built again") {
+    // The second call must not run the first call's program from a kept plan.
+    fs::copy_file(fs::path(IPT_SOURCE_KERNEL_DIR) / "square.cl", dir / "square.cl");
+    ipt::test::GuardedMatrix first(24, 24, 4, 0, 4, 44);
+    CHECK(ipt_transpose_f32(session().queue(), first.buffer(), 0, 24, 24, 0, nullptr, nullptr) ==
+          IPT_SUCCESS);
+    CHECK(first.check_transposed() == "");
+    std::ofstream(dir / "square.cl", std::ios::trunc)
+        << "__kernel void ipt_square_swap(__global elem_t* b) {\n  edited_and_broken;\n}\n";
+    ipt::test::GuardedMatrix second(24, 24, 4, 0, 4, 45);
+    CHECK(ipt_transpose_f32(session().queue(), second.buffer(), 0, 24, 24, 0, nullptr, nullptr) ==
+          IPT_BUILD_PROGRAM_FAILURE);
+    CHECK(std::string(ipt_last_error_message()).find("edited_and_broken") != std::string::npos);
+    CHECK(second.check_unchanged() == "");
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a pooled kernel comes back with its arguments, and set() changes what differs",
+          "[cache]") {
+  // The copy kernel: (src, src_offset, dst, dst_offset, count, zero, zero_word, zero_words).
+  const cl::CommandQueue queue(session().queue(), true);
+  // Built with the options the planner gives a copy of 4-byte elements with 32-bit indices.
+  ipt::planner::StepSite site;
+  site.elem_size = 4;
+  const auto options = ipt::planner::copy_step(site, ipt::planner::Buffer::kMatrix, 0,
+                                               ipt::planner::Buffer::kScratch, 0, 64)
+                           .options;
+  REQUIRE(options.find("-DIPT_INDEX_64=0") != std::string::npos);
+  const auto program = rt::get_program(context(), device(), "copy", options);
+  std::vector<cl_uint> source(64);
+  std::iota(source.begin(), source.end(), 1000u);
+  const cl::Buffer src(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, std::size_t{64 * 4},
+                       source.data());
+  const cl::Buffer dst(context(), CL_MEM_READ_WRITE, 64 * 4);
+  auto copy = [&](cl_uint src_offset, cl_uint dst_offset, cl_uint count, cl_kernel* used) {
+    const std::vector<cl_uint> blank(64, 7u);
+    queue.enqueueWriteBuffer(dst, CL_TRUE, 0, 64 * 4, blank.data());
+    rt::PooledKernel pooled(program, "ipt_copy", device());
+    *used = (*pooled)();
+    cl_uint arg = 0;
+    pooled.set(arg++, src);
+    pooled.set_index(arg++, false, src_offset);
+    pooled.set(arg++, dst);
+    pooled.set_index(arg++, false, dst_offset);
+    pooled.set_index(arg++, false, count);
+    pooled.set(arg++, dst);
+    pooled.set(arg++, cl_ulong{0});
+    pooled.set(arg++, cl_ulong{0});
+    queue.enqueueNDRangeKernel(*pooled, cl::NullRange, cl::NDRange(64), cl::NDRange(64));
+    std::vector<cl_uint> out(64);
+    queue.enqueueReadBuffer(dst, CL_TRUE, 0, 64 * 4, out.data());
+    std::vector<cl_uint> expected(64, 7u);
+    for (cl_uint i = 0; i < count; ++i) expected[dst_offset + i] = source[src_offset + i];
+    return out == expected;
+  };
+  cl_kernel first = nullptr, again = nullptr;
+  CHECK(copy(0, 0, 8, &first));
+  CHECK(copy(0, 0, 8, &again));  // every scalar as it was
+  CHECK(again == first);         // the same kernel object, back from the pool
+  CHECK(copy(4, 0, 16, &again));
+  CHECK(copy(4, 9, 16, &again));
+  CHECK(copy(0, 9, 3, &again));
+  CHECK(again == first);
+}
