@@ -36,6 +36,7 @@
 
 #include <complex>
 #include <cstddef>
+#include <future>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -166,6 +167,14 @@ std::size_t padded_size(const cl::Device& device, std::size_t rows, std::size_t 
 template <typename T>
 void warmup(const cl::Context& context, const cl::Device& device) {
   detail::check(ipt_warmup(context(), device(), sizeof(T)));
+}
+
+// ipt_warmup on a thread of its own, started at once, so that a program's start-up goes on
+// beside the builds; calls made meanwhile wait only for the programs their own plans
+// launch. The future's get() returns when every program is built, or throws ipt::error.
+template <typename T>
+std::future<void> warmup_async(const cl::Context& context, const cl::Device& device) {
+  return std::async(std::launch::async, [context, device] { warmup<T>(context, device); });
 }
 
 // Transposes, in place, the rows x cols row-major matrix of T at `host` in host memory,

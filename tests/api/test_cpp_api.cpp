@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <complex>
 #include <cstdint>
+#include <future>
 #include <ipt/ipt.hpp>
 #include <vector>
 
@@ -68,6 +69,28 @@ TEST_CASE("ipt::error carries the status and the message", "[cpp][bad_input]") {
   ipt::warmup<float>(cl::Context(session().context(), true), device);
   ipt::clear_cache();
   CHECK_THROWS_AS(ipt::padded_size<float>(cl::Device(), 1, 1), ipt::error);
+}
+
+TEST_CASE("the C++ binding warms up on a thread of its own while calls go on",
+          "[api][cpp][warmup]") {
+  using element = std::complex<double>;
+  ipt::test::ScopedEnv no_disk_cache("IPT_CACHE_DISABLE", "1");  // the builds happen here
+  ipt::clear_cache();
+  const cl::Context context(session().context(), true);
+  const cl::Device device(session().device(), true);
+  std::future<void> warming = ipt::warmup_async<element>(context, device);
+  GuardedMatrix m(300, 70, sizeof(element), 0, 9, 31);
+  const cl::CommandQueue queue(session().queue(), true);
+  ipt::transpose<element>(queue, cl::Buffer(m.buffer(), true), 300, 70).wait();
+  CHECK(m.check_transposed() == "");
+  warming.get();  // rethrows what the warm-up threw
+  try {
+    ipt::warmup_async<element>(cl::Context(), device).get();
+    FAIL("no exception");
+  } catch (const ipt::error& e) {
+    CHECK(e.status() == IPT_INVALID_CONTEXT);
+  }
+  ipt::clear_cache();
 }
 
 TEST_CASE("the C++ binding transposes a batch", "[batched][api][cpp]") {
