@@ -22,7 +22,8 @@
 
 namespace ipt::planner {
 
-// The kernel families (one kernels/<source>.cl file and one kernel function each).
+// The kernel families (one kernels/<source>.cl file and one kernel function each; their
+// table: planner/families/registry.cpp).
 enum class Family { kSquare, kBs, kPttwac, kSoa, kOnChip, kRestride, kCopy, kScale };
 const char* family_source(Family family);  // "square", "bs", ... (the .cl file's stem)
 const char* family_kernel(Family family);  // the __kernel function's name
@@ -178,8 +179,10 @@ struct StepSite {
 // (strides = false) forms none past the matrix, so from 2^32. The one rule of every step.
 bool needs_index64(std::uint64_t offset, std::uint64_t elements, bool strides = true);
 
-// Steps of each family. A region left with Buffer::kNone is placed at the start of the
-// call scratch (the on-chip kernel's: of the zero scratch), as a kernel run alone needs.
+// Steps of each family, each defined in planner/families/<family>.cpp; the families' table
+// (source, kernel, whether it can transform) is planner/families/registry.cpp. A region
+// left with Buffer::kNone is placed at the start of the call scratch (the on-chip
+// kernel's: of the zero scratch), as a kernel run alone needs.
 Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
              const BsConfig& config, Region zeroes = {});
 Step pttwac_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,

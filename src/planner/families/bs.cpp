@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// BS (kernels/bs.cl): 010! by tiles of B x C staged in local memory.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "planner/families/step_building.hpp"
+#include "planner/narrow_words.hpp"
+
+namespace ipt::planner {
+
+using namespace steps;
+
+Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+             const BsConfig& config, Region zeroes) {
+  check_elem_size(site.elem_size);
+  if (config.work_group == 0 || config.tiles_per_group == 0)
+    throw std::invalid_argument("BS: work_group and tiles_per_group must be positive");
+  if (A == 0 || B <= 1 || C <= 1) {
+    if (!zeroes.empty()) throw std::logic_error("BS: words to zero, but an identity");
+    return nothing(Family::kBs, "010!: an identity");
+  }
+  const std::uint64_t n = B * C;
+  const bool index64 = site.index64 || config.force_index64 || needs_index64(site.offset, A * n);
+  const std::uint64_t tiles = std::min(config.tiles_per_group, A);
+  const std::uint64_t chunks = (A + tiles - 1) / tiles;
+  // The kernel grid-strides over chunks, so a capped grid is always enough.
+  const std::uint64_t groups =
+      std::min(chunks, config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups);
+  // 1- and 2-byte elements move in 4-byte words where every tile fills whole words and
+  // the matrix starts on a 4-byte boundary of one buffer (kernels/bs.cl).
+  const std::size_t word =
+      config.words ? narrow_word(site.elem_size, site.offset, site.split != 0, n) : 1;
+  Step step = launch(Family::kBs, site, index64,
+                     word > 1 ? " -DIPT_WORDS=" + std::to_string(word) : std::string(), groups,
+                     config.work_group);
+  step.local_bytes = bs_local_elements(n, tiles) * site.elem_size;
+  if (word > 1) step.local_bytes = (step.local_bytes + 3) / 4 * 4;  // read as words
+  step.args = {buffer_arg(Buffer::kMatrix),
+               index_arg(site.offset),
+               index_arg(A),
+               index_arg(B),
+               index_arg(C),
+               index_arg(tiles),
+               local_arg(step.local_bytes)};
+  add_zeroing(step, zeroes);
+  step.touches = A * n;
+  step.move = permute(A, B, C, 1);
+  step.what = "010! on " + shape_text(A, B, C) + ": BS tiles of " + std::to_string(B) + " x " +
+              std::to_string(C);
+  if (word > 1) step.what += ", moved as 4-byte words";
+  return with_split(std::move(step), site);
+}
+
+}  // namespace ipt::planner

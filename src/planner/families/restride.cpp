@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// Restride (kernels/restride.cl): rows moved to another row stride (pad and unpad).
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "planner/families/step_building.hpp"
+#include "planner/narrow_words.hpp"
+
+namespace ipt::planner {
+
+using namespace steps;
+
+Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
+                   std::uint64_t s_out, const RestrideConfig& config, Region scratch) {
+  check_elem_size(site.elem_size);
+  if (config.work_group == 0 || config.per_item == 0)
+    throw std::invalid_argument("restride: work_group and per_item must be positive");
+  if (s_in < len || s_out < len)
+    throw std::invalid_argument("restride: a stride is shorter than the row");
+  if (rows <= 1 || len == 0 || s_in == s_out)
+    return nothing(Family::kRestride, "restride: nothing moves");
+  // 1- and 2-byte elements move in 4-byte words (1-byte ones at least in pairs) where
+  // every row starts on a unit's boundary in both layouts and is whole units long: the
+  // restride of those units, with the same bytes per work-item, so the same chunks and
+  // flags. Moved one by one, 1-byte rows closed up at a third of a float row's speed. A
+  // split matrix (kernels/common.cl) keeps its units whole where the split and the tail's
+  // place are multiples of the unit.
+  const std::uint64_t run = std::gcd(std::gcd(len, config.per_item), std::gcd(s_in, s_out));
+  std::size_t unit = static_cast<std::size_t>(
+      word_factor(config.word_bytes, site.elem_size, run, site.offset, site.split));
+  while (unit > 1 && site.tail.offset % (site.elem_size * unit) != 0) unit /= 2;
+  StepSite at = site;
+  at.elem_size = site.elem_size * unit;
+  at.offset = site.offset / unit;
+  at.split = site.split / unit;
+  // The index width of the elements' restride, as every step decides it (a unit step could
+  // index in 32 bits a little longer; one rule is worth more).
+  const std::uint64_t extent = rows * std::max(s_in, s_out);
+  const bool index64 = site.index64 || config.force_index64 || needs_index64(site.offset, extent);
+  const std::uint64_t chunk = config.work_group * config.per_item;
+  const std::uint64_t chunks = (rows * len + chunk - 1) / chunk;
+  Step step = launch(Family::kRestride, at, index64,
+                     " -DWG=" + std::to_string(config.work_group) +
+                         " -DPER_ITEM=" + std::to_string(config.per_item / unit),
+                     chunks, config.work_group);
+  // The id counter, then one "read" flag per chunk.
+  step.flags = placed(scratch, Buffer::kScratch, restride_scratch_bytes(config, rows * len));
+  step.args = {
+      buffer_arg(Buffer::kMatrix), index_arg(at.offset),          index_arg(rows),
+      index_arg(len / unit),       index_arg(s_in / unit),        index_arg(s_out / unit),
+      index_arg(chunks),           buffer_arg(step.flags.buffer), ulong_arg(step.flags.offset / 4)};
+  // The last row ends at its length: the bytes past it (the gap its stride leaves) are the
+  // caller's when the strides are an imatcopy's.
+  step.touches = (rows - 1) * std::max(s_in, s_out) + len;
+  step.move.kind = Move::Kind::kRestride;
+  step.move.rows = rows;
+  step.move.len = len;
+  step.move.s_in = s_in;
+  step.move.s_out = s_out;
+  step.what = s_out > s_in ? "pad: rows spread from " + std::to_string(s_in) + " to " +
+                                 std::to_string(s_out) + " elements"
+                           : "unpad: rows closed up from " + std::to_string(s_in) + " to " +
+                                 std::to_string(s_out) + " elements";
+  if (unit > 1) step.what += "; moved as " + std::to_string(at.elem_size) + "-byte units";
+  const std::uint64_t touches = step.touches;  // elements, not units
+  step = with_split(std::move(step), at);
+  step.touches = site.split == 0 ? touches : std::min(touches, site.split);
+  return step;
+}
+
+}  // namespace ipt::planner

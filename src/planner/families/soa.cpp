@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// SoA-ASTA (kernels/soa_asta.cl): 100! and 0100! by cycle following of super-elements.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "planner/families/step_building.hpp"
+
+namespace ipt::planner {
+
+using namespace steps;
+
+namespace {
+
+// soa_step on elements of site.elem_size bytes, whatever the plan's are.
+Step soa_element_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
+                      std::uint64_t C, const SoaConfig& config, Region flags) {
+  check_elem_size(site.elem_size);
+  if (config.vw == 0 || config.units == 0)
+    throw std::invalid_argument("SoA-ASTA: vw and units must be positive");
+  if (I == 0 || A <= 1 || B <= 1 || C == 0) return nothing(Family::kSoa, "0100!: an identity");
+  // Chunk L: what the caller asked for, else as much of C as a unit holds. Never more
+  // than a unit holds: that is where the authors' register tiling dropped elements.
+  const std::size_t elem_size = site.elem_size;
+  const std::uint64_t capacity = soa_chunk_capacity(config, site.local_mem_bytes, elem_size);
+  const std::uint64_t L = soa_chunk(config, site.local_mem_bytes, elem_size, C);
+  if (L == 0 || L > capacity)
+    throw ResourceError("SoA-ASTA: a unit holds " + std::to_string(capacity) +
+                        " elements, the chunk needs " + std::to_string(config.chunk));
+  const std::uint64_t K = (C + L - 1) / L;
+  const std::uint64_t items = I * K * A * B;
+  const bool index64 =
+      site.index64 || config.force_index64 || needs_index64(site.offset, I * A * B * C);
+  // Flag words are counted in 32 bits (and start slices, checked below).
+  if (items > (std::uint64_t{1} << 36))
+    throw ResourceError("SoA-ASTA: more than 2^36 items (" + std::to_string(items) + ")");
+  // Starts are handed out a slice of a flag word at a time: one unit per slice (more
+  // would only start and stop), at most max_groups groups. Slices are cut for the units
+  // that run at once, a quarter of max_groups' (the default is 64 groups per compute
+  // unit, where a large GPU's compute unit holds about 25 of this kernel's): cutting them
+  // for all of max_groups' units made stages of 10^5 items 7-10% slower (more starts
+  // cutting chains that would have run on), while stages of 10^2-10^4 items gained 2-4x
+  // either way.
+  const std::uint64_t max_groups =
+      config.max_groups == 0 ? std::uint64_t{65536} : config.max_groups;
+  const std::uint64_t concurrent_units = std::max<std::uint64_t>(1, max_groups / 4) * config.units;
+  const std::size_t slice_items =
+      config.slice_items != 0 ? config.slice_items : soa_slice_items(items, concurrent_units);
+  std::uint32_t slice_shift = 0;
+  while ((std::size_t{32} >> slice_shift) > slice_items) ++slice_shift;
+  if ((std::size_t{32} >> slice_shift) != slice_items)
+    throw std::invalid_argument("SoA-ASTA: slice_items must be a power of two from 1 to 32");
+  const std::uint64_t slices = ((items + 31) / 32) << slice_shift;
+  if (slices + max_groups * config.units >= (std::uint64_t{1} << 32))
+    throw ResourceError("SoA-ASTA: more start slices than a 32-bit counter holds");
+  const std::uint64_t groups = std::min((slices + config.units - 1) / config.units, max_groups);
+  Step step =
+      launch(Family::kSoa, site, index64,
+             " -DVW=" + std::to_string(config.vw) + " -DUNITS=" + std::to_string(config.units) +
+                 " -DREGS=" + std::to_string(config.regs),
+             groups, config.vw * config.units);
+  // Register tiling needs no local tiles; a local argument may not be empty, so it gets
+  // one element it never touches.
+  step.local_bytes = config.regs > 0 ? elem_size : 2 * std::uint64_t{config.units} * L * elem_size;
+  // One bit per item and the start counter after them.
+  step.flags = placed(flags, Buffer::kScratch, soa_flag_bytes(items));
+  step.args = {buffer_arg(Buffer::kMatrix),
+               index_arg(site.offset),
+               index_arg(A),
+               index_arg(B),
+               index_arg(C),
+               index_arg(L),
+               index_arg(K),
+               index_arg(items),
+               buffer_arg(step.flags.buffer),
+               ulong_arg(step.flags.offset / 4),
+               local_arg(step.local_bytes),
+               uint_arg(slice_shift)};
+  step.touches = I * A * B * C;
+  step.move = permute(I, A, B, C);
+  step.what = (I > 1 ? "0100! on (" + std::to_string(I) + " | " : std::string("100! on (")) +
+              std::to_string(A) + ", " + std::to_string(B) + ", " + std::to_string(C) +
+              "): super-elements of " + std::to_string(C);
+  return with_split(std::move(step), site);
+}
+
+}  // namespace
+
+Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
+              std::uint64_t C, const SoaConfig& config, Region flags, std::uint64_t word) {
+  if (word <= 1) return soa_element_step(site, I, A, B, C, config, flags);
+  if (C % word != 0 || site.offset % word != 0 || site.split % word != 0)
+    throw std::logic_error("SoA-ASTA: words of " + std::to_string(word) +
+                           " elements that the super-elements, offset or split do not fill");
+  StepSite words = site;
+  words.elem_size = site.elem_size * word;
+  words.offset = site.offset / word;
+  words.split = site.split / word;
+  Step step = soa_element_step(words, I, A, B, C / word, config, flags);
+  if (step.noop()) return step;
+  // The model and the extents count the plan's elements.
+  step.touches = I * A * B * C;
+  if (site.split != 0) step.touches = std::min(step.touches, site.split);
+  step.move = permute(I, A, B, C);
+  step.what = (I > 1 ? "0100! on (" + std::to_string(I) + " | " : std::string("100! on (")) +
+              std::to_string(A) + ", " + std::to_string(B) + ", " + std::to_string(C) +
+              "): super-elements of " + std::to_string(C) + ", moved as " +
+              std::to_string(words.elem_size) + "-byte words";
+  return step;
+}
+
+}  // namespace ipt::planner
