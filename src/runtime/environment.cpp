@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "runtime/fault_seam.hpp"
 
 namespace ipt::runtime {
 namespace {
@@ -38,8 +39,9 @@ const char* variable(Variable which) {
 }
 
 Overrides current_overrides() {
-  const char* text = variable(Variable::kOverrides);
-  if (text == nullptr) return Overrides{};
+  const std::optional<std::string> steered = faults::steered_overrides();
+  const char* text = steered ? steered->c_str() : variable(Variable::kOverrides);
+  if (text == nullptr || *text == '\0') return Overrides{};
   // Parsed once per text and thread: a call reads the overrides several times, and each
   // parse took about 1 us.
   thread_local std::string parsed_text;
@@ -74,8 +76,9 @@ void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile
 
 std::string environment_key() {
   std::string key;
+  const std::optional<std::string> steered = faults::steered_overrides();
   for (const Variable v : {Variable::kOverrides, Variable::kBuildOptions, Variable::kKernelDir}) {
-    const char* value = variable(v);
+    const char* value = v == Variable::kOverrides && steered ? steered->c_str() : variable(v);
     key += value != nullptr ? value : "";
     key += '\n';  // no variable holds a newline that would make two settings collide
   }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The library's environment (docs/environment.md), read in environment.cpp and nowhere
 // else: the variables, and IPT_OVERRIDES="key=value,...", whose keys (override_keys.hpp)
-// make the planner see a different device or force planning choices. Tests use them so
-// that PoCL plans as a GPU would.
+// make the planner see a different device or force planning choices. Tests steer the
+// same keys through the seam (faults::steered_overrides) so that PoCL plans as a GPU would.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +44,8 @@ const char* variable(Variable which);
 // (override_keys.cpp).
 Overrides parse_overrides(const std::string& text);
 
-// The overrides IPT_OVERRIDES holds now (read on every call; empty when unset).
+// The overrides IPT_OVERRIDES holds now (read on every call; empty when unset), or those
+// a test steers through the seam (faults::steered_overrides) in its place.
 Overrides current_overrides();
 
 // Replaces the profile's fields that `overrides` sets; local_mem and max_wg can only

@@ -16,4 +16,6 @@ __attribute__((weak)) std::optional<std::chrono::milliseconds> crowded_recheck_a
   return std::nullopt;
 }
 
+__attribute__((weak)) std::optional<std::string> steered_overrides() { return std::nullopt; }
+
 }  // namespace ipt::runtime::faults

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The seam through which every command the library enqueues, every buffer and kernel
 // object it creates and every other OpenCL call it makes between commands passes, and the
-// two choices of the on-chip probe that a test may steer. The library's definitions
+// choices that a test may steer (the on-chip probe, the overrides). The library's definitions
 // (fault_seam.cpp) are weak and do nothing: the test suite links strong ones
 // (tests/helpers/fault_injection.cpp) that make the n-th command or allocation fail as an
 // OpenCL runtime would. libipt.so carries only the no-ops.
@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 
 #include "planner/launch_plan.hpp"
 
@@ -35,5 +36,10 @@ planner::ProbeGroups onchip_probe_groups();
 // The age at which crowded verdicts are checked again, where a test sets one (else
 // kCrowdedRecheckAge, launcher.hpp).
 std::optional<std::chrono::milliseconds> crowded_recheck_age();
+
+// The overrides a test gives the library in place of IPT_OVERRIDES (runtime/environment.hpp):
+// their text ("" for none), or nothing where no test steers them (the environment's).
+// Tests steer through this rather than setenv, which races with the library's threads.
+std::optional<std::string> steered_overrides();
 
 }  // namespace ipt::runtime::faults

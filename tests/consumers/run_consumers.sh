@@ -20,8 +20,8 @@ libdir=$(dirname "$(find "$prefix" -name 'libipt.so.*.*.*' | head -n 1)")
 ls -l "$libdir"/libipt.so*
 grep -q 'SONAME.*libipt.so.1' <<< "$(readelf -d "$libdir/libipt.so")" || { echo "SONAME is not libipt.so.1"; exit 1; }
 # The library's fault seam is its no-op (it only returns), and none of the test suite's
-# fault injection (tests/helpers/fault_injection.cpp) is in it. The symbol table is the build's:
-# cmake --install does not strip.
+# fault injection (tests/helpers/fault_injection.cpp) is in it. The symbol table is the
+# build's: cmake --install does not strip.
 echo "== the installed libipt.so carries no test code"
 seam=_ZN3ipt7runtime6faults5pointENS1_4SiteEPKc  # ipt::runtime::faults::point
 instructions=$(objdump -d --no-show-raw-insn --disassemble=$seam "$libdir/libipt.so" |
@@ -30,7 +30,7 @@ instructions=$(objdump -d --no-show-raw-insn --disassemble=$seam "$libdir/libipt
 grep -Eq '^((endbr64|ret|repz|nop|nopw|nopl|xchg) )+$' <<< "$instructions" ||
   { echo "libipt.so: the fault seam does more than return: $instructions"; exit 1; }
 if nm -C "$libdir/libipt.so" |
-   grep -E 'ipt::runtime::faults::(arm|disarm|count|passed|steer_onchip_probes|recheck_crowded_at)\('; then
+   grep -E 'ipt::runtime::faults::(arm|disarm|count|passed|steer_onchip_probes|recheck_crowded_at|steer_overrides|overrides_steered_now)\('; then
   echo "libipt.so carries the test suite's fault injection"
   exit 1
 fi

@@ -101,6 +101,25 @@ void recheck_crowded_at(std::optional<std::chrono::milliseconds> age) {
   recheck_age_ms.store(age ? age->count() : -1);
 }
 
+namespace {
+
+std::mutex steering_mutex;
+std::optional<std::string> steered_text;
+
+}  // namespace
+
+void steer_overrides(std::optional<std::string> text) {
+  std::lock_guard<std::mutex> lock(steering_mutex);
+  steered_text = std::move(text);
+}
+
+std::optional<std::string> overrides_steered_now() {
+  std::lock_guard<std::mutex> lock(steering_mutex);
+  return steered_text;
+}
+
+std::optional<std::string> steered_overrides() { return overrides_steered_now(); }
+
 std::optional<std::chrono::milliseconds> crowded_recheck_age() {
   const long long ms = recheck_age_ms.load(std::memory_order_relaxed);
   if (ms < 0) return std::nullopt;

@@ -2,14 +2,15 @@
 // Fault injection for tests, through the library's seam (runtime/fault_seam.hpp): makes
 // the n-th enqueue, or the n-th buffer allocation, that the library attempts fail as an
 // OpenCL runtime would, so that a test can fail each command of each plan in turn and
-// check that the caller's buffer survives; and steers the on-chip probe. Linked into the
-// internal tests only, whose strong definitions replace the library's no-ops. Disarmed,
-// a point costs one relaxed atomic load.
+// check that the caller's buffer survives; and steers the on-chip probe and the overrides. Linked
+// into the internal tests only, whose strong definitions replace the library's no-ops. Disarmed, a
+// point costs one relaxed atomic load.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -47,4 +48,30 @@ void steer_onchip_probes(planner::ProbeGroups groups);
 // kCrowdedRecheckAge (launcher.hpp). Unset by default.
 void recheck_crowded_at(std::optional<std::chrono::milliseconds> age);
 
+// The overrides the library sees in place of IPT_OVERRIDES while set ("" for none);
+// nothing: the environment's again. For the whole process, as the environment is.
+void steer_overrides(std::optional<std::string> text);
+std::optional<std::string> overrides_steered_now();
+
 }  // namespace ipt::runtime::faults
+
+namespace ipt::test {
+
+// Steers the library's overrides (IPT_OVERRIDES' keys) for a scope, and gives back what
+// was steered before: as ScopedEnv("IPT_OVERRIDES", text) did, without setenv, which
+// races with the library's threads reading the environment. nullptr: no overrides.
+class ScopedOverrides {
+ public:
+  explicit ScopedOverrides(const char* text) : before_(runtime::faults::overrides_steered_now()) {
+    runtime::faults::steer_overrides(std::string(text != nullptr ? text : ""));
+  }
+  explicit ScopedOverrides(const std::string& text) : ScopedOverrides(text.c_str()) {}
+  ~ScopedOverrides() { runtime::faults::steer_overrides(before_); }
+  ScopedOverrides(const ScopedOverrides&) = delete;
+  ScopedOverrides& operator=(const ScopedOverrides&) = delete;
+
+ private:
+  std::optional<std::string> before_;
+};
+
+}  // namespace ipt::test

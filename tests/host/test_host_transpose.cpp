@@ -244,7 +244,7 @@ TEST_CASE("the automatic way: the CPU without a queue, for squares and small mat
   request.rows = 300;
   request.cols = 301;
   {
-    ipt::test::ScopedEnv small("IPT_OVERRIDES", "max_alloc=300000");
+    ipt::test::ScopedOverrides small("max_alloc=300000");
     CHECK(ipt::host::host_scheme(request) == IPT_HOST_DEVICE);
     CHECK(ipt::host::host_stream_part(request) == 150000);
   }
@@ -263,7 +263,7 @@ namespace {
 void check_device_step_failures(cl_command_queue queue, std::uint64_t seed) {
   // A plan of several kernels (a small device's, no on-chip kernel): a failure after its
   // first kernel is undone on the device.
-  const ipt::test::ScopedEnv overrides("IPT_OVERRIDES", "local_mem=8192,onchip=off");
+  const ipt::test::ScopedOverrides overrides("local_mem=8192,onchip=off");
   for (const ipt_host_pinning pinning : {IPT_HOST_PIN_ON, IPT_HOST_PIN_OFF}) {
     const bool pinned = pinning == IPT_HOST_PIN_ON;
     // The commands of a call, counted on a call just like it (a call that repeats the one
@@ -507,7 +507,7 @@ TEST_CASE("host matrices larger than the device holds: streamed in parts", "[hos
   request.cols = 301;
   request.elem_size = 4;
   CHECK(ipt::host::host_stream_part(request) == 0);
-  ipt::test::ScopedEnv small("IPT_OVERRIDES", "max_alloc=300000");
+  ipt::test::ScopedOverrides small("max_alloc=300000");
   CHECK(ipt::host::host_stream_part(request) == 150000);
 }
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "helpers/fault_injection.hpp"
 #include "helpers/test_support.hpp"
 #include "runtime/checked_plans.hpp"
 #include "runtime/device_query.hpp"
@@ -46,7 +47,7 @@ std::size_t padded_room(std::size_t rows, std::size_t cols) {
 
 TEST_CASE("a repeated call reuses its checked plan, and its result is exact", "[plan-cache]") {
   // Regular plans: on a GPU the padded shapes below fit the on-chip plan, which never pads.
-  ScopedEnv regular("IPT_OVERRIDES", "onchip=off");
+  ipt::test::ScopedOverrides regular("onchip=off");
   rt::clear_caches();
   CHECK(rt::checked_plan_stats().entries == 0);
   const auto before = rt::checked_plan_stats();
@@ -69,6 +70,7 @@ TEST_CASE("a repeated call reuses its checked plan, and its result is exact", "[
 
 TEST_CASE("another offset, room or setting is planned anew", "[plan-cache]") {
   // Regular plans: on a GPU the padded shapes below fit the on-chip plan, which never pads.
+  // Through the environment, as a user sets it: the test is that its text is in the key.
   ScopedEnv regular("IPT_OVERRIDES", "onchip=off");
   rt::clear_caches();
   const auto before = rt::checked_plan_stats();

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "helpers/fault_injection.hpp"
 #include "helpers/step_check.hpp"
 #include "helpers/test_support.hpp"
 #include "planner/elementary_configs.hpp"
@@ -154,7 +155,7 @@ TEST_CASE("PTTWAC 010! global-flag fallback on many shapes", "[pttwac][elementar
 TEST_CASE("PTTWAC 010! with the planner's choice under IPT_OVERRIDES", "[pttwac][elementary]") {
   std::uint64_t seed = 5000;
   for (const char* overrides : {"local_mem=49152", "local_mem=32768,max_wg=256,simd=64"}) {
-    ipt::test::ScopedEnv env("IPT_OVERRIDES", overrides);
+    ipt::test::ScopedOverrides env(overrides);
     const auto profile = ipt::runtime::query_device_profile(session().device());
     for (const auto& shape : std::vector<Shape>{{2, 300, 301}, {1, 1000, 999}, {3, 64, 1000}}) {
       const auto [A, B, C] = shape;

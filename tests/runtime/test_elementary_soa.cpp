@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers/fault_injection.hpp"
 #include "helpers/step_check.hpp"
 #include "helpers/test_support.hpp"
 #include "planner/elementary_configs.hpp"
@@ -143,7 +144,7 @@ TEST_CASE("100! with the configurations a 48 KiB and a 32 KiB/64-wide GPU would 
           "[soa][elementary]") {
   std::uint64_t seed = 16000;
   for (const char* overrides : {"local_mem=49152,simd=32", "local_mem=32768,max_wg=256,simd=64"}) {
-    ipt::test::ScopedEnv env("IPT_OVERRIDES", overrides);
+    ipt::test::ScopedOverrides env(overrides);
     const auto profile = ipt::runtime::query_device_profile(session().device());
     for (std::size_t elem_size : {4, 16})
       for (std::uint64_t C : {1, 2, 5, 24, 32, 96, 100, 500, 2560}) {

@@ -214,7 +214,7 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
                                   Entry entry = Entry::kTranspose) {
   INFO(entry_name(entry) << ", " << c.name << ": " << c.rows << " x " << c.cols << ", elem_size "
                          << c.elem_size << ", " << c.overrides);
-  ScopedEnv env("IPT_OVERRIDES", c.overrides);
+  ipt::test::ScopedOverrides env(c.overrides);
   // The on-chip kernel's probe awaits one group, which any device holds: its verdict
   // (advice, settled by a callback) would otherwise depend on what else keeps a CPU
   // device's threads busy, and a crowded one re-plans the next call, whose commands this
@@ -366,7 +366,7 @@ TEST_CASE("a call creates its kernel objects before its first command", "[faults
     for (const Case& c : kCases) {
       if (std::string(c.name) != name) continue;
       INFO(c.name << ": " << c.rows << " x " << c.cols << ", elem_size " << c.elem_size);
-      ScopedEnv env("IPT_OVERRIDES", c.overrides);
+      ipt::test::ScopedOverrides env(c.overrides);
       SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
       FaultRun run(c, ++seed, session().queue(), Entry::kTranspose);
       REQUIRE(run.call({}, {}).status == IPT_SUCCESS);  // builds, prepares and keeps the plan
@@ -420,7 +420,7 @@ TEST_CASE("a call whose scratch cannot be kept succeeds and keeps none", "[fault
     for (const Case& c : kCases) {
       if (std::string(c.name) != name) continue;
       INFO(c.name << ": " << c.rows << " x " << c.cols << ", " << c.overrides);
-      const ScopedEnv env("IPT_OVERRIDES", c.overrides);
+      const ipt::test::ScopedOverrides env(c.overrides);
       SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
       FaultRun run(c, ++seed, session().queue(), Entry::kTranspose);
       REQUIRE(run.call({}, {}).status == IPT_SUCCESS);
@@ -455,7 +455,7 @@ TEST_CASE("a call whose program cannot be created or built enqueues nothing", "[
     for (const Case& c : kCases) {
       if (std::string(c.name) != name) continue;
       INFO(c.name << ": " << c.rows << " x " << c.cols << ", " << c.overrides);
-      const ScopedEnv env("IPT_OVERRIDES", c.overrides);
+      const ipt::test::ScopedOverrides env(c.overrides);
       SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
       FaultRun run(c, ++seed, session().queue(), Entry::kTranspose);
       REQUIRE(ipt_clear_cache() == IPT_SUCCESS);
@@ -534,7 +534,7 @@ void check_imatcopy_failures(cl_command_queue queue, std::uint64_t seed) {
       make('C', 'C', 61, 64, 67, 64, IPT_SCALAR_C32, 8),   // conjugated, column-major
       make('R', 'R', 50, 40, 40, 47, IPT_SCALAR_C64, 16),  // no transposition: a restride
   };
-  const ScopedEnv env("IPT_OVERRIDES", "local_mem=8192,onchip=off");
+  const ipt::test::ScopedOverrides env("local_mem=8192,onchip=off");
   for (const ImatcopyCall& call : calls) {
     INFO(call.text());
     const std::size_t offset = 3;

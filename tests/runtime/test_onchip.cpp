@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "helpers/fault_injection.hpp"
 #include "helpers/onchip_kernel_run.hpp"
 #include "helpers/test_profiles.hpp"
 #include "helpers/test_support.hpp"
@@ -506,7 +507,7 @@ TEST_CASE("calls with the on-chip attempt give the transpose, attempt or fallbac
         "onchip=on,compute_units=4,max_wg=256", "onchip=on,onchip.abort=1",
         "onchip=on,onchip.abort=1,local_mem=32768,max_wg=256,simd=64,compute_units=8",
         "onchip=on,onchip.abort=1,sequence=1", "resident_groups=1,local_mem=49152"}) {
-    ScopedEnv env("IPT_OVERRIDES", overrides);
+    ipt::test::ScopedOverrides env(overrides);
     INFO(overrides);
     std::uint64_t seed = 400;
     for (int i = 0; i < 6; ++i) {
@@ -520,7 +521,7 @@ TEST_CASE("calls with the on-chip attempt give the transpose, attempt or fallbac
   for (const char* sequence : {"sequence=2.1", "sequence=2.2", "sequence=3.1", "sequence=3.2"})
     for (const char* attempt : {"onchip=on,compute_units=3", "onchip=on,onchip.abort=1"}) {
       const std::string text = std::string(attempt) + "," + sequence;
-      ScopedEnv env("IPT_OVERRIDES", text.c_str());
+      ipt::test::ScopedOverrides env(text.c_str());
       INFO(attempt << "," << sequence);
       std::uint64_t seed = 500;
       for (std::size_t elem_size : {1, 4, 16})

@@ -104,7 +104,7 @@ long onchip_group_size(std::size_t rows, std::size_t cols) {
 
 TEST_CASE("calls are planned around an on-chip kernel whose groups do not all run at once",
           "[plan-cache][onchip]") {
-  const ScopedEnv env("IPT_OVERRIDES", kGpuLike);
+  const ipt::test::ScopedOverrides env(kGpuLike);
   rt::clear_caches();
   const std::size_t rows = 300, cols = 211;  // one on-chip pass
   const auto plan = rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4,
@@ -150,7 +150,7 @@ TEST_CASE(
     "a crowded verdict is checked again once old, and a device no longer crowded "
     "gets its on-chip plan back",
     "[plan-cache][onchip]") {
-  const ScopedEnv env("IPT_OVERRIDES", kGpuLike);
+  const ipt::test::ScopedOverrides env(kGpuLike);
   rt::clear_caches();
   const std::size_t rows = 300, cols = 211;  // one on-chip pass, two groups per compute unit
   SteeredProbes probes_of(ipt::planner::ProbeGroups::kOneMore);
@@ -243,7 +243,7 @@ TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[pla
   // them in their own configuration (a 1294 x 1339 call goes on chip in one pass there);
   // other devices are given one.
   const bool promised = rt::query_device_profile(session().device()).resident_groups;
-  const ScopedEnv env("IPT_OVERRIDES", promised ? nullptr : kGpuLike);
+  const ipt::test::ScopedOverrides env(promised ? nullptr : kGpuLike);
   rt::clear_caches();
   const std::size_t rows = promised ? 1294 : 300, cols = promised ? 1339 : 211;
   const ProbesSince probes;
@@ -274,7 +274,7 @@ TEST_CASE("on an out-of-order queue the probe runs before the call's own kernels
           "[plan-cache][onchip]") {
   // Otherwise the call's on-chip kernel could run beside the probe and crowd it.
   if (!ipt::test::out_of_order_queues()) IPT_SKIP("the device has no out-of-order queues");
-  const ScopedEnv env("IPT_OVERRIDES", kGpuLike);
+  const ipt::test::ScopedOverrides env(kGpuLike);
   rt::clear_caches();
   cl_int code = CL_SUCCESS;
   cl_command_queue queue = clCreateCommandQueue(session().context(), session().device(),

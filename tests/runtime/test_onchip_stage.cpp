@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "helpers/fault_injection.hpp"
 #include "helpers/onchip_kernel_run.hpp"
 #include "helpers/test_profiles.hpp"
 #include "helpers/test_support.hpp"
@@ -228,7 +229,7 @@ TEST_CASE("calls with an on-chip 010! stage give the transpose, attempt or fallb
        {"resident_groups=1,local_mem=49152,compute_units=1",
         "resident_groups=1,local_mem=49152,compute_units=3",
         "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1"}) {
-    ScopedEnv env("IPT_OVERRIDES", overrides);
+    ipt::test::ScopedOverrides env(overrides);
     INFO(overrides);
     std::uint64_t seed = 700;
     // 2.1 with m = 32 (32 x 1000 floats: 32 tiles, within the 40 of one group, but not
@@ -236,12 +237,12 @@ TEST_CASE("calls with an on-chip 010! stage give the transpose, attempt or fallb
     // chooses for itself.
     {
       const std::string forced = std::string(overrides) + ",sequence=2.1,m=32";
-      ScopedEnv env21("IPT_OVERRIDES", forced.c_str());
+      ipt::test::ScopedOverrides env21(forced.c_str());
       transpose_and_check(384, 1000, 4, ++seed, true);
     }
     {
       const std::string forced = std::string(overrides) + ",sequence=2.2,n=32";
-      ScopedEnv env22("IPT_OVERRIDES", forced.c_str());
+      ipt::test::ScopedOverrides env22(forced.c_str());
       transpose_and_check(1000, 384, 4, ++seed, true);
       transpose_and_check(500, 64, 8, ++seed, true);
     }
@@ -249,7 +250,7 @@ TEST_CASE("calls with an on-chip 010! stage give the transpose, attempt or fallb
       // Tiles of 400 x 1000 (beyond local flags too): the kernel's fallback needs no flag
       // per element; the call's scratch stays under 0.1% of the matrix.
       const std::string forced = std::string(overrides) + ",compute_units=16,sequence=2.1,m=400";
-      ScopedEnv big("IPT_OVERRIDES", forced.c_str());
+      ipt::test::ScopedOverrides big(forced.c_str());
       ipt_plan_info info{};
       REQUIRE(ipt_plan(session().device(), 800, 1000, 4, nullptr, &info) == IPT_SUCCESS);
       CHECK(info.scratch_bytes < 800 * 1000 * 4 / 1000);
@@ -269,7 +270,7 @@ TEST_CASE("padded plans with an on-chip 010! stage", "[onchip_stage]") {
   for (const char* overrides :
        {"resident_groups=1,local_mem=49152,compute_units=1",
         "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1"}) {
-    ScopedEnv env("IPT_OVERRIDES", overrides);
+    ipt::test::ScopedOverrides env(overrides);
     INFO(overrides);
     IPT_TEST_SEED(shapes_seed, 55);
     std::mt19937_64 random(shapes_seed);
@@ -307,14 +308,14 @@ TEST_CASE("calls with swizzled on-chip tiles (IPT_OVERRIDES onchip.tiles)",
     const std::string overrides = device + ",onchip.tiles=swizzled" + attempt;
     INFO(overrides);
     {
-      ScopedEnv env("IPT_OVERRIDES", (overrides + ",sequence=2.1,m=32").c_str());
+      ipt::test::ScopedOverrides env((overrides + ",sequence=2.1,m=32").c_str());
       ipt_plan_info info{};
       REQUIRE(ipt_plan(session().device(), 384, 1000, 4, nullptr, &info) == IPT_SUCCESS);
       CHECK(std::string(info.description).find("swizzled tiles") != std::string::npos);
       transpose_and_check(384, 1000, 4, ++seed, true);
     }
     {
-      ScopedEnv env("IPT_OVERRIDES", (overrides + ",onchip=on").c_str());
+      ipt::test::ScopedOverrides env((overrides + ",onchip=on").c_str());
       for (std::size_t elem_size : {4, 8}) {
         ++seed;
         CHECK(ipt::test::transpose_through_api(100, 97, elem_size, seed % 7, 9, seed) == "");
@@ -323,7 +324,7 @@ TEST_CASE("calls with swizzled on-chip tiles (IPT_OVERRIDES onchip.tiles)",
   }
   // A caller's plan options choose the plan, not how the kernel lays out its tiles: the
   // layout of IPT_OVERRIDES stays.
-  ScopedEnv env("IPT_OVERRIDES", (device + ",onchip.tiles=swizzled").c_str());
+  ipt::test::ScopedOverrides env((device + ",onchip.tiles=swizzled").c_str());
   ipt_plan_options options{};
   options.sequence = IPT_SEQUENCE_2_1;
   options.m = 32;

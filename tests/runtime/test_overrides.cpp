@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// IPT_OVERRIDES: parsing, device limits that can only be lowered, forced square tiles.
+// IPT_OVERRIDES: parsing, device limits that can only be lowered, forced square tiles, and
+// the tests' way of steering them without the environment.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "helpers/fault_injection.hpp"
+#include "helpers/test_support.hpp"
 #include "planner/onchip_plan.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
@@ -162,4 +165,26 @@ TEST_CASE("IPT_OVERRIDES onchip.groups sets the on-chip kernel's groups per comp
   const auto two = ipt::planner::choose_onchip(profile, 1);  // bytes too, when forced
   CHECK(two.work_group == 512);
   CHECK(two.groups == 264);
+}
+
+TEST_CASE("overrides a test steers replace IPT_OVERRIDES, and the plans' key follows them",
+          "[overrides]") {
+  using ipt::runtime::current_overrides;
+  using ipt::runtime::environment_key;
+  ipt::test::ScopedEnv env("IPT_OVERRIDES", "local_mem=32768");
+  CHECK(*current_overrides().local_mem == 32768);
+  const std::string from_environment = environment_key();
+  {
+    ipt::test::ScopedOverrides steered("local_mem=16384,simd=64");
+    CHECK(*current_overrides().local_mem == 16384);
+    CHECK(*current_overrides().simd == 64);
+    CHECK(environment_key() != from_environment);
+    {
+      ipt::test::ScopedOverrides none(nullptr);  // none at all, whatever the environment
+      CHECK_FALSE(current_overrides().local_mem.has_value());
+    }
+    CHECK(*current_overrides().local_mem == 16384);  // the outer scope's again
+  }
+  CHECK(*current_overrides().local_mem == 32768);
+  CHECK(environment_key() == from_environment);
 }

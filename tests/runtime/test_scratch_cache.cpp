@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers/fault_injection.hpp"
 #include "helpers/test_support.hpp"
 #include "planner/launch_plan.hpp"
 #include "runtime/device_query.hpp"
@@ -64,7 +65,7 @@ struct Gate {
 }  // namespace
 
 TEST_CASE("calls reuse kept scratch buffers and stay exact", "[scratch-cache]") {
-  ScopedEnv budget("IPT_OVERRIDES", "local_mem=49152");
+  ipt::test::ScopedOverrides budget("local_mem=49152");
   REQUIRE(ipt_clear_cache() == IPT_SUCCESS);
   CHECK(rt::scratch_cache_size() == 0);
   // Padded shapes (flags of three stages, restride counters, borrowed bytes), repeated
@@ -239,7 +240,7 @@ TEST_CASE("a 2.2 call leaves its zero scratch zero: its last kernel clears the f
        {Case{"local_mem=49152,padding=off,sequence=2.2,n=16", 300, 256, "BS tiles"},
         Case{"resident_groups=1,local_mem=49152,compute_units=1,padding=off,sequence=2.2,n=32",
              1000, 384, "on chip"}}) {
-    ScopedEnv env("IPT_OVERRIDES", c.overrides);
+    ipt::test::ScopedOverrides env(c.overrides);
     INFO(c.overrides);
     ipt_plan_info info{};
     REQUIRE(ipt_plan(session().device(), c.rows, c.cols, 4, nullptr, &info) == IPT_SUCCESS);
@@ -291,7 +292,7 @@ TEST_CASE("a call whose first kernel is BS clears the next kernel's flags in dir
   // fill. Given a kept scratch buffer of all ones (every item "done": a 100! reading them
   // would move nothing), and then the buffer its own kernels left, every result must stay
   // exact.
-  ScopedEnv env("IPT_OVERRIDES", "local_mem=49152,padding=off,sequence=2.1,m=16");
+  ipt::test::ScopedOverrides env("local_mem=49152,padding=off,sequence=2.1,m=16");
   const std::size_t rows = 304, cols = 300;
   const auto plan =
       rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4, 0, nullptr);
@@ -331,7 +332,7 @@ TEST_CASE("zero scratch whose last use failed is zeroed again, on its own queue 
   // command cut short between setting flags and clearing them) may hold set flags, which
   // make the 0100! stage move nothing: the call must get it zeroed again (here all ones,
   // tagged with a failed user event on the call's own in-order queue).
-  ScopedEnv env("IPT_OVERRIDES", "local_mem=49152,padding=off,sequence=2.2,n=16");
+  ipt::test::ScopedOverrides env("local_mem=49152,padding=off,sequence=2.2,n=16");
   const std::size_t rows = 300, cols = 256;
   const auto plan =
       rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4, 0, nullptr);
