@@ -4,7 +4,11 @@
 #include <cmath>
 #include <utility>
 
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
+#include "planner/narrow_words.hpp"
 #include "planner/onchip_plan.hpp"
 
 namespace ipt::planner {

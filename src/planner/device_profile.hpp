@@ -28,7 +28,7 @@ struct DeviceProfile {
   bool resident_groups = false;
   // The widest word in which the kernels that move runs of contiguous elements (the SoA
   // kernel's super-elements) move 1- and 2-byte elements, when a run fills whole words
-  // (elementary_configs.hpp, word_factor). 1: element by element.
+  // (narrow_words.hpp, word_factor). 1: element by element.
   std::size_t word_bytes = 4;
   // Work-groups of the on-chip kernel per compute unit, sharing its 1024 work-items'
   // registers and its local memory: 1 or 2 (IPT_OVERRIDES onchip.groups); 0: the

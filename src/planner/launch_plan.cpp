@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "planner/batch_plan.hpp"
+#include "planner/narrow_words.hpp"
 
 namespace ipt::planner {
 namespace {

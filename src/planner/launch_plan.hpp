@@ -15,7 +15,10 @@
 
 #include "planner/device_profile.hpp"
 #include "planner/element_transform.hpp"
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/onchip_plan.hpp"
 #include "planner/square_plan.hpp"
 #include "planner/transpose_plan.hpp"

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// When a kernel may move 1- and 2-byte elements in 4-byte words (the square and BS
-// kernels' word tiles): one rule for both.
+// When a kernel may move 1- and 2-byte elements in wider words: the square and BS
+// kernels' 4-byte word tiles (narrow_word), and the runs of the SoA and restride kernels
+// (word_factor).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+
+#include "planner/device_profile.hpp"
 
 namespace ipt::planner {
 
@@ -17,6 +21,23 @@ inline std::size_t narrow_word(std::size_t elem_size, std::uint64_t offset, bool
   if (split || (elem_size != 1 && elem_size != 2)) return 1;
   const std::size_t word = 4 / elem_size;
   return run % word == 0 && (offset * elem_size) % 4 == 0 ? word : 1;
+}
+
+// Narrow elements in wider words: how many elem_size-byte elements make the word in which
+// a kernel moves a run of `run` contiguous elements that starts at element `offset` of a
+// matrix split at element `split` (0: none): the widest word of at most
+// device.word_bytes that the run, the offset and the split all fill whole; 1 for
+// elements of word_bytes or more.
+inline std::uint64_t word_factor(std::size_t word_bytes, std::size_t elem_size, std::uint64_t run,
+                                 std::uint64_t offset = 0, std::uint64_t split = 0) {
+  for (std::uint64_t k = word_bytes / std::min(elem_size, word_bytes); k > 1; k /= 2)
+    if (run % k == 0 && offset % k == 0 && split % k == 0) return k;
+  return 1;
+}
+inline std::uint64_t word_factor(const DeviceProfile& device, std::size_t elem_size,
+                                 std::uint64_t run, std::uint64_t offset = 0,
+                                 std::uint64_t split = 0) {
+  return word_factor(device.word_bytes, elem_size, run, offset, split);
 }
 
 }  // namespace ipt::planner

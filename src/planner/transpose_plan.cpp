@@ -9,9 +9,13 @@
 #include <stdexcept>
 
 #include "planner/cost_model.hpp"
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/onchip_plan.hpp"
 #include "planner/padding_plan.hpp"
+#include "planner/work_limits.hpp"
 
 namespace ipt::planner {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Narrow elements in wider words (planner/elementary_configs.hpp, word_factor): the SoA
+// Narrow elements in wider words (planner/narrow_words.hpp, word_factor): the SoA
 // steps of 1- and 2-byte elements move whole 2- or 4-byte words where the super-elements,
 // the matrix's offset and a split allow, and single elements otherwise; the plan model
 // and the extents still count elements.
@@ -9,8 +9,12 @@
 
 #include "helpers/plan_model.hpp"
 #include "helpers/test_profiles.hpp"
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/launch_plan.hpp"
+#include "planner/narrow_words.hpp"
 
 using namespace ipt::planner;
 

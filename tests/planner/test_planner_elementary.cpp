@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Default configurations of the elementary transpositions (planner/elementary_configs)
+// Default configurations of the elementary transpositions (planner/families/*.hpp)
 // as a 48 KiB / 1024 / 32-wide (NVIDIA-like) and a 32 KiB / 256 / 64-wide (AMD-like)
 // device would get them, and the index width of every family's step. No device needed.
 #include <catch2/catch.hpp>
@@ -7,7 +7,10 @@
 #include <string>
 
 #include "helpers/test_profiles.hpp"
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/launch_plan.hpp"
 #include "planner/onchip_plan.hpp"
 #include "planner/square_plan.hpp"

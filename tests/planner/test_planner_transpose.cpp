@@ -6,7 +6,10 @@
 
 #include "helpers/test_seed.hpp"
 #include "planner/cost_model.hpp"
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/transpose_plan.hpp"
 
 using namespace ipt::planner;

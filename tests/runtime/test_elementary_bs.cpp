@@ -12,7 +12,10 @@
 #include "helpers/test_profiles.hpp"
 #include "helpers/test_support.hpp"
 #include "helpers/words_to_zero.hpp"
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/launch_plan.hpp"
 
 using ipt::test::check_refused;

@@ -11,8 +11,12 @@
 #include "helpers/fault_injection.hpp"
 #include "helpers/step_check.hpp"
 #include "helpers/test_support.hpp"
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/launch_plan.hpp"
+#include "planner/work_limits.hpp"
 #include "runtime/device_query.hpp"
 
 using ipt::test::check_refused;

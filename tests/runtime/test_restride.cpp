@@ -10,7 +10,10 @@
 
 #include "helpers/step_check.hpp"
 #include "helpers/test_support.hpp"
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/launch_plan.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/opencl.hpp"

@@ -10,7 +10,10 @@
 
 #include "helpers/split_check.hpp"
 #include "helpers/test_support.hpp"
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/launch_plan.hpp"
 
 using ipt::planner::Region;

@@ -19,7 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "planner/elementary_configs.hpp"
+#include "planner/families/bs.hpp"
+#include "planner/families/pttwac.hpp"
+#include "planner/families/restride.hpp"
+#include "planner/families/soa.hpp"
 #include "planner/launch_plan.hpp"
 #include "planner/onchip_plan.hpp"
 #include "planner/square_plan.hpp"

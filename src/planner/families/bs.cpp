@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // BS (kernels/bs.cl): 010! by tiles of B x C staged in local memory.
+#include "planner/families/bs.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "planner/families/step_building.hpp"
 #include "planner/narrow_words.hpp"
+#include "planner/work_limits.hpp"
 
 namespace ipt::planner {
 
@@ -50,6 +53,47 @@ Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64
               std::to_string(C);
   if (word > 1) step.what += ", moved as 4-byte words";
   return with_split(std::move(step), site);
+}
+
+std::uint64_t bs_local_elements(std::uint64_t tile_elements, std::uint64_t tiles_per_group) {
+  // PAD(x) = x + x / 32 of kernels/bs.cl, applied to the last slot, plus one.
+  const std::uint64_t last = tile_elements * tiles_per_group - 1;
+  return last + last / 32 + 1;
+}
+
+bool bs_fits(const DeviceProfile& device, std::uint64_t B, std::uint64_t C, std::size_t elem_size) {
+  if (B == 0 || C == 0) return false;
+  // A tile of more elements than local memory has bytes never fits; deciding that first
+  // keeps the products below from wrapping (a tile of about 2^60 16-byte elements once
+  // "fitted" in 528 bytes).
+  const std::uint64_t usable = usable_local_bytes(device);
+  if (B > usable || C > usable / B) return false;
+  return bs_local_elements(B * C, 1) * elem_size <= usable;
+}
+
+BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                   std::size_t elem_size) {
+  BsConfig config;
+  const std::uint64_t n = B * C;
+  const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
+  config.words = device.word_bytes >= 4;  // IPT_OVERRIDES word=1: element by element
+  if (n < 512) {
+    // Small tiles: about 1024 elements per group, so every lane moves ~4 elements, and at
+    // most half the local memory so that two groups share a compute unit. (One 16 x 16
+    // tile per group of 128 ran at 57% of copy, four tiles per group at 79%.)
+    std::uint64_t tiles = std::max<std::uint64_t>(1, 1024 / n);
+    tiles = std::min<std::uint64_t>(tiles, std::max<std::uint64_t>(A, 1));
+    while (tiles > 1 && bs_local_elements(n, tiles) * elem_size > device.local_mem_bytes / 2)
+      tiles /= 2;
+    config.tiles_per_group = tiles;
+    config.work_group = std::min<std::size_t>(kMaxDefaultWorkGroup, floor_pow2(max_wg));
+  } else {
+    // One tile per group; about four elements per work-item, 128..256 work-items.
+    const std::uint64_t wanted = std::clamp<std::uint64_t>(n / 4, 128, kMaxDefaultWorkGroup);
+    config.work_group =
+        std::min<std::size_t>(floor_pow2(static_cast<std::size_t>(wanted)), floor_pow2(max_wg));
+  }
+  return config;
 }
 
 }  // namespace ipt::planner

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Restride (kernels/restride.cl): rows moved to another row stride (pad and unpad).
+#include "planner/families/restride.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -7,6 +9,7 @@
 
 #include "planner/families/step_building.hpp"
 #include "planner/narrow_words.hpp"
+#include "planner/work_limits.hpp"
 
 namespace ipt::planner {
 
@@ -68,6 +71,24 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   step = with_split(std::move(step), at);
   step.touches = site.split == 0 ? touches : std::min(touches, site.split);
   return step;
+}
+
+std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements) {
+  const std::uint64_t chunk = std::uint64_t{config.work_group} * config.per_item;
+  return ((elements + chunk - 1) / chunk + 1) * 4;  // the id counter, a flag per chunk
+}
+
+RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_size,
+                               std::uint64_t elements) {
+  RestrideConfig config;
+  config.work_group = std::min<std::size_t>(
+      kMaxDefaultWorkGroup, floor_pow2(std::max<std::size_t>(1, device.max_work_group_size)));
+  const std::size_t words = elements > (std::uint64_t{1} << 31) ? 32 : 16;
+  const std::size_t size = std::max<std::size_t>(1, elem_size);
+  config.per_item = std::min<std::size_t>(
+      {words * std::max<std::size_t>(1, 4 / size), kMaxRestrideItems, kMaxRestrideBytes / size});
+  config.word_bytes = device.word_bytes;
+  return config;
 }
 
 }  // namespace ipt::planner

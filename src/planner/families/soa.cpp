@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // SoA-ASTA (kernels/soa_asta.cl): 100! and 0100! by cycle following of super-elements.
+#include "planner/families/soa.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "planner/families/step_building.hpp"
+#include "planner/work_limits.hpp"
 
 namespace ipt::planner {
 
@@ -107,6 +110,90 @@ Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint6
               "): super-elements of " + std::to_string(C) + ", moved as " +
               std::to_string(words.elem_size) + "-byte words";
   return step;
+}
+
+std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_bytes,
+                                 std::size_t elem_size) {
+  if (config.regs > 0) return std::uint64_t{config.regs} * config.vw;
+  // The kernel's own local arrays: pub_base[2][UNITS] (64-bit at most), pub_state[2][UNITS]
+  // and live[3].
+  const std::size_t fixed = 2 * config.units * (8 + 4) + 3 * 4;
+  if (local_mem_bytes <= fixed) return 0;
+  return (local_mem_bytes - fixed) / (2 * config.units * elem_size);
+}
+
+std::uint64_t soa_chunk(const SoaConfig& config, std::size_t local_mem_bytes, std::size_t elem_size,
+                        std::uint64_t C) {
+  const std::uint64_t capacity = soa_chunk_capacity(config, local_mem_bytes, elem_size);
+  return std::min(C, config.chunk == 0 ? capacity : config.chunk);
+}
+
+std::size_t soa_slice_items(std::uint64_t items, std::uint64_t launch_units) {
+  const std::uint64_t words = (items + 31) / 32;
+  std::size_t slice = 32;
+  while (slice > 1 && words * (32 / (slice / 2)) <= launch_units) slice /= 2;
+  return slice;
+}
+
+std::uint64_t soa_flag_bytes(std::uint64_t items) { return ((items + 31) / 32 + 1) * 4; }
+
+std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_mem_bytes,
+                                    std::size_t elem_size, std::uint64_t I, std::uint64_t A,
+                                    std::uint64_t B, std::uint64_t C) {
+  const std::uint64_t L =
+      std::max<std::uint64_t>(1, soa_chunk(config, local_mem_bytes, elem_size, C));
+  return soa_flag_bytes(I * A * B * ((C + L - 1) / L));
+}
+
+SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size) {
+  SoaConfig config;
+  const std::size_t simd = std::max<std::size_t>(1, device.simd_width);
+  const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
+  const std::size_t group = std::min<std::size_t>(kMaxDefaultWorkGroup, floor_pow2(max_wg));
+  // Register tiling for every C (the kernel guards each lane's last, partial register, so
+  // C need not divide or be a multiple of the unit width as in PPoPP §5.2): registers
+  // spare the kernel a round trip through local memory and its barriers, and it ran
+  // 1.1-2x faster than local-memory tiling at every C measured. The unit: the smallest
+  // power of two from 4 lanes up to the SIMD width that holds C in about kLaneBytes per
+  // lane (measured best at 16-24 bytes of f32 per lane: 4-6 registers; units narrower
+  // than 4 lanes lost at every C, even C = 1). Wider C is cut into chunks of max_regs per
+  // lane.
+  constexpr std::size_t kLaneBytes = 24;
+  constexpr std::size_t kMinLanes = 4;
+  const std::size_t lane_regs = std::clamp<std::size_t>(kLaneBytes / elem_size, 1, 16);
+  const std::size_t max_regs = std::clamp<std::size_t>(64 / elem_size, 2, 16);
+  const std::size_t widest = std::min(simd, group);
+  std::size_t vw = 1;
+  while (vw < widest && (vw < kMinLanes || (C + vw - 1) / vw > lane_regs)) vw *= 2;
+  config.vw = vw;
+  // Work-groups of 64 work-items: a group steps at the pace of its slowest unit (one
+  // barrier per step), and groups of 64 ran every measured 0100! stage 5-13% faster than
+  // groups of 256 (ipt-kernel-bench soa --soa-shapes); 64 is also the smallest size that
+  // still fills a compute unit that holds at most 32 resident groups.
+  constexpr std::size_t kSoaGroup = 64;
+  config.units = std::max<std::size_t>(1, std::min(group, kSoaGroup) / vw);
+  const std::size_t regs =
+      static_cast<std::size_t>(std::min<std::uint64_t>(max_regs, (C + vw - 1) / vw));
+  config.chunk = std::min<std::uint64_t>(C, std::uint64_t{regs} * vw);
+  // REGS is a build option: rounded up to a power of two (the kernel skips the registers
+  // past a lane's share of the chunk), an element size has a few register counts per unit
+  // width instead of sixteen, so that every variant can be built ahead of the calls
+  // (kernel_variants.hpp). max_regs is a power of two, so the rounding stays within it.
+  config.regs = ceil_pow2(regs);
+  // Enough groups of 64 to fill every compute unit (2048 work-items each) twice.
+  config.max_groups = std::max<std::uint64_t>(1, 64 * std::uint64_t{device.compute_units});
+  return config;
+}
+
+SoaConfig pttwac_global_soa(const PttwacConfig& config) {
+  SoaConfig soa;
+  soa.vw = 1;
+  soa.units = config.work_group;
+  soa.regs = 1;
+  soa.chunk = 1;
+  soa.max_groups = config.max_groups;
+  soa.force_index64 = config.force_index64;
+  return soa;
 }
 
 }  // namespace ipt::planner

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// Restride (kernels/restride.cl): its launch configuration, scratch and default.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "planner/device_profile.hpp"
+
+namespace ipt::planner {
+
+// Row re-striding (padding / unpadding, kernels/restride.cl): a chunk of
+// work_group * per_item elements per work-group.
+struct RestrideConfig {
+  std::size_t work_group = 256;
+  std::size_t per_item = 8;
+  bool force_index64 = false;
+  // The widest word (bytes) in which rows of narrower elements move (word_factor).
+  std::size_t word_bytes = 4;
+};
+
+// Defaults: 256 work-items (the compiled-kernel limit of NVIDIA's driver:
+// kMaxDefaultWorkGroup), each holding 16 words of the chunk in registers (16 floats, 8
+// doubles, 64 bytes), 32 for a matrix of more than 2^31 `elements` (64-bit indices), at
+// most kMaxRestrideItems elements and kMaxRestrideBytes. Measured with ipt-kernel-bench
+// stages, 8 words per work-item closed up 15095 x 18501 floats at 75% of copy and
+// 100003 x 43003 at 45%; 16 words at 85% and 54%; 32 at 79% and 57%. Chunks are at least
+// 16 KiB: the flag per chunk costs at most 0.025% of the matrix.
+inline constexpr std::size_t kMaxRestrideItems = 64, kMaxRestrideBytes = 256;
+RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_size,
+                               std::uint64_t elements = 0);
+
+// Scratch of a restride launch over `elements` elements: its id counter and one 32-bit
+// "read" flag per chunk of work_group * per_item elements.
+std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements);
+
+}  // namespace ipt::planner

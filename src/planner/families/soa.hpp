@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// SoA-ASTA (kernels/soa_asta.cl): its launch configuration, chunks, flags and default.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "planner/device_profile.hpp"
+
+namespace ipt::planner {
+
+struct PttwacConfig;
+
+// 100! / 0100! / 1000! by cycle following over super-elements with global flags.
+struct SoaConfig {
+  std::size_t vw = 32;           // lanes per virtual SIMD unit (1..32, or the work-group)
+  std::size_t units = 4;         // units per work-group; work-group = vw * units
+  std::size_t regs = 0;          // > 0: register tiling, REGS elements per lane; 0: local
+  std::uint64_t chunk = 0;       // elements a unit moves at once (L); 0 = as many as fit
+  std::uint64_t max_groups = 0;  // grid-stride cap; 0 = a few groups per compute unit
+  std::size_t slice_items = 0;   // items per start slice (32, 16, ..., 1); 0: soa_slice_items
+  bool force_index64 = false;
+};
+
+// Items per start slice of a 100! launch (kernels/soa_asta.cl, "Scheduling"): a whole
+// flag word (32) when there are at least as many words as the launch can have units, else
+// the largest power of two that still gives every unit a slice. A unit walks its chains
+// one dependent step at a time (several dependent global-memory accesses, 1-1.5 us), so a
+// stage of few items handed out 32 at a time to few units took 40-67 us for what more
+// units do in a few steps.
+std::size_t soa_slice_items(std::uint64_t items, std::uint64_t launch_units);
+
+// Largest chunk L a SoA unit can hold: regs * vw, or what local memory gives each unit.
+std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_bytes,
+                                 std::size_t elem_size);
+
+// The chunk L a launch with `config` moves at once for super-elements of C elements:
+// config.chunk, else all of C that a unit holds (may be 0 if a unit holds nothing).
+std::uint64_t soa_chunk(const SoaConfig& config, std::size_t local_mem_bytes, std::size_t elem_size,
+                        std::uint64_t C);
+
+// Scratch of a SoA-ASTA launch over `items` items (I * A * B * chunks per super-element):
+// one flag bit per item and the 32-bit start counter after the flag words.
+std::uint64_t soa_flag_bytes(std::uint64_t items);
+
+// The same for a launch of 0100! on (I, A, B, C) with `config` (its chunk decides items).
+std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_mem_bytes,
+                                    std::size_t elem_size, std::uint64_t I, std::uint64_t A,
+                                    std::uint64_t B, std::uint64_t C);
+
+// The 0100! launch that PTTWAC with global flags runs (010! on (A, B, C) as 0100! on
+// (A, B, C, 1)).
+SoaConfig pttwac_global_soa(const PttwacConfig& config);
+// The default for super-elements of C elements.
+SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size);
+
+}  // namespace ipt::planner
