@@ -19,7 +19,7 @@ function(_ipt_includes file out)
   file(STRINGS "${file}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
   set(found "")
   foreach(line IN LISTS lines)
-    if(line MATCHES "#[ \t]*include[ \t]*\"(([a-z_]+)/[A-Za-z0-9_.]+)\"" AND
+    if(line MATCHES "#[ \t]*include[ \t]*\"(([a-z_]+)/[A-Za-z0-9_./]+)\"" AND
        CMAKE_MATCH_2 IN_LIST IPT_LAYERS)
       list(APPEND found "${CMAKE_MATCH_1}")
     endif()

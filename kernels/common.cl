@@ -116,10 +116,10 @@ typedef struct {
 // of W + 1) is not conflict-free in several of these cases: column reads of 1- and 2-byte
 // elements, and accesses to tiles narrower or shorter than a group of lanes (the square
 // kernel's 16-wide tiles, the on-chip kernel's skinny ones) take up to twice, for some
-// skinny tiles seven times, the passes of a conflict-free access. tests/test_tile_layout.cpp
-// counts them in a model of the banks (32 banks of 4 bytes, NVIDIA's; AMD's LDS has 32
-// such banks too) for every access of both kernels, with the same function in C++
-// (planner/tile_layout.hpp: the two must stay the same).
+// skinny tiles seven times, the passes of a conflict-free access.
+// tests/planner/test_tile_layout.cpp counts them in a model of the banks (32 banks of 4
+// bytes, NVIDIA's; AMD's LDS has 32 such banks too) for every access of both kernels,
+// with the same function in C++ (planner/tile_layout.hpp: the two must stay the same).
 #define SWZ_WORD (IPT_ELEM_BYTES < 4 ? 4 / IPT_ELEM_BYTES : 1)
 #define SWZ_LANES (IPT_ELEM_BYTES > 4 ? 128 / IPT_ELEM_BYTES : 32)
 #define SWZ_LINE (128 / IPT_ELEM_BYTES)

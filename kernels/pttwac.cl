@@ -15,7 +15,7 @@
 // their p*R differ by at least 32*R >= 32 and their words differ; padding is a strictly
 // increasing map of words. Each word holds the flags of at most 32 / R positions, and 32
 // consecutive positions (a warp's starts) spread over R words: fewer lanes contend for
-// one word's lock. The host computes the same word count (planner/elementary_configs).
+// one word's lock. The host computes the same word count (planner/families/pttwac.cpp).
 //
 // Claim protocol. Bit p set = "position p is claimed: its original value is being
 // carried by the claimant, and only the claimant writes p (after claiming it)".

@@ -171,9 +171,10 @@ void warmup(const cl::Context& context, const cl::Device& device) {
 
 // ipt_warmup on a thread of its own, started at once, so that a program's start-up goes on
 // beside the builds; calls made meanwhile wait only for the programs their own plans
-// launch. The future's get() returns when every program is built, or throws ipt::error.
+// launch. The future's get() returns when every program is built, or throws ipt::error;
+// like every std::async future, destroying it waits for the warm-up to end.
 template <typename T>
-std::future<void> warmup_async(const cl::Context& context, const cl::Device& device) {
+[[nodiscard]] std::future<void> warmup_async(const cl::Context& context, const cl::Device& device) {
   return std::async(std::launch::async, [context, device] { warmup<T>(context, device); });
 }
 

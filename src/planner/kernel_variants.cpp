@@ -10,7 +10,7 @@ namespace {
 
 // Each family's variants come from its own step function on a small shape chosen to
 // reach each configuration its chooser can return, so the options are those of real
-// steps, written in one place (kernel_steps.cpp).
+// steps, written in one place (planner/families/*.cpp).
 class Collector {
  public:
   Collector(const DeviceProfile& device, bool index64) : device_(device), index64_(index64) {}

@@ -153,7 +153,7 @@ TEST_CASE("every step of a default plan is one of its element size's programs",
 TEST_CASE("restrides of narrow rows in words are in the set at every matrix size",
           "[planner][variants]") {
   // A padded plan's pad or unpad of 1- and 2-byte rows that fill words runs the restride
-  // of those words (kernel_steps.cpp), whose build depends on the matrix's size: past 2^31
+  // of those words (families/restride.cpp), whose build depends on the matrix's size: past 2^31
   // elements each work-item holds twice the words, in 64-bit indices. Whole or split (an
   // exact buffer's padding room in scratch).
   for (const auto& [name, device] : profiles())

@@ -208,7 +208,7 @@ TEST_CASE("square kernel on a split matrix", "[split][square]") {
 TEST_CASE("on-chip kernel on a split matrix", "[split][onchip]") {
   std::uint64_t seed = 72000;
   for (std::size_t elem_size : {1, 4, 16}) {  // 1: word tiles
-    // A GPU-like group of 256 on one compute unit, as tests/test_onchip*.cpp use.
+    // A GPU-like group of 256 on one compute unit, as tests/runtime/test_onchip*.cpp use.
     ipt::planner::DeviceProfile profile = ipt::test::one_unit(256);
     auto config = ipt::planner::choose_onchip(profile, elem_size);
     REQUIRE(config.work_group == 256);

@@ -55,9 +55,10 @@ std::string flags_name(unsigned flags) {
 Options parse_mpi_options(int argc, char** argv, bool& help) {
   Options options;
   help = false;
+  struct HelpAsked {};  // --help ends the reading: what follows it is not checked
   support::CommandLine line;
-  line.flag("--help", [&] { help = true; })
-      .flag("-h", [&] { help = true; })
+  line.flag("--help", [] { throw HelpAsked{}; })
+      .flag("-h", [] { throw HelpAsked{}; })
       .value("--shapes",
              [&](const std::string& v) {
                for (const auto& item : support::split_list(v, ',', "--shapes")) {
@@ -125,8 +126,12 @@ Options parse_mpi_options(int argc, char** argv, bool& help) {
              })
       .value("--csv", [&](const std::string& v) { options.csv = v; })
       .value("--json", [&](const std::string& v) { options.json = v; });
-  line.parse(argc, argv, 1);
-  if (help) return options;
+  try {
+    line.parse(argc, argv, 1);
+  } catch (const HelpAsked&) {
+    help = true;
+    return options;
+  }
   if (options.shapes.empty() && options.fills.empty()) options.shapes.emplace_back(8192, 8192);
   for (const auto& [rows, cols] : options.shapes)
     if (rows == 0 || cols == 0) throw CliError("a shape needs rows and columns");
