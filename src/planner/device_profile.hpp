@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ipt::planner {
 
@@ -34,6 +35,10 @@ struct DeviceProfile {
   // registers and its local memory: 1 or 2 (IPT_OVERRIDES onchip.groups); 0: the
   // planner's choice (onchip_plan.cpp).
   std::size_t onchip_groups = 0;
+  // The build options of the on-chip programs found not to run every work-group at once
+  // on this device (a probe's verdict, runtime/onchip_residency.hpp). Where the planner
+  // counts on resident groups, plans go around them (crowded_onchip.hpp).
+  std::vector<std::string> crowded_onchip;
 };
 
 }  // namespace ipt::planner

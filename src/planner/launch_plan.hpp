@@ -101,6 +101,11 @@ struct Step {
   // Scratch the runtime zeroes with a fill command just before the kernel (the steps that
   // undo a call, whose flags nothing else zeroes), or none.
   Region fill_before;
+  // Whether the runtime launches the program's probe (onchip_probe_step) before its first
+  // use, which checks the launch itself: NVIDIA's driver under-reports the work-group
+  // limit of the on-chip kernel, compiled for exactly its work-group, so the limit it
+  // reports is not held against such a step.
+  bool probed_launch = false;
   // Elements of the matrix's buffer, from the matrix's start, that the kernel may touch.
   std::uint64_t touches = 0;
   Move move;
@@ -129,7 +134,10 @@ struct LaunchPlan {
   // command fails part-way, the runtime enqueues the inverses of the steps already
   // enqueued, last first (rollback_plan), and the buffer returns to its original bytes.
   std::vector<Step> undo;
-  // Whether a step is the on-chip kernel (a device that refuses it gets a plan without).
+  // The on-chip steps this plan was planned around, their programs found crowded
+  // (crowded_onchip.hpp): the runtime probes those again once their verdicts are old.
+  std::vector<Step> avoided;
+  // Whether a step is the on-chip kernel.
   bool uses_onchip() const;
 };
 

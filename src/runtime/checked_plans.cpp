@@ -12,7 +12,7 @@ constexpr std::size_t kMaxEntries = 64;
 struct Entry {
   CheckedPlanKey key;
   cl::Context context;  // keeps key.context from being freed and its handle reused
-  std::shared_ptr<const PreparedPlan> checked;
+  std::shared_ptr<const CheckedPlan> checked;
 };
 
 struct Cache {
@@ -35,7 +35,7 @@ bool CheckedPlanKey::operator==(const CheckedPlanKey& other) const {
          operation == other.operation;
 }
 
-std::shared_ptr<const PreparedPlan> find_checked_plan(const CheckedPlanKey& key) {
+std::shared_ptr<const CheckedPlan> find_checked_plan(const CheckedPlanKey& key) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   for (const Entry& entry : c.entries) {
@@ -49,11 +49,11 @@ std::shared_ptr<const PreparedPlan> find_checked_plan(const CheckedPlanKey& key)
 }
 
 void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context,
-                           std::shared_ptr<const PreparedPlan> prepared) {
+                           std::shared_ptr<const CheckedPlan> prepared) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   for (Entry& entry : c.entries)
-    if (entry.key == key) {  // another thread's, or one planned again (a crowded on-chip kernel)
+    if (entry.key == key) {  // another thread's, or one planned again (new on-chip verdicts)
       entry.checked = std::move(prepared);
       return;
     }

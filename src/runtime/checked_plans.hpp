@@ -21,7 +21,7 @@
 
 namespace ipt::runtime {
 
-struct PreparedPlan;  // runtime/executor.hpp
+struct CheckedPlan;  // runtime/transpose.hpp
 
 struct CheckedPlanKey {
   cl_context context = nullptr;
@@ -37,12 +37,12 @@ struct CheckedPlanKey {
 };
 
 // Shared, not copied: a call only reads it.
-std::shared_ptr<const PreparedPlan> find_checked_plan(const CheckedPlanKey& key);
+std::shared_ptr<const CheckedPlan> find_checked_plan(const CheckedPlanKey& key);
 
 // Remembers a prepared plan, in place of the key's earlier one if any. The cache is small
 // (calls usually repeat a few shapes); when full it starts over.
 void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context,
-                           std::shared_ptr<const PreparedPlan> prepared);
+                           std::shared_ptr<const CheckedPlan> checked);
 
 void clear_checked_plans();
 

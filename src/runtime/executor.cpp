@@ -163,36 +163,6 @@ std::string cause_of(const std::exception_ptr& cause) {
   }
 }
 
-bool PreparedPlan::crowded() const {
-  for (const auto* list : {&programs, &undo_programs})
-    for (const ProgramRef& program : *list)
-      if (program && program->crowded()) return true;
-  return false;
-}
-
-std::vector<PreparedPlan::Avoided> PreparedPlan::crowded_programs() const {
-  std::vector<Avoided> crowded;
-  const auto add = [&](const std::vector<ProgramRef>& list,
-                       const std::vector<planner::Step>& steps) {
-    for (std::size_t i = 0; i < list.size() && i < steps.size(); ++i)
-      if (list[i] && list[i]->crowded()) crowded.push_back({list[i], steps[i]});
-  };
-  add(programs, plan.steps);
-  add(undo_programs, plan.undo);
-  return crowded;
-}
-
-bool PreparedPlan::avoids_resident(const cl::CommandQueue& queue) const {
-  bool resident = false;
-  for (const Avoided& a : avoided) {
-    if (a.program->residency() == CachedProgram::Residency::kResident)
-      resident = true;
-    else
-      recheck_crowded(queue, a.program, a.step);
-  }
-  return resident;
-}
-
 PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan) {
   const auto context = queue_context(queue);
   const auto device = queue_device(queue);
@@ -207,7 +177,7 @@ PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan pla
   PreparedPlan prepared;
   prepared.programs.reserve(plan.steps.size());
   for (const planner::Step& step : plan.steps)
-    prepared.programs.push_back(prepare_step(queue, context, device, step));
+    prepared.programs.push_back(prepare_step(context, device, step));
   // An inverse mostly runs a program of the plan's own (same family and options); the
   // others are built now, so that undoing a call never builds anything.
   for (const planner::Step& undo : plan.undo) {
@@ -217,8 +187,7 @@ PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan pla
           plan.steps[i].work_group() == undo.work_group() &&
           plan.steps[i].local_bytes >= undo.local_bytes)
         program = prepared.programs[i];
-    prepared.undo_programs.push_back(program ? program
-                                             : prepare_step(queue, context, device, undo));
+    prepared.undo_programs.push_back(program ? program : prepare_step(context, device, undo));
   }
   prepared.plan = std::move(plan);
   return prepared;

@@ -20,26 +20,6 @@ struct PreparedPlan {
   planner::LaunchPlan plan;
   std::vector<ProgramRef> programs;       // one per step
   std::vector<ProgramRef> undo_programs;  // one per plan.undo step
-  // Planned again once an on-chip program turns out crowded (runtime/transpose.cpp);
-  // false where the caller forced the on-chip kernel or the device promises nothing.
-  bool replanned_if_crowded = false;
-  // The crowded on-chip programs this plan was planned around, each with a step that
-  // runs it (for its probe).
-  struct Avoided {
-    ProgramRef program;
-    planner::Step step;
-  };
-  std::vector<Avoided> avoided;
-
-  // Whether the probe of one of its on-chip programs found that not every work-group
-  // runs at once (CachedProgram::crowded).
-  bool crowded() const;
-  // Its crowded programs with their steps, as `avoided` holds them.
-  std::vector<Avoided> crowded_programs() const;
-  // Whether a program it avoids has since been found resident, so that the call is better
-  // planned again; probes again, on `queue`, those whose crowded verdict is old
-  // (recheck_crowded, runtime/launcher.hpp).
-  bool avoids_resident(const cl::CommandQueue& queue) const;
 };
 
 // Thrown by enqueue_plan when a command failed after some of the plan's kernels were
@@ -57,8 +37,7 @@ class CallRolledBack : public Error {
 std::string cause_of(const std::exception_ptr& cause);
 
 // Builds and checks every step (runtime/launcher.hpp), so that a plan that cannot run
-// fails here, before any command of the call (a probe of the on-chip kernel runs on
-// buffers of its own). Throws ipt::Error.
+// fails here, before any command of the call. Throws ipt::Error.
 PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan);
 
 struct EnqueueOptions {

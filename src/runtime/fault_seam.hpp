@@ -29,12 +29,12 @@ enum class Site {
 // this one fail; `what` names the OpenCL call ("clEnqueueNDRangeKernel", ...).
 void point(Site site, const char* what);
 
-// The groups that probes of the on-chip kernel (launcher.cpp) launch and await: all of
+// The groups that probes of the on-chip kernel (onchip_residency.cpp) launch and await: all of
 // the call's, unless a test steers them.
 planner::ProbeGroups onchip_probe_groups();
 
 // The age at which crowded verdicts are checked again, where a test sets one (else
-// kCrowdedRecheckAge, launcher.hpp).
+// kCrowdedRecheckAge, onchip_residency.hpp).
 std::optional<std::chrono::milliseconds> crowded_recheck_age();
 
 // The overrides a test gives the library in place of IPT_OVERRIDES (runtime/environment.hpp):

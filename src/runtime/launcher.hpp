@@ -4,7 +4,6 @@
 // nothing: the step (planner/launch_plan.hpp) says what to build and how to launch it.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -27,33 +26,11 @@ class WorkGroupTooLarge : public Error {
 };
 
 // Builds (or finds in the program cache) the step's program and checks its launch: the
-// work-group against the compiled kernel's limit, the local memory against the device's.
-// The first time an on-chip kernel's program is prepared, its probe
-// (planner::onchip_probe_step) runs on `queue`, on buffers of its own, after what the
-// queue holds and waiting for nothing else: its launch checks the work-group where
-// NVIDIA's driver under-reports the limit (a kernel compiled for exactly its work-group),
-// and its report, read back without blocking, settles whether every work-group of the
-// kernel runs at once (CachedProgram::residency). Throws ipt::Error: WorkGroupTooLarge,
-// IPT_OUT_OF_RESOURCES, IPT_BUILD_PROGRAM_FAILURE.
-ProgramRef prepare_step(const cl::CommandQueue& queue, const cl::Context& context,
-                        const cl::Device& device, const planner::Step& step);
-
-// How old a crowded verdict gets before a call that was planned around the program
-// probes it again (recheck_crowded).
-inline constexpr std::chrono::seconds kCrowdedRecheckAge{10};
-
-// Probes `program` again on `queue`, as prepare_step does the first time (`step`: a step
-// that runs it), if its probe found it crowded at least kCrowdedRecheckAge ago; a device
-// crowded once need not stay so. Until the verdict comes the program stays avoided; where
-// the probe cannot run it stays crowded. A probe on a device still crowded costs the
-// kernel's patience, so it is not repeated on every call. Never throws.
-void recheck_crowded(const cl::CommandQueue& queue, const ProgramRef& program,
-                     const planner::Step& step);
-
-// Probes of the on-chip kernel launched, and verdicts of probes come back, since the
-// process started (for tests).
-std::size_t onchip_probe_count();
-std::size_t onchip_probe_verdicts();
+// work-group against the compiled kernel's limit, the local memory against the device's
+// (a step whose launch its probe checks: see Step::probed_launch). Throws ipt::Error:
+// WorkGroupTooLarge, IPT_OUT_OF_RESOURCES, IPT_BUILD_PROGRAM_FAILURE.
+ProgramRef prepare_step(const cl::Context& context, const cl::Device& device,
+                        const planner::Step& step);
 
 // The buffers a plan's arguments name (planner::Buffer); null where a plan uses none.
 struct BoundBuffers {

@@ -4,8 +4,6 @@
 // instead of compiling twice.
 #pragma once
 
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -40,44 +38,6 @@ class CachedProgram {
  public:
   explicit CachedProgram(cl::Program program) : program_(std::move(program)) {}
   const cl::Program& program() const { return program_; }
-  // What the probe of the on-chip kernel (launcher.cpp) found, once per program: not
-  // probed yet; launched, the verdict not back; every work-group ran at once; or not, so
-  // that calls of this program would take the kernel's own fallback, cycle following at a
-  // few percent of its speed. Once per program, not once per shape: a probe costs a new
-  // shape's first call two buffers, a launch of the whole grid and a read. A crowded
-  // verdict is checked again once it is old (rechecking: still crowded meanwhile), since
-  // what crowded the device (another program's kernels, other processes under MPS) may
-  // have gone.
-  enum class Residency { kUnprobed, kPending, kResident, kCrowded, kRechecking };
-  using Clock = std::chrono::steady_clock;
-  Residency residency() const { return residency_.load(std::memory_order_acquire); }
-  bool crowded() const {
-    const Residency r = residency();
-    return r == Residency::kCrowded || r == Residency::kRechecking;
-  }
-  // Unprobed -> pending, true for exactly one of the callers that race for it.
-  bool start_probe() {
-    Residency expected = Residency::kUnprobed;
-    return residency_.compare_exchange_strong(expected, Residency::kPending);
-  }
-  // Crowded -> rechecking once the verdict is `age` old, true for exactly one caller.
-  // The state first: its acquire makes the time read after it the verdict's or newer.
-  bool start_recheck(Clock::time_point now, Clock::duration age) {
-    Residency expected = Residency::kCrowded;
-    return residency_.load(std::memory_order_acquire) == expected &&
-           now - Clock::time_point(Clock::duration(crowded_since_.load())) >= age &&
-           residency_.compare_exchange_strong(expected, Residency::kRechecking);
-  }
-  // The verdict (kUnprobed: none came back; the next preparation probes again).
-  void settle_probe(Residency verdict) {
-    if (verdict == Residency::kCrowded)
-      crowded_since_.store(Clock::now().time_since_epoch().count());
-    residency_.store(verdict, std::memory_order_release);
-  }
-  // Whether the device has accepted a launch of the kernel at its compiled work-group
-  // (the probe's launch; NVIDIA's driver under-reports the on-chip kernel's limit).
-  bool launch_accepted() const { return launch_accepted_.load(std::memory_order_acquire); }
-  void accept_launch() { launch_accepted_.store(true, std::memory_order_release); }
 
  private:
   friend class PooledKernel;
@@ -94,9 +54,6 @@ class CachedProgram {
     std::vector<Scalar> scalars;  // what the kernel object holds, by argument index
   };
   cl::Program program_;
-  std::atomic<Residency> residency_{Residency::kUnprobed};
-  std::atomic<Clock::rep> crowded_since_{0};  // when the last crowded verdict came
-  std::atomic<bool> launch_accepted_{false};
   std::mutex mutex_;
   std::vector<KernelState> idle_;
 };

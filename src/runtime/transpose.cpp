@@ -2,12 +2,12 @@
 #include "runtime/transpose.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "planner/crowded_onchip.hpp"
 #include "runtime/checked_plans.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/environment.hpp"
@@ -17,6 +17,7 @@
 #include "runtime/kernel_set.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/launcher.hpp"
+#include "runtime/onchip_residency.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/scratch_cache.hpp"
@@ -24,9 +25,7 @@
 namespace ipt::runtime {
 namespace {
 
-// Makes a call's launch plan on a device profile with the planner's overrides.
-using CallPlanner = std::function<planner::LaunchPlan(const planner::DeviceProfile&,
-                                                      const planner::PlanOverrides&)>;
+using planner::CallPlanner;
 
 // The planner's choices for a call: IPT_OVERRIDES', with the plan keys replaced by the
 // caller's request when it gives one. The on-chip tile layout stays IPT_OVERRIDES': it is
@@ -66,23 +65,28 @@ auto transposition(const planner::CallShape& call) {
   };
 }
 
-// Plans and prepares a call. A device that cannot run a plan's work-group (a compiled
-// kernel's limit below the device's maximum) gets a plan within that limit, and one that
-// refuses the on-chip kernel a plan without it, unless the caller forced those choices.
-// On a device whose on-chip plans count on every work-group running at once
-// (DeviceProfile::resident_groups), a plan whose on-chip program's probe found otherwise
-// (the kernel would take its fallback, cycle following, on every call) is planned again
-// with one group per compute unit, then without the on-chip kernel; the plan keeps the
-// programs it avoids, whose old verdicts are checked again.
-PreparedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile profile,
-                          const CallPlanner& plan_of, planner::PlanOverrides overrides,
-                          bool forced) {
+// Plans and prepares a call on the on-chip verdicts known so far (onchip_residency.hpp),
+// and probes its new on-chip programs. Preparing may teach what the device profile did
+// not say; the call is then planned again with it, unless the caller forced the choice it
+// rules out: a compiled kernel's work-group limit below the device's maximum (a plan
+// within that limit), or an on-chip plan that cannot be prepared (its programs judged
+// crowded, so that the planner goes around them). Each round learns something new, so
+// the rounds end.
+CheckedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile profile,
+                         const CallPlanner& plan_of, const planner::PlanOverrides& overrides,
+                         bool forced) {
   const bool forced_onchip = overrides.request.onchip == planner::OnChip::kForce;
   const bool forced_square = overrides.square_tile != 0 || overrides.square_wg_rows != 0;
-  std::vector<PreparedPlan::Avoided> avoided;
+  const bool follows = profile.resident_groups && !forced_onchip;
   for (;;) {
-    planner::LaunchPlan plan = plan_with(plan_of, profile, overrides, forced);
-    const bool onchip = plan.uses_onchip();
+    // The generation first: a verdict that comes between the two has the plan made again.
+    const std::uint64_t generation = onchip_verdict_generation();
+    profile.crowded_onchip = crowded_onchip_programs(queue_context(queue)(), queue_device(queue)());
+    planner::LaunchPlan plan = plan_with(
+        [&plan_of](const planner::DeviceProfile& device, const planner::PlanOverrides& chosen) {
+          return planner::plan_around_crowded(device, chosen, plan_of);
+        },
+        profile, overrides, forced);
     // The first call of an element size (at an index width) builds all its programs.
     for (const bool index64 : {false, true})
       if (std::any_of(plan.steps.begin(), plan.steps.end(),
@@ -90,30 +94,13 @@ PreparedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile 
         ensure_kernel_set(queue_context(queue), queue_device(queue), profile, plan.elem_size,
                           index64);
     try {
-      PreparedPlan prepared = prepare_plan(queue, std::move(plan));
-      prepared.replanned_if_crowded = onchip && !forced_onchip && profile.resident_groups;
-      // One look at the verdicts: one that settles between two looks would leave a plan
-      // made around a program that it does not remember to check again.
-      auto crowded = prepared.replanned_if_crowded ? prepared.crowded_programs()
-                                                   : std::vector<PreparedPlan::Avoided>{};
-      if (crowded.empty()) {
-        prepared.avoided = std::move(avoided);
-        return prepared;
-      }
-      for (auto& program : crowded) {
-        recheck_crowded(queue, program.program, program.step);
-        avoided.push_back(std::move(program));
-      }
-      if (profile.onchip_groups != 1)
-        profile.onchip_groups = 1;
-      else
-        overrides.request.onchip = planner::OnChip::kOff;
+      CheckedPlan checked{prepare_plan(queue, plan), {}};
+      probe_onchip_programs(queue, checked.prepared);
+      checked.onchip = watch_verdicts(queue, checked.prepared.plan, follows, generation);
+      return checked;
     } catch (const Error& e) {
       if (e.status() != IPT_OUT_OF_RESOURCES) throw;
-      if (onchip && !forced_onchip) {
-        overrides.request.onchip = planner::OnChip::kOff;
-        continue;
-      }
+      if (!forced_onchip && plan.uses_onchip() && refuse_onchip_programs(queue, plan)) continue;
       const auto* too_large = dynamic_cast<const WorkGroupTooLarge*>(&e);
       if (too_large == nullptr || forced_square || too_large->limit == 0 ||
           too_large->limit >= profile.max_work_group_size)
@@ -163,7 +150,8 @@ PreparedPlan prepare_for_call(const cl::CommandQueue& queue, const planner::Devi
                               std::uint64_t capacity, std::uint64_t batch) {
   return prepare_call(queue, profile,
                       transposition({rows, cols, elem_size, offset, capacity, batch}),
-                      overrides_for(request), request != nullptr);
+                      overrides_for(request), request != nullptr)
+      .prepared;
 }
 
 namespace {
@@ -185,21 +173,21 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
   // Sources read from IPT_KERNEL_DIR may be edited between calls: such calls look their
   // programs up again (the program cache compares the text), so they keep no plan.
   const bool cacheable = !request.forced_plan && !kernel_sources_from_files();
-  std::shared_ptr<const PreparedPlan> prepared;
-  if (cacheable) prepared = find_checked_plan(key);
-  // A probe's verdict may come back after the plan was checked (launcher.hpp), and one
-  // checked again may find a program that the plan avoids resident now.
-  if (prepared != nullptr &&
-      ((prepared->replanned_if_crowded && prepared->crowded()) || prepared->avoids_resident(queue)))
-    prepared = nullptr;
-  if (prepared == nullptr) {
-    prepared = std::make_shared<const PreparedPlan>(prepare_call(
+  std::shared_ptr<const CheckedPlan> checked;
+  if (cacheable) checked = find_checked_plan(key);
+  // A verdict may come back after the plan was made, and one checked again may find a
+  // program that the plan avoids resident now.
+  if (checked != nullptr && verdicts_changed(queue, checked->onchip, checked->prepared.plan))
+    checked = nullptr;
+  if (checked == nullptr) {
+    checked = std::make_shared<const CheckedPlan>(prepare_call(
         queue, query_device_profile(request.device), CallPlanner(plan_of),
         overrides_for(request.forced_plan ? &request.plan_request : nullptr), request.forced_plan));
-    if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), prepared);
+    if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), checked);
   }
+  const PreparedPlan& prepared = checked->prepared;
   try {
-    give_event(enqueue_plan(queue, buffer, *prepared, wait_events(request)), request.event);
+    give_event(enqueue_plan(queue, buffer, prepared, wait_events(request)), request.event);
   } catch (CallRolledBack& e) {
     // The caller's event says when the buffer is whole again.
     if (e.done() != nullptr) give_event(std::move(e.done), request.event);
@@ -280,6 +268,7 @@ void warm_up(cl_context context, cl_device_id device, std::size_t elem_size) {
 void clear_caches() {
   clear_checked_plans();  // a prepared plan holds programs of the program cache
   clear_program_cache();
+  clear_onchip_verdicts();
   clear_kernel_sets();
   clear_scratch_cache();
 }

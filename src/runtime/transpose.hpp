@@ -11,8 +11,16 @@
 #include "planner/launch_plan.hpp"
 #include "planner/sequence.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/onchip_residency.hpp"
 
 namespace ipt::runtime {
+
+// A call's plan as calls keep it (checked_plans.hpp): prepared, with the on-chip verdicts
+// it was planned on (it is planned again when those change).
+struct CheckedPlan {
+  PreparedPlan prepared;
+  OnChipWatch onchip;
+};
 
 struct TransposeRequest {
   cl_command_queue queue = nullptr;

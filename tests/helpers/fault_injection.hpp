@@ -45,7 +45,7 @@ std::vector<std::pair<Site, const char*>> sequence();
 void steer_onchip_probes(planner::ProbeGroups groups);
 
 // While set, crowded verdicts are checked again at this age instead of
-// kCrowdedRecheckAge (launcher.hpp). Unset by default.
+// kCrowdedRecheckAge (onchip_residency.hpp). Unset by default.
 void recheck_crowded_at(std::optional<std::chrono::milliseconds> age);
 
 // The overrides the library sees in place of IPT_OVERRIDES while set ("" for none);

@@ -13,6 +13,7 @@
 #include "runtime/checked_plans.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/launcher.hpp"
+#include "runtime/onchip_residency.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/transpose.hpp"
 

@@ -22,6 +22,7 @@
 #include "runtime/executor.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/scratch_cache.hpp"
+#include "runtime/transpose.hpp"
 #include "support/host_reference.hpp"
 #include "support/imatcopy_reference.hpp"
 #include "support/random_data.hpp"
@@ -178,7 +179,7 @@ class FaultRun {
   const GuardedMatrix& matrix() const { return matrix_; }
 
   // The plan that ipt_transpose calls like this run's reuse now, if any.
-  std::shared_ptr<const rt::PreparedPlan> kept_plan() const {
+  std::shared_ptr<const rt::CheckedPlan> kept_plan() const {
     const std::uint64_t capacity =
         (case_.rows * case_.cols * case_.elem_size + after_) / case_.elem_size;
     return rt::find_checked_plan({session().context(), session().device(), case_.rows, case_.cols,
@@ -370,8 +371,9 @@ TEST_CASE("a call creates its kernel objects before its first command", "[faults
       SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
       FaultRun run(c, ++seed, session().queue(), Entry::kTranspose);
       REQUIRE(run.call({}, {}).status == IPT_SUCCESS);  // builds, prepares and keeps the plan
-      const auto prepared = run.kept_plan();
-      REQUIRE(prepared != nullptr);
+      const auto kept = run.kept_plan();
+      REQUIRE(kept != nullptr);
+      const rt::PreparedPlan* prepared = &kept->prepared;
       std::vector<rt::PooledKernel> held;
       held.reserve(64);
       hold_kernels(*prepared, held);

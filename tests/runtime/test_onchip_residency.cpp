@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The on-chip kernel counts on every work-group running at once; where they do not, it
-// takes its fallback (cycle following, correct but a few percent of its speed) on every
-// call. Its probe finds that out once per program, and calls are planned again around a
-// crowded program: one group per compute unit, then no on-chip kernel; an old crowded
-// verdict is checked again. The crowding is real on the device: the probe awaits one
-// group more than it launches (faults::steer_onchip_probes).
+// call. Its probe finds that out once per program (runtime/onchip_residency.hpp), and calls
+// are planned again around a crowded program: one group per compute unit, then no on-chip
+// kernel; an old crowded verdict is checked again. The crowding is real on the device: the probe
+// awaits one group more than it launches (faults::steer_onchip_probes).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -22,8 +21,7 @@
 #include "runtime/device_query.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/executor.hpp"
-#include "runtime/launcher.hpp"
-#include "runtime/program_cache.hpp"
+#include "runtime/onchip_residency.hpp"
 #include "runtime/transpose.hpp"
 
 using ipt::test::GuardedMatrix;
@@ -84,7 +82,7 @@ class ProbesSince {
 };
 
 // The plan that calls of rows x cols (as transpose() makes them) reuse now, if any.
-std::shared_ptr<const rt::PreparedPlan> kept_plan(std::size_t rows, std::size_t cols) {
+std::shared_ptr<const rt::CheckedPlan> kept_plan(std::size_t rows, std::size_t cols) {
   return rt::find_checked_plan({session().context(), session().device(), rows, cols,
                                 rows * cols + 10, 3, 1, 4, rt::environment_key(), ""});
 }
@@ -95,9 +93,21 @@ long onchip_group_size(std::size_t rows, std::size_t cols) {
   const auto prepared = kept_plan(rows, cols);
   if (prepared == nullptr) return -1;
   long size = 0;
-  for (const auto& step : prepared->plan.steps)
+  for (const auto& step : prepared->prepared.plan.steps)
     if (step.family == ipt::planner::Family::kOnChip) size = static_cast<long>(step.work_group());
   return size;
+}
+
+rt::VerdictRef verdict_of(const ipt::planner::Step& step) {
+  return rt::onchip_verdict(session().context(), session().device(), step);
+}
+
+// Whether a step of the plan runs an on-chip program found crowded.
+bool runs_crowded(const rt::CheckedPlan& kept) {
+  for (const auto* steps : {&kept.prepared.plan.steps, &kept.prepared.plan.undo})
+    for (const auto& step : *steps)
+      if (step.family == ipt::planner::Family::kOnChip && verdict_of(step)->crowded()) return true;
+  return false;
 }
 
 }  // namespace
@@ -163,7 +173,7 @@ TEST_CASE(
     REQUIRE(since_start.all_back());
   }
   REQUIRE(onchip_group_size(rows, cols) == 0);
-  REQUIRE(kept_plan(rows, cols)->avoided.size() == 2);
+  REQUIRE(kept_plan(rows, cols)->onchip.avoided.size() == 2);
 
   // Verdicts younger than the age stand: calls launch no probe.
   std::size_t probes = rt::onchip_probe_count();
@@ -178,7 +188,7 @@ TEST_CASE(
   rt::faults::disarm();
   CHECK(rt::onchip_probe_count() == probes + 1);  // the other program's probe ran
   REQUIRE(since_start.all_back());
-  for (const auto& a : kept_plan(rows, cols)->avoided) CHECK(a.program->crowded());
+  for (const auto& verdict : kept_plan(rows, cols)->onchip.avoided) CHECK(verdict->crowded());
   probes = rt::onchip_probe_count();
 
   // Old verdicts on a device still crowded: the next call probes both programs again,
@@ -186,7 +196,7 @@ TEST_CASE(
   CHECK(transpose(rows, cols, ++seed) == "");
   CHECK(rt::onchip_probe_count() == probes + 2);
   REQUIRE(since_start.all_back());
-  for (const auto& a : kept_plan(rows, cols)->avoided) CHECK(a.program->crowded());
+  for (const auto& verdict : kept_plan(rows, cols)->onchip.avoided) CHECK(verdict->crowded());
   age.set(std::chrono::hours(1));
   CHECK(transpose(rows, cols, ++seed) == "");
   CHECK(onchip_group_size(rows, cols) == 0);
@@ -204,22 +214,22 @@ TEST_CASE(
   CHECK(transpose(rows, cols, ++seed) == "");
   CHECK(onchip_group_size(rows, cols) == 512);
   CHECK(rt::onchip_probe_count() == probes + 2);
-  CHECK_FALSE(kept_plan(rows, cols)->crowded());
+  CHECK_FALSE(runs_crowded(*kept_plan(rows, cols)));
   CHECK(transpose(rows, cols, ++seed) == "");
   rt::clear_caches();
 }
 
 TEST_CASE("a program's residency: probed once, a crowded verdict probed again once old",
           "[plan-cache][onchip]") {
-  using Residency = rt::CachedProgram::Residency;
-  using Clock = rt::CachedProgram::Clock;
-  rt::CachedProgram program{cl::Program()};
+  using Residency = rt::OnChipVerdict::Residency;
+  using Clock = rt::OnChipVerdict::Clock;
+  rt::OnChipVerdict program;
   CHECK(program.residency() == Residency::kUnprobed);
   CHECK_FALSE(program.start_recheck(Clock::now(), std::chrono::seconds(0)));  // never judged
   CHECK(program.start_probe());
   CHECK_FALSE(program.start_probe());  // one probe at a time
   CHECK_FALSE(program.crowded());      // pending: not known to be crowded
-  program.settle_probe(Residency::kCrowded);
+  program.settle(Residency::kCrowded);
   const auto verdict = Clock::now();
   CHECK(program.crowded());
   const auto age = std::chrono::seconds(10);
@@ -229,10 +239,10 @@ TEST_CASE("a program's residency: probed once, a crowded verdict probed again on
   CHECK(program.crowded());  // still avoided until the verdict comes
   CHECK_FALSE(program.start_recheck(Clock::now() + age, age));  // one recheck at a time
   // Crowded again: the verdict's age counts from now, not from the first verdict.
-  program.settle_probe(Residency::kCrowded);
+  program.settle(Residency::kCrowded);
   CHECK_FALSE(program.start_recheck(Clock::now() + std::chrono::seconds(5), age));
   CHECK(program.start_recheck(Clock::now() + age, age));
-  program.settle_probe(Residency::kResident);
+  program.settle(Residency::kResident);
   CHECK_FALSE(program.crowded());
   CHECK_FALSE(program.start_recheck(Clock::now() + age, age));  // resident stays so
   CHECK_FALSE(program.start_probe());
@@ -256,13 +266,13 @@ TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[pla
   }
   // That plan holds no program found crowded, and on a GPU that promises resident
   // groups every probe found them so: the plan keeps its two groups per compute unit.
-  const auto prepared = kept_plan(rows, cols);
-  REQUIRE(prepared != nullptr);
-  CHECK_FALSE(prepared->crowded());
-  using Residency = rt::CachedProgram::Residency;
-  for (std::size_t i = 0; i < prepared->plan.steps.size(); ++i)
-    if (prepared->plan.steps[i].family == ipt::planner::Family::kOnChip)
-      CHECK(prepared->programs[i]->residency() == Residency::kResident);
+  const auto kept = kept_plan(rows, cols);
+  REQUIRE(kept != nullptr);
+  CHECK_FALSE(runs_crowded(*kept));
+  using Residency = rt::OnChipVerdict::Residency;
+  for (const auto& step : kept->prepared.plan.steps)
+    if (step.family == ipt::planner::Family::kOnChip)
+      CHECK(verdict_of(step)->residency() == Residency::kResident);
   if (promised) {
     CHECK(onchip_group_size(rows, cols) == 512);
     CHECK(probes.launched() == 1);
@@ -300,5 +310,34 @@ TEST_CASE("on an out-of-order queue the probe runs before the call's own kernels
   CHECK(names[2] == "clEnqueueReadBuffer");
   CHECK(names.back() == "clEnqueueNDRangeKernel");
   clReleaseCommandQueue(queue);
+  rt::clear_caches();
+}
+
+TEST_CASE("an on-chip program whose probe cannot run is planned around", "[plan-cache][onchip]") {
+  const ipt::test::ScopedOverrides env(kGpuLike);
+  rt::clear_caches();
+  const std::size_t rows = 300, cols = 211;  // one on-chip pass, two groups per compute unit
+  const auto plan = rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4,
+                                      3, nullptr, rows * cols + 10);
+  const ipt::planner::Step* onchip = nullptr;
+  for (const auto& step : plan.steps)
+    if (step.family == ipt::planner::Family::kOnChip) onchip = &step;
+  REQUIRE(onchip != nullptr);
+  REQUIRE(onchip->work_group() == 512);
+  // Built, with its kernel objects, and not probed: the call's first allocation is the
+  // probe's first buffer.
+  const cl::CommandQueue queue(session().queue(), /*retainObject=*/true);
+  static_cast<void>(rt::prepare_plan(queue, plan));
+  const SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
+  rt::faults::arm({}, {1});
+  const std::string result = transpose(rows, cols, 41);
+  const std::vector<const char*> allocations = rt::faults::passed(rt::faults::Site::kAllocation);
+  rt::faults::disarm();
+  CHECK(result == "");
+  REQUIRE_FALSE(allocations.empty());
+  CHECK(std::string(allocations[0]) == "clCreateBuffer");
+  // Judged crowded: the call ran in one group of 1024 per compute unit.
+  CHECK(verdict_of(*onchip)->crowded());
+  CHECK(onchip_group_size(rows, cols) == 1024);
   rt::clear_caches();
 }

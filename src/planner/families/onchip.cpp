@@ -30,6 +30,7 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                  (tile.word > 1 ? " -DIPT_WORDS=" + std::to_string(tile.word)
                                 : std::string(tile_layout_option(config.layout))),
              config.groups, config.work_group);
+  step.probed_launch = true;
   step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// Plans around crowded on-chip programs (planner/crowded_onchip.hpp): two groups per
+// compute unit, then one, then no on-chip kernel, as the device profile's verdicts say;
+// nothing changes where the caller forced the on-chip kernel or the device promises no
+// resident groups.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "planner/crowded_onchip.hpp"
+
+namespace ip = ipt::planner;
+
+namespace {
+
+ip::DeviceProfile gpu_like() {
+  ip::DeviceProfile device;
+  device.local_mem_bytes = 49152;
+  device.compute_units = 8;
+  device.resident_groups = true;
+  return device;
+}
+
+ip::LaunchPlan plan_of(const ip::DeviceProfile& device, const ip::PlanOverrides& overrides) {
+  return ip::plan_call(device, {300, 211, 4, 3, 300 * 211 + 10, 1}, overrides);
+}
+
+// The work-group of the plan's on-chip step (0: none) and its build options.
+std::size_t onchip_group(const ip::LaunchPlan& plan, std::string* options = nullptr) {
+  for (const ip::Step& step : plan.steps)
+    if (step.family == ip::Family::kOnChip) {
+      if (options != nullptr) *options = step.options;
+      return static_cast<std::size_t>(step.work_group());
+    }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("plans go around crowded on-chip programs: one group per unit, then none",
+          "[planner][onchip]") {
+  ip::DeviceProfile device = gpu_like();
+  const ip::PlanOverrides overrides;
+  std::string two_groups, one_group;
+  const ip::LaunchPlan first = ip::plan_around_crowded(device, overrides, plan_of);
+  REQUIRE(onchip_group(first, &two_groups) == 512);
+  CHECK(first.avoided.empty());
+  CHECK_FALSE(ip::runs_crowded_onchip(first, device));
+
+  device.crowded_onchip = {"-DSOMETHING_ELSE"};  // another program's verdict changes nothing
+  CHECK(onchip_group(ip::plan_around_crowded(device, overrides, plan_of)) == 512);
+
+  device.crowded_onchip = {two_groups};
+  CHECK(ip::runs_crowded_onchip(first, device));
+  const ip::LaunchPlan second = ip::plan_around_crowded(device, overrides, plan_of);
+  REQUIRE(onchip_group(second, &one_group) == 1024);
+  CHECK(one_group != two_groups);
+  REQUIRE(second.avoided.size() == 1);
+  CHECK(second.avoided[0].options == two_groups);
+
+  device.crowded_onchip = {two_groups, one_group};
+  const ip::LaunchPlan third = ip::plan_around_crowded(device, overrides, plan_of);
+  CHECK(onchip_group(third) == 0);
+  CHECK_FALSE(third.steps.empty());
+  REQUIRE(third.avoided.size() == 2);
+  CHECK(third.avoided[0].options == two_groups);
+  CHECK(third.avoided[1].options == one_group);
+
+  // One group per unit chosen by the caller: crowded, straight to no on-chip kernel.
+  ip::DeviceProfile one = device;
+  one.onchip_groups = 1;
+  one.crowded_onchip = {one_group};
+  const ip::LaunchPlan without = ip::plan_around_crowded(one, overrides, plan_of);
+  CHECK(onchip_group(without) == 0);
+  CHECK(without.avoided.size() == 1);
+
+  // A forced on-chip kernel, or a device that promises no resident groups: as planned.
+  ip::PlanOverrides forced;
+  forced.request.onchip = ip::OnChip::kForce;
+  const ip::LaunchPlan kept = ip::plan_around_crowded(device, forced, plan_of);
+  CHECK(onchip_group(kept) == onchip_group(plan_of(device, forced)));
+  CHECK(kept.avoided.empty());
+  ip::DeviceProfile promised_nothing = device;
+  promised_nothing.resident_groups = false;
+  const ip::LaunchPlan as_planned = ip::plan_around_crowded(promised_nothing, overrides, plan_of);
+  CHECK(onchip_group(as_planned) == onchip_group(plan_of(promised_nothing, overrides)));
+  CHECK(as_planned.avoided.empty());
+}
