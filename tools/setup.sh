@@ -164,12 +164,13 @@ case "$mode" in
     # suppressed by tests/sanitizers/lsan.supp).
     configure_and_build "$build" "${all_parts[@]}"
     run_tests "$build" "${needed_tests[@]}"
-    # The sanitized builds: -O2 as RelWithDebInfo has it, with line tables only (-g1)
-    # instead of full debug information. The sanitizers' reports name the same functions,
-    # files and lines, inlined frames included; what is left out (variables, types) serves
-    # a debugger only, and cost a sixth of the compile time.
-    sanitized_flags=("-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
-                     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+    # The sanitized builds: -O1, as the sanitizers' documentation advises, with line
+    # tables only (-g1) instead of full debug information. The reports name the same
+    # functions, files and lines, inlined frames included; what is left out (variables,
+    # types) serves a debugger only. A test file compiled in 6.5 s with AddressSanitizer
+    # at -O1, 10.5 s at -O2.
+    sanitized_flags=("-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+                     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
     # libipt_mpi is tested in the release build only (Open MPI's own code is not
     # instrumented; its calls are few and plain).
     configure_and_build "$build-asan" -DIPT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
