@@ -216,24 +216,25 @@ TEST_CASE("ipt_sequence_name names every sequence, and nothing else", "[plan_api
 }
 
 TEST_CASE("a matrix past what the device holds is refused, the buffer untouched", "[plan_api]") {
-  // 6203 x 6607 without padding against a device that allows allocations of 1 MB: the
-  // matrix (164 MB) is past 4 allocations before the plan's scratch (5 MB of flag bits)
-  // is, so the refusal is the matrix's.
-  ScopedEnv small("IPT_OVERRIDES", "local_mem=49152,onchip=off,padding=off,max_alloc=1048576");
+  // 307 x 293 floats without padding against a device that allows allocations of 64 KiB:
+  // the matrix (359,804 bytes) is past 4 allocations (a buffer cannot pass the device's
+  // memory, which OpenCL keeps within 4), so the refusal is the matrix's, before any plan.
+  ScopedEnv small("IPT_OVERRIDES", "local_mem=49152,onchip=off,padding=off,max_alloc=65536");
   ipt_plan_options off{};  // options replace IPT_OVERRIDES' plan keys: padding off here too
   off.padding = IPT_PADDING_OFF;
   ipt_plan_info info;
-  CHECK(ipt_plan(session().device(), 6203, 6607, 4, &off, &info) == IPT_MATRIX_TOO_LARGE);
-  CHECK(std::string(ipt_last_error_message()).find("1048576") != std::string::npos);
-  ipt::test::GuardedMatrix m(6203, 6607, 4, 0, 0, 77);
-  CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 6203, 6607, 0, nullptr, nullptr) ==
+  CHECK(ipt_plan(session().device(), 307, 293, 4, &off, &info) == IPT_MATRIX_TOO_LARGE);
+  CHECK(std::string(ipt_last_error_message()).find("65536") != std::string::npos);
+  ipt::test::GuardedMatrix m(307, 293, 4, 0, 0, 77);
+  CHECK(ipt_transpose_f32(session().queue(), m.buffer(), 0, 307, 293, 0, nullptr, nullptr) ==
         IPT_MATRIX_TOO_LARGE);
+  CHECK(std::string(ipt_last_error_message()).find("65536") != std::string::npos);
   CHECK(m.check_unchanged() == "");
   // A plan within the limit runs.
-  REQUIRE(ipt_plan(session().device(), 300, 200, 4, nullptr, &info) == IPT_SUCCESS);
-  REQUIRE(info.scratch_bytes < 1048576);
-  ipt::test::GuardedMatrix fits(300, 200, 4, 0, 0, 78);
-  CHECK(ipt_transpose_f32(session().queue(), fits.buffer(), 0, 300, 200, 0, nullptr, nullptr) ==
+  REQUIRE(ipt_plan(session().device(), 120, 70, 4, nullptr, &info) == IPT_SUCCESS);
+  REQUIRE(info.scratch_bytes < 65536);
+  ipt::test::GuardedMatrix fits(120, 70, 4, 0, 0, 78);
+  CHECK(ipt_transpose_f32(session().queue(), fits.buffer(), 0, 120, 70, 0, nullptr, nullptr) ==
         IPT_SUCCESS);
   CHECK(fits.check_transposed() == "");
 }
