@@ -213,20 +213,6 @@ void probe_onchip_programs(const cl::CommandQueue& queue, const PreparedPlan& pr
   each(prepared.plan.undo, prepared.undo_programs);
 }
 
-bool refuse_onchip_programs(const cl::CommandQueue& queue, const planner::LaunchPlan& plan) {
-  bool refused = false;
-  for (const auto* steps : {&plan.steps, &plan.undo})
-    for (const planner::Step& step : *steps) {
-      if (step.family != planner::Family::kOnChip) continue;
-      const VerdictRef verdict =
-          onchip_verdict(queue_context(queue)(), queue_device(queue)(), step);
-      if (verdict->crowded()) continue;
-      verdict->settle(OnChipVerdict::Residency::kCrowded);
-      refused = true;
-    }
-  return refused;
-}
-
 OnChipWatch watch_verdicts(const cl::CommandQueue& queue, const planner::LaunchPlan& plan,
                            bool follows, std::uint64_t planned_generation) {
   OnChipWatch watch;

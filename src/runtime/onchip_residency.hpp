@@ -91,11 +91,6 @@ std::uint64_t onchip_verdict_generation();
 // or the probe's buffers.
 void probe_onchip_programs(const cl::CommandQueue& queue, const PreparedPlan& prepared);
 
-// A plan with the on-chip kernel that could not be prepared (its launch refused, no room
-// for its probe, ...): its programs are judged crowded, so that the call is planned
-// around them. Returns whether one was not judged so already.
-bool refuse_onchip_programs(const cl::CommandQueue& queue, const planner::LaunchPlan& plan);
-
 // How old a crowded verdict gets before a call that was planned around the program
 // probes it again.
 inline constexpr std::chrono::seconds kCrowdedRecheckAge{10};

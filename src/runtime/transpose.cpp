@@ -68,12 +68,12 @@ auto transposition(const planner::CallShape& call) {
 // Plans and prepares a call on the on-chip verdicts known so far (onchip_residency.hpp),
 // and probes its new on-chip programs. Preparing may teach what the device profile did
 // not say; the call is then planned again with it, unless the caller forced the choice it
-// rules out: a compiled kernel's work-group limit below the device's maximum (a plan
-// within that limit), or an on-chip plan that cannot be prepared (its programs judged
-// crowded, so that the planner goes around them). Each round learns something new, so
-// the rounds end.
+// rules out: a plan with the on-chip kernel that cannot be prepared (its launch refused,
+// no room for its probe, ...) is planned without it, and a compiled kernel's work-group
+// limit below the device's maximum gets a plan within that limit. Each round rules out
+// something more, so the rounds end.
 CheckedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile profile,
-                         const CallPlanner& plan_of, const planner::PlanOverrides& overrides,
+                         const CallPlanner& plan_of, planner::PlanOverrides overrides,
                          bool forced) {
   const bool forced_onchip = overrides.request.onchip == planner::OnChip::kForce;
   const bool forced_square = overrides.square_tile != 0 || overrides.square_wg_rows != 0;
@@ -100,7 +100,10 @@ CheckedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile p
       return checked;
     } catch (const Error& e) {
       if (e.status() != IPT_OUT_OF_RESOURCES) throw;
-      if (!forced_onchip && plan.uses_onchip() && refuse_onchip_programs(queue, plan)) continue;
+      if (!forced_onchip && plan.uses_onchip()) {
+        overrides.request.onchip = planner::OnChip::kOff;
+        continue;
+      }
       const auto* too_large = dynamic_cast<const WorkGroupTooLarge*>(&e);
       if (too_large == nullptr || forced_square || too_large->limit == 0 ||
           too_large->limit >= profile.max_work_group_size)

@@ -313,7 +313,8 @@ TEST_CASE("on an out-of-order queue the probe runs before the call's own kernels
   rt::clear_caches();
 }
 
-TEST_CASE("an on-chip program whose probe cannot run is planned around", "[plan-cache][onchip]") {
+TEST_CASE("a call whose on-chip probe cannot run is planned without the on-chip kernel",
+          "[plan-cache][onchip]") {
   const ipt::test::ScopedOverrides env(kGpuLike);
   rt::clear_caches();
   const std::size_t rows = 300, cols = 211;  // one on-chip pass, two groups per compute unit
@@ -336,8 +337,12 @@ TEST_CASE("an on-chip program whose probe cannot run is planned around", "[plan-
   CHECK(result == "");
   REQUIRE_FALSE(allocations.empty());
   CHECK(std::string(allocations[0]) == "clCreateBuffer");
-  // Judged crowded: the call ran in one group of 1024 per compute unit.
-  CHECK(verdict_of(*onchip)->crowded());
-  CHECK(onchip_group_size(rows, cols) == 1024);
+  CHECK(onchip_group_size(rows, cols) == 0);
+  // Not judged: the next call of another shape probes the program and runs on chip.
+  CHECK(verdict_of(*onchip)->residency() == rt::OnChipVerdict::Residency::kUnprobed);
+  const ProbesSince probes;
+  CHECK(transpose(cols, rows, 42) == "");
+  CHECK(probes.launched() == 1);
+  CHECK(onchip_group_size(cols, rows) > 0);
   rt::clear_caches();
 }
