@@ -37,7 +37,9 @@ class CallRolledBack : public Error {
 std::string cause_of(const std::exception_ptr& cause);
 
 // Builds and checks every step (runtime/launcher.hpp), so that a plan that cannot run
-// fails here, before any command of the call. Throws ipt::Error.
+// fails here, before any command of the call; the launch of a step whose probe checks it
+// (Step::probed_launch) is checked by that probe (runtime/onchip_residency.hpp). Throws
+// ipt::Error.
 PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan plan);
 
 struct EnqueueOptions {

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/fault_seam.hpp"
+#include "runtime/kernel_sources.hpp"
 #include "runtime/launcher.hpp"
 #include "runtime/program_cache.hpp"
 
@@ -26,8 +28,10 @@ struct Entry {
   cl::Context context;  // retained: the key's handle is never another context's
   VerdictRef verdict;
 };
-// The step's build options, then the caller's IPT_BUILD_OPTIONS: the program's.
-using Key = std::tuple<cl_context, cl_device_id, std::string, std::string>;
+// The step's build options, the caller's IPT_BUILD_OPTIONS and, for sources read from
+// IPT_KERNEL_DIR (which may be edited between calls), the source text (else empty): the
+// program's identity, as the program cache has it.
+using Key = std::tuple<cl_context, cl_device_id, std::string, std::string, std::string>;
 
 struct Table {
   std::mutex mutex;
@@ -43,6 +47,17 @@ Table& table() {
 std::string build_options_variable() {
   const char* extra = variable(Variable::kBuildOptions);
   return extra == nullptr ? std::string() : std::string(extra);
+}
+
+// The on-chip kernel's source text where it is read from IPT_KERNEL_DIR, else empty; empty
+// too where it cannot be read (no program of it then, and no verdict to match).
+std::string onchip_source_text() {
+  if (!kernel_sources_from_files()) return {};
+  try {
+    return program_source(planner::family_source(planner::Family::kOnChip));
+  } catch (...) {
+    return {};
+  }
 }
 
 // What a probe's read brings back, owned by the read's callback.
@@ -180,7 +195,7 @@ bool OnChipVerdict::settle(Residency verdict) {
 }
 
 VerdictRef onchip_verdict(cl_context context, cl_device_id device, const planner::Step& step) {
-  Key key{context, device, step.options, build_options_variable()};
+  Key key{context, device, step.options, build_options_variable(), onchip_source_text()};
   std::lock_guard<std::mutex> lock(table().mutex);
   auto found = table().entries.find(key);
   if (found == table().entries.end()) {
@@ -192,12 +207,18 @@ VerdictRef onchip_verdict(cl_context context, cl_device_id device, const planner
 
 std::vector<std::string> crowded_onchip_programs(cl_context context, cl_device_id device) {
   const std::string extra = build_options_variable();
+  const bool from_files = kernel_sources_from_files();
+  std::optional<std::string> text;  // read only where a crowded verdict needs it
   std::vector<std::string> crowded;
   std::lock_guard<std::mutex> lock(table().mutex);
-  for (const auto& [key, entry] : table().entries)
-    if (std::get<0>(key) == context && std::get<1>(key) == device && std::get<3>(key) == extra &&
-        entry.verdict->crowded())
-      crowded.push_back(std::get<2>(key));
+  for (const auto& [key, entry] : table().entries) {
+    const auto& [key_context, key_device, options, key_extra, key_text] = key;
+    if (key_context != context || key_device != device || key_extra != extra ||
+        !entry.verdict->crowded() || key_text.empty() == from_files)
+      continue;
+    if (from_files && (text ? *text : *(text = onchip_source_text())) != key_text) continue;
+    crowded.push_back(options);
+  }
   return crowded;
 }
 
@@ -223,11 +244,17 @@ OnChipWatch watch_verdicts(const cl::CommandQueue& queue, const planner::LaunchP
   return watch;
 }
 
+void recheck_avoided(const cl::CommandQueue& queue, const OnChipWatch& watch,
+                     const planner::LaunchPlan& plan) {
+  if (!watch.follows) return;
+  for (std::size_t i = 0; i < watch.avoided.size() && i < plan.avoided.size(); ++i)
+    if (watch.avoided[i]->crowded()) recheck(queue, watch.avoided[i], plan.avoided[i]);
+}
+
 bool verdicts_changed(const cl::CommandQueue& queue, const OnChipWatch& watch,
                       const planner::LaunchPlan& plan) {
   if (!watch.follows) return false;
-  for (std::size_t i = 0; i < watch.avoided.size() && i < plan.avoided.size(); ++i)
-    if (watch.avoided[i]->crowded()) recheck(queue, watch.avoided[i], plan.avoided[i]);
+  recheck_avoided(queue, watch, plan);
   return onchip_verdict_generation() != watch.generation;
 }
 
@@ -238,6 +265,7 @@ std::size_t onchip_probe_verdicts() { return verdicts.load(); }
 void clear_onchip_verdicts() {
   std::lock_guard<std::mutex> lock(table().mutex);
   table().entries.clear();
+  ++generation;  // a plan made on the verdicts dropped is made again
 }
 
 }  // namespace ipt::runtime

@@ -108,11 +108,15 @@ struct OnChipWatch {
 OnChipWatch watch_verdicts(const cl::CommandQueue& queue, const planner::LaunchPlan& plan,
                            bool follows, std::uint64_t generation);
 
+// Probes again, on `queue`, the programs the plan of `watch` goes around whose crowded
+// verdicts are kCrowdedRecheckAge old (a call that keeps no plan does so when it plans).
+// A probe on a device still crowded costs the kernel's patience, so it is not repeated on
+// every call. Where a recheck cannot run, the program stays crowded. Never throws.
+void recheck_avoided(const cl::CommandQueue& queue, const OnChipWatch& watch,
+                     const planner::LaunchPlan& plan);
+
 // Whether the call of a kept plan should be planned again: the verdicts changed since it
-// was made. Probes again, on `queue`, the programs it goes around whose crowded verdicts
-// are kCrowdedRecheckAge old; a probe on a device still crowded costs the kernel's
-// patience, so it is not repeated on every call. Where a recheck cannot run, the program
-// stays crowded. Never throws.
+// was made; rechecks old verdicts first (recheck_avoided). Never throws.
 bool verdicts_changed(const cl::CommandQueue& queue, const OnChipWatch& watch,
                       const planner::LaunchPlan& plan);
 

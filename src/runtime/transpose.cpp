@@ -97,6 +97,9 @@ CheckedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile p
       CheckedPlan checked{prepare_plan(queue, plan), {}};
       probe_onchip_programs(queue, checked.prepared);
       checked.onchip = watch_verdicts(queue, checked.prepared.plan, follows, generation);
+      // A call that keeps no plan (forced options, sources from IPT_KERNEL_DIR) checks the
+      // old verdicts of what it avoids here.
+      recheck_avoided(queue, checked.onchip, checked.prepared.plan);
       return checked;
     } catch (const Error& e) {
       if (e.status() != IPT_OUT_OF_RESOURCES) throw;

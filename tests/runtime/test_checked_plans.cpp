@@ -132,9 +132,10 @@ TEST_CASE("a checked plan keeps its programs when only the program cache is clea
 }
 
 TEST_CASE("a program's on-chip launch is probed once, not once per shape", "[plan-cache][onchip]") {
-  // NVIDIA's driver under-reports the on-chip kernel's work-group limit, so its launch is
-  // probed (launcher.cpp); a new shape whose on-chip program was probed before must not
-  // pay for another probe. Devices that report the limit rightly never probe.
+  // Each on-chip program is probed once (runtime/onchip_residency.hpp: its launch, which
+  // NVIDIA's driver under-reports the work-group limit of, and whether its groups all run
+  // at once); a new shape whose on-chip program was probed before must not pay for
+  // another probe.
   rt::clear_caches();
   ipt_plan_options onchip{};
   onchip.sequence = IPT_SEQUENCE_ON_CHIP;

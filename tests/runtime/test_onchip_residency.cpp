@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The on-chip kernel counts on every work-group running at once; where they do not, it
+// takes its fallback (cycle following, correct but a few percent of its speed) on every
 // call. Its probe finds that out once per program (runtime/onchip_residency.hpp), and calls
 // are planned again around a crowded program: one group per compute unit, then no on-chip
-// kernel; an old crowded verdict is checked again. The crowding is real on the device: the probe
-// awaits one group more than it launches (faults::steer_onchip_probes).
+// kernel; an old crowded verdict is checked again. The crowding is real on the device: the
+// probe awaits one group more than it launches (faults::steer_onchip_probes).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -225,11 +226,17 @@ TEST_CASE("a program's residency: probed once, a crowded verdict probed again on
   using Clock = rt::OnChipVerdict::Clock;
   rt::OnChipVerdict program;
   CHECK(program.residency() == Residency::kUnprobed);
+  rt::OnChipVerdict judged;  // pending, then resident: no flip
+  CHECK(judged.start_probe());
+  CHECK_FALSE(judged.settle(Residency::kResident));
   CHECK_FALSE(program.start_recheck(Clock::now(), std::chrono::seconds(0)));  // never judged
   CHECK(program.start_probe());
   CHECK_FALSE(program.start_probe());  // one probe at a time
   CHECK_FALSE(program.crowded());      // pending: not known to be crowded
-  program.settle(Residency::kCrowded);
+  // A flip to crowded or back changes the generation, which kept plans watch.
+  const std::uint64_t generation = rt::onchip_verdict_generation();
+  CHECK(program.settle(Residency::kCrowded));
+  CHECK(rt::onchip_verdict_generation() != generation);
   const auto verdict = Clock::now();
   CHECK(program.crowded());
   const auto age = std::chrono::seconds(10);
@@ -238,11 +245,14 @@ TEST_CASE("a program's residency: probed once, a crowded verdict probed again on
   CHECK(program.residency() == Residency::kRechecking);
   CHECK(program.crowded());  // still avoided until the verdict comes
   CHECK_FALSE(program.start_recheck(Clock::now() + age, age));  // one recheck at a time
-  // Crowded again: the verdict's age counts from now, not from the first verdict.
-  program.settle(Residency::kCrowded);
+  // Crowded again: no flip; the verdict's age counts from now, not from the first verdict.
+  const std::uint64_t crowded_generation = rt::onchip_verdict_generation();
+  CHECK_FALSE(program.settle(Residency::kCrowded));
+  CHECK(rt::onchip_verdict_generation() == crowded_generation);
   CHECK_FALSE(program.start_recheck(Clock::now() + std::chrono::seconds(5), age));
   CHECK(program.start_recheck(Clock::now() + age, age));
-  program.settle(Residency::kResident);
+  CHECK(program.settle(Residency::kResident));
+  CHECK(rt::onchip_verdict_generation() != crowded_generation);
   CHECK_FALSE(program.crowded());
   CHECK_FALSE(program.start_recheck(Clock::now() + age, age));  // resident stays so
   CHECK_FALSE(program.start_probe());
@@ -344,5 +354,31 @@ TEST_CASE("a call whose on-chip probe cannot run is planned without the on-chip 
   CHECK(transpose(cols, rows, 42) == "");
   CHECK(probes.launched() == 1);
   CHECK(onchip_group_size(cols, rows) > 0);
+  rt::clear_caches();
+}
+
+TEST_CASE("a call that keeps no plan checks old crowded verdicts too", "[plan-cache][onchip]") {
+  const ipt::test::ScopedOverrides env(kGpuLike);
+  rt::clear_caches();
+  const std::size_t rows = 300, cols = 211;  // one on-chip pass, two groups per compute unit
+  const SteeredProbes crowded(ipt::planner::ProbeGroups::kOneMore);
+  RecheckAge age(std::chrono::hours(1));
+  const ProbesSince since_start;
+  std::uint64_t seed = 60;
+  for (int i = 0; i < 6 && onchip_group_size(rows, cols) != 0; ++i) {
+    CHECK(transpose(rows, cols, ++seed) == "");
+    REQUIRE(since_start.all_back());
+  }
+  REQUIRE(onchip_group_size(rows, cols) == 0);  // both configurations judged crowded
+  // Plan options that leave the on-chip kernel to the planner: the call keeps no plan,
+  // plans around both programs, and probes them again once their verdicts are old.
+  ipt_plan_options automatic{};
+  std::size_t probes = rt::onchip_probe_count();
+  CHECK(transpose(rows, cols, ++seed, &automatic) == "");
+  CHECK(rt::onchip_probe_count() == probes);
+  age.set(std::chrono::milliseconds(0));
+  CHECK(transpose(rows, cols, ++seed, &automatic) == "");
+  CHECK(rt::onchip_probe_count() == probes + 2);
+  REQUIRE(since_start.all_back());
   rt::clear_caches();
 }
