@@ -82,4 +82,10 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size,
 std::uint64_t onchip_tiles(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 
+// Its cost curve: the fraction of the copy bandwidth that the on-chip kernel reaches
+// moving instances of rows x cols elements (onchip.cl): what it loses is the tiles'
+// unused rows and columns.
+double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
+                         std::size_t elem_size);
+
 }  // namespace ipt::planner

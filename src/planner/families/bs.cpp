@@ -7,6 +7,7 @@
 #include <string>
 
 #include "planner/families/step_building.hpp"
+#include "planner/families/variants.hpp"
 #include "planner/narrow_words.hpp"
 #include "planner/work_limits.hpp"
 
@@ -94,6 +95,17 @@ BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B
         std::min<std::size_t>(floor_pow2(static_cast<std::size_t>(wanted)), floor_pow2(max_wg));
   }
   return config;
+}
+
+double bs_efficiency(const DeviceProfile& device, std::uint64_t B, std::uint64_t C,
+                     std::size_t elem_size) {
+  return bs_fits(device, B, C, elem_size) ? 0.85 : 0.1;
+}
+
+// 2 x 2 tiles fill whole words of 1- and 2-byte elements, 3 x 3 ones do not.
+void bs_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
+  out.push_back(bs_step(at, 1, 2, 2, choose_bs(device, 1, 2, 2, at.elem_size)));
+  out.push_back(bs_step(at, 1, 3, 3, choose_bs(device, 1, 3, 3, at.elem_size)));
 }
 
 }  // namespace ipt::planner

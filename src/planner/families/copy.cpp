@@ -5,6 +5,7 @@
 #include <string>
 
 #include "planner/families/step_building.hpp"
+#include "planner/families/variants.hpp"
 
 namespace ipt::planner {
 
@@ -37,6 +38,12 @@ Step copy_step(const StepSite& site, Buffer from, std::uint64_t from_at, Buffer 
   step.what = std::string(to == Buffer::kMatrix ? "give back " : "keep ") + std::to_string(count) +
               " element(s) past the matrix" + (to == Buffer::kMatrix ? "" : " in scratch");
   return step;
+}
+
+// One program for every shape; a split site (its tail in scratch) is never a copy's.
+void copy_variants(const DeviceProfile&, const StepSite& at, std::vector<Step>& out) {
+  if (at.split != 0) return;
+  out.push_back(copy_step(at, Buffer::kMatrix, 0, Buffer::kScratch, 0, 1));
 }
 
 }  // namespace ipt::planner

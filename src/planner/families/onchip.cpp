@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "planner/families/step_building.hpp"
+#include "planner/families/variants.hpp"
 
 namespace ipt::planner {
 
@@ -90,6 +93,26 @@ Step onchip_probe_step(const Step& onchip, ProbeGroups groups) {
                       {buffer_arg(Buffer::kZeroScratch), ulong_arg(0), index_arg(1)});
   probe.what = "probe of the on-chip kernel";
   return probe;
+}
+
+// 32 x 32 (or word) tiles, and the narrow (short) tiles of matrices with 2 to 31 columns
+// (rows) that those do not fit on chip: one for each power of two up to 32. (A single
+// column or row moves nothing.)
+void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
+  const OnChipConfig config = choose_onchip(device, at.elem_size, TileLayout::kPadded);
+  if (config.work_group == 0) return;
+  if (onchip_fits(config, 64, 64)) out.push_back(onchip_step(at, 1, 64, 64, config));
+  // Longer than the 32 x 32 tiles, or the word tiles along either side, hold.
+  std::vector<std::uint64_t> lengths{kOnChipTile * (config.groups * config.tiles + 1)};
+  if (config.word > 1) {
+    const OnChipTile words = onchip_word_tile(config.word);
+    const std::uint64_t beyond = config.groups * onchip_group_tiles(config, words) + 1;
+    lengths.insert(lengths.end(), {words.rows * beyond, words.cols * beyond});
+  }
+  for (const std::uint64_t tall : lengths)
+    for (std::uint64_t side = 2; side < kOnChipTile; ++side)
+      for (const auto& [rows, cols] : {std::pair{tall, side}, std::pair{side, tall}})
+        if (onchip_fits(config, rows, cols)) out.push_back(onchip_step(at, 1, rows, cols, config));
 }
 
 }  // namespace ipt::planner

@@ -3,11 +3,15 @@
 #include "planner/families/restride.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "planner/families/cost_curve.hpp"
 #include "planner/families/step_building.hpp"
+#include "planner/families/variants.hpp"
 #include "planner/narrow_words.hpp"
 #include "planner/work_limits.hpp"
 
@@ -89,6 +93,21 @@ RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_siz
       {words * std::max<std::size_t>(1, 4 / size), kMaxRestrideItems, kMaxRestrideBytes / size});
   config.word_bytes = device.word_bytes;
   return config;
+}
+
+double restride_efficiency(std::uint64_t row_bytes) {
+  static const std::pair<double, double> points[] = {{8, 0.1}, {40, 0.25}, {512, 0.7}};
+  return interpolate_log2(points, std::size(points), static_cast<double>(row_bytes));
+}
+
+// Chunks of 16 words per work-item, or 32 for more than 2^31 elements (64-bit only);
+// rows of 1- and 2-byte elements that fill 4-byte words or pairs move in those.
+void restride_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
+  for (const std::uint64_t elements : {std::uint64_t{1} << 20, (std::uint64_t{1} << 31) + 1})
+    if (at.index64 || elements < (std::uint64_t{1} << 31))
+      for (const std::uint64_t len : {1, 2, 4})
+        out.push_back(restride_step(at, 2, len, len, 2 * len,
+                                    choose_restride(device, at.elem_size, elements)));
 }
 
 }  // namespace ipt::planner

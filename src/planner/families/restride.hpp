@@ -34,4 +34,8 @@ RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_siz
 // "read" flag per chunk of work_group * per_item elements.
 std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements);
 
+// Its cost curve: the fraction of the copy bandwidth that re-striding rows of `row_bytes`
+// reaches (70% for long rows, much less for short ones).
+double restride_efficiency(std::uint64_t row_bytes);
+
 }  // namespace ipt::planner

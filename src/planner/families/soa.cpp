@@ -3,10 +3,15 @@
 #include "planner/families/soa.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "planner/families/cost_curve.hpp"
 #include "planner/families/step_building.hpp"
+#include "planner/families/variants.hpp"
+#include "planner/narrow_words.hpp"
 #include "planner/work_limits.hpp"
 
 namespace ipt::planner {
@@ -194,6 +199,55 @@ SoaConfig pttwac_global_soa(const PttwacConfig& config) {
   soa.max_groups = config.max_groups;
   soa.force_index64 = config.force_index64;
   return soa;
+}
+
+double soa_efficiency(std::uint64_t super_element_bytes, bool line_aligned) {
+  // 100! on (10000, 99, C) (ipt-kernel-bench soa --soa-shapes, f32 and f64, on a GPU of
+  // 128-byte cache lines): 39-42% of copy at 120-136 bytes, 53-54% at 248-264, 62% at
+  // 376-392, 67-68% at 504-520, 72% at 636-644, 74-75% at 760-776, 79% at 1020-1028,
+  // where the super-elements straddle 128-byte lines; exactly 128, 256, 384, 512, 768 and
+  // 1024 bytes ran at 50-52%, 67-72%, 73-74%, 81-85%, 89% and 91%. Below 120 bytes, from
+  // the older 100! sweep.
+  static const std::pair<double, double> straddling[] = {
+      {4, 0.02},   {16, 0.08},  {32, 0.16},  {48, 0.22},   {72, 0.26},   {128, 0.40},
+      {256, 0.53}, {384, 0.62}, {512, 0.67}, {640, 0.715}, {768, 0.745}, {1024, 0.79}};
+  static const std::pair<double, double> whole_lines[] = {{128, 0.51}, {256, 0.69}, {384, 0.735},
+                                                          {512, 0.83}, {768, 0.89}, {1024, 0.91}};
+  const auto x = static_cast<double>(super_element_bytes);
+  if (line_aligned && x >= whole_lines[0].first)
+    return interpolate_log2(whole_lines, std::size(whole_lines), x);
+  return interpolate_log2(straddling, std::size(straddling), x);
+}
+
+bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes) {
+  return device.line_bytes > 0 && super_element_bytes % device.line_bytes == 0;
+}
+
+double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_bytes) {
+  return soa_efficiency(super_element_bytes, line_aligned(device, super_element_bytes));
+}
+
+double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size) {
+  // ipt-kernel-bench stages (8 random shapes, 2.x plans): the SoA kernel moved 2-byte
+  // elements at 0.5-0.7 of the throughput of 4-byte ones on the same shapes, 1-byte ones
+  // at 0.35-0.45. Charging that in full steered 1-byte plans to factors and paddings that
+  // cost more elsewhere (random protocol, 60 shapes: median 346 GB/s against 409 without
+  // words); a third of it steered best (437 GB/s; 2-byte: 808 against 772).
+  const std::size_t word = elem_size * word_factor(device, elem_size, C);
+  const double narrow = word >= 4 ? 1.0 : word == 2 ? 0.8 : 0.65;
+  return soa_efficiency(device, C * elem_size) * narrow;
+}
+
+// The unit width and register count follow C up to the widest unit's largest count; 1- and
+// 2-byte elements also as the words of 2 and 4 bytes their super-elements move in.
+void soa_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
+  const std::uint64_t widest = std::max<std::size_t>(1, device.simd_width);
+  for (std::uint64_t word = 1; word == 1 || at.elem_size * word <= device.word_bytes; word *= 2) {
+    StepSite words = at;
+    words.elem_size = at.elem_size * word;
+    for (std::uint64_t C = 1; C <= widest * 16 + 1; ++C)
+      out.push_back(soa_step(words, 1, 2, 2, C, choose_soa(device, C, words.elem_size)));
+  }
 }
 
 }  // namespace ipt::planner

@@ -54,4 +54,24 @@ SoaConfig pttwac_global_soa(const PttwacConfig& config);
 // The default for super-elements of C elements.
 SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size);
 
+// Its cost curve. Fraction of the copy bandwidth that 100! reaches with super-elements of
+// `bytes`, each of them whole cache lines (`line_aligned`) or not: from about 2% for
+// single elements to 79% for super-elements of 1 KiB, measured on a GPU of 128-byte
+// cache lines, and a fifth to a third faster again when every super-element is whole
+// lines.
+double soa_efficiency(std::uint64_t super_element_bytes, bool line_aligned = false);
+
+// Whether super-elements of `bytes` are whole lines of the device's cache (never when the
+// profile gives no line size): with the matrix at a line boundary, every one of them then
+// starts and ends on a line boundary.
+bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes);
+
+// soa_efficiency on `device`: whole lines when its line size divides the super-element.
+double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_bytes);
+
+// A 0100! stage's efficiency with super-elements of C elements of elem_size bytes: as
+// soa_efficiency, less for 1- and 2-byte elements that cannot move in 4-byte words
+// (word_factor).
+double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size);
+
 }  // namespace ipt::planner

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "planner/families/step_building.hpp"
+#include "planner/families/variants.hpp"
 
 namespace ipt::planner {
 
@@ -42,6 +43,16 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   if (word > 1) step.what += ", moved as 4-byte words";
   if (plan.matrices > 1) step.what += ", " + std::to_string(plan.matrices) + " matrices";
   return with_split(std::move(step), site);
+}
+
+// n = 64 takes word tiles where the element size has them, 65 never; an odd offset moves
+// the word tiles' plan element by element.
+void square_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
+  for (const std::uint64_t n : {64, 65})
+    out.push_back(square_step(at, n, plan_square(device, n, at.elem_size)));
+  StepSite odd = at;
+  odd.offset = 1;
+  out.push_back(square_step(odd, 64, plan_square(device, 64, at.elem_size)));
 }
 
 }  // namespace ipt::planner
