@@ -172,9 +172,10 @@ case "$mode" in
     sanitized_flags=("-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
                      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
     # libipt_mpi is tested in the release build only (Open MPI's own code is not
-    # instrumented; its calls are few and plain).
+    # instrumented; its calls are few and plain), and so are the tools' programs (their
+    # shared code, tools/support, is in the unit tests here).
     configure_and_build "$build-asan" -DIPT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      "${sanitized_flags[@]}" -DIPT_BUILD_MPI=OFF
+      "${sanitized_flags[@]}" -DIPT_BUILD_MPI=OFF -DIPT_BUILD_TOOLS=OFF
     ASAN_OPTIONS=detect_leaks=0 run_tests "$build-asan"
     # ThreadSanitizer: races in the library's caches and in the calls of many threads
     # (tests/api/test_threads.cpp); each test fails at its first report. PoCL's own code is
