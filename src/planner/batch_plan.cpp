@@ -5,10 +5,10 @@
 #include <string>
 
 #include "planner/families/bs.hpp"
+#include "planner/families/onchip.hpp"
 #include "planner/families/pttwac.hpp"
 #include "planner/families/restride.hpp"
 #include "planner/families/soa.hpp"
-#include "planner/onchip_plan.hpp"
 
 namespace ipt::planner {
 namespace {

@@ -2,10 +2,10 @@
 #include "planner/cost_model.hpp"
 
 #include "planner/families/bs.hpp"
+#include "planner/families/onchip.hpp"
 #include "planner/families/restride.hpp"
 #include "planner/families/soa.hpp"
-#include "planner/onchip_plan.hpp"
-#include "planner/square_plan.hpp"
+#include "planner/families/square.hpp"
 
 namespace ipt::planner {
 

@@ -4,7 +4,7 @@
 // bandwidth). The fractions are measured ones, from a GPU of 128-byte cache lines; each
 // family's curve lives with the family: bs_efficiency, soa_efficiency and
 // soa_stage_efficiency, restride_efficiency (families/), onchip_efficiency
-// (onchip_plan.hpp), kSquareEfficiency (square_plan.hpp).
+// (families/onchip.hpp), kSquareEfficiency (families/square.hpp).
 #pragma once
 
 #include <cstddef>

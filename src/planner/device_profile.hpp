@@ -24,7 +24,7 @@ struct DeviceProfile {
   // Whether a kernel of one work-group of up to 1024 work-items per compute unit (or two
   // of 512) normally has all of them running at once: NVIDIA and AMD GPUs (a compute unit
   // is a multiprocessor). Only there does the planner choose the on-chip plan by itself
-  // (onchip_plan.hpp); elsewhere (CPUs, GPUs that count execution units as compute
+  // (families/onchip.hpp); elsewhere (CPUs, GPUs that count execution units as compute
   // units) its attempt would mostly give up after waiting.
   bool resident_groups = false;
   // The widest word in which the kernels that move runs of contiguous elements (the SoA
@@ -33,7 +33,7 @@ struct DeviceProfile {
   std::size_t word_bytes = 4;
   // Work-groups of the on-chip kernel per compute unit, sharing its 1024 work-items'
   // registers and its local memory: 1 or 2 (IPT_OVERRIDES onchip.groups); 0: the
-  // planner's choice (onchip_plan.cpp).
+  // planner's choice (families/onchip.cpp).
   std::size_t onchip_groups = 0;
   // The build options of the on-chip programs found not to run every work-group at once
   // on this device (a probe's verdict, runtime/onchip_residency.hpp). Where the planner

@@ -31,7 +31,7 @@ struct Stage {
   enum class Kind { k010, k0100 } kind;
   std::uint64_t I = 1, A = 1, B = 1, C = 1;
   // k010 only: the tiles are too large for one work-group's local memory but the whole
-  // device holds them (onchip_plan.hpp): the on-chip kernel moves the I*A instances of
+  // device holds them (families/onchip.hpp): the on-chip kernel moves the I*A instances of
   // B x C in rounds (or, when the device cannot run all its groups at once, by cycle
   // following, in the same kernel).
   bool onchip = false;

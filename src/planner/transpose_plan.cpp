@@ -10,10 +10,10 @@
 
 #include "planner/cost_model.hpp"
 #include "planner/families/bs.hpp"
+#include "planner/families/onchip.hpp"
 #include "planner/families/pttwac.hpp"
 #include "planner/families/restride.hpp"
 #include "planner/families/soa.hpp"
-#include "planner/onchip_plan.hpp"
 #include "planner/padding_plan.hpp"
 #include "planner/work_limits.hpp"
 

@@ -17,7 +17,7 @@
 
 namespace ipt::planner {
 
-// The one-pass on-chip attempt (onchip_plan.hpp) before a plan's stages.
+// The one-pass on-chip attempt (families/onchip.hpp) before a plan's stages.
 enum class OnChip {
   kAuto,   // on GPUs: the whole matrix when it fits and the regular plan is slow, and
            // 010! stages whose tiles fit the device but not a work-group

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "planner/onchip_plan.hpp"
+#include "planner/families/onchip.hpp"
 
 namespace ipt::test {
 

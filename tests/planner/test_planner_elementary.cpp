@@ -12,8 +12,8 @@
 #include "planner/families/restride.hpp"
 #include "planner/families/soa.hpp"
 #include "planner/launch_plan.hpp"
-#include "planner/onchip_plan.hpp"
-#include "planner/square_plan.hpp"
+#include "planner/families/onchip.hpp"
+#include "planner/families/square.hpp"
 
 using namespace ipt::planner;
 

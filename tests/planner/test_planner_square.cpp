@@ -6,7 +6,7 @@
 #include <string>
 
 #include "planner/launch_plan.hpp"
-#include "planner/square_plan.hpp"
+#include "planner/families/square.hpp"
 
 using ipt::planner::DeviceProfile;
 using ipt::planner::plan_square;

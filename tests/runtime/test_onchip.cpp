@@ -14,7 +14,7 @@
 #include "helpers/test_profiles.hpp"
 #include "helpers/test_support.hpp"
 #include "planner/launch_plan.hpp"
-#include "planner/onchip_plan.hpp"
+#include "planner/families/onchip.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/opencl.hpp"
 
@@ -275,7 +275,7 @@ TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
   auto f16 = ipt::planner::choose_onchip(nvidia_like(), 2);
   CHECK(f32.word == 1);
   CHECK(u8.word == 4);
-  CHECK(f16.word == 1);  // slower in words (onchip_plan.cpp); the kernel takes them (below)
+  CHECK(f16.word == 1);  // slower in words (families/onchip.cpp); the kernel takes them (below)
   f16.word = 2;
   // Tiles of 15 x 31 words: 60 x 124 bytes in 16 x 32 words of registers (the row's words
   // wherever it starts; an output row's share of it likewise), 30 x 62 2-byte elements in

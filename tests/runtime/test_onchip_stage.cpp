@@ -21,7 +21,7 @@
 #include "planner/families/pttwac.hpp"
 #include "planner/families/restride.hpp"
 #include "planner/families/soa.hpp"
-#include "planner/onchip_plan.hpp"
+#include "planner/families/onchip.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/opencl.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "helpers/fault_injection.hpp"
 #include "helpers/test_support.hpp"
-#include "planner/onchip_plan.hpp"
+#include "planner/families/onchip.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 #include "runtime/override_keys.hpp"

@@ -7,7 +7,7 @@
 #include "helpers/step_check.hpp"
 #include "helpers/test_support.hpp"
 #include "planner/launch_plan.hpp"
-#include "planner/square_plan.hpp"
+#include "planner/families/square.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launcher.hpp"
 #include "support/step_run.hpp"

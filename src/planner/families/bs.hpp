@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/step.hpp"
 
 namespace ipt::planner {
 
@@ -34,5 +35,10 @@ BsConfig choose_bs(const DeviceProfile& device, std::uint64_t A, std::uint64_t B
 // (75-93% measured where a tile fits a work-group; a tenth where it does not).
 double bs_efficiency(const DeviceProfile& device, std::uint64_t B, std::uint64_t C,
                      std::size_t elem_size);
+
+// Its step builder (planner/families/bs.cpp). A region left with Buffer::kNone is placed
+// at the start of the call scratch, as a kernel run alone needs.
+Step bs_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+             const BsConfig& config, Region zeroes = {});
 
 }  // namespace ipt::planner

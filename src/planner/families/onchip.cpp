@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The on-chip kernel (kernels/onchip.cl): a whole matrix, or rounds of small ones, in one kernel,
 // and its probe.
+#include "planner/families/onchip.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -11,6 +14,161 @@
 #include "planner/families/variants.hpp"
 
 namespace ipt::planner {
+
+namespace {
+
+std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, TileLayout layout) {
+  if (tile.word > 1)  // rows of the loaded words and a padding word, and a byte per row
+    return (tile.rows + tile.word) * ((tile.cols / tile.word + 2) * 4 + 1);
+  return tile_slots(tile.rows, tile.cols, layout) * elem_size;  // onchip.cl, IPT_SWIZZLE
+}
+
+std::uint64_t tile_count(const OnChipTile& tile, std::uint64_t rows, std::uint64_t cols) {
+  return ((rows + tile.rows - 1) / tile.rows) * ((cols + tile.cols - 1) / tile.cols);
+}
+
+// The configuration with `per_unit` groups per compute unit, which share its 1024
+// work-items' registers and its local memory; word tiles left as they are (work_group 0:
+// none fits).
+OnChipConfig sized_onchip(const DeviceProfile& device, std::size_t elem_size, TileLayout layout,
+                          std::size_t per_unit) {
+  OnChipConfig config;
+  config.layout = layout;
+  std::size_t wg = 1024 / per_unit;
+  while (wg > device.max_work_group_size) wg /= 2;
+  if (wg < kOnChipTile) return config;  // a tile row per work-item at least
+  const std::size_t words_per_element = std::max<std::size_t>(1, elem_size / 4);
+  const std::size_t elements_per_item = kOnChipRegisterWords / words_per_element;
+  const std::size_t tiles = elements_per_item * wg / kOnChipTileArea;
+  // Local memory: the staged tiles (a 32 x 32 tile stages as 32 x 33 padded, 32 x 32
+  // swizzled) and a sink word per item.
+  const std::size_t local = device.local_mem_bytes / per_unit;
+  const std::size_t fixed = 4 * wg + 64;
+  if (tiles == 0 || local < fixed + staged_tile_bytes(elem_size, {}, layout)) return config;
+  config.work_group = wg;
+  config.tiles = tiles;
+  config.groups = device.compute_units * per_unit;
+  config.patience = kOnChipPatience;
+  config.elem_size = elem_size;
+  config.stage_bytes = local - fixed;
+  config.stage = onchip_stage_tiles(config, {});
+  return config;
+}
+
+}  // namespace
+
+OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size, TileLayout layout) {
+  OnChipConfig config;
+  config.layout = layout;
+  if (elem_size == 0 || device.compute_units == 0) return config;
+  // Two groups of 512 work-items per compute unit where it takes 1024, with the registers
+  // and local memory of one group of 1024 between them: while one waits at a barrier (a
+  // round of staged stores, the grid-wide wait) the other moves data. The 010! stages of
+  // 7 random shapes ran 2-13% faster for floats (15095 x 18501: 0.831 against 0.952 ms),
+  // 12-15% for 2-byte elements, 0-5% for doubles. One group where a staged tile does not
+  // fit half the local memory, and for 1-byte elements: built for 512 work-items, their
+  // word tiles' kernel took more registers than two groups of a unit hold, and every call
+  // fell back to cycle following. A driver that gives the kernel of 512 more registers
+  // than half a unit's would do the same to every size: IPT_OVERRIDES onchip.groups=1
+  // goes back to one group of 1024.
+  // The padded layout decides for both, so that a layout changes only the staging (a
+  // padded tile stages at least as many bytes as a swizzled one).
+  std::size_t per_unit = device.onchip_groups;
+  if (per_unit == 0)
+    per_unit = elem_size != 1 && device.max_work_group_size >= 1024 &&
+                       sized_onchip(device, elem_size, TileLayout::kPadded, 2).work_group != 0
+                   ? 2
+                   : 1;
+  config = sized_onchip(device, elem_size, layout, per_unit);
+  // Word tiles for 1-byte elements. 2-byte ones ran slower in them than one by one (010!
+  // on (21, 322, 13709): 0.269 against 0.239 ms; 60 random shapes: a median of 709
+  // against 793 GB/s): their gathers and part-words cost more than the loads and stores
+  // saved. The kernel takes either (tests build both).
+  if (config.work_group == 0 || elem_size != 1 || layout != TileLayout::kPadded) return config;
+  const OnChipTile tile = onchip_word_tile(4 / elem_size);
+  if (staged_tile_bytes(elem_size, tile, layout) <= config.stage_bytes &&
+      onchip_group_tiles(config, tile) > 0)
+    config.word = tile.word;
+  return config;
+}
+
+OnChipTile onchip_word_tile(std::size_t word) {
+  OnChipTile tile;
+  tile.rows = 15 * word;  // TRW = 16 words hold an output row's share, wherever it starts
+  tile.cols = 31 * word;  // TCW = 32 words hold a tile row, wherever it starts
+  tile.word = word;
+  return tile;
+}
+
+std::size_t onchip_group_tiles(const OnChipConfig& config, const OnChipTile& tile) {
+  return static_cast<std::size_t>(config.tiles * kOnChipTileArea / tile.registers());
+}
+
+OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
+  OnChipTile tile;
+  if (config.work_group == 0) return tile;
+  const bool narrow = cols < kOnChipTile && cols <= rows;
+  const bool short_ = !narrow && rows < kOnChipTile;
+  if (config.word > 1) {
+    const OnChipTile words = onchip_word_tile(config.word);
+    if ((!narrow && !short_) ||
+        tile_count(words, rows, cols) <= config.groups * onchip_group_tiles(config, words))
+      return words;
+  }
+  if (!narrow && !short_) return tile;
+  // Square tiles whenever they fit: fewer, fuller tiles leave groups idle (a tenth of the
+  // groups for 12021 x 3), and skinny doubles that fit either way ran 15% slower in
+  // narrow tiles, floats 4%.
+  if (tile_count(tile, rows, cols) <= config.groups * config.tiles) return tile;
+  std::uint64_t side = std::max<std::uint64_t>(1, kOnChipTileArea / config.work_group);
+  while (side < (narrow ? cols : rows)) side *= 2;
+  // Wider where the tile does not stage in local memory (a padded 512 x 2 tile of 16-byte
+  // elements takes 24 KiB, more than half of 48; 256 x 4 takes 20), up to square tiles.
+  for (; side < kOnChipTile; side *= 2) {
+    OnChipTile shaped;
+    shaped.rows = narrow ? kOnChipTileArea / side : side;
+    shaped.cols = narrow ? side : kOnChipTileArea / side;
+    if (staged_tile_bytes(config.elem_size, shaped, config.layout) <= config.stage_bytes)
+      return shaped;
+  }
+  return tile;
+}
+
+std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile) {
+  return std::min<std::size_t>(
+      {8, onchip_group_tiles(config, tile),
+       static_cast<std::size_t>(config.stage_bytes /
+                                staged_tile_bytes(config.elem_size, tile, config.layout))});
+}
+
+std::uint64_t onchip_tiles(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
+  return tile_count(onchip_tile(config, rows, cols), rows, cols);
+}
+
+bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
+  if (config.work_group == 0 || rows == 0 || cols == 0) return false;
+  // The kernel indexes the matrix with 32-bit offsets from its start.
+  if (rows > UINT32_MAX / cols) return false;
+  // Both ways round: a step's undo transposes the cols x rows result back, and word tiles
+  // (32 x 128 bytes) count differently the other way.
+  const auto holds = [&](std::uint64_t r, std::uint64_t c) {
+    const OnChipTile tile = onchip_tile(config, r, c);
+    return tile_count(tile, r, c) <= config.groups * onchip_group_tiles(config, tile);
+  };
+  return holds(rows, cols) && holds(cols, rows);
+}
+
+double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
+                         std::size_t elem_size) {
+  // On-chip instances of 64 x 15000, 128 x 10000 and 160 x 20000 floats, whose tiles are
+  // full, ran at 70-73% of copy, and 100 x 10000, whose last tile row is an eighth full,
+  // at 61%; doubles at 75-76%. What a tile holds beyond the instance costs time: a skinny
+  // instance (a few columns in 32-wide tiles) is slow.
+  const double used = static_cast<double>(rows * cols) /
+                      static_cast<double>(onchip_tiles(config, rows, cols) *
+                                          onchip_tile(config, rows, cols).area());
+  return (elem_size >= 8 ? 0.8 : 0.72) * std::sqrt(used);
+}
 
 using namespace steps;
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/step.hpp"
 
 namespace ipt::planner {
 
@@ -28,5 +29,10 @@ std::uint64_t pttwac_launch_flag_bytes(const PttwacConfig& config, std::size_t l
                                        std::size_t elem_size, std::uint64_t A, std::uint64_t B,
                                        std::uint64_t C);
 PttwacConfig choose_pttwac(const DeviceProfile& device, std::uint64_t B, std::uint64_t C);
+
+// Its step builder (planner/families/pttwac.cpp). A region left with Buffer::kNone is placed
+// at the start of the call scratch, as a kernel run alone needs.
+Step pttwac_step(const StepSite& site, std::uint64_t A, std::uint64_t B, std::uint64_t C,
+                 const PttwacConfig& config, Region flags = {});
 
 }  // namespace ipt::planner

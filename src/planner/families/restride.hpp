@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/step.hpp"
 
 namespace ipt::planner {
 
@@ -37,5 +38,10 @@ std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t
 // Its cost curve: the fraction of the copy bandwidth that re-striding rows of `row_bytes`
 // reaches (70% for long rows, much less for short ones).
 double restride_efficiency(std::uint64_t row_bytes);
+
+// Its step builder (planner/families/restride.cpp). A region left with Buffer::kNone is placed
+// at the start of the call scratch, as a kernel run alone needs.
+Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
+                   std::uint64_t s_out, const RestrideConfig& config, Region scratch = {});
 
 }  // namespace ipt::planner

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/step.hpp"
 
 namespace ipt::planner {
 
@@ -73,5 +74,12 @@ double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_b
 // soa_efficiency, less for 1- and 2-byte elements that cannot move in 4-byte words
 // (word_factor).
 double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size);
+
+// Its step builder (planner/families/soa.cpp). A region left with Buffer::kNone is placed
+// at the start of the call scratch, as a kernel run alone needs.
+// `word` > 1: the super-elements move as words of that many elements (word_factor; the
+// config is the words' own), the move and extents still in elements.
+Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
+              std::uint64_t C, const SoaConfig& config, Region flags = {}, std::uint64_t word = 1);
 
 }  // namespace ipt::planner

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/step.hpp"
 #include "planner/tile_layout.hpp"
 
 namespace ipt::planner {
@@ -54,5 +55,9 @@ SquarePlan complete_square_plan(SquarePlan plan, std::uint64_t n,
 
 // Its cost: the square kernel runs at 88% of the copy bandwidth.
 inline constexpr double kSquareEfficiency = 0.88;
+
+// Its step builder (planner/families/square.cpp). A region left with Buffer::kNone is placed
+// at the start of the call scratch, as a kernel run alone needs.
+Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan);
 
 }  // namespace ipt::planner

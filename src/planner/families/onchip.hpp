@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "planner/device_profile.hpp"
+#include "planner/step.hpp"
 #include "planner/tile_layout.hpp"
 
 namespace ipt::planner {
@@ -87,5 +88,29 @@ bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t c
 // unused rows and columns.
 double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
                          std::size_t elem_size);
+
+// Its step builder (planner/families/onchip.cpp). A region left with Buffer::kNone is placed
+// at the start of the call scratch (the on-chip kernel's: of the zero scratch), as a kernel run
+// alone needs.
+Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
+                 std::uint64_t cols, const OnChipConfig& config, Region scratch = {},
+                 Region zeroes = {}, bool give_up = false);
+
+// Scratch of the on-chip kernel, whatever the matrix: its polled words (tickets,
+// decision, loads announced, groups gone, arrivals at the fallback's barrier) on a cache
+// line of their own. Its fallback needs no flag per element (kernels/onchip.cl).
+inline constexpr std::uint64_t kOnChipScratchBytes = 128;
+
+// The on-chip kernel's probe: the kernel of `onchip` on a matrix of one element, with
+// zero scratch of kOnChipScratchBytes, every group it launches awaited with the patience
+// of a call. For tests, it can await one group more than it launches (a device that
+// cannot hold them all, whatever the device) or launch one group only (a device that
+// holds them). It reports, through Buffer::kReport, kOnChipAllResident if every work-group ran at
+// once and the kernel's own fallback would never be taken for want of room, anything
+// else if not. Launching it also shows whether the device accepts the kernel's
+// work-group: NVIDIA's driver under-reports this kernel's limit, so asking is not enough.
+inline constexpr std::uint32_t kOnChipAllResident = 1;  // DECISION_GO of kernels/onchip.cl
+enum class ProbeGroups { kAll, kOneMore, kOne };
+Step onchip_probe_step(const Step& onchip, ProbeGroups groups = ProbeGroups::kAll);
 
 }  // namespace ipt::planner
