@@ -99,6 +99,16 @@ long onchip_group_size(std::size_t rows, std::size_t cols) {
   return size;
 }
 
+// Calls of rows x cols (seeds from `seed` on) until their plan avoids the on-chip kernel,
+// each waiting for the verdicts of the probes launched so far: with probes that await one
+// group more than they launch, both configurations are found crowded.
+void crowd_out(std::size_t rows, std::size_t cols, std::uint64_t& seed, const ProbesSince& since) {
+  for (int i = 0; i < 6 && onchip_group_size(rows, cols) != 0; ++i) {
+    CHECK(transpose(rows, cols, ++seed) == "");
+    REQUIRE(since.all_back());
+  }
+}
+
 rt::VerdictRef verdict_of(const ipt::planner::Step& step) {
   return rt::onchip_verdict(session().context(), session().device(), step);
 }
@@ -169,10 +179,7 @@ TEST_CASE(
   const ProbesSince since_start;
   // Calls until the plan avoids the on-chip kernel: both configurations found crowded.
   std::uint64_t seed = 30;
-  for (int i = 0; i < 6 && onchip_group_size(rows, cols) != 0; ++i) {
-    CHECK(transpose(rows, cols, ++seed) == "");
-    REQUIRE(since_start.all_back());
-  }
+  crowd_out(rows, cols, seed, since_start);
   REQUIRE(onchip_group_size(rows, cols) == 0);
   REQUIRE(kept_plan(rows, cols)->onchip.avoided.size() == 2);
 
@@ -365,10 +372,7 @@ TEST_CASE("a call that keeps no plan checks old crowded verdicts too", "[plan-ca
   RecheckAge age(std::chrono::hours(1));
   const ProbesSince since_start;
   std::uint64_t seed = 60;
-  for (int i = 0; i < 6 && onchip_group_size(rows, cols) != 0; ++i) {
-    CHECK(transpose(rows, cols, ++seed) == "");
-    REQUIRE(since_start.all_back());
-  }
+  crowd_out(rows, cols, seed, since_start);
   REQUIRE(onchip_group_size(rows, cols) == 0);  // both configurations judged crowded
   // Plan options that leave the on-chip kernel to the planner: the call keeps no plan,
   // plans around both programs, and probes them again once their verdicts are old.
