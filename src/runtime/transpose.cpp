@@ -2,12 +2,14 @@
 #include "runtime/transpose.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "planner/crowded_onchip.hpp"
+#include "planner/refused_plans.hpp"
 #include "runtime/checked_plans.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/environment.hpp"
@@ -66,27 +68,20 @@ auto transposition(const planner::CallShape& call) {
 }
 
 // Plans and prepares a call on the on-chip verdicts known so far (onchip_residency.hpp),
-// and probes its new on-chip programs. Preparing may teach what the device profile did
-// not say; the call is then planned again with it, unless the caller forced the choice it
-// rules out: a plan with the on-chip kernel that cannot be prepared (its launch refused,
-// no room for its probe, ...) is planned without it, and a compiled kernel's work-group
-// limit below the device's maximum gets a plan within that limit. Each round rules out
-// something more, so the rounds end.
+// and probes its new on-chip programs. What the device refuses while a plan is prepared is
+// reported to the planner, which plans around it (refused_plans.hpp); when it cannot,
+// the call fails with what the device said.
 CheckedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile profile,
-                         const CallPlanner& plan_of, planner::PlanOverrides overrides,
+                         const CallPlanner& plan_of, const planner::PlanOverrides& overrides,
                          bool forced) {
-  const bool forced_onchip = overrides.request.onchip == planner::OnChip::kForce;
-  const bool forced_square = overrides.square_tile != 0 || overrides.square_wg_rows != 0;
-  const bool follows = profile.resident_groups && !forced_onchip;
-  for (;;) {
-    // The generation first: a verdict that comes between the two has the plan made again.
-    const std::uint64_t generation = onchip_verdict_generation();
-    profile.crowded_onchip = crowded_onchip_programs(queue_context(queue)(), queue_device(queue)());
-    planner::LaunchPlan plan = plan_with(
-        [&plan_of](const planner::DeviceProfile& device, const planner::PlanOverrides& chosen) {
-          return planner::plan_around_crowded(device, chosen, plan_of);
-        },
-        profile, overrides, forced);
+  const bool follows =
+      profile.resident_groups && overrides.request.onchip != planner::OnChip::kForce;
+  // The generation first: a verdict that comes between the two has the plan made again.
+  const std::uint64_t generation = onchip_verdict_generation();
+  profile.crowded_onchip = crowded_onchip_programs(queue_context(queue)(), queue_device(queue)());
+  std::optional<CheckedPlan> checked;
+  std::exception_ptr refused;
+  const auto prepare = [&](const planner::LaunchPlan& plan, planner::Refusal& refusal) {
     // The first call of an element size (at an index width) builds all its programs.
     for (const bool index64 : {false, true})
       if (std::any_of(plan.steps.begin(), plan.steps.end(),
@@ -94,26 +89,32 @@ CheckedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile p
         ensure_kernel_set(queue_context(queue), queue_device(queue), profile, plan.elem_size,
                           index64);
     try {
-      CheckedPlan checked{prepare_plan(queue, plan), {}};
-      probe_onchip_programs(queue, checked.prepared);
-      checked.onchip = watch_verdicts(queue, checked.prepared.plan, follows, generation);
+      CheckedPlan prepared{prepare_plan(queue, plan), {}};
+      probe_onchip_programs(queue, prepared.prepared);
+      prepared.onchip = watch_verdicts(queue, prepared.prepared.plan, follows, generation);
       // A call that keeps no plan (forced options, sources from IPT_KERNEL_DIR) checks the
       // old verdicts of what it avoids here.
-      recheck_avoided(queue, checked.onchip, checked.prepared.plan);
-      return checked;
+      recheck_avoided(queue, prepared.onchip, prepared.prepared.plan);
+      checked = std::move(prepared);
+      return true;
+    } catch (const WorkGroupTooLarge& e) {
+      refused = std::current_exception();
+      refusal.work_group_limit = e.limit;
+      return false;
     } catch (const Error& e) {
       if (e.status() != IPT_OUT_OF_RESOURCES) throw;
-      if (!forced_onchip && plan.uses_onchip()) {
-        overrides.request.onchip = planner::OnChip::kOff;
-        continue;
-      }
-      const auto* too_large = dynamic_cast<const WorkGroupTooLarge*>(&e);
-      if (too_large == nullptr || forced_square || too_large->limit == 0 ||
-          too_large->limit >= profile.max_work_group_size)
-        throw;
-      profile.max_work_group_size = too_large->limit;
+      refused = std::current_exception();
+      return false;
     }
-  }
+  };
+  // Planner errors get their statuses from plan_with; the device's are thrown as they are.
+  const CallPlanner with_statuses = [&plan_of, forced](const planner::DeviceProfile& device,
+                                                       const planner::PlanOverrides& chosen) {
+    return plan_with(plan_of, device, chosen, forced);
+  };
+  if (!planner::plan_and_prepare(profile, overrides, with_statuses, prepare))
+    std::rethrow_exception(refused);
+  return std::move(*checked);
 }
 
 std::vector<cl::Event> wait_events(const TransposeRequest& request) {
