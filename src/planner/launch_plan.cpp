@@ -365,14 +365,76 @@ LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done) {
   rollback.split = plan.split;
   rollback.split_tail = plan.split_tail;
   rollback.borrowed_bytes = plan.borrowed_bytes;
+  rollback.part_matrices = plan.part_matrices;
   rollback.scratch_bytes = plan.scratch_bytes;
   rollback.zero_scratch_bytes = plan.zero_scratch_bytes;
   for (std::size_t i = done; i-- > 0;) rollback.steps.push_back(plan.undo[i]);
   return rollback;
 }
 
-// A batch: plan_batched_transpose's plan, its stages' steps as for one matrix (no
-// padding, so nothing borrowed and nothing split).
+// A batch as one part: plan_batched_transpose's plan, its stages' steps as for one matrix
+// (no padding, so nothing borrowed and nothing split).
+LaunchPlan plan_whole_batch(const DeviceProfile& device, const CallShape& call,
+                            const PlanOverrides& overrides) {
+  LaunchPlan launch;
+  launch.elem_size = call.elem_size;
+  launch.offset = call.offset;
+  launch.transpose = plan_batched_transpose(device, call.batch, call.rows, call.cols,
+                                            call.elem_size, overrides.request);
+  add_sequence_steps(launch, device, overrides, call.rows * call.cols, call.undo_last);
+  return launch;
+}
+
+std::uint64_t extra_bytes(const LaunchPlan& plan) {
+  return plan.scratch_bytes + plan.zero_scratch_bytes;
+}
+
+// Matrices first .. first + count - 1 of the batch as a part: a smaller batch, or one
+// matrix planned as a call of its own (padded, its padding in scratch); its buffer ends
+// with its last matrix. Every step has an undo, since more parts may follow.
+LaunchPlan plan_part(const DeviceProfile& device, const CallShape& call,
+                     const PlanOverrides& overrides, std::uint64_t first, std::uint64_t count) {
+  CallShape part = call;
+  part.batch = count;
+  part.offset = call.offset + first * call.rows * call.cols;
+  part.capacity = count * call.rows * call.cols;
+  part.undo_last = true;
+  return count == 1 ? plan_call(device, part, overrides)
+                    : plan_whole_batch(device, part, overrides);
+}
+
+// Appends `part`, whose matrix starts `base` elements after the plan's, to `plan`. The
+// parts run one after the other on one scratch: each leaves its zero scratch zero, and
+// the call scratch it finds zero at its start (its fill) is zeroed before its first step.
+void append_part(LaunchPlan& plan, LaunchPlan part, std::uint64_t base) {
+  if (!part.fill.empty() && !part.steps.empty()) {
+    if (!part.steps.front().fill_before.empty())
+      throw std::logic_error("a part's first step is zeroed before it already");
+    part.steps.front().fill_before = part.fill;
+  }
+  for (auto* list : {&part.steps, &part.undo})
+    for (Step& step : *list) {
+      step.move.base += base;
+      step.touches += base;
+      // The next part's matrix lies where this part's padding would: say where it is.
+      if (!step.tail.empty()) {
+        step.move.split = part.split;
+        step.move.tail_at = part.split_tail.offset / part.elem_size;
+      }
+    }
+  plan.steps.insert(plan.steps.end(), part.steps.begin(), part.steps.end());
+  plan.undo.insert(plan.undo.end(), part.undo.begin(), part.undo.end());
+  plan.avoided.insert(plan.avoided.end(), part.avoided.begin(), part.avoided.end());
+  plan.scratch_bytes = std::max(plan.scratch_bytes, part.scratch_bytes);
+  plan.zero_scratch_bytes = std::max(plan.zero_scratch_bytes, part.zero_scratch_bytes);
+}
+
+// A batch. Matrices whose sides have no usable factor (primes) get a plan that follows
+// the cycles of single elements, one flag bit per element of the whole batch; where that
+// passes the extra memory a large call may take, the batch is transposed in parts, one
+// after the other on one scratch, of as many matrices as keep a part within that budget:
+// down to single matrices, each then planned as a call of its own (padded, which is also
+// much faster). Plans forced to a sequence or to the on-chip kernel stay one part.
 LaunchPlan plan_batch(const DeviceProfile& device, const CallShape& call,
                       const PlanOverrides& overrides) {
   std::uint64_t rows = 0;
@@ -382,12 +444,42 @@ LaunchPlan plan_batch(const DeviceProfile& device, const CallShape& call,
                          " elements is larger than one allocation of the device holds");
   check_one_allocation(device, "a batch", rows, call.cols, call.elem_size, call.offset,
                        call.capacity);
+  LaunchPlan whole = plan_whole_batch(device, call, overrides);
+  const std::uint64_t elements = rows * call.cols;
+  const double budget =
+      kMaxExtraMemory * static_cast<double>(elements) * static_cast<double>(call.elem_size);
+  const PlanRequest& request = overrides.request;
+  const bool automatic = request.auto_sequence && request.onchip != OnChip::kForce;
+  if (!automatic || elements < kMemoryBudgetFrom ||
+      static_cast<double>(extra_bytes(whole)) <= budget) {
+    check_allocations(whole, device);
+    return whole;
+  }
+  // Flags grow with the matrices of a part: fewer matrices, in proportion, until a part
+  // fits the budget or holds one matrix.
+  std::uint64_t per_part = call.batch;
+  LaunchPlan first = std::move(whole);
+  while (per_part > 1 && static_cast<double>(extra_bytes(first)) > budget) {
+    const auto fitting = static_cast<std::uint64_t>(static_cast<double>(per_part) * budget /
+                                                    static_cast<double>(extra_bytes(first)));
+    per_part = std::max<std::uint64_t>(1, std::min(fitting, per_part - 1));
+    first = plan_part(device, call, overrides, 0, per_part);
+  }
   LaunchPlan launch;
   launch.elem_size = call.elem_size;
   launch.offset = call.offset;
-  launch.transpose = plan_batched_transpose(device, call.batch, call.rows, call.cols,
-                                            call.elem_size, overrides.request);
-  add_sequence_steps(launch, device, overrides, call.rows * call.cols, call.undo_last);
+  launch.transpose = first.transpose;
+  launch.transpose.batch = call.batch;
+  launch.part_matrices = per_part;
+  launch.fill = first.fill;
+  first.fill = {};
+  const std::uint64_t matrix = call.rows * call.cols;
+  for (std::uint64_t at = 0; at < call.batch; at += per_part) {
+    const std::uint64_t count = std::min(per_part, call.batch - at);
+    append_part(launch, at == 0 ? std::move(first) : plan_part(device, call, overrides, at, count),
+                at * matrix);
+  }
+  if (!launch.undo.empty() && !call.undo_last) launch.undo.pop_back();
   check_allocations(launch, device);
   return launch;
 }
@@ -437,8 +529,16 @@ std::string describe(const LaunchPlan& plan) {
   // kernel is said in that first line already.
   const std::string sequence = describe(plan.transpose);
   std::string out = sequence.substr(0, sequence.find('\n'));
+  if (plan.part_matrices != 0) {
+    const std::uint64_t batch = plan.transpose.batch;
+    const std::uint64_t parts = (batch + plan.part_matrices - 1) / plan.part_matrices;
+    out += "\n  in " + std::to_string(parts) + " parts of " + std::to_string(plan.part_matrices) +
+           (plan.part_matrices == 1 ? " matrix" : " matrices") +
+           ", one after the other on one scratch (the first part's kernels below)";
+  }
   if (plan.transpose.onchip) return out;
-  for (const Step& step : plan.steps) out += "\n  " + step.what;
+  for (const Step& step : plan.steps)
+    if (step.move.base == 0) out += "\n  " + step.what;
   return out;
 }
 

@@ -48,6 +48,10 @@ struct LaunchPlan {
   // command fails part-way, the runtime enqueues the inverses of the steps already
   // enqueued, last first (rollback_plan), and the buffer returns to its original bytes.
   std::vector<Step> undo;
+  // A batch transposed in parts, one after the other and sharing one scratch: the
+  // matrices of each part (the last may have fewer); 0 when the plan is one part.
+  // `transpose` is then a part's plan, its batch the whole batch.
+  std::uint64_t part_matrices = 0;
   // The on-chip steps this plan was planned around, their programs found crowded
   // (crowded_onchip.hpp): the runtime probes those again once their verdicts are old.
   std::vector<Step> avoided;

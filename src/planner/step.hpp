@@ -63,6 +63,13 @@ struct Move {
   std::uint64_t rows = 0, len = 0, s_in = 0, s_out = 0;
   Buffer from = Buffer::kMatrix, to = Buffer::kMatrix;
   std::uint64_t from_at = 0, to_at = 0, count = 0;
+  // Where the matrix the move counts from starts, in elements from the plan's matrix
+  // start: a part of a plan in parts (a batch's later matrices); 0 for every other step.
+  std::uint64_t base = 0;
+  // A part's split matrix (StepSite::split): its elements from `split` on (counted from
+  // `base`) live in call scratch from element `tail_at`; 0: the move counts them as
+  // elements of the matrix (a whole plan's split: LaunchPlan::split).
+  std::uint64_t split = 0, tail_at = 0;
 };
 
 // One kernel launch. A step whose global size is 0 moves nothing (an identity: a

@@ -148,7 +148,12 @@ std::string check_header(const LaunchPlan& plan, u64 rows, u64 cols) {
   if (t.padded_rows < rows || t.padded_cols < cols)
     return "the padded shape is smaller than the matrix";
   const u64 borrowed = t.padded_elements() - rows * cols;
-  if (plan.split != 0) {
+  if (plan.part_matrices != 0) {
+    // Parts of single matrices pad each in scratch, in split tails of their own steps:
+    // the moves say where the elements go; nothing is borrowed.
+    if (plan.split != 0 || plan.borrowed_bytes != 0)
+      return "a plan in parts splits or borrows at the plan's level";
+  } else if (plan.split != 0) {
     // What does not fit the caller's buffer lives in scratch that nothing else may use.
     if (plan.split != rows * cols || plan.borrowed_bytes != 0)
       return "a split plan splits at " + std::to_string(plan.split) + " and borrows " +
@@ -228,8 +233,10 @@ std::string check_extents(const LaunchPlan& plan, u64 rows, u64 cols, u64 capaci
     const std::string bad =
         move_extent(step.move, plan.elem_size, plan.scratch_bytes, plan.zero_scratch_bytes, extent);
     if (!bad.empty()) return step_name(plan, i) + ": " + bad;
+    if (extent != 0) extent = saturating_add(extent, step.move.base);
     // A split plan's kernels reach past `split` in the tail, not in the buffer.
-    const u64 in_buffer = plan.split != 0 ? std::min(extent, plan.split) : extent;
+    const u64 split = step.move.split != 0 ? step.move.base + step.move.split : plan.split;
+    const u64 in_buffer = split != 0 ? std::min(extent, split) : extent;
     if (in_buffer > step.touches)
       return step_name(plan, i) + " moves elements up to " + std::to_string(in_buffer) +
              " of the buffer but says it touches " + std::to_string(step.touches);
@@ -459,6 +466,30 @@ std::string to_string(const Position& position) {
 }
 
 std::optional<Position> forward(const Move& move, Position p) {
+  if (move.split != 0) {
+    // A part's split matrix: its tail in scratch counts as its elements from `split` on;
+    // the matrix buffer past `split` holds other elements, which stay.
+    Move local = move;
+    local.split = local.tail_at = 0;
+    const u64 split = move.base + move.split;
+    if (p.space == Buffer::kMatrix && p.index >= split) return p;
+    if (p.space == Buffer::kScratch && p.index >= move.tail_at)
+      p = {Buffer::kMatrix, split + (p.index - move.tail_at)};
+    std::optional<Position> end = forward(local, p);
+    if (end && end->space == Buffer::kMatrix && end->index >= split)
+      end = Position{Buffer::kScratch, move.tail_at + (end->index - split)};
+    return end;
+  }
+  if (move.base != 0) {
+    // A part's move: the matrix elements before its matrix stay, the rest count from it.
+    if (p.space == Buffer::kMatrix && p.index < move.base) return p;
+    if (p.space == Buffer::kMatrix) p.index -= move.base;
+    Move local = move;
+    local.base = 0;
+    std::optional<Position> end = forward(local, p);
+    if (end && end->space == Buffer::kMatrix) end->index += move.base;
+    return end;
+  }
   switch (move.kind) {
     case Move::Kind::kPermute:
       return permuted(move, p);
@@ -565,6 +596,7 @@ std::string check_imatcopy_extents(const LaunchPlan& plan, const ImatcopyShape& 
     const std::string bad =
         move_extent(step.move, plan.elem_size, plan.scratch_bytes, plan.zero_scratch_bytes, extent);
     if (!bad.empty()) return step_name(plan, i) + ": " + bad;
+    if (extent != 0) extent = saturating_add(extent, step.move.base);
     const u64 in_buffer = plan.split != 0 && step.tail.buffer != Buffer::kNone
                               ? std::min(extent, plan.split)
                               : extent;

@@ -43,6 +43,8 @@ std::string to_string(const Position& position);
 //              lies beyond both extents stays.
 //   kCopy:     the source range goes to the destination; what the destination held is
 //              lost.
+// A move with a base (a part of a plan in parts) does the same to the matrix from element
+// `base` on, counting from there; the matrix elements before it stay.
 std::optional<Position> forward(const Move& move, Position p);
 
 // A plan's effect on single values: its moves, the fill before the first step and those

@@ -11,6 +11,7 @@
 #include "helpers/plan_model.hpp"
 #include "helpers/random_shapes.hpp"
 #include "helpers/test_profiles.hpp"
+#include "helpers/test_seed.hpp"
 #include "planner/batch_plan.hpp"
 #include "planner/launch_plan.hpp"
 
@@ -27,7 +28,9 @@ namespace {
 std::string check_batch(const ipt::planner::DeviceProfile& device, const CallShape& call) {
   const LaunchPlan plan = plan_call(device, call);
   if (plan.transpose.batch != call.batch) return "the plan is for a batch of another size";
-  if (plan.borrowed_bytes != 0 || plan.split != 0 || plan.transpose.padded())
+  // A batch in parts of one matrix pads each in scratch (split tails of its own steps).
+  if (plan.borrowed_bytes != 0 || plan.split != 0 ||
+      (plan.transpose.padded() && plan.part_matrices != 1))
     return "a batched plan pads or borrows";
   if (std::string bad = ipt::test::launch_problem(plan); !bad.empty()) return bad;
   if (std::string bad = ipt::test::scratch_problem(plan, call); !bad.empty()) return bad;
@@ -139,4 +142,63 @@ TEST_CASE("a batched plan says so in words", "[planner][batch]") {
   const LaunchPlan plan = plan_call(ipt::test::nvidia_like(), {64, 100, 4, 0, 0, 10000});
   const std::string text = describe(plan);
   CHECK(text.find("a batch of 10000 matrices of 64 x 100") == 0);
+}
+
+TEST_CASE("a batch whose flags would pass the memory budget is transposed in parts",
+          "[planner][batch][memory]") {
+  // Prime sides beyond the registers: one flag bit per element of the batch (3.1% of f32
+  // matrices) as one part; single matrices, padded in scratch, as parts.
+  const auto nvidia = ipt::test::nvidia_like();
+  const CallShape primes{4001, 4003, 4, 5, 0, 4};
+  const LaunchPlan plan = plan_call(nvidia, primes);
+  CHECK(plan.part_matrices == 1);
+  CHECK(plan.transpose.batch == 4);
+  CHECK(ipt::test::extra_fraction(plan, primes) <= ipt::test::kLargeExtraFraction);
+  CHECK(check_batch(nvidia, primes) == "");
+  CHECK(describe(plan).find("in 4 parts of 1 matrix") != std::string::npos);
+  // 1-byte elements on a device without the on-chip kernel: parts of several matrices.
+  const auto amd = ipt::test::amd_like();
+  auto no_onchip = amd;
+  no_onchip.resident_groups = false;
+  const CallShape small{701, 1409, 1, 0, 0, 100};
+  const LaunchPlan parts = plan_call(no_onchip, small);
+  CHECK(parts.part_matrices > 1);
+  CHECK(parts.part_matrices < 100);
+  CHECK(ipt::test::extra_fraction(parts, small) <= ipt::test::kLargeExtraFraction);
+  CHECK(check_batch(no_onchip, small) == "");
+  // A forced sequence stays one part; so does a batch under 10^6 elements.
+  ipt::planner::PlanOverrides forced;
+  forced.request.auto_sequence = false;
+  forced.request.sequence = Sequence::kOneStage;
+  CHECK(plan_call(nvidia, primes, forced).part_matrices == 0);
+  CHECK(plan_call(no_onchip, {701, 1409, 1, 0, 0, 1}).part_matrices == 0);
+}
+
+TEST_CASE("random batches of 10^6 elements or more stay within the memory bound",
+          "[planner][batch][memory]") {
+  IPT_TEST_SEED(seed, 20261129);
+  std::mt19937_64 random(seed);
+  std::vector<ipt::test::NamedProfile> profiles = ipt::test::gpu_profiles();
+  profiles.push_back({"CPU-like", cpu_like()});
+  std::size_t large = 0, in_parts = 0;
+  for (const auto& [name, device] : profiles) {
+    for (int k = 0; k < 150; ++k) {
+      const u64 rows = 200 + random() % 5000, cols = 200 + random() % 5000;
+      const u64 batch = 2 + random() % 30;
+      const std::size_t elem = std::size_t{1} << (random() % 5);
+      const CallShape call{rows, cols, elem, random() % 3, 0, batch};
+      if (batch * rows * cols < ipt::test::kLargeElements) continue;
+      INFO(name << ": batch of " << batch << " x " << rows << " x " << cols << ", " << elem
+                << " bytes");
+      const LaunchPlan plan = plan_call(device, call);
+      INFO(describe(plan));
+      ++large;
+      if (plan.part_matrices != 0) ++in_parts;
+      if (std::string(name) != "CPU-like")
+        CHECK(ipt::test::extra_fraction(plan, call) <= ipt::test::kLargeExtraFraction);
+      if (k % 10 == 0) CHECK(check_batch(device, call) == "");
+    }
+  }
+  CHECK(large > 300);
+  CHECK(in_parts > 0);
 }
