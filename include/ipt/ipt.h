@@ -235,10 +235,11 @@ IPT_API ipt_status ipt_transpose_f64(cl_command_queue queue, cl_mem buffer, size
  * a batch of matrices that one work-group's local memory holds (64 x 100 floats) takes
  * one kernel that reads and writes every element once; so does a batch of matrices that
  * fit the device's registers, on NVIDIA and AMD GPUs. A batch never uses the buffer's
- * bytes past its last matrix. Where the batch's plan would take more than 0.6% of a batch
- * of 10^6 elements or more in scratch (matrices whose sides have no usable factor), the
- * batch is transposed in parts of fewer matrices, one after the other, sharing one
- * scratch; parts of one matrix are padded in scratch as ipt_transpose pads them (docs/batches.md).
+ * bytes past its last matrix. Where one plan over the batch would take more than 0.6% of
+ * a batch of 10^6 elements or more in scratch (matrices whose sides have no usable
+ * factor), the call transposes the batch in parts, one after the other on one scratch:
+ * one matrix a part, padded in scratch as ipt_transpose pads it, when the matrices hold
+ * 10^6 elements or the batch at most 64; else as many as fit that budget (docs/batches.md).
  * batch 1 is ipt_transpose;
  * batch, rows or cols 0 returns at once. Events, statuses and the guarantee of a failed
  * call as for ipt_transpose; IPT_SIZE_OVERFLOW also when batch * rows * cols overflows.
@@ -441,7 +442,8 @@ IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_
 /*
  * ipt_plan for a call of ipt_transpose_batched: the plan of `batch` matrices of rows x cols
  * (padded_rows and padded_cols are the matrix's, or, for a batch in parts of one matrix,
- * the shape each matrix is padded to in scratch; the description names the parts).
+ * the shape each matrix is padded to in scratch; the description names the parts and
+ * lists the first part's kernels; num_stages counts every part's).
  * Options apply to every matrix; a padded shape is refused with IPT_INVALID_VALUE.
  */
 IPT_API ipt_status ipt_plan_batched(cl_device_id device, size_t batch, size_t rows, size_t cols,

@@ -372,6 +372,8 @@ LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done) {
   return rollback;
 }
 
+namespace {
+
 // A batch as one part: plan_batched_transpose's plan, its stages' steps as for one matrix
 // (no padding, so nothing borrowed and nothing split).
 LaunchPlan plan_whole_batch(const DeviceProfile& device, const CallShape& call,
@@ -429,12 +431,33 @@ void append_part(LaunchPlan& plan, LaunchPlan part, std::uint64_t base) {
   plan.zero_scratch_bytes = std::max(plan.zero_scratch_bytes, part.zero_scratch_bytes);
 }
 
+// Matrices a part of a batch over its memory budget holds. A part of one matrix is
+// planned as a call of its own: padded, at the speed of single calls (a part of several
+// follows single-element cycles, ten times slower), and with a matrix's flags only. So
+// one matrix a part, unless the matrices are small and many (each part's kernels cost
+// microseconds of launch): then as many as keep a part within the budget, fewer in
+// proportion to its flags until one fits or holds one matrix.
+std::uint64_t matrices_per_part(const DeviceProfile& device, const CallShape& call,
+                                const PlanOverrides& overrides, double budget,
+                                const LaunchPlan& whole) {
+  constexpr std::uint64_t kSingleMatricesUpTo = 64;
+  if (call.rows * call.cols >= kMemoryBudgetFrom || call.batch <= kSingleMatricesUpTo) return 1;
+  std::uint64_t per_part = call.batch;
+  std::uint64_t extra = extra_bytes(whole);
+  while (per_part > 1 && static_cast<double>(extra) > budget) {
+    const auto fitting = static_cast<std::uint64_t>(static_cast<double>(per_part) * budget /
+                                                    static_cast<double>(extra));
+    per_part = std::max<std::uint64_t>(1, std::min(fitting, per_part - 1));
+    extra = extra_bytes(plan_part(device, call, overrides, 0, per_part));
+  }
+  return per_part;
+}
+
 // A batch. Matrices whose sides have no usable factor (primes) get a plan that follows
 // the cycles of single elements, one flag bit per element of the whole batch; where that
 // passes the extra memory a large call may take, the batch is transposed in parts, one
-// after the other on one scratch, of as many matrices as keep a part within that budget:
-// down to single matrices, each then planned as a call of its own (padded, which is also
-// much faster). Plans forced to a sequence or to the on-chip kernel stay one part.
+// after the other on one scratch (matrices_per_part). Plans forced to a sequence or to
+// the on-chip kernel stay one part.
 LaunchPlan plan_batch(const DeviceProfile& device, const CallShape& call,
                       const PlanOverrides& overrides) {
   std::uint64_t rows = 0;
@@ -455,16 +478,8 @@ LaunchPlan plan_batch(const DeviceProfile& device, const CallShape& call,
     check_allocations(whole, device);
     return whole;
   }
-  // Flags grow with the matrices of a part: fewer matrices, in proportion, until a part
-  // fits the budget or holds one matrix.
-  std::uint64_t per_part = call.batch;
-  LaunchPlan first = std::move(whole);
-  while (per_part > 1 && static_cast<double>(extra_bytes(first)) > budget) {
-    const auto fitting = static_cast<std::uint64_t>(static_cast<double>(per_part) * budget /
-                                                    static_cast<double>(extra_bytes(first)));
-    per_part = std::max<std::uint64_t>(1, std::min(fitting, per_part - 1));
-    first = plan_part(device, call, overrides, 0, per_part);
-  }
+  const std::uint64_t per_part = matrices_per_part(device, call, overrides, budget, whole);
+  LaunchPlan first = plan_part(device, call, overrides, 0, per_part);
   LaunchPlan launch;
   launch.elem_size = call.elem_size;
   launch.offset = call.offset;
@@ -483,6 +498,8 @@ LaunchPlan plan_batch(const DeviceProfile& device, const CallShape& call,
   check_allocations(launch, device);
   return launch;
 }
+
+}  // namespace
 
 LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
                      const PlanOverrides& overrides) {

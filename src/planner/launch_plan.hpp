@@ -35,7 +35,9 @@ struct LaunchPlan {
   std::uint64_t offset = 0;  // the matrix's first element in its buffer
   std::vector<Step> steps;   // in order; none is a noop
   std::uint64_t scratch_bytes = 0, zero_scratch_bytes = 0;
-  Region fill;  // call scratch the runtime zeroes before the first step (empty: none)
+  // Call scratch the runtime zeroes before the first step (empty: none); a batch in parts
+  // zeroes its later parts' by their first steps' fill_before.
+  Region fill;
   // Bytes of the caller's buffer past the matrix used as workspace and given back.
   std::uint64_t borrowed_bytes = 0;
   // A padded plan on a buffer without room for it: the padded matrix's elements from

@@ -92,7 +92,8 @@ struct Step {
   Region zeroes;  // words of scratch that the kernel zeroes on the way for other steps
   Region tail;    // a split matrix's elements past the buffer (StepSite::split), or none
   // Scratch the runtime zeroes with a fill command just before the kernel (the steps that
-  // undo a call, whose flags nothing else zeroes), or none.
+  // undo a call, whose flags nothing else zeroes; the first step of a later part of a
+  // batch in parts, LaunchPlan::part_matrices), or none.
   Region fill_before;
   // Whether the runtime launches the program's probe (onchip_probe_step) before its first
   // use, which checks the launch itself: NVIDIA's driver under-reports the work-group

@@ -44,7 +44,9 @@ std::string to_string(const Position& position);
 //   kCopy:     the source range goes to the destination; what the destination held is
 //              lost.
 // A move with a base (a part of a plan in parts) does the same to the matrix from element
-// `base` on, counting from there; the matrix elements before it stay.
+// `base` on, counting from there; the matrix elements before it stay. A part's move with
+// a split also counts the scratch from element `tail_at` on as that matrix's elements
+// from `split` on; the matrix buffer past its split (the next part's) stays.
 std::optional<Position> forward(const Move& move, Position p);
 
 // A plan's effect on single values: its moves, the fill before the first step and those
