@@ -54,6 +54,17 @@ inline planner::DeviceProfile one_unit(std::size_t max_wg) {
   return p;
 }
 
+// A small GPU with resident work-groups: 8 compute units, 48 KiB of local memory. A
+// 300 x 211 f32 matrix takes one on-chip pass there, two groups per compute unit: the
+// tests of the planner's fallbacks around that kernel start from it.
+inline planner::DeviceProfile eight_resident_units() {
+  planner::DeviceProfile p;
+  p.local_mem_bytes = 48 * 1024;
+  p.compute_units = 8;
+  p.resident_groups = true;
+  return p;
+}
+
 struct NamedProfile {
   const char* name;
   planner::DeviceProfile device;

@@ -7,19 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "helpers/test_profiles.hpp"
 #include "planner/crowded_onchip.hpp"
 
 namespace ip = ipt::planner;
 
 namespace {
-
-ip::DeviceProfile gpu_like() {
-  ip::DeviceProfile device;
-  device.local_mem_bytes = 49152;
-  device.compute_units = 8;
-  device.resident_groups = true;
-  return device;
-}
 
 ip::LaunchPlan plan_of(const ip::DeviceProfile& device, const ip::PlanOverrides& overrides) {
   return ip::plan_call(device, {300, 211, 4, 3, 300 * 211 + 10, 1}, overrides);
@@ -39,7 +32,7 @@ std::size_t onchip_group(const ip::LaunchPlan& plan, std::string* options = null
 
 TEST_CASE("plans go around crowded on-chip programs: one group per unit, then none",
           "[planner][onchip]") {
-  ip::DeviceProfile device = gpu_like();
+  ip::DeviceProfile device = ipt::test::eight_resident_units();
   const ip::PlanOverrides overrides;
   std::string two_groups, one_group;
   const ip::LaunchPlan first = ip::plan_around_crowded(device, overrides, plan_of);

@@ -178,10 +178,8 @@ TEST_CASE("random batches of 10^6 elements or more stay within the memory bound"
           "[planner][batch][memory]") {
   IPT_TEST_SEED(seed, 20261129);
   std::mt19937_64 random(seed);
-  std::vector<ipt::test::NamedProfile> profiles = ipt::test::gpu_profiles();
-  profiles.push_back({"CPU-like", cpu_like()});
   std::size_t large = 0, in_parts = 0;
-  for (const auto& [name, device] : profiles) {
+  for (const auto& [name, device] : ipt::test::gpu_and_cpu_profiles()) {
     for (int k = 0; k < 150; ++k) {
       const u64 rows = 200 + random() % 5000, cols = 200 + random() % 5000;
       const u64 batch = 2 + random() % 30;

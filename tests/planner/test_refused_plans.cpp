@@ -6,19 +6,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "helpers/test_profiles.hpp"
 #include "planner/refused_plans.hpp"
 
 namespace ip = ipt::planner;
 
 namespace {
-
-ip::DeviceProfile gpu_like() {
-  ip::DeviceProfile device;
-  device.local_mem_bytes = 49152;
-  device.compute_units = 8;
-  device.resident_groups = true;
-  return device;
-}
 
 ip::LaunchPlan plan_of(const ip::DeviceProfile& device, const ip::PlanOverrides& overrides) {
   return ip::plan_call(device, {300, 211, 4, 3, 300 * 211 + 10, 1}, overrides);
@@ -55,7 +48,7 @@ struct RefusingDevice {
 
 TEST_CASE("a refused plan is planned without the on-chip kernel, then within the limit",
           "[planner][onchip]") {
-  const ip::DeviceProfile device = gpu_like();
+  const ip::DeviceProfile device = ipt::test::eight_resident_units();
   const ip::PlanOverrides overrides;
   REQUIRE(plan_of(device, overrides).uses_onchip());
   REQUIRE(largest_group(plan_of(device, overrides)) > 64);
@@ -74,7 +67,7 @@ TEST_CASE("a refused plan is planned without the on-chip kernel, then within the
 }
 
 TEST_CASE("a refusal the caller's choices rule out ends the rounds", "[planner][onchip]") {
-  const ip::DeviceProfile device = gpu_like();
+  const ip::DeviceProfile device = ipt::test::eight_resident_units();
   ip::PlanOverrides forced_onchip;
   forced_onchip.request.onchip = ip::OnChip::kForce;
   RefusingDevice onchip_only{device.max_work_group_size, {}};
@@ -109,5 +102,6 @@ TEST_CASE("what the preparer throws reaches the caller", "[planner][onchip]") {
   const auto fails = [](const ip::LaunchPlan&, ip::Refusal&) -> bool {
     throw std::runtime_error("build failed");
   };
-  CHECK_THROWS_WITH(ip::plan_and_prepare(gpu_like(), {}, plan_of, fails), "build failed");
+  CHECK_THROWS_WITH(ip::plan_and_prepare(ipt::test::eight_resident_units(), {}, plan_of, fails),
+                    "build failed");
 }
