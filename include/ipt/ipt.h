@@ -181,7 +181,8 @@ IPT_API const char* ipt_version_string(void);
  * in device scratch (counted in ipt_plan_info's scratch_bytes), and no byte of the
  * buffer beyond the matrix is read or written. When the buffer holds more than the
  * matrix (CL_MEM_SIZE beyond offset + rows * cols elements; ipt_padded_size says how
- * much), the extra elements use that room instead: those bytes are BORROWED, copied to
+ * much), the extra elements use that room instead, unless the room and its copy would
+ * pass 0.6% of a matrix of 10^6 elements or more: those bytes are BORROWED, copied to
  * scratch before the first kernel, used as workspace, and restored after the last, so
  * that when the event completes the whole buffer beyond the matrix is as it was. Do not
  * read or write them while the call runs; options->max_bytes (see
@@ -348,11 +349,13 @@ IPT_API ipt_status ipt_imatcopy(cl_command_queue queue, char ordering, char tran
 
 /*
  * Stores in *bytes how many bytes, counted from the matrix's offset, a buffer needs so
- * that the fastest plan for this shape can pad in place, without scratch for its extra
- * elements, on this device: rows * cols * elem_size, or up to 0.5% more where padding
- * pays (see ipt_transpose). A call on a buffer of just the matrix takes the same plan,
- * with those elements in device scratch. Never more than CL_DEVICE_MAX_MEM_ALLOC_SIZE
- * unless the matrix itself is: where the padded size would be, the matrix's size.
+ * that the fastest plan for this shape can pad into the room past the matrix (borrowed,
+ * see ipt_transpose) on this device: rows * cols * elem_size, or up to 0.5% more where
+ * that pays. From 10^6 elements the room and the scratch of the call together stay
+ * within 0.6% of the matrix (the call keeps a copy of the room in scratch); where they
+ * would not, the plan keeps its padding in scratch and *bytes is the matrix's size.
+ * Never more than CL_DEVICE_MAX_MEM_ALLOC_SIZE unless the matrix itself is: where the
+ * padded size would be, the matrix's size.
  *
  * Returns IPT_SUCCESS, IPT_INVALID_DEVICE, IPT_INVALID_VALUE (bytes is NULL),
  * IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW or IPT_MATRIX_TOO_LARGE (the matrix is

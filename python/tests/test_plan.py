@@ -28,14 +28,16 @@ def test_version():
 @pytest.mark.parametrize("itemsize", ITEMSIZES)
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "%dx%d" % s)
 def test_padded_size_and_plan_agree(device, shape, itemsize):
-    """The automatic plan is the one for a buffer of ipt_padded_size bytes: its padded
-    matrix fills exactly that, and what lies past the matrix is what it borrows."""
+    """The automatic plan is the one for a buffer of ipt_padded_size bytes: what lies past
+    the matrix is what it borrows, the room its padded matrix fills (or none, where the
+    plan keeps its padding in scratch)."""
     rows, cols = shape
     size = ipt.padded_size(device, rows, cols, itemsize)
     info = ipt.plan(device, rows, cols, itemsize)
     assert size >= rows * cols * itemsize
-    assert size == info.padded_rows * info.padded_cols * itemsize
     assert info.borrowed_bytes == size - rows * cols * itemsize
+    if info.borrowed_bytes:
+        assert size == info.padded_rows * info.padded_cols * itemsize
     assert info.padded_rows >= rows and info.padded_cols >= cols
     assert info.sequence in ipt.SEQUENCES and info.sequence != "auto"
     assert info.num_stages >= 1

@@ -99,8 +99,10 @@ ipt_status ipt_padded_size(cl_device_id device, size_t rows, size_t cols, size_t
     }
     const auto plan = ipt::runtime::plan_for_call(profile, rows, cols, elem_size, 0, nullptr,
                                                   ipt::runtime::kUnlimited);
+    // The room the plan borrows past the matrix: none where it keeps its padding in
+    // scratch (as it does when borrowing would pass the memory bound).
     std::size_t padded = 0;
-    if (__builtin_mul_overflow(plan.transpose.padded_elements(), elem_size, &padded))
+    if (__builtin_add_overflow(matrix, plan.borrowed_bytes, &padded))
       ipt::fail(IPT_SIZE_OVERFLOW, "the padded matrix's size overflows size_t");
     // Room that no allocation of the device can hold is of no use: the call then keeps
     // the padding in scratch.

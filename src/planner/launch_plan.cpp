@@ -520,22 +520,35 @@ LaunchPlan plan_call(const DeviceProfile& device, const CallShape& call,
     check_one_allocation(
         device, "the padded matrix", request.padded_rows != 0 ? request.padded_rows : call.rows,
         request.padded_cols != 0 ? request.padded_cols : call.cols, call.elem_size, call.offset);
-  LaunchPlan launch = plan_with_padding(device, call, overrides, {});
   // The padding's extra elements come with the flags of the padded plan: where the two
   // pass the extra memory a large matrix may take (1-byte elements: a flag bit per
   // super-element of 96 is 0.13% of the matrix, on top of up to 0.5% of padding), the
   // padding is planned again within what is left, less each time, down to none.
+  // Borrowed bytes count too: the caller's buffer holds them (ipt_padded_size asked for
+  // them) and the call keeps a copy in scratch, so that a borrowed element costs twice
+  // what one kept in scratch costs. Where borrowing passes the bound, the extra elements
+  // are kept in scratch, as in a buffer of just the matrix, and ipt_padded_size then asks
+  // for no room.
   const std::uint64_t elements = call.rows * call.cols;
   const double bytes = static_cast<double>(elements) * static_cast<double>(call.elem_size);
+  const auto excess = [&](const LaunchPlan& plan) {
+    return static_cast<double>(extra_bytes(plan) + plan.borrowed_bytes) - kMaxExtraMemory * bytes;
+  };
+  const bool bounded = !forced_shape && elements >= kMemoryBudgetFrom;
+  CallShape planned = call;
+  LaunchPlan launch = plan_with_padding(device, planned, overrides, {});
+  if (bounded && launch.borrowed_bytes != 0 && excess(launch) > 0) {
+    planned.capacity = 0;
+    launch = plan_with_padding(device, planned, overrides, {});
+  }
   PaddingLimits padding;
-  while (!forced_shape && elements >= kMemoryBudgetFrom && launch.transpose.padded()) {
-    const double excess = static_cast<double>(launch.scratch_bytes + launch.zero_scratch_bytes) -
-                          kMaxExtraMemory * bytes;
-    if (excess <= 0) break;
+  while (bounded && launch.transpose.padded() && excess(launch) > 0) {
     const double padded = static_cast<double>(launch.transpose.padded_elements() - elements);
+    const double per_element =
+        static_cast<double>(call.elem_size) * (launch.borrowed_bytes != 0 ? 2.0 : 1.0);
     padding.max_overhead =
-        std::max(0.0, (padded * static_cast<double>(call.elem_size) - excess) / bytes);
-    launch = plan_with_padding(device, call, overrides, padding);
+        std::max(0.0, (padded - excess(launch) / per_element) / static_cast<double>(elements));
+    launch = plan_with_padding(device, planned, overrides, padding);
   }
   check_allocations(launch, device);
   return launch;
