@@ -11,7 +11,8 @@ medians of 2*rows*cols*elem_size/t in GB/s with the fraction of the copy bandwid
 the same run measured, libipt's extra device memory (median and largest, as a fraction
 of the matrix), and, for Catanzaro et al., how many shapes it finished in its time box
 and libipt's speed-up over it on those shapes (median of the per-shape ratios). Peers
-count only on the shapes libipt ran.
+count only on the shapes libipt ran. A second table gives libipt's speed against the
+out-of-place peers shape by shape, with the memory each needs.
 Only verified results count; a wrong result anywhere is reported and fails the script.
 """
 import csv
@@ -74,9 +75,43 @@ def main(folder):
               f"| {cell([r for r in peers if r['library'] == 'pytorch'])} "
               f"| {cell(peer)}{f' ({len(peer)})' if peer else ''} | {ratio} "
               f"| {statistics.median(float(r['copy_gbs']) for r in ipt):.0f} |")
+    print()
+    ratio_table(folder)
     if wrong:
         print(f"{wrong} results were not verified", file=sys.stderr)
     return 1 if wrong else 0
+
+
+def ratios_cell(ipt, peers):
+    """libipt's speed over a peer's, shape by shape: the median ratio of the peer's time to
+    libipt's, its 10th percentile and largest, and on how many shapes libipt was faster."""
+    mine = {(r["rows"], r["cols"]): float(r["time_s"]) for r in ipt}
+    ratios = sorted(float(r["time_s"]) / mine[(r["rows"], r["cols"])] for r in peers
+                    if (r["rows"], r["cols"]) in mine and r["verified"] == "1")
+    if not ratios:
+        return "—"
+    p10 = ratios[int(0.1 * (len(ratios) - 1))]
+    faster = sum(x > 1 for x in ratios)
+    return (f"{statistics.median(ratios):.2f}x ({p10:.2f}x / {ratios[-1]:.2f}x); "
+            f"faster on {faster} of {len(ratios)}")
+
+
+def ratio_table(folder):
+    """libipt against the out-of-place CUDA peers, per run, with the memory each needs."""
+    print("| run | libipt / cuBLAS `geam`: median (p10 / max) | libipt / PyTorch: median "
+          "(p10 / max) | extra memory: libipt median / max, peers |")
+    print("|---|---|---|---|")
+    for mode, t in RUNS:
+        bench = rows_of(os.path.join(folder, f"{mode}-{t}.csv"))
+        peers = rows_of(os.path.join(folder, f"peers-{mode}-{t}.csv"))
+        ipt = [r for r in bench if r["library"] == "libipt" and r["verified"] == "1"]
+        if not ipt or not peers:
+            continue
+        extra = [float(r["extra_bytes"] or 0) / (int(r["rows"]) * int(r["cols"]) * int(r["elem_size"]))
+                 for r in ipt]
+        print(f"| {mode} {t} | {ratios_cell(ipt, [r for r in peers if r['library'] == 'cublas-geam'])} "
+              f"| {ratios_cell(ipt, [r for r in peers if r['library'] == 'pytorch'])} "
+              f"| {statistics.median(extra):.4%} / {max(extra):.2%}, 100% |")
 
 
 if __name__ == "__main__":
