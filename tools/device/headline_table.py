@@ -40,6 +40,19 @@ def cell(rows, copy_key="copy_gbs"):
     return f"{gbs:.0f} ({gbs / copy:.0%})"
 
 
+def extra_fractions(ipt):
+    """libipt's extra device memory per shape, as a fraction of the matrix."""
+    return [float(r["extra_bytes"] or 0) / (int(r["rows"]) * int(r["cols"]) * int(r["elem_size"]))
+            for r in ipt]
+
+
+def time_ratios(ipt, peers):
+    """The peer's time over libipt's on each shape both ran, sorted."""
+    mine = {(r["rows"], r["cols"]): float(r["time_s"]) for r in ipt}
+    return sorted(float(r["time_s"]) / mine[(r["rows"], r["cols"])] for r in peers
+                  if (r["rows"], r["cols"]) in mine)
+
+
 def main(folder):
     wrong = 0
     print("| run | shapes | libipt GB/s (% of copy) | p10 / min | libipt extra memory: median / max "
@@ -60,13 +73,10 @@ def main(folder):
         peer = [r for r in peer if (r["rows"], r["cols"]) in mine]
         gbs = sorted(float(r["throughput_gbs"]) for r in ipt)
         p10 = gbs[int(0.1 * (len(gbs) - 1))]
-        extra = [float(r["extra_bytes"] or 0) / (int(r["rows"]) * int(r["cols"]) * int(r["elem_size"]))
-                 for r in ipt]
+        extra = extra_fractions(ipt)
         ratio = "—"
         if peer:
-            mine = {(r["rows"], r["cols"]): float(r["time_s"]) for r in ipt}
-            ratios = [float(r["time_s"]) / mine[(r["rows"], r["cols"])] for r in peer
-                      if (r["rows"], r["cols"]) in mine]
+            ratios = time_ratios(ipt, peer)
             ratio = f"{statistics.median(ratios):.1f}x (min {min(ratios):.1f}x)"
         print(f"| {mode} {t} | {len(ipt)} | **{cell(ipt)}** | {p10:.0f} / {gbs[0]:.0f} "
               f"| {statistics.median(extra):.4%} / {max(extra):.2%} "
@@ -85,9 +95,7 @@ def main(folder):
 def ratios_cell(ipt, peers):
     """libipt's speed over a peer's, shape by shape: the median ratio of the peer's time to
     libipt's, its 10th percentile and largest, and on how many shapes libipt was faster."""
-    mine = {(r["rows"], r["cols"]): float(r["time_s"]) for r in ipt}
-    ratios = sorted(float(r["time_s"]) / mine[(r["rows"], r["cols"])] for r in peers
-                    if (r["rows"], r["cols"]) in mine and r["verified"] == "1")
+    ratios = time_ratios(ipt, [r for r in peers if r["verified"] == "1"])
     if not ratios:
         return "—"
     p10 = ratios[int(0.1 * (len(ratios) - 1))]
@@ -107,8 +115,7 @@ def ratio_table(folder):
         ipt = [r for r in bench if r["library"] == "libipt" and r["verified"] == "1"]
         if not ipt or not peers:
             continue
-        extra = [float(r["extra_bytes"] or 0) / (int(r["rows"]) * int(r["cols"]) * int(r["elem_size"]))
-                 for r in ipt]
+        extra = extra_fractions(ipt)
         print(f"| {mode} {t} | {ratios_cell(ipt, [r for r in peers if r['library'] == 'cublas-geam'])} "
               f"| {ratios_cell(ipt, [r for r in peers if r['library'] == 'pytorch'])} "
               f"| {statistics.median(extra):.4%} / {max(extra):.2%}, 100% |")
