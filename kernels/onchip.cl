@@ -45,12 +45,20 @@
 // Host-defined: WG (work-items per group, a divisor of 1024 and a multiple of 32), TR x
 // TC (the tile: 32 x 32, or narrower and longer for a matrix with few columns or rows;
 // TR * TC = 1024, both powers of two of at most WG; or, with IPT_WORDS, the word tiles
-// below), TILES (tiles each group can hold in its registers), STAGE
+// below; or, with IPT_RUNTIME_TILE, a kernel argument), TILES (tiles each group can hold
+// in its registers), STAGE
 // (tiles staged in local memory per round of stores), IPT_SWIZZLE (0: staged tiles of
 // TR x (TC + 1), the padding column keeping column reads off one bank; 1: of TR x TC,
 // each row's columns permuted instead, SWZ_COL of common.cl, which is conflict-free also
 // for the skinny tiles and small elements where the padding column is not), IPT_WORDS
 // (see below).
+//
+// Narrow and short tiles (IPT_RUNTIME_TILE=1): one build for every shape of TR * TC = 1024,
+// TC = 2^tile_cols_log2 a kernel argument, so that skinny matrices of every width need one
+// program, not eight (a GPU driver takes about half a second to translate each). A work-item
+// moves the same 1024 / WG registers per tile whatever its shape, so the registers stay
+// unrolled; only the tile's index arithmetic takes shifts by an argument, and the staged
+// tiles take STAGE_SLOTS elements each, room for the largest of the shapes.
 //
 // Word tiles (IPT_WORDS = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements; plans use them
 // for 1-byte ones, planner/onchip_plan.cpp says why). Moved one per work-item and
@@ -72,8 +80,19 @@
 #ifndef IPT_WORDS
 #define IPT_WORDS 1
 #endif
+#ifndef IPT_RUNTIME_TILE
+#define IPT_RUNTIME_TILE 0
+#endif
 #if IPT_WORDS > 1 && IPT_SWIZZLE
 #error "word tiles stage with a padding word, not swizzled"
+#endif
+#if IPT_WORDS > 1 && IPT_RUNTIME_TILE
+#error "word tiles have one shape"
+#endif
+#if IPT_RUNTIME_TILE
+#define TILE_AREA 1024u
+#define TC (1u << tile_cols_log2)  // the kernel's argument: valid in its body only
+#define TR (TILE_AREA >> tile_cols_log2)
 #endif
 #if IPT_WORDS > 1 && IPT_WORDS * IPT_ELEM_BYTES != 4
 #error "IPT_WORDS elements make one 4-byte word"
@@ -101,12 +120,17 @@ typedef elem_t reg_t;
 #define STAGED(r, c) (c)
 #endif
 #endif
-#define PASSES (LR * TCW / WG)  // registers of a tile each work-item moves
+#if IPT_RUNTIME_TILE
+#define PASSES (TILE_AREA / WG)  // registers of a tile each work-item moves
+#else
+#define PASSES (LR * TCW / WG)
+#define STAGE_SLOTS (LR * STAGE_COLS)  // elements of a staged tile
+#endif
 #define LOAD_ROWS (WG / TCW)    // tile rows per pass of loads
 #define STORE_COLS (WG / TRW)   // tile columns (output rows) per pass of stores
 #define REGS (TILES * PASSES)
 // The fallback's heads per work-item: what the stage array holds (it keeps them there).
-#define SLOTS (STAGE * LR * STAGE_COLS / WG)
+#define SLOTS (STAGE * STAGE_SLOTS / WG)
 #define CLOSED 0x80000000u
 #define DECISION_GO 1u
 #define DECISION_ABORT 2u
@@ -317,7 +341,7 @@ void leave(volatile __global uint *sync, __local uint *last_out) {
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uint instances,
-                uint per_round, volatile __global uint *scratch_base, ulong scratch_word,
+                uint per_round, uint tile_cols_log2, volatile __global uint *scratch_base, ulong scratch_word,
                 uint groups, uint patience, __global uint *zero_base, ulong zero_word,
                 ulong zero_words, __global uint *report SPLIT_PARAMS) {
   volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
@@ -325,9 +349,13 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   __local uint stage[STAGE][LR][STAGE_WORDS];
   __local uchar shift[TILES][LR];  // where each tile row starts in its words, as loaded
 #define STAGE_AT(jj, r, c) (((__local elem_t *)stage[jj][r])[c])
+#define STAGE_SLOT(jj, r, c) stage[jj][r][c]  // word c of staged row r
+#elif IPT_RUNTIME_TILE
+  __local elem_t stage[STAGE][STAGE_SLOTS];  // rows of STAGE_COLS elements
+#define STAGE_SLOT(jj, r, c) stage[jj][(r) * STAGE_COLS + STAGED(r, c)]
 #else
   __local elem_t stage[STAGE][TR][STAGE_COLS];  // padded or swizzled: see IPT_SWIZZLE
-#define STAGE_AT(jj, r, c) stage[jj][r][c]
+#define STAGE_SLOT(jj, r, c) stage[jj][r][STAGED(r, c)]
 #endif
   __local volatile uint sink[WG];
   __local uint ticket_of_group, decision, running, last_out;
@@ -434,7 +462,7 @@ UNROLL
 UNROLL
               for (int p = 0; p < PASSES; ++p) {
                 const uint row = (uint)p * LOAD_ROWS + lr;
-                stage[jj][row][STAGED(row, lc)] =
+                STAGE_SLOT(jj, row, lc) =
                     reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];  // (words: lc's)
               }
             }
@@ -459,7 +487,7 @@ UNROLL
                 const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)
                   AT(m, dst + (idx_t)(orow * rows + ocol)) =
-                      stage[jj][sr][STAGED(sr, (uint)p * STORE_COLS + sc)];
+                      STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc);
 #endif
               }
               if (++tj == tile_cols) {
@@ -477,7 +505,7 @@ UNROLL
     }
     if (decision != DECISION_GO)
       follow_cycles(m, rows, cols, instances, ticket, running, &sync[4], &sink[lid],
-                    (__local elem_t *)&stage[0][0][0]);
+                    (__local elem_t *)stage);
   }
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))

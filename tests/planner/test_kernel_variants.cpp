@@ -179,3 +179,24 @@ TEST_CASE("restrides of narrow rows in words are in the set at every matrix size
           }
     }
 }
+
+TEST_CASE("narrow and short on-chip tiles share one program", "[planner][variants][onchip]") {
+  // Each program costs a GPU driver about half a second to translate on a cold start: the
+  // tile shapes of skinny matrices are a kernel argument, not eight builds.
+  for (const auto& [name, device] : ipt::test::gpu_and_cpu_profiles()) {
+    if (!device.resident_groups) continue;
+    for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
+      std::set<std::string> whole;  // the variants at a whole site, 32-bit indices
+      for (const KernelVariant& v : kernel_variants(device, elem_size, false))
+        if (v.family == Family::kOnChip && v.options.find("IPT_SPLIT") == std::string::npos)
+          whole.insert(v.options);
+      INFO(name << ", " << elem_size << "-byte elements");
+      const auto runtime_shaped = std::count_if(whole.begin(), whole.end(), [](const auto& o) {
+        return o.find("-DIPT_RUNTIME_TILE=1") != std::string::npos;
+      });
+      CHECK(runtime_shaped == 1);
+      // 32 x 32 tiles and the runtime-shaped build; 1-byte elements also word tiles.
+      CHECK(whole.size() == (elem_size == 1 ? 3u : 2u));
+    }
+  }
+}

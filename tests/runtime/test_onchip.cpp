@@ -374,12 +374,15 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
     CHECK(swizzled.stage_bytes == padded.stage_bytes);
   }
   // Skinny tiles lose the most to the padding column: 512 x 2 doubles stage as 512 x 3.
+  // Narrow and short tiles share one build, which stages as many of each as of the
+  // largest (512 x 3 padded).
   const auto f64 = ipt::planner::choose_onchip(gpu, 8);
   const auto f64_swizzled = ipt::planner::choose_onchip(gpu, 8, kSwizzled);
   CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{512, 2}) == 1);
   CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{512, 2}) == 2);
-  CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{128, 8}) == 2);
+  CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{128, 8}) == 1);
   CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{128, 8}) == 2);
+  CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{2, 512}) == 1);  // not 2 x 513
   // With little local memory a skinny tile of 16-byte elements is narrowest swizzled.
   DeviceProfile small = nvidia_like();
   small.local_mem_bytes = 24 * 1024;

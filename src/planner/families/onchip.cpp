@@ -23,6 +23,29 @@ std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, T
   return tile_slots(tile.rows, tile.cols, layout) * elem_size;  // onchip.cl, IPT_SWIZZLE
 }
 
+// Elements of local memory a staged tile of the runtime-shaped build takes: room for the
+// largest narrow or short tile that onchip_tile can return (STAGE_SLOTS of onchip.cl).
+std::uint64_t runtime_tile_slots(const OnChipConfig& config) {
+  std::uint64_t slots = 0;
+  for (std::uint64_t side = std::max<std::uint64_t>(1, kOnChipTileArea / config.work_group);
+       side < kOnChipTile; side *= 2)
+    for (const auto& [rows, cols] :
+         {std::pair{kOnChipTileArea / side, side}, std::pair{side, kOnChipTileArea / side}}) {
+      OnChipTile tile;
+      tile.rows = rows;
+      tile.cols = cols;
+      if (staged_tile_bytes(config.elem_size, tile, config.layout) <= config.stage_bytes)
+        slots = std::max(slots, tile_slots(rows, cols, config.layout));
+    }
+  return slots;
+}
+
+std::uint32_t log2_of(std::uint64_t power_of_two) {
+  std::uint32_t log = 0;
+  while ((std::uint64_t{1} << log) < power_of_two) ++log;
+  return log;
+}
+
 std::uint64_t tile_count(const OnChipTile& tile, std::uint64_t rows, std::uint64_t cols) {
   return ((rows + tile.rows - 1) / tile.rows) * ((cols + tile.cols - 1) / tile.cols);
 }
@@ -135,10 +158,11 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
 }
 
 std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile) {
+  const std::uint64_t staged = onchip_runtime_tile(tile)
+                                   ? runtime_tile_slots(config) * config.elem_size
+                                   : staged_tile_bytes(config.elem_size, tile, config.layout);
   return std::min<std::size_t>(
-      {8, onchip_group_tiles(config, tile),
-       static_cast<std::size_t>(config.stage_bytes /
-                                staged_tile_bytes(config.elem_size, tile, config.layout))});
+      {8, onchip_group_tiles(config, tile), static_cast<std::size_t>(config.stage_bytes / staged)});
 }
 
 std::uint64_t onchip_tiles(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
@@ -183,24 +207,28 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   const std::uint64_t per_round =
       std::min(instances, config.groups * group_tiles / onchip_tiles(config, rows, cols));
   const bool index64 = site.index64 || needs_index64(site.offset, instances * rows * cols);
-  Step step =
-      launch(Family::kOnChip, site, index64,
-             " -DWG=" + std::to_string(config.work_group) + " -DTR=" + std::to_string(tile.rows) +
-                 " -DTC=" + std::to_string(tile.cols) + " -DTILES=" + std::to_string(group_tiles) +
-                 " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)) +
-                 (tile.word > 1 ? " -DIPT_WORDS=" + std::to_string(tile.word)
-                                : std::string(tile_layout_option(config.layout))),
-             config.groups, config.work_group);
+  const bool runtime_tile = onchip_runtime_tile(tile);
+  const std::string shape =
+      runtime_tile
+          ? " -DIPT_RUNTIME_TILE=1 -DSTAGE_SLOTS=" + std::to_string(runtime_tile_slots(config))
+          : " -DTR=" + std::to_string(tile.rows) + " -DTC=" + std::to_string(tile.cols);
+  Step step = launch(Family::kOnChip, site, index64,
+                     " -DWG=" + std::to_string(config.work_group) + shape +
+                         " -DTILES=" + std::to_string(group_tiles) +
+                         " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)) +
+                         (tile.word > 1 ? " -DIPT_WORDS=" + std::to_string(tile.word)
+                                        : std::string(tile_layout_option(config.layout))),
+                     config.groups, config.work_group);
   step.probed_launch = true;
   step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
-  step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), uint_arg(rows), uint_arg(cols),
-               uint_arg(instances), uint_arg(per_round), buffer_arg(step.flags.buffer),
-               ulong_arg(step.flags.offset / 4),
-               // Waiting for one group more than launched never ends: the fallback.
-               uint_arg(config.groups + (give_up ? 1 : 0)),
-               uint_arg(give_up ? 16u : config.patience)};
+  step.args = {
+      buffer_arg(Buffer::kMatrix), index_arg(site.offset), uint_arg(rows), uint_arg(cols),
+      uint_arg(instances), uint_arg(per_round), uint_arg(runtime_tile ? log2_of(tile.cols) : 0),
+      buffer_arg(step.flags.buffer), ulong_arg(step.flags.offset / 4),
+      // Waiting for one group more than launched never ends: the fallback.
+      uint_arg(config.groups + (give_up ? 1 : 0)), uint_arg(give_up ? 16u : config.patience)};
   add_zeroing(step, zeroes);
   step.args.push_back(buffer_arg(Buffer::kReport));
   step.touches = instances * rows * cols;
@@ -222,6 +250,8 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   return with_split(std::move(step), site);
 }
 
+constexpr std::size_t kTileShapeArg = 6;  // tile_cols_log2 of ipt_onchip
+
 Step onchip_probe_step(const Step& onchip, ProbeGroups groups) {
   if (onchip.family != Family::kOnChip) throw std::logic_error("a probe of a non-on-chip step");
   Step probe = onchip;
@@ -234,6 +264,7 @@ Step onchip_probe_step(const Step& onchip, ProbeGroups groups) {
                 uint_arg(1),
                 uint_arg(1),
                 uint_arg(1),
+                onchip.args[kTileShapeArg],  // the tile the kernel's staging is built for
                 buffer_arg(Buffer::kZeroScratch),
                 ulong_arg(0),
                 uint_arg(awaited),

@@ -57,12 +57,19 @@ struct OnChipTile {
 };
 OnChipTile onchip_word_tile(std::size_t word);
 
+// Narrow and short tiles (element by element, not 32 x 32) share one kernel build, which
+// takes the tile's shape as an argument (IPT_RUNTIME_TILE of kernels/onchip.cl).
+inline bool onchip_runtime_tile(const OnChipTile& tile) {
+  return tile.word == 1 && tile.rows != tile.cols;
+}
+
 // Tiles of this shape that one group holds (TILES of the kernel built for it).
 std::size_t onchip_group_tiles(const OnChipConfig& config, const OnChipTile& tile);
 OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 
 // Tiles of `tile` staged in local memory per round of stores (STAGE), in config.layout:
-// at most 8.
+// at most 8. Narrow and short tiles all stage as many as the largest of them that
+// onchip_tile returns (their one build has one local array).
 std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile);
 
 // Registers of 32 bits per work-item that hold elements: 40 fit the 64 registers a
