@@ -122,7 +122,8 @@ Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& 
 // zero and that last kernel leaves zero for the next call: a call starting with a
 // cycle-following stage (2.2) needs no fill either.
 void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
-                        const PlanOverrides& overrides, std::uint64_t room, bool undo_last) {
+                        const PlanOverrides& overrides, std::uint64_t room, const CallShape& call) {
+  const bool undo_last = call.undo_last;
   const TransposePlan& plan = launch.transpose;
   const std::size_t elem_size = launch.elem_size;
   const std::uint64_t M = plan.rows, N = plan.cols;
@@ -150,8 +151,8 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
 
   const bool square = plan.sequence == Sequence::kSquare;
   const std::vector<const Stage*> stages = moving_stages(plan);
-  const bool by_last =
-      !plan.padded() && stages.size() >= 2 && zeroes_on_the_way(*stages.back(), device, elem_size);
+  const bool by_last = call.zero_scratch_flags && !plan.padded() && stages.size() >= 2 &&
+                       zeroes_on_the_way(*stages.back(), device, elem_size);
   std::vector<Region> stage_flags(stages.size());
   // Flags the last kernel leaves zero go first in the zero scratch, in one range that
   // holds no on-chip stage's words (that kernel must not clear its own scratch).
@@ -288,7 +289,7 @@ LaunchPlan plan_with_padding(const DeviceProfile& device, const CallShape& call,
     }
     return launch;
   }
-  add_sequence_steps(launch, device, overrides, room, call.undo_last);
+  add_sequence_steps(launch, device, overrides, room, call);
   return launch;
 }
 
@@ -356,6 +357,19 @@ LaunchPlan plan_stage(const DeviceProfile& device, const Stage& stage, std::size
   return plan;
 }
 
+LaunchPlan plan_stage_part(const DeviceProfile& device, const Stage& stage, std::size_t elem_size,
+                           std::uint64_t offset) {
+  LaunchPlan plan = plan_stage(device, stage, elem_size, offset);
+  if (plan.steps.empty()) return plan;
+  const Step& step = plan.steps.front();
+  const StepSite site{elem_size, offset, device.local_mem_bytes, step.index64};
+  Step undo = stage_step(site, device, inverse(stage), step.flags, {}, {});
+  undo.fill_before = undo.flags;
+  undo.what = "undo " + step.what;
+  plan.undo.push_back(std::move(undo));
+  return plan;
+}
+
 LaunchPlan rollback_plan(const LaunchPlan& plan, std::size_t done) {
   if (done > plan.undo.size()) throw std::logic_error("no undo for a step of the plan");
   LaunchPlan rollback;
@@ -383,7 +397,7 @@ LaunchPlan plan_whole_batch(const DeviceProfile& device, const CallShape& call,
   launch.offset = call.offset;
   launch.transpose = plan_batched_transpose(device, call.batch, call.rows, call.cols,
                                             call.elem_size, overrides.request);
-  add_sequence_steps(launch, device, overrides, call.rows * call.cols, call.undo_last);
+  add_sequence_steps(launch, device, overrides, call.rows * call.cols, call);
   return launch;
 }
 
@@ -405,6 +419,8 @@ LaunchPlan plan_part(const DeviceProfile& device, const CallShape& call,
                     : plan_whole_batch(device, part, overrides);
 }
 
+}  // namespace
+
 // Appends `part`, whose matrix starts `base` elements after the plan's, to `plan`. The
 // parts run one after the other on one scratch: each leaves its zero scratch zero, and
 // the call scratch it finds zero at its start (its fill) is zeroed before its first step.
@@ -418,8 +434,9 @@ void append_part(LaunchPlan& plan, LaunchPlan part, std::uint64_t base) {
     for (Step& step : *list) {
       step.move.base += base;
       step.touches += base;
-      // The next part's matrix lies where this part's padding would: say where it is.
-      if (!step.tail.empty()) {
+      // The next part's matrix lies where this part's padding would: say where it is
+      // (a part that is itself in parts says it of its own steps already).
+      if (!step.tail.empty() && part.split != 0) {
         step.move.split = part.split;
         step.move.tail_at = part.split_tail.offset / part.elem_size;
       }
@@ -430,6 +447,8 @@ void append_part(LaunchPlan& plan, LaunchPlan part, std::uint64_t base) {
   plan.scratch_bytes = std::max(plan.scratch_bytes, part.scratch_bytes);
   plan.zero_scratch_bytes = std::max(plan.zero_scratch_bytes, part.zero_scratch_bytes);
 }
+
+namespace {
 
 // Matrices a part of a batch over its memory budget holds. A part of one matrix is
 // planned as a call of its own: padded, at the speed of single calls (a part of several

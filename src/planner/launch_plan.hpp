@@ -101,6 +101,16 @@ LaunchPlan plan_of_steps(std::vector<Step> steps, std::size_t elem_size, std::ui
 LaunchPlan plan_stage(const DeviceProfile& device, const Stage& stage, std::size_t elem_size,
                       std::uint64_t offset);
 
+// plan_stage with the step that undoes it: a part of a composed plan (permute_plan.hpp).
+LaunchPlan plan_stage_part(const DeviceProfile& device, const Stage& stage, std::size_t elem_size,
+                           std::uint64_t offset);
+
+// Appends `part`, a plan whose matrix starts `base` elements after the plan's, to `plan`:
+// the parts run one after the other on one scratch (each leaves its zero scratch zero, and
+// the call scratch it finds zero at its start is zeroed before its first step), every
+// step with its undo. The plan's scratch is the largest part's.
+void append_part(LaunchPlan& plan, LaunchPlan part, std::uint64_t base);
+
 // The capacity of a call with no buffer (ipt_plan, ipt_padded_size): room without limit,
 // and a matrix bound by one allocation of the device, since no buffer shows that the
 // driver allocates more.
@@ -120,6 +130,11 @@ struct CallShape {
   // An undo for the last step too (the undo vector as long as the steps): for a plan
   // that more steps follow (imatcopy_plan.hpp).
   bool undo_last = false;
+  // Whether earlier stages may keep their flags in zero scratch, which the last kernel
+  // clears on the way (no fill). A part of a composed plan (permute_plan.hpp) keeps them in
+  // call scratch instead, which the parts share: one part's flags in zero scratch and
+  // another's in call scratch would together pass the memory bound each keeps alone.
+  bool zero_scratch_flags = true;
 };
 
 // Caller-forced choices (tests, tuning; IPT_OVERRIDES and ipt_plan_options).

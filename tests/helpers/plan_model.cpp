@@ -217,12 +217,10 @@ std::string move_extent(const Move& move, std::size_t elem_size, u64 scratch_byt
   return "an unknown move";
 }
 
-// No step touches past the matrix and its padding, nor past the buffer; no move reaches
-// further into the buffer than its step says it touches.
-std::string check_extents(const LaunchPlan& plan, u64 rows, u64 cols, u64 capacity) {
-  const u64 batch = plan.transpose.batch;
-  const u64 room = batch * std::max(rows * cols, plan.transpose.padded_elements());
-  const u64 buffer = capacity == 0 ? batch * rows * cols : capacity;
+// No step touches past `room` elements (the matrix and its padding), nor past the
+// buffer's `buffer`; no move reaches further into the buffer than its step says it
+// touches.
+std::string check_touches(const LaunchPlan& plan, u64 room, u64 buffer) {
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const Step& step = plan.steps[i];
     if (step.touches > room || step.touches > buffer)
@@ -242,6 +240,12 @@ std::string check_extents(const LaunchPlan& plan, u64 rows, u64 cols, u64 capaci
              " of the buffer but says it touches " + std::to_string(step.touches);
   }
   return "";
+}
+
+std::string check_extents(const LaunchPlan& plan, u64 rows, u64 cols, u64 capacity) {
+  const u64 batch = plan.transpose.batch;
+  const u64 room = batch * std::max(rows * cols, plan.transpose.padded_elements());
+  return check_touches(plan, room, capacity == 0 ? batch * rows * cols : capacity);
 }
 
 std::string check_region(const LaunchPlan& plan, const Region& region, const std::string& what) {
@@ -658,6 +662,77 @@ std::string check_rollback(const LaunchPlan& plan, std::size_t done, std::uint64
   if (std::string bad = check_values(run, rows, cols, max_full, samples, seed, false); !bad.empty())
     return what + bad;
   return "";
+}
+
+std::uint64_t permuted_index(const std::vector<std::uint64_t>& dims,
+                             const std::vector<std::size_t>& perm, std::uint64_t index) {
+  const std::size_t rank = dims.size();
+  std::vector<u64> at(rank);  // the element's index on each input axis
+  for (std::size_t a = rank; a-- > 0;) {
+    at[a] = index % dims[a];
+    index /= dims[a];
+  }
+  u64 out = 0;
+  for (std::size_t i = 0; i < rank; ++i) out = out * dims[perm[i]] + at[perm[i]];
+  return out;
+}
+
+namespace {
+
+std::string check_permute_run(const LaunchPlan& run, const PermuteShape& shape, bool back,
+                              u64 max_full, u64 samples, u64 seed) {
+  u64 elements = 1;
+  for (const u64 d : shape.dims) elements *= d;
+  if (run.elem_size % shape.elem_size != 0)
+    return "the plan's " + std::to_string(run.elem_size) + "-byte element is not made of " +
+           std::to_string(shape.elem_size) + "-byte ones";
+  const u64 unit = run.elem_size / shape.elem_size;  // the tensor's elements per plan element
+  const u64 units = elements / unit;
+  const u64 borrowed = run.borrowed_bytes / run.elem_size;
+  for (const auto& bad : {check_touches(run, units + borrowed, units + borrowed),
+                          check_regions(run), check_held_bytes(run), check_zero_state(run, !back)})
+    if (!bad.empty()) return bad;
+  const PlanModel model(run);
+  const auto check = [&](u64 u) -> std::string {
+    u64 want = u;
+    if (!back && u < units) {
+      const u64 e = permuted_index(shape.dims, shape.perm, u * unit);
+      if (e % unit != 0)
+        return "element " + std::to_string(u * unit) + " goes inside another plan element";
+      want = e / unit;
+    }
+    const std::optional<Position> end = model.final_position({Buffer::kMatrix, u});
+    if (end && *end == Position{Buffer::kMatrix, want}) return "";
+    return (u < units ? "element " + std::to_string(u * unit)
+                      : "borrowed element " + std::to_string(u - units)) +
+           " (plan element " + std::to_string(u) + ") " +
+           (end ? "ends at " + to_string(*end) : std::string("is overwritten")) + ", expected " +
+           to_string(Position{Buffer::kMatrix, want});
+  };
+  if (units + borrowed <= max_full) {
+    for (u64 u = 0; u < units + borrowed; ++u)
+      if (std::string bad = check(u); !bad.empty()) return bad;
+    return "";
+  }
+  for (u64 u : sample_indices(1, 1, units, borrowed, samples, seed))
+    if (std::string bad = check(u); !bad.empty()) return bad;
+  return "";
+}
+
+}  // namespace
+
+std::string check_permute_plan(const LaunchPlan& plan, const PermuteShape& shape,
+                               std::uint64_t max_full, std::uint64_t samples, std::uint64_t seed) {
+  return check_permute_run(plan, shape, false, max_full, samples, seed);
+}
+
+std::string check_permute_rollback(const LaunchPlan& plan, std::size_t done,
+                                   const PermuteShape& shape, std::uint64_t max_full,
+                                   std::uint64_t samples, std::uint64_t seed) {
+  LaunchPlan run;
+  if (std::string bad = steps_and_undo(plan, done, run); !bad.empty()) return bad;
+  const std::string bad = check_permute_run(run, shape, true, max_full, samples, seed);
+  return bad.empty() ? "" : "the first " + std::to_string(done) + " step(s) and their undo: " + bad;
 }
 
 }  // namespace ipt::planner

@@ -18,6 +18,7 @@
 
 #include "planner/imatcopy_plan.hpp"
 #include "planner/launch_plan.hpp"
+#include "planner/permute_plan.hpp"
 
 namespace ipt::planner {
 
@@ -119,5 +120,25 @@ std::string check_imatcopy_plan(const LaunchPlan& plan, const ImatcopyShape& sha
 // element of A where it started.
 std::string check_imatcopy_rollback(const LaunchPlan& plan, std::size_t done,
                                     const ImatcopyShape& shape);
+
+// check_plan for a permutation's plan (permute_plan.hpp): element e of the tensor ends where
+// numpy.transpose(x, shape.perm) puts it (in units of the plan's element, which may hold
+// several of the tensor's), every element for tensors of at most max_full elements, else
+// `samples` random ones and both ends; no step touches past the tensor (past
+// shape.capacity when the plan is a single transposition that borrows: its room ends where
+// it started); and the regions, held bytes and flags as check_plan.
+std::string check_permute_plan(const LaunchPlan& plan, const PermuteShape& shape,
+                               std::uint64_t max_full = 1000000, std::uint64_t samples = 4096,
+                               std::uint64_t seed = 1);
+
+// check_rollback for a permutation's plan: the first `done` steps and their undo leave every
+// element where it started.
+std::string check_permute_rollback(const LaunchPlan& plan, std::size_t done,
+                                   const PermuteShape& shape, std::uint64_t max_full = 1000000,
+                                   std::uint64_t samples = 4096, std::uint64_t seed = 1);
+
+// Where numpy.transpose(x, perm) puts element `index` of the row-major tensor x of `dims`.
+std::uint64_t permuted_index(const std::vector<std::uint64_t>& dims,
+                             const std::vector<std::size_t>& perm, std::uint64_t index);
 
 }  // namespace ipt::planner
