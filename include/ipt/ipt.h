@@ -265,6 +265,37 @@ IPT_API ipt_status ipt_transpose_batched_f64(cl_command_queue queue, cl_mem buff
                                              const cl_event* event_wait_list, cl_event* event);
 
 /*
+ * Permutes the axes of a tensor in place: the row-major tensor of `rank` axes (1 to
+ * IPT_MAX_RANK; the last axis fastest) of sizes dims[0..rank-1], of elem_size-byte
+ * elements (1, 2, 4, 8 or 16) at element `offset` of `buffer`, becomes the tensor whose
+ * axis i is the input's axis perm[i], in the same memory: numpy.transpose(x, perm), and
+ * PyTorch's x.permute(perm).contiguous(), without a second tensor. NCHW -> NHWC of
+ * images is perm {0, 2, 3, 1}; [B][S][H][D] -> [B][H][S][D] is {0, 2, 1, 3}. Rank 2 with
+ * perm {1, 0} is ipt_transpose.
+ *
+ * The call is made of block swaps [P][A][B][S] -> [P][B][A][S] of adjacent groups of
+ * axes, each one transposition of P matrices of A x B (S = 1) or one pass over
+ * super-elements of S elements: axes of size 1 and axes that stay adjacent cost nothing,
+ * and a permutation that keeps the last axis in place moves whole rows of it
+ * (ipt_plan_permute shows the plan). The extra device memory is bounded as for
+ * ipt_transpose; the tensor's own bytes past its end are never touched (its padding, if
+ * a transposition pads, is kept in scratch), except that a permutation that is one
+ * matrix transposition uses the buffer's room as ipt_transpose does.
+ *
+ * Returns IPT_SUCCESS, IPT_INVALID_VALUE (rank 0 or past IPT_MAX_RANK, dims or perm NULL,
+ * perm not a permutation of 0 .. rank - 1), IPT_INVALID_ELEMENT_SIZE, IPT_SIZE_OVERFLOW
+ * (the tensor's bytes, or the offset's, overflow size_t), IPT_BUFFER_TOO_SMALL, and the
+ * statuses of ipt_transpose for the queue, buffer, events and device; a tensor with an
+ * axis of size 0 returns at once. Events and the guarantee of a failed call as for
+ * ipt_transpose: the buffer is unchanged or, for a failure part-way, restored.
+ */
+#define IPT_MAX_RANK 8
+IPT_API ipt_status ipt_permute(cl_command_queue queue, cl_mem buffer, size_t offset, size_t rank,
+                               const size_t* dims, const size_t* perm, size_t elem_size,
+                               cl_uint num_events_in_wait_list, const cl_event* event_wait_list,
+                               cl_event* event);
+
+/*
  * MKL's in-place matrix copy, mkl_?imatcopy, on a device buffer:
  *
  *   MKL:    mkl_simatcopy(ordering, trans, rows, cols, alpha, AB, lda, ldb)
@@ -452,6 +483,28 @@ IPT_API ipt_status ipt_plan(cl_device_id device, size_t rows, size_t cols, size_
 IPT_API ipt_status ipt_plan_batched(cl_device_id device, size_t batch, size_t rows, size_t cols,
                                     size_t elem_size, const ipt_plan_options* options,
                                     ipt_plan_info* info);
+
+/* The plan of a permutation (ipt_plan_permute). */
+typedef struct ipt_permute_info {
+  size_t rank;                 /* axes of the permutation as carried out: those of size 1 */
+  size_t dims[IPT_MAX_RANK];   /* dropped, adjacent ones that stay adjacent merged, and a */
+  size_t perm[IPT_MAX_RANK];   /* last axis that stays last folded into the element */
+  size_t elem_size;            /* the element the kernels move (elem_size or larger) */
+  unsigned num_swaps;          /* block swaps [P][A][B][S] -> [P][B][A][S] */
+  unsigned num_stages;         /* kernels enqueued per call */
+  size_t scratch_bytes;        /* device scratch allocated per call */
+  size_t borrowed_bytes;       /* bytes past the tensor used and given back (one transposition) */
+  char description[2048];      /* the plan in words, NUL-terminated, possibly truncated */
+} ipt_permute_info;
+
+/*
+ * Fills *info with the plan of ipt_permute for this tensor on `device`, in a buffer with
+ * room for any padding. Statuses as ipt_permute's for the arguments it takes, and
+ * IPT_INVALID_DEVICE, IPT_INVALID_VALUE (info NULL), IPT_MATRIX_TOO_LARGE. An empty
+ * tensor has the plan of no kernel.
+ */
+IPT_API ipt_status ipt_plan_permute(cl_device_id device, size_t rank, const size_t* dims,
+                                    const size_t* perm, size_t elem_size, ipt_permute_info* info);
 
 /*
  * ipt_transpose with a caller-adjusted plan (`options`, NULL: automatic; an explicit

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "planner/permute_plan.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/error.hpp"
 #include "runtime/transpose.hpp"
@@ -113,6 +114,31 @@ std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t
   return bytes;
 }
 
+void check_permutation(std::size_t rank, const std::size_t* dims, const std::size_t* perm) {
+  if (rank == 0 || rank > planner::kMaxRank)
+    fail(IPT_INVALID_VALUE, "rank is " + std::to_string(rank) + "; it must be 1 to " +
+                                std::to_string(planner::kMaxRank));
+  if (dims == nullptr) fail(IPT_INVALID_VALUE, "dims is NULL");
+  if (perm == nullptr) fail(IPT_INVALID_VALUE, "perm is NULL");
+  bool seen[planner::kMaxRank] = {};
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (perm[i] >= rank || seen[perm[i]])
+      fail(IPT_INVALID_VALUE, "perm[" + std::to_string(i) + "] is " + std::to_string(perm[i]) +
+                                  ": perm must hold each of 0 .. " + std::to_string(rank - 1) +
+                                  " once");
+    seen[perm[i]] = true;
+  }
+}
+
+std::size_t checked_tensor_bytes(std::size_t rank, const std::size_t* dims, std::size_t elem_size) {
+  std::size_t bytes = checked_matrix_bytes(1, 1, elem_size);  // checks elem_size
+  for (std::size_t a = 0; a < rank; ++a)
+    if (__builtin_mul_overflow(bytes, dims[a], &bytes))
+      fail(IPT_SIZE_OVERFLOW, "the tensor's size in bytes (dims[0] * ... * dims[" +
+                                  std::to_string(rank - 1) + "] * elem_size) overflows size_t");
+  return bytes;
+}
+
 namespace {
 
 // The caller's handles, checked first (before any size): the queue, the buffer and the
@@ -154,6 +180,20 @@ void validate_transpose(runtime::TransposeRequest& request, bool require_fp64) {
   check_extent(request, buffer_bytes, require_fp64, matrix_bytes, one ? "the matrix" : "the batch",
                one ? "(offset + rows * cols) * elem_size overflows size_t"
                    : "(offset + batch * rows * cols) * elem_size overflows size_t");
+}
+
+void validate_permute(runtime::PermuteRequest& request, std::size_t rank, const std::size_t* dims,
+                      const std::size_t* perm) {
+  runtime::TransposeRequest& call = request.call;
+  const std::size_t buffer_bytes = check_handles(call);
+  check_permutation(rank, dims, perm);
+  request.dims.assign(dims, dims + rank);
+  request.perm.assign(perm, perm + rank);
+  const std::size_t bytes = checked_tensor_bytes(rank, dims, call.elem_size);
+  call.rows = bytes / call.elem_size;
+  call.cols = 1;
+  check_extent(call, buffer_bytes, false, bytes, "the tensor",
+               "(offset + elements) * elem_size overflows size_t");
 }
 
 void validate_imatcopy(runtime::ImatcopyRequest& request, bool require_fp64) {

@@ -8,6 +8,7 @@
 namespace ipt::runtime {
 struct TransposeRequest;
 struct ImatcopyRequest;
+struct PermuteRequest;
 }  // namespace ipt::runtime
 
 namespace ipt::api {
@@ -19,6 +20,20 @@ void validate_transpose(runtime::TransposeRequest& request, bool require_fp64);
 // As validate_transpose for ipt_imatcopy: the strides (IPT_INVALID_VALUE), then the
 // matrix's larger extent with them against the buffer. Expects the row-major view.
 void validate_imatcopy(runtime::ImatcopyRequest& request, bool require_fp64);
+
+// As validate_transpose for ipt_permute, given the caller's rank, dims and perm: the rank
+// (1 to 8), dims and perm (not NULL; perm a permutation of 0 .. rank - 1) are
+// IPT_INVALID_VALUE, then the element size, the tensor's size and its extent in the
+// buffer. Fills in request.dims, request.perm and the call's rows (the tensor's elements)
+// and cols (1).
+void validate_permute(runtime::PermuteRequest& request, std::size_t rank, const std::size_t* dims,
+                      const std::size_t* perm);
+
+// The rank, dims and perm of ipt_permute and ipt_plan_permute (IPT_INVALID_VALUE).
+void check_permutation(std::size_t rank, const std::size_t* dims, const std::size_t* perm);
+
+// Bytes of a tensor of `rank` axes of `dims`: IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.
+std::size_t checked_tensor_bytes(std::size_t rank, const std::size_t* dims, std::size_t elem_size);
 
 // Checks elem_size and returns rows * cols * elem_size; throws on overflow.
 // Bytes of `batch` matrices of rows x cols; IPT_INVALID_ELEMENT_SIZE or IPT_SIZE_OVERFLOW.

@@ -248,20 +248,39 @@ LaunchPlan swap_plan(const DeviceProfile& device, const BlockSwap& swap,
   return plan;
 }
 
+// The swaps' part in words.
+std::string part_text(const LaunchPlan& part, const BlockSwap& swap) {
+  std::string text = "P " + std::to_string(swap.P) + ", A " + std::to_string(swap.A) + ", B " +
+                     std::to_string(swap.B) + ", S " + std::to_string(swap.S) + ": ";
+  if (swap.S == 1) return text + indented(describe(part));
+  for (const Step& step : part.steps) text += step.what;
+  return text;
+}
+
 // The plan of `swaps`, one after the other on one scratch.
-LaunchPlan composed_plan(const DeviceProfile& device, const ReducedPermutation& reduced,
-                         const std::vector<BlockSwap>& swaps, const PlanOverrides& overrides) {
-  LaunchPlan launch;
+PermutePlan composed_plan(const DeviceProfile& device, const PermuteShape& shape,
+                          const ReducedPermutation& reduced, std::vector<BlockSwap> swaps,
+                          const PlanOverrides& overrides) {
+  PermutePlan plan;
+  plan.shape = shape;
+  plan.reduced = reduced;
+  plan.swaps = std::move(swaps);
+  LaunchPlan& launch = plan.launch;
   launch.elem_size = reduced.elem_size;
   launch.offset = reduced.offset;
   const std::uint64_t elements = std::accumulate(reduced.dims.begin(), reduced.dims.end(),
                                                  std::uint64_t{1}, std::multiplies<>());
   launch.transpose.rows = launch.transpose.padded_rows = elements;
   launch.transpose.cols = launch.transpose.padded_cols = 1;
-  if (swaps.size() == 1) return swap_plan(device, swaps.front(), reduced, overrides, true);
+  const bool alone = plan.swaps.size() == 1;
   bool first = true;
-  for (const BlockSwap& swap : swaps) {
-    LaunchPlan part = swap_plan(device, swap, reduced, overrides, false);
+  for (const BlockSwap& swap : plan.swaps) {
+    LaunchPlan part = swap_plan(device, swap, reduced, overrides, alone);
+    plan.parts.push_back(part_text(part, swap));
+    if (alone) {
+      launch = std::move(part);
+      break;
+    }
     if (part.undo.size() != part.steps.size())
       throw std::logic_error("a block swap's plan lacks an undo");
     if (first) {  // the first part's scratch is zeroed by the plan's fill, as for one call
@@ -271,58 +290,57 @@ LaunchPlan composed_plan(const DeviceProfile& device, const ReducedPermutation& 
     }
     append_part(launch, std::move(part), 0);
   }
-  if (!launch.undo.empty()) launch.undo.pop_back();
-  return launch;
+  if (!alone && !launch.undo.empty()) launch.undo.pop_back();
+  return plan;
+}
+
+std::uint64_t extra_bytes(const LaunchPlan& plan) {
+  return plan.scratch_bytes + plan.zero_scratch_bytes;
 }
 
 }  // namespace
 
-LaunchPlan plan_permute(const DeviceProfile& device, const PermuteShape& shape,
-                        const PlanOverrides& overrides) {
+PermutePlan plan_permutation(const DeviceProfile& device, const PermuteShape& shape,
+                             const PlanOverrides& overrides) {
   const ReducedPermutation reduced = reduce_permutation(shape);
-  LaunchPlan launch = composed_plan(device, reduced, permutation_swaps(device, reduced), overrides);
+  PermutePlan plan =
+      composed_plan(device, shape, reduced, permutation_swaps(device, reduced), overrides);
   // The parts share their scratch, each kind at the largest part's size, and keep their
   // flags in call scratch (CallShape::zero_scratch_flags). Where the 0100! passes still
   // take more than the bound, transpositions alone, and the plan of the two that takes
   // less.
-  std::uint64_t elements = 1;
-  for (const std::uint64_t d : reduced.dims) elements *= d;
-  const auto extra = [](const LaunchPlan& plan) {
-    return plan.scratch_bytes + plan.zero_scratch_bytes;
-  };
+  const std::uint64_t elements = plan.launch.transpose.rows;
   if (elements >= kMemoryBudgetFrom &&
-      static_cast<double>(extra(launch)) >
+      static_cast<double>(extra_bytes(plan.launch)) >
           kMaxExtraMemory * static_cast<double>(elements * reduced.elem_size)) {
-    LaunchPlan transpositions =
-        composed_plan(device, reduced, permutation_swaps(device, reduced, false), overrides);
-    if (extra(transpositions) < extra(launch)) launch = std::move(transpositions);
+    PermutePlan transpositions =
+        composed_plan(device, shape, reduced, permutation_swaps(device, reduced, false), overrides);
+    if (extra_bytes(transpositions.launch) < extra_bytes(plan.launch))
+      plan = std::move(transpositions);
   }
-  check_allocations(launch, device);
-  return launch;
+  check_allocations(plan.launch, device);
+  return plan;
 }
 
-std::string describe_permute(const DeviceProfile& device, const PermuteShape& shape,
-                             const PlanOverrides& overrides) {
-  const ReducedPermutation reduced = reduce_permutation(shape);
+LaunchPlan plan_permute(const DeviceProfile& device, const PermuteShape& shape,
+                        const PlanOverrides& overrides) {
+  return plan_permutation(device, shape, overrides).launch;
+}
+
+std::string describe(const PermutePlan& plan) {
+  const PermuteShape& shape = plan.shape;
+  const ReducedPermutation& reduced = plan.reduced;
   std::string out = "permutation " + list_text(shape.perm) + " of " + list_text(shape.dims) + ", " +
                     std::to_string(shape.elem_size) + "-byte elements";
   if (reduced.dims != shape.dims || reduced.elem_size != shape.elem_size)
     out += "\n  as " + list_text(reduced.perm) + " of " + list_text(reduced.dims) + ", " +
            std::to_string(reduced.elem_size) + "-byte elements";
-  const std::vector<BlockSwap> swaps = permutation_swaps(device, reduced);
-  if (swaps.empty()) return out + "\n  nothing moves";
-  out += "\n  " + std::to_string(swaps.size()) +
-         (swaps.size() == 1 ? " block swap" : " block swaps") +
-         " [P][A][B][S] -> [P][B][A][S], one after the other on one scratch:";
-  for (const BlockSwap& swap : swaps) {
-    out += "\n  P " + std::to_string(swap.P) + ", A " + std::to_string(swap.A) + ", B " +
-           std::to_string(swap.B) + ", S " + std::to_string(swap.S) + ": ";
-    const LaunchPlan part = swap_plan(device, swap, reduced, overrides, swaps.size() == 1);
-    if (swap.S == 1)
-      out += indented(describe(part));
-    else
-      for (const Step& step : part.steps) out += step.what;
-  }
+  if (plan.swaps.empty()) return out + "\n  nothing moves";
+  out += "\n  " + std::to_string(plan.swaps.size()) +
+         (plan.swaps.size() == 1 ? " block swap" : " block swaps") +
+         " [P][A][B][S] -> [P][B][A][S]" +
+         (plan.swaps.size() == 1 ? ":" : ", one after the other on one scratch:");
+  for (const std::string& part : plan.parts) out += "\n  " + part;
   return out;
 }
 

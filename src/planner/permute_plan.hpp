@@ -65,13 +65,23 @@ std::vector<BlockSwap> permutation_swaps(const DeviceProfile& device,
                                          const ReducedPermutation& reduced,
                                          bool super_elements = true);
 
+// A call's plan and how it was composed.
+struct PermutePlan {
+  PermuteShape shape;
+  ReducedPermutation reduced;
+  std::vector<BlockSwap> swaps;
+  std::vector<std::string> parts;  // each swap's plan in words
+  LaunchPlan launch;
+};
+
 // The plan of a whole call. Throws as reduce_permutation, and as plan_call does for
 // each swap's plan (MatrixTooLarge, ResourceError).
+PermutePlan plan_permutation(const DeviceProfile& device, const PermuteShape& shape,
+                             const PlanOverrides& overrides = {});
 LaunchPlan plan_permute(const DeviceProfile& device, const PermuteShape& shape,
                         const PlanOverrides& overrides = {});
 
 // The plan in words: the permutation as reduced, each swap and its steps.
-std::string describe_permute(const DeviceProfile& device, const PermuteShape& shape,
-                             const PlanOverrides& overrides = {});
+std::string describe(const PermutePlan& plan);
 
 }  // namespace ipt::planner

@@ -240,6 +240,48 @@ void execute_stage(const TransposeRequest& request, const planner::Stage& stage)
                });
 }
 
+namespace {
+
+auto permutation(const planner::PermuteShape& shape) {
+  return [shape](const planner::DeviceProfile& profile, const planner::PlanOverrides& overrides) {
+    return planner::plan_permute(profile, shape, overrides);
+  };
+}
+
+}  // namespace
+
+planner::PermutePlan plan_for_permute(const planner::DeviceProfile& profile,
+                                      const planner::PermuteShape& shape) {
+  planner::PermutePlan plan;
+  // plan_with gives the planner's errors their statuses.
+  plan_with(
+      [&plan, &shape](const planner::DeviceProfile& device,
+                      const planner::PlanOverrides& overrides) {
+        plan = planner::plan_permutation(device, shape, overrides);
+        return plan.launch;
+      },
+      profile, overrides_for(nullptr), false);
+  return plan;
+}
+
+void execute_permute(const PermuteRequest& request) {
+  const TransposeRequest& call = request.call;
+  if (call.rows == 0) return enqueue_marker(call);
+  const std::uint64_t capacity =
+      buffer_capacity(call.buffer_bytes, call.offset, call.elem_size, call.max_bytes);
+  planner::PermuteShape shape;
+  shape.dims = request.dims;
+  shape.perm = request.perm;
+  shape.elem_size = call.elem_size;
+  shape.offset = call.offset;
+  shape.capacity = capacity;
+  std::string operation = "permute";
+  for (const std::uint64_t d : shape.dims) operation += " " + std::to_string(d);
+  operation += " |";
+  for (const std::size_t p : shape.perm) operation += " " + std::to_string(p);
+  execute_call(call, capacity, operation, permutation(shape));
+}
+
 void execute_imatcopy(const ImatcopyRequest& request) {
   const TransposeRequest& call = request.call;
   if (call.rows == 0 || call.cols == 0) return enqueue_marker(call);

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "ipt/ipt.h"
 #include "planner/device_profile.hpp"
 #include "planner/imatcopy_plan.hpp"
 #include "planner/launch_plan.hpp"
+#include "planner/permute_plan.hpp"
 #include "planner/sequence.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/onchip_residency.hpp"
@@ -50,6 +52,22 @@ struct ImatcopyRequest {
   bool transpose = false;
   planner::ElementTransform transform;
 };
+
+// An ipt_permute call (planner/permute_plan.hpp): `call` holds the handles, the events, the
+// offset and the element size; its rows are the tensor's elements and its cols 1.
+struct PermuteRequest {
+  TransposeRequest call;
+  std::vector<std::uint64_t> dims;
+  std::vector<std::size_t> perm;
+};
+
+// Enqueues a permutation that passed api::validate_permute; as execute_transpose.
+void execute_permute(const PermuteRequest& request);
+
+// The plan of a permutation, as plan_for_call (`shape.capacity` kUnlimited: no buffer),
+// with IPT_OVERRIDES' plan keys for its transpositions.
+planner::PermutePlan plan_for_permute(const planner::DeviceProfile& profile,
+                                      const planner::PermuteShape& shape);
 
 // Enqueues one stage alone (planner::plan_stage) on the request's buffer from its offset,
 // after its wait list: the phases of the host scheme's slicing (host/host_slicing.hpp).

@@ -41,6 +41,8 @@ struct Case {
   std::size_t rows, cols, elem_size;
   const char* overrides;
   bool room;  // a buffer of ipt_padded_size bytes (a padded plan borrows), else exact
+  // ipt_permute's tensor (rows: its elements, cols 1) and permutation.
+  std::vector<std::size_t> dims = {}, perm = {};
 };
 
 // Every plan class the runtime enqueues. The small local memory makes plans of several
@@ -64,6 +66,35 @@ const Case kCases[] = {
      "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1,sequence=2.1,m=32", false},
 };
 
+// Permutations whose plans are several block swaps, one after the other on one scratch:
+// transpositions and 0100! passes over super-elements.
+const Case kPermuteCases[] = {
+    {"permute, three prime axes reversed",
+     29 * 31 * 37,
+     1,
+     4,
+     "local_mem=8192",
+     false,
+     {29, 31, 37},
+     {2, 1, 0}},
+    {"permute, transpositions of rows and 2-byte elements",
+     3 * 20 * 6 * 5,
+     1,
+     2,
+     "local_mem=8192",
+     false,
+     {3, 20, 6, 5},
+     {3, 0, 2, 1}},
+    {"permute, 0100! passes over super-elements",
+     5 * 6 * 7 * 32,
+     1,
+     4,
+     "local_mem=8192",
+     false,
+     {5, 6, 7, 32},
+     {2, 1, 0, 3}},
+};
+
 struct Outcome {
   ipt_status status = IPT_SUCCESS;
   std::string message;
@@ -78,6 +109,7 @@ enum class Entry {
   kTranspose,
   kWithOptions,  // ipt_transpose_with_options with default options: the same plan
   kBatched,      // two matrices back to back: a batch's own plan
+  kPermute,      // ipt_permute of the case's tensor
 };
 
 const char* entry_name(Entry entry) {
@@ -88,6 +120,8 @@ const char* entry_name(Entry entry) {
       return "ipt_transpose_with_options";
     case Entry::kBatched:
       return "ipt_transpose_batched (2 matrices)";
+    case Entry::kPermute:
+      return "ipt_permute";
   }
   return "?";
 }
@@ -105,6 +139,10 @@ class FaultRun {
 
   // Whether the matrix holds the call's result, or else a description of the difference.
   std::string check_done() const {
+    if (entry_ == Entry::kPermute)
+      return matrix_.check_holds(ipt::support::permute_axes(
+          matrix_.matrix_before(), std::vector<std::uint64_t>(case_.dims.begin(), case_.dims.end()),
+          case_.perm, case_.elem_size));
     if (batch() == 1) return matrix_.check_transposed();
     return matrix_.check_holds(ipt::support::permute_010(matrix_.matrix_before(), batch(),
                                                          case_.rows, case_.cols, case_.elem_size));
@@ -112,6 +150,7 @@ class FaultRun {
 
   // Whether ipt_plan describes a batch transposed in parts.
   bool planned_in_parts() const {
+    if (entry_ == Entry::kPermute) return permute_info().num_swaps > 1;
     if (batch() == 1) return false;
     ipt_plan_info info{};
     REQUIRE(ipt_plan_batched(session().device(), batch(), case_.rows, case_.cols, case_.elem_size,
@@ -123,8 +162,8 @@ class FaultRun {
   // asks for none where borrowing would pass the bound on extra memory).
   bool borrows() const {
     ipt_plan_info info{};
-    REQUIRE(ipt_plan(session().device(), case_.rows, case_.cols, case_.elem_size, nullptr,
-                     &info) == IPT_SUCCESS);
+    REQUIRE(ipt_plan(session().device(), case_.rows, case_.cols, case_.elem_size, nullptr, &info) ==
+            IPT_SUCCESS);
     return info.borrowed_bytes != 0;
   }
 
@@ -132,6 +171,7 @@ class FaultRun {
   // IPT_OVERRIDES forces; a forced sequence pads only when forced to, with room, so it
   // plans the same either way.
   unsigned planned_kernels() const {
+    if (entry_ == Entry::kPermute) return permute_info().num_stages;
     ipt_plan_options options{};
     options.max_bytes = case_.rows * case_.cols * case_.elem_size;
     const bool forced = std::string(case_.overrides).find("sequence=") != std::string::npos;
@@ -144,6 +184,14 @@ class FaultRun {
                        case_.room || forced ? nullptr : &options, &info) == IPT_SUCCESS);
     INFO(info.description);
     return info.num_stages;
+  }
+
+  ipt_permute_info permute_info() const {
+    ipt_permute_info info{};
+    REQUIRE(ipt_plan_permute(session().device(), case_.dims.size(), case_.dims.data(),
+                             case_.perm.data(), case_.elem_size, &info) == IPT_SUCCESS);
+    INFO(info.description);
+    return info;
   }
 
   // One call from the original bytes with fresh scratch (the counts of a call that finds
@@ -172,6 +220,11 @@ class FaultRun {
         outcome.status =
             ipt_transpose_batched(queue_, matrix_.buffer(), matrix_.offset(), batch(), case_.rows,
                                   case_.cols, 0, nullptr, &event, case_.elem_size);
+        break;
+      case Entry::kPermute:
+        outcome.status =
+            ipt_permute(queue_, matrix_.buffer(), matrix_.offset(), case_.dims.size(),
+                        case_.dims.data(), case_.perm.data(), case_.elem_size, 0, nullptr, &event);
         break;
     }
     outcome.message = ipt_last_error_message();
@@ -357,6 +410,20 @@ TEST_CASE("a call that fails at any command or allocation loses nothing", "[faul
   std::uint64_t seed = 3100, allocations = 0;
   for (const Case& c : kCases) allocations += check_every_failure(c, session().queue(), ++seed);
   CHECK(allocations >= std::size(kCases));  // scratch, zero scratch or both
+}
+
+TEST_CASE("ipt_permute fails as safely, its block swaps undone", "[faults]") {
+  std::uint64_t seed = 3500;
+  for (const Case& c : kPermuteCases) {
+    // Several swaps, so that failures come inside the later ones too.
+    ipt::test::ScopedOverrides env(c.overrides);
+    ipt_permute_info info{};
+    REQUIRE(ipt_plan_permute(session().device(), c.dims.size(), c.dims.data(), c.perm.data(),
+                             c.elem_size, &info) == IPT_SUCCESS);
+    INFO(info.description);
+    REQUIRE(info.num_swaps >= 2);
+    check_every_failure(c, session().queue(), ++seed, Entry::kPermute);
+  }
 }
 
 TEST_CASE("ipt_transpose_with_options and ipt_transpose_batched fail as safely",

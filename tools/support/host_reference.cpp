@@ -28,4 +28,27 @@ std::vector<unsigned char> transpose_reference(const std::vector<unsigned char>&
   return permute_0100(in, 1, rows, cols, 1, elem_size);
 }
 
+std::vector<unsigned char> permute_axes(const std::vector<unsigned char>& in,
+                                        const std::vector<std::uint64_t>& dims,
+                                        const std::vector<std::size_t>& perm,
+                                        std::size_t elem_size) {
+  const std::size_t rank = dims.size();
+  std::vector<std::uint64_t> stride(rank, 1);  // of each input axis, in elements
+  for (std::size_t a = rank; a-- > 1;) stride[a - 1] = stride[a] * dims[a];
+  std::uint64_t elements = 1;
+  for (const std::uint64_t d : dims) elements *= d;
+  std::vector<unsigned char> out(in.size());
+  std::vector<std::uint64_t> at(rank, 0);  // the output element's index on each output axis
+  for (std::uint64_t o = 0; o < elements; ++o) {
+    std::uint64_t from = 0;
+    for (std::size_t i = 0; i < rank; ++i) from += at[i] * stride[perm[i]];
+    std::memcpy(&out[o * elem_size], &in[from * elem_size], elem_size);
+    for (std::size_t i = rank; i-- > 0;) {  // the next output element
+      if (++at[i] < dims[perm[i]]) break;
+      at[i] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace ipt::support

@@ -26,4 +26,12 @@ std::vector<unsigned char> transpose_reference(const std::vector<unsigned char>&
                                                std::uint64_t rows, std::uint64_t cols,
                                                std::size_t elem_size);
 
+// numpy.transpose(x, perm) of the row-major tensor x of `dims` (last axis fastest): output
+// axis i is input axis perm[i]. Computed element by element from the axes' strides, not
+// from block swaps (what the library does).
+std::vector<unsigned char> permute_axes(const std::vector<unsigned char>& in,
+                                        const std::vector<std::uint64_t>& dims,
+                                        const std::vector<std::size_t>& perm,
+                                        std::size_t elem_size);
+
 }  // namespace ipt::support
