@@ -100,6 +100,8 @@ for bad in 1e3 -5 +5 12abc 1.5 18446744073709551616; do
   refused --slices "$bad" "$bench" host --slices "2,$bad"
   refused --sizes "$bad" "$kernel_bench" square --sizes "$bad,1024"
   refused --shapes "$bad" "$kernel_bench" onchip --shapes "4x${bad}x5"
+  refused DIMS "$bad" "$plan" permute "4,$bad" 1,0
+  refused PERM "$bad" "$plan" permute 4,5 "1,$bad"
 done
 # Values past the type's range: --reps is an int, --threads an unsigned.
 refused --reps 2147483648 "$bench" random --reps 2147483648
@@ -117,6 +119,7 @@ list_refused() {  # $1 words expected, then the command
 list_refused "--sizes: '16384,,8192' has an empty item" "$bench" square --sizes 16384,,8192
 list_refused "--sizes: '16384,' has an empty item" "$bench" square --sizes 16384,
 list_refused "--shapes: '7200' is not of the form ROWSxCOLS" "$bench" shapes --shapes 7200
+list_refused "DIMS has 2 axes, PERM 3" "$plan" permute 4,5 0,1,2
 list_refused "--soa-shapes: '1x2x3' is not of the form IxAxBxC" "$kernel_bench" soa --soa-shapes 1x2x3
 shapes_file=$(mktemp)
 printf '7200 1800\n-5 100\n' > "$shapes_file"
