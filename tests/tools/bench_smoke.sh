@@ -44,6 +44,12 @@ grep -q '"buffer": "exact"' "$dir/exact.json" || { echo "exact: buffer not recor
 check skinny
 "$bench" square --sizes 33,64 --type 2 "${common[@]}" --csv "$dir/square.csv" --json "$dir/square.json" > /dev/null
 check square
+# ipt-bench permute: one tensor, its own table and CSV (the protocol is for a GPU).
+"$bench" permute --dims 30,40,50,3 --perm 2,0,3,1 "${common[@]}" --csv "$dir/permute.csv" > "$dir/permute.log"
+grep -q "every result verified" "$dir/permute.log" || { echo "permute: not verified"; exit 1; }
+[ "$(head -1 "$dir/permute.csv")" = "name,dims,perm,elem_size,seconds,gbs,copy_gbs,extra_bytes,verified" ] || { echo "permute: bad CSV header"; exit 1; }
+awk -F, 'NR == 2 && $NF == 1 { ok = 1 } END { exit !ok }' "$dir/permute.csv" || { echo "permute: the CSV row is not verified"; exit 1; }
+echo "permute: ok"
 for mode in sequences tiles padding; do
   "$bench" $mode --shapes 59x83,60x84 --max-pairs 4 "${common[@]}" --csv "$dir/$mode.csv" --json "$dir/$mode.json" > /dev/null
   check $mode

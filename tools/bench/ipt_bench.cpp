@@ -25,6 +25,7 @@
 #include "host_mode.hpp"
 #include "imatcopy_mode.hpp"
 #include "latency_mode.hpp"
+#include "permute_mode.hpp"
 #include "results.hpp"
 #include "support/cli_values.hpp"
 #include "support/command_line.hpp"
@@ -55,10 +56,12 @@ struct Options {
   std::vector<std::string> baselines{"default"};
   std::string csv, json, shapes_out;
   bool list_shapes = false;
-  std::string buffer = "exact";  // exact | padded
-  std::string protocol;          // latency: random | skinny (empty: the single-shape table)
-  bool warmup = false;           // latency --protocol: ipt_warmup before the shapes
-  std::string one;               // latency --one first|warmup: one child process's figures
+  std::string buffer = "exact";         // exact | padded
+  std::string protocol;                 // latency: random | skinny (empty: the single-shape table)
+  bool warmup = false;                  // latency --protocol: ipt_warmup before the shapes
+  std::string one;                      // latency --one first|warmup: one child process's figures
+  std::vector<std::size_t> dims, perm;  // permute: one case instead of the protocol
+  bool count_given = false;
 };
 
 #ifdef IPT_BENCH_HAVE_MPI
@@ -107,6 +110,12 @@ const char* const kHelp =
     "  batched    [--batch N (10000)] [--shapes RxC (64x100)]  one\n"
     "             ipt_transpose_batched call on N matrices, against one matrix of\n"
     "             the same size and a loop of N calls\n"
+    "  permute    [--count N (20)] [--seed S] [--dims D,... --perm P,...]  ipt_permute\n"
+    "             on common layouts (NCHW <-> NHWC of ResNet- and ViT-like activations,\n"
+    "             attention heads [B][S][H][D] <-> [B][H][S][D], xyz -> zxy and yzx of\n"
+    "             cubes and bricks) and N random rank-3 and rank-4 permutations of 2^24\n"
+    "             to 2^26 elements, or the one tensor --dims permuted by --perm; --csv\n"
+    "             for tools/compare/torch_permute.py\n"
     "  imatcopy   [--shapes RxC (8000x6000)] [--type f32|f64|c32|c64]  the\n"
     "             ipt_?imatcopy variants (alpha, pitches, no transpose) beside a\n"
     "             plain transpose\n"
@@ -268,7 +277,10 @@ Options parse(int argc, char** argv) {
                options.one = cli::one_of(v, "--one", {"first", "warmup"});
              })
       .value("--count",
-             [&](const std::string& v) { options.count = cli::parse_count(v, "--count"); })
+             [&](const std::string& v) {
+               options.count = cli::parse_count(v, "--count");
+               options.count_given = true;
+             })
       .value("--batch",
              [&](const std::string& v) { options.batch = cli::parse_count(v, "--batch"); })
       .flag("--large", [&] { options.large = true; })
@@ -283,6 +295,16 @@ Options parse(int argc, char** argv) {
                options.threads = static_cast<unsigned>(cli::parse_count(v, "--threads", UINT_MAX));
              })
       .value("--seed", [&](const std::string& v) { options.seed = cli::parse_count(v, "--seed"); })
+      .value("--dims",
+             [&](const std::string& v) {
+               const auto values = cli::parse_count_list(v, "--dims");
+               options.dims.assign(values.begin(), values.end());
+             })
+      .value("--perm",
+             [&](const std::string& v) {
+               const auto values = cli::parse_count_list(v, "--perm");
+               options.perm.assign(values.begin(), values.end());
+             })
       .value("--min",
              [&](const std::string& v) { options.min_side = cli::parse_count(v, "--min"); })
       .value("--max",
@@ -314,10 +336,11 @@ Options parse(int argc, char** argv) {
   cli::or_usage([&] { line.parse(argc, argv, 2); }, usage);
   const std::vector<std::string> modes{"random",    "skinny",   "square",  "shapes",
                                        "sequences", "tiles",    "padding", "latency",
-                                       "batched",   "imatcopy", "host"};
+                                       "batched",   "imatcopy", "host",    "permute"};
   if (std::find(modes.begin(), modes.end(), options.mode) == modes.end())
     usage("unknown mode '" + options.mode + "'");
   if (options.mode == "shapes" && options.shapes.empty()) usage("shapes needs --shapes");
+  if (options.dims.size() != options.perm.size()) usage("--dims and --perm must name as many axes");
   if (options.min_side == 0 || options.min_side > options.max_side) usage("bad --min/--max");
   return options;
 }
@@ -679,6 +702,12 @@ int main(int argc, char** argv) {
       if (options.batch == 0) usage("--batch must be at least 1");
       return ipt::bench::run_batched(session, options.batch, shape.first, shape.second,
                                      elem_size_of(options.type), options.repetitions);
+    }
+    if (options.mode == "permute") {
+      const ipt::support::Session session;
+      return ipt::bench::run_permute(session, elem_size_of(options.type),
+                                     options.count_given ? options.count : 20, options.seed,
+                                     options.repetitions, options.csv, options.dims, options.perm);
     }
     if (options.mode == "host") {
       const ipt::support::Session session;
