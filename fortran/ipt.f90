@@ -98,6 +98,7 @@ module ipt
   public :: ipt_warmup, ipt_clear_cache, ipt_status_string, ipt_last_error_message
   public :: ipt_plan, ipt_transpose_with_options, ipt_sequence_name
   public :: ipt_transpose_batched, ipt_transpose_batched_f32, ipt_transpose_batched_f64
+  public :: ipt_permute
   public :: ipt_transpose_host, ipt_transpose_host_f32, ipt_transpose_host_f64
 
   ! The names of checked arguments, as array constructors take them ("").
@@ -143,6 +144,15 @@ module ipt
       import :: c_ptr, c_size_t, c_int32_t, c_int
       type(c_ptr), value :: queue, buffer, wait_list, event
       integer(c_size_t), value :: offset, batch, rows, cols
+      integer(c_int32_t), value :: num_events
+      integer(c_int) :: status
+    end function
+    function c_permute(queue, buffer, offset, rank, dims, perm, elem_size, num_events, &
+                       wait_list, event) bind(C, name="ipt_permute") result(status)
+      import :: c_ptr, c_size_t, c_int32_t, c_int
+      type(c_ptr), value :: queue, buffer, wait_list, event
+      integer(c_size_t), value :: offset, rank, elem_size
+      integer(c_size_t), intent(in) :: dims(*), perm(*)
       integer(c_int32_t), value :: num_events
       integer(c_int) :: status
     end function
@@ -324,6 +334,62 @@ contains
     status = c_transpose_batched_f64(queue, buffer, int(offset, c_size_t), &
                                      int(batch, c_size_t), int(rows, c_size_t), &
                                      int(cols, c_size_t), count, list_arg, event_arg)
+  end function
+
+  ! Permutes, in place, the dimensions of the column-major array of `extents` (its
+  ! shape, first dimension fastest) of elem_size-byte elements at `offset` in `buffer`:
+  ! afterwards the buffer holds the column-major array whose dimension k is the input's
+  ! dimension order(k) (order 1-based, as MATLAB's permute(a, order)). In the C API's terms
+  ! the array is the row-major tensor of sizes extents(rank), ..., extents(1), permuted by
+  ! perm(i) = rank - order(rank - i) (i from 0). 1 to 8 dimensions; an order that is not a
+  ! permutation of 1 .. rank, or a negative size, is IPT_INVALID_VALUE.
+  function ipt_permute(queue, buffer, offset, extents, order, elem_size, event, wait_list) &
+      result(status)
+    type(c_ptr), intent(in) :: queue, buffer
+    integer(c_int64_t), intent(in) :: offset, extents(:), order(:), elem_size
+    type(c_ptr), intent(out), optional, target :: event
+    type(c_ptr), intent(in), optional :: wait_list(:)
+    integer(c_int) :: status
+    type(c_ptr) :: event_arg, list_arg
+    type(c_ptr), allocatable, target :: waits(:)
+    integer(c_int32_t) :: count
+    integer(c_size_t) :: dims(8), perm(8)
+    integer :: rank, i
+    logical :: seen(8)
+    call event_and_list(event_arg, list_arg, count, waits, event, wait_list)
+    status = check_sizes("ipt_permute", "offset elem_size", [offset, elem_size])
+    if (status /= IPT_SUCCESS) return
+    rank = size(extents)
+    if (rank < 1 .or. rank > 8 .or. size(order) /= rank) then
+      status = invalid("ipt_permute: " // decimal(int(size(extents), c_int64_t)) // &
+                       " extents and " // decimal(int(size(order), c_int64_t)) // &
+                       " order entries; 1 to 8 of each, as many")
+      return
+    end if
+    seen = .false.
+    do i = 1, rank
+      if (extents(i) < 0) then
+        status = invalid("ipt_permute: extents(" // decimal(int(i, c_int64_t)) // &
+                         ") is negative (" // decimal(extents(i)) // ")")
+        return
+      end if
+      if (order(i) < 1 .or. order(i) > rank) then
+        status = invalid("ipt_permute: order(" // decimal(int(i, c_int64_t)) // ") is " // &
+                         decimal(order(i)) // "; it must be 1 to " // decimal(int(rank, c_int64_t)))
+        return
+      end if
+      if (seen(order(i))) then
+        status = invalid("ipt_permute: order holds " // decimal(order(i)) // " twice")
+        return
+      end if
+      seen(order(i)) = .true.
+    end do
+    do i = 0, rank - 1
+      dims(i + 1) = int(extents(rank - i), c_size_t)
+      perm(i + 1) = int(rank - order(rank - i), c_size_t)
+    end do
+    status = c_permute(queue, buffer, int(offset, c_size_t), int(rank, c_size_t), dims, perm, &
+                       int(elem_size, c_size_t), count, list_arg, event_arg)
   end function
 
   ! Bytes a buffer needs from the matrix's offset for the fastest plan on `device`.

@@ -124,6 +124,25 @@ cl::Event transpose_batched(const cl::CommandQueue& queue, const cl::Buffer& buf
   return cl::Event(event);
 }
 
+// Permutes, in place, the axes of the row-major tensor of T of sizes `dims` (last axis
+// fastest) at `offset` elements into `buffer` (ipt_permute): afterwards its axis i is the
+// input's axis perm[i], as numpy.transpose(x, perm) orders it. T as for transpose (moved
+// bit for bit, double included on any device). Throws ipt::error, the buffer unchanged.
+template <typename T>
+cl::Event permute(const cl::CommandQueue& queue, const cl::Buffer& buffer,
+                  const std::vector<std::size_t>& dims, const std::vector<std::size_t>& perm,
+                  std::size_t offset = 0, const std::vector<cl::Event>& wait = {}) {
+  detail::check_element<T>();
+  if (dims.size() != perm.size())
+    detail::check(
+        ipt_set_last_error(IPT_INVALID_VALUE, "ipt::permute: dims and perm differ in length"));
+  cl_event event = nullptr;
+  detail::check(ipt_permute(queue(), buffer(), offset, dims.size(), dims.data(), perm.data(),
+                            sizeof(T), static_cast<cl_uint>(wait.size()), detail::wait_list(wait),
+                            &event));
+  return cl::Event(event);
+}
+
 namespace detail {
 // The scalar type of imatcopy's T.
 template <typename T>

@@ -6,6 +6,8 @@
     # t: a cols x rows Array over the same buffer; t.events and a.events hold the event
 
 Also ipt.transpose_batched(queue, a3)  (batch, rows, cols) -> (batch, cols, rows);
+ipt.permute(queue, a, axes): a tensor's axes permuted in place, as numpy.transpose orders
+them (NCHW -> NHWC: axes (0, 2, 3, 1));
 ipt.imatcopy(queue, a, ordering, trans, rows, cols, alpha=None, lda=None, ldb=None):
 MKL's mkl_?imatcopy on the array's elements;
 ipt.plan(device, rows, cols, dtype, options=None) -> ipt.PlanInfo,
@@ -26,9 +28,9 @@ from ._library import path as library_path
 from ._library import lib as _lib
 from ._plan import (SEQUENCES, PlanInfo, PlanOptions, clear_cache, padded_size, plan,
                     warmup)
-from ._transpose import ELEMENT_SIZES, imatcopy, transpose, transpose_batched
+from ._transpose import ELEMENT_SIZES, imatcopy, permute, transpose, transpose_batched
 
 __version__ = _lib.ipt_version_string().decode()
 
-__all__ = ["transpose", "transpose_batched", "imatcopy", "transpose_host", "plan", "padded_size", "warmup", "clear_cache", "PlanOptions",
+__all__ = ["transpose", "transpose_batched", "permute", "imatcopy", "transpose_host", "plan", "padded_size", "warmup", "clear_cache", "PlanOptions",
            "PlanInfo", "Error", "Status", "SEQUENCES", "ELEMENT_SIZES", "library_path"]

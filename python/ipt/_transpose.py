@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""ipt.transpose, ipt.transpose_batched and ipt.imatcopy: pyopencl arrays transposed in
-place by ipt_transpose, ipt_transpose_batched and ipt_imatcopy."""
+"""ipt.transpose, ipt.transpose_batched, ipt.permute and ipt.imatcopy: pyopencl arrays
+transposed in place by ipt_transpose, ipt_transpose_batched, ipt_permute and
+ipt_imatcopy."""
 
 import ctypes
 
@@ -137,6 +138,46 @@ def transpose_batched(queue, array, wait_for=None):
                             q, buffer, offset, batch, rows, cols, count, wait, event,
                             array.dtype.itemsize))
     return pyopencl.array.Array(queue, (batch, cols, rows), array.dtype, allocator=array.allocator,
+                                data=array.base_data, offset=array.offset, events=[done])
+
+
+MAX_RANK = 8  # IPT_MAX_RANK
+
+
+def permute(queue, array, axes=None, wait_for=None):
+    """Permutes the axes of the C-contiguous `array` in place (ipt_permute), as
+    numpy.transpose(array, axes) orders them: axis i of the result is axis axes[i] of
+    `array` (None: the axes reversed). 1 to 8 axes.
+
+    Returns a new Array of the permuted shape over the same buffer and offset whose events
+    hold the call's event (also added to `array`, whose shape is now stale). Otherwise as
+    ipt.transpose: raises TypeError or ValueError for what it cannot take, ipt.Error for
+    an error status; either way the buffer is unchanged.
+    """
+    _check_array(array, None, "ipt.permute")
+    if not 1 <= array.ndim <= MAX_RANK:
+        raise ValueError("ipt.permute: %d axes; libipt permutes 1 to %d" % (array.ndim, MAX_RANK))
+    if axes is None:
+        axes = tuple(reversed(range(array.ndim)))
+    try:
+        axes = tuple(int(a) for a in axes)
+    except TypeError:
+        raise TypeError("ipt.permute: axes must be a sequence of integers, not %s"
+                        % type(axes).__name__) from None
+    if sorted(axes) != list(range(array.ndim)):
+        raise ValueError("ipt.permute: axes %s are not a permutation of 0 .. %d"
+                         % (axes, array.ndim - 1))
+    shape = tuple(array.shape[a] for a in axes)
+    if array.base_data is None:
+        return pyopencl.array.Array(queue or array.queue, shape, array.dtype,
+                                    allocator=array.allocator)
+    dims = (ctypes.c_size_t * array.ndim)(*array.shape)
+    perm = (ctypes.c_size_t * array.ndim)(*axes)
+    queue, done = _call(array, queue, wait_for, "ipt_permute",
+                        lambda q, buffer, offset, count, wait, event: _lib.ipt_permute(
+                            q, buffer, offset, array.ndim, dims, perm, array.dtype.itemsize,
+                            count, wait, event))
+    return pyopencl.array.Array(queue, shape, array.dtype, allocator=array.allocator,
                                 data=array.base_data, offset=array.offset, events=[done])
 
 

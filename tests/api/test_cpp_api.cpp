@@ -104,6 +104,19 @@ TEST_CASE("the C++ binding transposes a batch", "[batched][api][cpp]") {
   CHECK(m.check_holds(expected) == "");  // the failed call changed nothing
 }
 
+TEST_CASE("the C++ binding permutes a tensor", "[permute][api][cpp]") {
+  GuardedMatrix m(4 * 5 * 6 * 7, 1, 8, 3, 12, 83);
+  const cl::CommandQueue queue(session().queue(), /*retainObject=*/true);
+  const cl::Buffer buffer(m.buffer(), /*retainObject=*/true);
+  ipt::permute<double>(queue, buffer, {4, 5, 6, 7}, {2, 0, 3, 1}, 3).wait();
+  const auto expected =
+      ipt::support::permute_axes(m.matrix_before(), {4, 5, 6, 7}, {2, 0, 3, 1}, 8);
+  CHECK(m.check_holds(expected) == "");
+  CHECK_THROWS_AS(ipt::permute<double>(queue, buffer, {4, 5, 6, 7}, {2, 0, 3}, 3), ipt::error);
+  CHECK_THROWS_AS(ipt::permute<double>(queue, buffer, {4, 5, 6, 8}, {2, 0, 3, 1}, 3), ipt::error);
+  CHECK(m.check_holds(expected) == "");  // the failed calls changed nothing
+}
+
 TEST_CASE("the C++ binding runs imatcopy on complex elements", "[imatcopy][api][cpp]") {
   ipt::support::ImatcopyCall call;
   call.ordering = 'C';

@@ -107,6 +107,40 @@ program test_fortran
     call ipt_test_release_buffer(buffer)
   end block
 
+  ! A column-major 3-D array permuted in place: p(j, k, i) = c(i, j, k), order [2, 3, 1],
+  ! as MATLAB's permute(c, [2 3 1]); a bad order changes nothing.
+  block
+    real(c_float), allocatable, target :: c3(:, :, :), p3(:, :, :), back(:, :, :)
+    integer :: i1, i2, i3
+    allocate(c3(7, 5, 3), p3(5, 3, 7), back(7, 5, 3))
+    call random_number(c3)
+    c3 = c3 + 1.0
+    buffer = ipt_test_buffer(int(4 * 7 * 5 * 3, c_size_t), c_loc(c3))
+    call expect(ipt_permute(queue, buffer, 0_c_int64_t, [7_c_int64_t, 5_c_int64_t, 3_c_int64_t], &
+                            [2_c_int64_t, 2_c_int64_t, 1_c_int64_t], 4_c_int64_t) == &
+                IPT_INVALID_VALUE, "an order with a repeat rejected")
+    call expect(ipt_permute(queue, buffer, 0_c_int64_t, [7_c_int64_t, 5_c_int64_t, 3_c_int64_t], &
+                            [2_c_int64_t, 3_c_int64_t, 4_c_int64_t], 4_c_int64_t) == &
+                IPT_INVALID_VALUE, "an order past the rank rejected")
+    call expect(ipt_test_read(buffer, int(4 * 7 * 5 * 3, c_size_t), c_loc(back)) == 0, "read")
+    call expect(all(back == c3), "refused permutations changed nothing")
+    status = ipt_permute(queue, buffer, 0_c_int64_t, [7_c_int64_t, 5_c_int64_t, 3_c_int64_t], &
+                         [2_c_int64_t, 3_c_int64_t, 1_c_int64_t], 4_c_int64_t, event=event)
+    call expect(status == IPT_SUCCESS, "permute call: " // ipt_status_string(status))
+    call expect(ipt_test_wait(event) == 0, "permute wait")
+    call expect(ipt_test_read(buffer, int(4 * 7 * 5 * 3, c_size_t), c_loc(p3)) == 0, "permute read")
+    do i3 = 1, 3
+      do i2 = 1, 5
+        do i1 = 1, 7
+          if (p3(i2, i3, i1) /= c3(i1, i2, i3)) then
+            call expect(.false., "permuted element")
+          end if
+        end do
+      end do
+    end do
+    call ipt_test_release_buffer(buffer)
+  end block
+
   ! complex(8) (16-byte elements)
   allocate(z(k, k), w(k, k))
   call random_number(a(1:k, 1:k))
