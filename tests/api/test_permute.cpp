@@ -8,6 +8,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "helpers/test_support.hpp"
@@ -234,4 +235,27 @@ TEST_CASE("ipt_plan_permute shows the reduced permutation and its swaps", "[perm
   CHECK(ipt_plan_permute(session().device(), 4, nchw, to_nhwc, 5, &info) ==
         IPT_INVALID_ELEMENT_SIZE);
   CHECK(ipt_plan_permute(nullptr, 4, nchw, to_nhwc, 4, &info) == IPT_INVALID_DEVICE);
+}
+
+TEST_CASE("ipt_permute from several threads at once", "[permute][threads]") {
+  // Each thread permutes tensors of its own, of shapes the others use too (one plan kept
+  // for all) and of its own; Catch's assertions are made after the threads end.
+  constexpr int kThreads = 4, kCalls = 6;
+  std::vector<std::string> problems(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &problems] {
+      for (int k = 0; k < kCalls && problems[t].empty(); ++k) {
+        const std::vector<std::size_t> dims = k % 2 == 0
+                                                  ? std::vector<std::size_t>{6, 7, 8, 9}
+                                                  : std::vector<std::size_t>{5, 3 + t, 11, 2};
+        const std::vector<std::size_t> perm{3, 1, 0, 2};
+        problems[t] = permute_and_check(dims, perm, 4, t, 8, 5600 + 10 * t + k);
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) {
+    INFO("thread " << t);
+    CHECK(problems[t] == "");
+  }
 }
