@@ -58,12 +58,19 @@ TEST_CASE("ipt_plan describes the plan a call runs", "[plan_api]") {
   CHECK(info.padded_rows * info.padded_cols > 6203u * 6607u);
   CHECK(info.padded_rows * info.padded_cols <= 6203u * 6607u + 6203u * 6607u / 200);
   CHECK(std::string(info.description).find("padded to") != std::string::npos);
-  // What the padded matrix takes past the caller's is borrowed, and kept in scratch.
-  CHECK(info.borrowed_bytes == (info.padded_rows * info.padded_cols - 6203u * 6607u) * 4);
-  CHECK(info.scratch_bytes >= info.borrowed_bytes);
+  // What the padded matrix takes past the caller's is borrowed, and kept in scratch;
+  // unless the room and its copy would pass the memory bound together (on a device
+  // whose flags take more), when the padding stays in scratch and ipt_padded_size asks
+  // for no room. Either way ipt_padded_size gives the matrix and what is borrowed.
+  const std::size_t padding = (info.padded_rows * info.padded_cols - 6203u * 6607u) * 4;
+  INFO("scratch " << info.scratch_bytes << ", borrowed " << info.borrowed_bytes);
+  CHECK((info.borrowed_bytes == padding || info.borrowed_bytes == 0));
+  CHECK(info.scratch_bytes >= padding);
+  CHECK(static_cast<double>(info.scratch_bytes + info.borrowed_bytes) <=
+        0.006 * 6203.0 * 6607.0 * 4.0);
   std::size_t bytes = 0;
   REQUIRE(ipt_padded_size(session().device(), 6203, 6607, 4, &bytes) == IPT_SUCCESS);
-  CHECK(bytes == info.padded_rows * info.padded_cols * 4);
+  CHECK(bytes == 6203u * 6607u * 4u + info.borrowed_bytes);
   // Without room (max_bytes = the matrix) it pads all the same, the extra elements in
   // scratch; with padding off, the one-stage cycle following.
   ipt_plan_options tight{};
