@@ -24,6 +24,8 @@ import time
 import cupy
 import torch
 
+from cuda_timing import copy_bandwidth, event_time
+
 try:  # cuBLAS's wrappers: a submodule that `import cupy` does not load
     from cupy import cublas
 except ImportError:
@@ -31,29 +33,6 @@ except ImportError:
 
 TYPES = {"f32": (torch.float32, "float32"), "f64": (torch.float64, "float64"),
          "u8": (torch.uint8, "uint8"), "f16": (torch.float16, "float16")}
-
-
-def event_time(fn, reps):
-    times = []
-    fn()  # warm-up
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
-    return statistics.median(times)
-
-
-def copy_bandwidth():
-    n = 1 << 30
-    a = torch.empty(n, dtype=torch.uint8, device="cuda")
-    b = torch.empty_like(a)
-    t = event_time(lambda: b.copy_(a), 5)
-    del a, b
-    torch.cuda.empty_cache()
-    return 2 * n / t / 1e9
 
 
 def random_matrix(rows, cols, dtype):

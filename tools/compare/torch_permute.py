@@ -20,30 +20,9 @@ import sys
 
 import torch
 
+from cuda_timing import copy_bandwidth, event_time
+
 DTYPES = {1: torch.uint8, 2: torch.float16, 4: torch.float32, 8: torch.float64}
-
-
-def event_time(fn, reps):
-    times = []
-    fn()  # warm-up
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
-    return statistics.median(times)
-
-
-def copy_bandwidth():
-    n = 1 << 30
-    a = torch.empty(n, dtype=torch.uint8, device="cuda")
-    b = torch.empty_like(a)
-    t = event_time(lambda: b.copy_(a), 5)
-    del a, b
-    torch.cuda.empty_cache()
-    return 2 * n / t / 1e9
 
 
 def main():
