@@ -309,7 +309,9 @@ PermutePlan plan_permutation(const DeviceProfile& device, const PermuteShape& sh
   // flags in call scratch (CallShape::zero_scratch_flags). Where the 0100! passes still
   // take more than the bound, transpositions alone, and the plan of the two that takes
   // less.
-  const std::uint64_t elements = plan.launch.transpose.rows;
+  // (A plan of one swap is that swap's call plan: its transpose fields are the swap's.)
+  const std::uint64_t elements = std::accumulate(reduced.dims.begin(), reduced.dims.end(),
+                                                 std::uint64_t{1}, std::multiplies<>());
   if (elements >= kMemoryBudgetFrom &&
       static_cast<double>(extra_bytes(plan.launch)) >
           kMaxExtraMemory * static_cast<double>(elements * reduced.elem_size)) {
