@@ -34,6 +34,7 @@ module ipt
   integer(c_int), parameter, public :: IPT_MATRIX_TOO_LARGE = -1005
   integer(c_int), parameter, public :: IPT_ROLLED_BACK = -1006
   integer(c_int), parameter, public :: IPT_BUFFER_UNDEFINED = -1007
+  integer(c_int), parameter, public :: IPT_EXTERNAL_MEMORY_UNSUPPORTED = -1008
   integer(c_int), parameter, public :: IPT_INTERNAL_ERROR = -1999
 
   ! Sequences and padding of ipt_plan / ipt_transpose_with_options (ipt.h says what each

@@ -102,6 +102,9 @@ typedef enum ipt_status {
   IPT_BUFFER_UNDEFINED = -1007,      /* a command failed part-way and undoing the part already
                                         enqueued failed too: the matrix's bytes are undefined
                                         (the bytes beyond it are untouched unless borrowed) */
+  IPT_EXTERNAL_MEMORY_UNSUPPORTED = -1008, /* ipt_import_memory_fd on a device or OpenCL
+                                              loader that cannot import the handle
+                                              (cl_khr_external_memory_opaque_fd, OpenCL 3.0) */
   IPT_INTERNAL_ERROR = -1999         /* a bug in libipt; please report it with the message */
 } ipt_status;
 
@@ -624,6 +627,31 @@ IPT_API ipt_status ipt_transpose_host_f64(cl_command_queue queue, double* host, 
  * code.
  */
 IPT_API ipt_status ipt_warmup(cl_context context, cl_device_id device, size_t elem_size);
+
+/*
+ * Memory that another API allocated: CUDA (cuMemCreate with
+ * CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, exported with cuMemExportToShareableHandle)
+ * or Vulkan (vkGetMemoryFdKHR, opaque fd). Makes in *buffer a buffer of `size` bytes over
+ * the memory that the opaque file descriptor `fd` refers to, for `device` of `context`
+ * (cl_khr_external_memory_opaque_fd, OpenCL 3.0). The descriptor stays yours: close it
+ * when you like, the buffer keeps the memory. Release the buffer with clReleaseMemObject.
+ *
+ * Every libipt call on such a buffer acquires it before its first command
+ * (clEnqueueAcquireExternalMemObjectsKHR, after the call's wait list) and releases it
+ * after its last; the call's event is the release's. Order the call after the other
+ * API's work on the memory yourself: wait for it on the host (cuStreamSynchronize), or
+ * make an event of the wait list complete when it is done. docs/cuda-arrays.md shows the
+ * whole sequence.
+ *
+ * Returns IPT_SUCCESS, IPT_INVALID_CONTEXT, IPT_INVALID_DEVICE (NULL, invalid, or not in
+ * the context), IPT_INVALID_VALUE (buffer NULL, fd negative, size 0),
+ * IPT_EXTERNAL_MEMORY_UNSUPPORTED (the device does not import opaque file descriptors,
+ * or the OpenCL loader predates 3.0) or the OpenCL error of clCreateBufferWithProperties
+ * (a descriptor that is not such memory, or a size past it). *buffer is set only on
+ * success.
+ */
+IPT_API ipt_status ipt_import_memory_fd(cl_context context, cl_device_id device, int fd,
+                                        size_t size, cl_mem* buffer);
 
 /*
  * Releases every compiled kernel program the library caches, the plans it has checked

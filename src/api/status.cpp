@@ -46,6 +46,9 @@ const char* ipt_status_string(ipt_status status) {
     case IPT_BUFFER_UNDEFINED:
       return "IPT_BUFFER_UNDEFINED: a command failed part-way and could not be undone: the "
              "matrix's contents are undefined";
+    case IPT_EXTERNAL_MEMORY_UNSUPPORTED:
+      return "IPT_EXTERNAL_MEMORY_UNSUPPORTED: the device or the OpenCL loader cannot import "
+             "this external memory handle (see ipt_last_error_message)";
     case IPT_INTERNAL_ERROR:
       return "IPT_INTERNAL_ERROR: internal error in libipt (please report it)";
   }

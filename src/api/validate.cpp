@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "planner/permute_plan.hpp"
 #include "runtime/device_query.hpp"
@@ -232,5 +233,20 @@ void validate_imatcopy(runtime::ImatcopyRequest& request, bool require_fp64) {
                    std::to_string(request.lda) + " and ldb " + std::to_string(request.ldb) + ")",
                "(offset + extent) * elem_size overflows size_t");
 }
+
+void check_context_device(cl_context context, cl_device_id device) {
+  cl_uint count = 0;
+  if (context == nullptr || clGetContextInfo(context, CL_CONTEXT_NUM_DEVICES, sizeof(count), &count,
+                                             nullptr) != CL_SUCCESS)
+    fail(IPT_INVALID_CONTEXT, "the context is NULL or invalid");
+  std::vector<cl_device_id> devices(count);
+  check_cl(clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id),
+                                 devices.data(), nullptr),
+                "clGetContextInfo(CL_CONTEXT_DEVICES)");
+  for (cl_device_id candidate : devices)
+    if (candidate == device && device != nullptr) return;
+  fail(IPT_INVALID_DEVICE, "the device is NULL, invalid or not one of the context's devices");
+}
+
 
 }  // namespace ipt::api

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 
+#include "runtime/opencl.hpp"
+
 namespace ipt::runtime {
 struct TransposeRequest;
 struct ImatcopyRequest;
@@ -28,6 +30,9 @@ void validate_imatcopy(runtime::ImatcopyRequest& request, bool require_fp64);
 // and cols (1).
 void validate_permute(runtime::PermuteRequest& request, std::size_t rank, const std::size_t* dims,
                       const std::size_t* perm);
+
+// A context and one of its devices: IPT_INVALID_CONTEXT or IPT_INVALID_DEVICE.
+void check_context_device(cl_context context, cl_device_id device);
 
 // The rank, dims and perm of ipt_permute and ipt_plan_permute (IPT_INVALID_VALUE).
 void check_permutation(std::size_t rank, const std::size_t* dims, const std::size_t* perm);

@@ -15,6 +15,7 @@
 #include "runtime/environment.hpp"
 #include "runtime/error.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/external_memory.hpp"
 #include "runtime/fault_seam.hpp"
 #include "runtime/kernel_set.hpp"
 #include "runtime/kernel_sources.hpp"
@@ -193,11 +194,28 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
     if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), checked);
   }
   const PreparedPlan& prepared = checked->prepared;
+  if (!is_external(request.buffer)) {
+    try {
+      give_event(enqueue_plan(queue, buffer, prepared, wait_events(request)), request.event);
+    } catch (CallRolledBack& e) {
+      // The caller's event says when the buffer is whole again.
+      if (e.done() != nullptr) give_event(std::move(e.done), request.event);
+      throw;
+    }
+    return;
+  }
+  // Memory of another API: acquired for the call's commands, released after them, also
+  // when they failed (external_memory.hpp).
+  const cl::Event acquired = acquire_external(queue, buffer, wait_events(request));
   try {
-    give_event(enqueue_plan(queue, buffer, prepared, wait_events(request)), request.event);
+    give_event(release_external(queue, buffer, enqueue_plan(queue, buffer, prepared, {acquired})),
+               request.event);
   } catch (CallRolledBack& e) {
-    // The caller's event says when the buffer is whole again.
-    if (e.done() != nullptr) give_event(std::move(e.done), request.event);
+    cl::Event released = release_external(queue, buffer, std::move(e.done));
+    if (released() != nullptr) give_event(std::move(released), request.event);
+    throw;
+  } catch (...) {
+    release_external(queue, buffer, acquired);  // nothing of the plan was enqueued
     throw;
   }
 }

@@ -566,6 +566,7 @@ TEST_CASE("status strings are distinct and the last error is per call", "[api]")
                             IPT_MATRIX_TOO_LARGE,
                             IPT_ROLLED_BACK,
                             IPT_BUFFER_UNDEFINED,
+                            IPT_EXTERNAL_MEMORY_UNSUPPORTED,
                             IPT_INTERNAL_ERROR};
   std::set<std::string> names;
   for (ipt_status status : all) names.insert(ipt_status_string(status));
