@@ -143,6 +143,8 @@ _signatures = {
         cl_handle, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t),
         ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t, ctypes.c_uint32,
         ctypes.POINTER(cl_handle), ctypes.POINTER(cl_handle)]),
+    "ipt_import_memory_fd": (ctypes.c_int, [
+        cl_handle, cl_handle, ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(cl_handle)]),
     "ipt_imatcopy": (ctypes.c_int, [
         cl_handle, ctypes.c_char, ctypes.c_char, ctypes.c_size_t, ctypes.c_size_t,
         ctypes.c_void_p, cl_handle, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,

@@ -11,6 +11,7 @@ import pyopencl
 import pyopencl.array
 
 from . import _library
+from ._axes import checked_axes
 from ._errors import Status, check
 from ._plan import handle, options_pointer
 
@@ -141,9 +142,6 @@ def transpose_batched(queue, array, wait_for=None):
                                 data=array.base_data, offset=array.offset, events=[done])
 
 
-MAX_RANK = 8  # IPT_MAX_RANK
-
-
 def permute(queue, array, axes=None, wait_for=None):
     """Permutes the axes of the C-contiguous `array` in place (ipt_permute), as
     numpy.transpose(array, axes) orders them: axis i of the result is axis axes[i] of
@@ -155,18 +153,7 @@ def permute(queue, array, axes=None, wait_for=None):
     an error status; either way the buffer is unchanged.
     """
     _check_array(array, None, "ipt.permute")
-    if not 1 <= array.ndim <= MAX_RANK:
-        raise ValueError("ipt.permute: %d axes; libipt permutes 1 to %d" % (array.ndim, MAX_RANK))
-    if axes is None:
-        axes = tuple(reversed(range(array.ndim)))
-    try:
-        axes = tuple(int(a) for a in axes)
-    except TypeError:
-        raise TypeError("ipt.permute: axes must be a sequence of integers, not %s"
-                        % type(axes).__name__) from None
-    if sorted(axes) != list(range(array.ndim)):
-        raise ValueError("ipt.permute: axes %s are not a permutation of 0 .. %d"
-                         % (axes, array.ndim - 1))
+    axes = checked_axes(array.ndim, axes, "ipt.permute")
     shape = tuple(array.shape[a] for a in axes)
     if array.base_data is None:
         return pyopencl.array.Array(queue or array.queue, shape, array.dtype,

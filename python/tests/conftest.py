@@ -7,11 +7,11 @@ import heapq
 import os
 
 import numpy
-import pyopencl
 import pytest
 
 
 def _select_device():
+    import pyopencl  # here, not above: ipt.cuda's tests run without it
     devices = [(platform.name + " | " + device.name, device)
                for platform in pyopencl.get_platforms() for device in platform.get_devices()]
     if not devices:
@@ -32,17 +32,20 @@ def device():
 
 @pytest.fixture(scope="session")
 def context(device):
+    import pyopencl
     return pyopencl.Context([device])
 
 
 @pytest.fixture(scope="session")
 def queue(context):
+    import pyopencl
     return pyopencl.CommandQueue(context)
 
 
 @pytest.fixture(scope="session", params=["in-order", "out-of-order"])
 def any_queue(request, context, device):
     """Both kinds of queue: on an out-of-order one only the events order the commands."""
+    import pyopencl
     if request.param == "in-order":
         return pyopencl.CommandQueue(context)
     flag = pyopencl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE

@@ -241,12 +241,11 @@ void check_context_device(cl_context context, cl_device_id device) {
     fail(IPT_INVALID_CONTEXT, "the context is NULL or invalid");
   std::vector<cl_device_id> devices(count);
   check_cl(clGetContextInfo(context, CL_CONTEXT_DEVICES, count * sizeof(cl_device_id),
-                                 devices.data(), nullptr),
-                "clGetContextInfo(CL_CONTEXT_DEVICES)");
+                            devices.data(), nullptr),
+           "clGetContextInfo(CL_CONTEXT_DEVICES)");
   for (cl_device_id candidate : devices)
     if (candidate == device && device != nullptr) return;
   fail(IPT_INVALID_DEVICE, "the device is NULL, invalid or not one of the context's devices");
 }
-
 
 }  // namespace ipt::api

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/external_memory.hpp"
 
-#include <dlfcn.h>
-
 #include <CL/cl_ext.h>
+#include <dlfcn.h>
 
 #include <string>
 
@@ -15,12 +14,12 @@ namespace {
 
 // OpenCL 3.0 and cl_khr_external_memory names, spelled out: libipt builds against the
 // OpenCL 1.2 API, and older headers name the device list differently.
-constexpr cl_uint kMemProperties = 0x110A;            // CL_MEM_PROPERTIES
-constexpr cl_ulong kOpaqueFd = 0x2060;                // CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR
-constexpr cl_ulong kFirstHandleType = 0x2060;         // the handle types of the extension
-constexpr cl_ulong kLastHandleType = 0x2067;          // ... through DMA_BUF_KHR
-constexpr cl_ulong kDeviceHandleList = 0x2051;        // CL_MEM_DEVICE_HANDLE_LIST_KHR
-constexpr cl_uint kDeviceImportTypes = 0x204F;        // CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR
+constexpr cl_uint kMemProperties = 0x110A;      // CL_MEM_PROPERTIES
+constexpr cl_ulong kOpaqueFd = 0x2060;          // CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR
+constexpr cl_ulong kFirstHandleType = 0x2060;   // the handle types of the extension
+constexpr cl_ulong kLastHandleType = 0x2067;    // ... through DMA_BUF_KHR
+constexpr cl_ulong kDeviceHandleList = 0x2051;  // CL_MEM_DEVICE_HANDLE_LIST_KHR
+constexpr cl_uint kDeviceImportTypes = 0x204F;  // CL_DEVICE_EXTERNAL_MEMORY_IMPORT_HANDLE_TYPES_KHR
 
 using CreateBufferWithProperties = cl_mem (*)(cl_context, const cl_ulong*, cl_mem_flags,
                                               std::size_t, void*, cl_int*);
@@ -84,12 +83,10 @@ cl_mem import_memory_fd(cl_context context, cl_device_id device, int fd, std::si
   if (create == nullptr)
     fail(IPT_EXTERNAL_MEMORY_UNSUPPORTED,
          "the OpenCL loader predates OpenCL 3.0 (no clCreateBufferWithProperties)");
-  const cl_ulong properties[] = {kOpaqueFd,
-                                 static_cast<cl_ulong>(fd),
-                                 kDeviceHandleList,
-                                 reinterpret_cast<cl_ulong>(device),
-                                 0,  // the end of the device list
-                                 0};
+  const cl_ulong properties[] = {
+      kOpaqueFd, static_cast<cl_ulong>(fd), kDeviceHandleList, reinterpret_cast<cl_ulong>(device),
+      0,  // the end of the device list
+      0};
   faults::point(faults::Site::kAllocation, "clCreateBufferWithProperties");
   cl_int status = CL_SUCCESS;
   cl_mem buffer = create(context, properties, CL_MEM_READ_WRITE, size, nullptr, &status);

@@ -62,8 +62,8 @@ TEST_CASE("ipt_import_memory_fd says what the device cannot import", "[bad_input
   Pipe p;
   cl_mem untouched = reinterpret_cast<cl_mem>(&untouched);
   cl_mem out = untouched;
-  const ipt_status status = ipt_import_memory_fd(session().context(), device, p.ends[0],
-                                                 1 << 20, &out);
+  const ipt_status status =
+      ipt_import_memory_fd(session().context(), device, p.ends[0], 1 << 20, &out);
   const std::string message = ipt_last_error_message();
   INFO(message);
   if (imports_opaque_fd(device)) {

@@ -246,9 +246,9 @@ TEST_CASE("ipt_permute from several threads at once", "[permute][threads]") {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([t, &problems] {
       for (int k = 0; k < kCalls && problems[t].empty(); ++k) {
-        const std::vector<std::size_t> dims = k % 2 == 0
-                                                  ? std::vector<std::size_t>{6, 7, 8, 9}
-                                                  : std::vector<std::size_t>{5, static_cast<std::size_t>(3 + t), 11, 2};
+        const std::vector<std::size_t> dims =
+            k % 2 == 0 ? std::vector<std::size_t>{6, 7, 8, 9}
+                       : std::vector<std::size_t>{5, static_cast<std::size_t>(3 + t), 11, 2};
         const std::vector<std::size_t> perm{3, 1, 0, 2};
         problems[t] = permute_and_check(dims, perm, 4, t, 8, 5600 + 10 * t + k);
       }

@@ -8,16 +8,19 @@
 #   3. the huge matrices: f32 and f64 matrices of more than 2^32 elements up to one
 #      allocation of the device, with prime, padded and skinny shapes, in buffers of
 #      exactly the matrix, each verified in full on the device and timed (ipt-bench shapes);
+#   4. ipt.cuda: PyTorch tensors and CuPy arrays transposed in place, one of 62% of the
+#      GPU's memory among them (python/tests/test_cuda_gpu.py);
 # then a summary, ending in "gpu-verify: N passed, N failed".
 #
 #   bash tools/device/verify_gpu.sh
 #
 # Run it before a release, after changing a kernel, the launcher or the executor, and
 # after a driver update. Environment: REPEATS (default 5) and REPEAT_SECONDS (default 150,
-# the time box of each repeated phase), HUGE (0 skips phase 3), IPT_COMMIT (the commit
+# the time box of each repeated phase), HUGE (0 skips phase 3), CUDA_ARRAYS (0 skips phase
+# 4) and CUDA_LARGE (0 leaves out its largest tensor), IPT_COMMIT (the commit
 # recorded in ipt-bench's summaries). The device tool brings back at most 8 files: logs go
 # to $OUT/{suite,repeats}.log, the huge shapes' logs, CSVs and JSONs to $OUT/huge.tar.gz,
-# the summary to $OUT/summary.txt.
+# the summary to $OUT/summary.txt, phase 4's log to $OUT/cuda-arrays.log.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/prepare_gpu_machine.sh"
 repeats=${REPEATS:-5}
@@ -77,6 +80,31 @@ if [ "${HUGE:-1}" != 0 ]; then
       record FAILED "huge $type ($file.txt): exit $code, $rows of $shapes shapes"
   done
   tar czf "$out/huge.tar.gz" -C "$dir" .
+fi
+
+# 4. ipt.cuda: PyTorch tensors and CuPy arrays in place, through the build's Python package
+# (the suite above registers no Python test here: the machine's Python has no pyopencl).
+# pytest: the interpreter's own, else Debian's packages carried in .device/pydebs
+# (apt-get download python3-pytest python3-pluggy python3-iniconfig python3-packaging
+# python3-py).
+if [ "${CUDA_ARRAYS:-1}" != 0 ]; then
+  pythonpath=build-gpu/python
+  if ! python3 -c 'import pytest' 2> /dev/null && ls .device/pydebs/*.deb > /dev/null 2>&1; then
+    rm -rf /tmp/pydebs && mkdir -p /tmp/pydebs
+    for f in .device/pydebs/*.deb; do dpkg -x "$f" /tmp/pydebs; done
+    pythonpath=$pythonpath:/tmp/pydebs/usr/lib/python3/dist-packages
+  fi
+  PYTHONPATH=$pythonpath IPT_CUDA_LARGE=${CUDA_LARGE:-1} python3 -m pytest -q -rs \
+    -p no:cacheprovider python/tests/test_cuda.py python/tests/test_cuda_gpu.py \
+    > "$out/cuda-arrays.log" 2>&1
+  code=$?
+  line=$(tail -1 "$out/cuda-arrays.log")
+  # Every test ran: a skip here (no PyTorch, no CuPy, no OpenCL device) is a failure.
+  if [ $code -eq 0 ] && ! grep -q skipped <<< "$line"; then
+    record ok "ipt.cuda (PyTorch, CuPy): $line"
+  else
+    record FAILED "ipt.cuda (PyTorch, CuPy): ${line:-pytest exit $code}"
+  fi
 fi
 
 echo "== $((SECONDS - started)) s after the build" | tee -a "$summary"
