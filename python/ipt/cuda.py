@@ -143,14 +143,17 @@ class _Array:
     def __init__(self, x, what):
         torch = sys.modules.get("torch")
         cupy = sys.modules.get("cupy")
+        self.module = None  # the framework's module
         if torch is not None and isinstance(x, torch.Tensor):
             if not x.is_cuda:
                 raise ValueError("%s: the tensor is on %s, not a CUDA device" % (what, x.device))
-            self.kind, self.pointer, self.device = "torch", x.data_ptr(), x.device.index
+            self.kind, self.module = "torch", torch
+            self.pointer, self.device = x.data_ptr(), x.device.index
             self.contiguous, self.itemsize = x.is_contiguous(), x.element_size()
             self.shape = tuple(x.shape)
         elif cupy is not None and isinstance(x, cupy.ndarray):
-            self.kind, self.pointer, self.device = "cupy", x.data.ptr, x.device.id
+            self.kind, self.module = "cupy", cupy
+            self.pointer, self.device = x.data.ptr, x.device.id
             self.contiguous, self.itemsize = x.flags.c_contiguous, x.dtype.itemsize
             self.shape = tuple(x.shape)
         else:
@@ -168,20 +171,22 @@ class _Array:
 
     def synchronize(self):
         """Waits for the work queued on the framework's current stream of the device."""
+        # A query first: most calls find the stream idle, and the query costs less.
         if self.kind == "torch":
-            import torch
-            torch.cuda.current_stream(self.device).synchronize()
+            stream = self.module.cuda.current_stream(self.device)
+            if not stream.query():
+                stream.synchronize()
         else:
-            import cupy
-            with cupy.cuda.Device(self.device):
-                cupy.cuda.get_current_stream().synchronize()
+            with self.module.cuda.Device(self.device):
+                stream = self.module.cuda.get_current_stream()
+                if not stream.done:
+                    stream.synchronize()
 
     def reshaped(self, shape):
         """The array of `shape` over the same memory."""
         if self.kind == "torch":
             return self.x.view(shape)
-        import cupy
-        return cupy.ndarray(shape, self.x.dtype, memptr=self.x.data)
+        return self.module.ndarray(shape, self.x.dtype, memptr=self.x.data)
 
 
 def _allocation_of(array, what):
@@ -256,6 +261,16 @@ def _buffer_of(allocation, context, device):
         return out.value
 
 
+def _opencl_for(allocation):
+    """(queue, buffer) of the allocation, found once and then kept on it: a call's fixed
+    cost is what keeps small calls from the speed of the same call on a cl_mem."""
+    found = getattr(allocation, "opencl", None)
+    if found is None:
+        context, device, queue = _opencl_of(allocation.device)
+        found = allocation.opencl = (queue, _buffer_of(allocation, context, device))
+    return found
+
+
 def _run(x, what, call):
     """Checks x, waits for its stream, runs call(queue, buffer, offset, itemsize, event)
     (a libipt function's status) and waits for its event."""
@@ -264,8 +279,7 @@ def _run(x, what, call):
     if array.count == 0:
         return array
     allocation = _allocation_of(array, what)
-    context, device, queue = _opencl_of(array.device)
-    buffer = _buffer_of(allocation, context, device)
+    queue, buffer = _opencl_for(allocation)
     offset = array.pointer - allocation.pointer
     array.synchronize()
     event = _library.cl_handle()
