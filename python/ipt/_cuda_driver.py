@@ -100,6 +100,8 @@ def _declare(lib):
         "cuMemExportToShareableHandle": [ctypes.c_void_p, CUhandle, ctypes.c_int,
                                          ctypes.c_uint64],
         "cuMemRetainAllocationHandle": [p(CUhandle), ctypes.c_void_p],
+        "cuStreamQuery": [ctypes.c_void_p],
+        "cuStreamSynchronize": [ctypes.c_void_p],
     }
     for name, argtypes in signatures.items():
         function = getattr(lib, name)
@@ -135,6 +137,20 @@ def device_uuid(device):
     uuid = (ctypes.c_char * 16)()
     check(lib.cuDeviceGetUuid(uuid, ordinal.value), "cuDeviceGetUuid")
     return bytes(uuid.raw)
+
+
+CUDA_ERROR_NOT_READY = 600
+
+
+def wait_for_stream(stream):
+    """Returns once the work queued on the CUDA stream `stream` (a CUstream handle of the
+    current context; 0: its legacy default stream) is done: a query first, since most
+    calls find the stream idle and the query costs less than a synchronize."""
+    lib = library()
+    code = lib.cuStreamQuery(stream)
+    if code == CUDA_ERROR_NOT_READY:
+        code = lib.cuStreamSynchronize(stream)
+    check(code, "cuStreamSynchronize")
 
 
 def is_virtual_memory(pointer):
