@@ -109,7 +109,7 @@ def test_an_offset_view_inside_the_allocation_is_transposed_alone(like, random_m
     assert tuple(y.shape) == (300, 500)
 
 
-def test_work_queued_before_and_after_on_the_stream_is_ordered(random_matrix):
+def test_work_queued_on_a_torch_stream_is_ordered(random_matrix):
     torch = _framework_or_skip("torch")
     host = random_matrix((4096, 6000), numpy.float32)
     source = torch.from_numpy(host).cuda()
@@ -127,6 +127,24 @@ def test_work_queued_before_and_after_on_the_stream_is_ordered(random_matrix):
     expected = numpy.ascontiguousarray(host.T).view(numpy.uint32)
     assert numpy.array_equal(after.cpu().numpy().view(numpy.uint32), expected)
     assert numpy.array_equal(y.cpu().numpy().view(numpy.uint32), expected)
+
+
+def test_work_queued_on_a_cupy_stream_is_ordered(random_matrix):
+    cupy = _framework_or_skip("cupy")
+    host = random_matrix((4096, 6000), numpy.float32)
+    source = cupy.asarray(host)
+    x = ipt.cuda.empty(host.shape, "float32", like="cupy")
+    with cupy.cuda.Stream(non_blocking=True) as stream:
+        a = cupy.random.standard_normal((8192, 8192), dtype=cupy.float32)
+        for _ in range(20):  # tens of milliseconds of work ahead of the copy
+            a = a @ a * 1e-4
+        x[...] = source  # queued, not done, when transpose is called
+        y = ipt.cuda.transpose(x)
+        after = y.view(cupy.int32) + 0  # queued after: must read the transposed matrix
+    stream.synchronize()
+    expected = numpy.ascontiguousarray(host.T).view(numpy.uint32)
+    assert numpy.array_equal(after.get().view(numpy.uint32), expected)
+    assert numpy.array_equal(y.get().view(numpy.uint32), expected)
 
 
 @pytest.mark.parametrize("like", FRAMEWORKS)
