@@ -6,7 +6,9 @@ itself skipped, saying why, where that is missing. IPT_CUDA_LARGE=1 adds a float
 of 62% of the GPU's memory. The GPU suite (tools/device/verify_gpu.sh) runs it on NVIDIA."""
 
 import ctypes
+import gc
 import os
+import weakref
 
 import numpy
 import pytest
@@ -158,6 +160,29 @@ def test_memory_of_the_frameworks_allocator_is_refused_and_untouched(like, rando
     with pytest.raises(ipt.cuda.NotExportableError):
         ipt.cuda.permute(x.reshape(16, 16, 384), (2, 0, 1))
     assert numpy.array_equal(_to_host(like, x), host.view(numpy.uint8).reshape(-1))
+
+
+@pytest.mark.parametrize("like", FRAMEWORKS)
+def test_the_memory_goes_back_with_the_last_array_over_it(like):
+    """The allocation (and OpenCL's import of it) lives while any array over it does, and
+    the device gets its memory back when the last one goes."""
+    module = _framework_or_skip(like)
+    free_memory = (lambda: module.cuda.mem_get_info()[0]) if like == "torch" else \
+        (lambda: module.cuda.runtime.memGetInfo()[0])
+    gib = 1 << 30
+    before = free_memory()
+    x = ipt.cuda.empty((gib // 4096, 1024), module.float32 if like == "torch" else "float32",
+                       like)
+    y = ipt.cuda.transpose(x)  # imports the allocation into OpenCL
+    allocation = weakref.ref(ipt.cuda._allocation_of(ipt.cuda._Array(y, "test"), "test"))
+    assert free_memory() <= before - gib
+    del x
+    gc.collect()
+    assert allocation() is not None  # y still lies in it
+    del y
+    gc.collect()
+    assert allocation() is None
+    assert free_memory() >= before - gib // 8
 
 
 def test_a_call_on_imported_memory_ends_with_its_release(random_matrix):
