@@ -171,6 +171,7 @@ class Allocation:
     def __init__(self, nbytes, device):
         lib = library()
         ensure_context(device)
+        self._lib = lib  # free() needs it even after reset()
         self.device = device
         self.pointer = 0
         self.fd = -1
@@ -212,9 +213,9 @@ class Allocation:
 
     def free(self):
         """Unmaps and releases the memory, after the device's queued work (idempotent)."""
-        if _lib is None:
+        lib = getattr(self, "_lib", None)
+        if lib is None:
             return
-        lib = _lib
         if self._mapped:
             # Work queued on any stream may still use the memory.
             lib.cuCtxSynchronize()

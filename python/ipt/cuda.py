@@ -92,8 +92,8 @@ def _framework(like):
 def empty(shape, dtype, like="torch", device=None):
     """An uninitialised C-contiguous array of `shape` and `dtype` in one exportable
     allocation: a torch.Tensor (like="torch"; dtype a torch.dtype) or a cupy.ndarray
-    (like="cupy"; dtype anything numpy takes), on CUDA device `device` (None: the
-    framework's current device). Raises CudaUnavailableError without a CUDA driver."""
+    (like="cupy"; dtype anything numpy takes), on CUDA device `device` (an ordinal, or for
+    PyTorch also a torch.device or "cuda:N"; None: the framework's current device). Raises CudaUnavailableError without a CUDA driver."""
     _cuda_driver.library()
     module = _framework(like)
     shape = tuple(int(n) for n in (shape if hasattr(shape, "__len__") else (shape,)))
@@ -106,7 +106,8 @@ def empty(shape, dtype, like="torch", device=None):
         if not isinstance(dtype, module.dtype):
             raise TypeError("ipt.cuda.empty: like='torch' takes a torch.dtype, not %r" % (dtype,))
         itemsize = module.empty((), dtype=dtype).element_size()
-        ordinal = module.cuda.current_device() if device is None else int(device)
+        ordinal = (module.cuda.current_device() if device is None else
+                   device if isinstance(device, int) else module.device(device).index)
     else:
         import numpy
         dtype = numpy.dtype(dtype)

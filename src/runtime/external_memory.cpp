@@ -61,7 +61,8 @@ cl::Event enqueue_external(const cl::CommandQueue& queue, const cl::Buffer& buff
   faults::point(faults::Site::kEnqueue, name);
   std::vector<cl_event> events;
   events.reserve(wait.size());
-  for (const cl::Event& e : wait) events.push_back(e());
+  for (const cl::Event& e : wait)
+    if (e() != nullptr) events.push_back(e());  // an undo may end without an event
   const cl_mem memory = buffer();
   cl_event done = nullptr;
   check_cl(command(queue(), 1, &memory, static_cast<cl_uint>(events.size()),
