@@ -615,7 +615,7 @@ IPT_API ipt_status ipt_transpose_host_f64(cl_command_queue queue, double* host, 
  * processes (see docs/latency-and-cache.md). Without it, a call builds the programs its
  * own plan launches on first use (a fraction of a second each when the driver's cache is
  * cold); this call builds them all at a moment of your choosing, which takes longer than
- * any one call: 0.2 s for f32 on an H200 with NVIDIA's cache warm, about 20 s cold.
+ * any one call: 0.2 s for f32 on an H200 with NVIDIA's cache warm, 8 to 12 s cold.
  * Not covered: plans forced through ipt_plan_options or IPT_OVERRIDES, and imatcopy's
  * alpha and conjugation, whose kernels are built on their first use. It blocks until
  * done and touches none of your buffers or queues. To overlap it with your own start-up,
