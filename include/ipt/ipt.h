@@ -104,7 +104,9 @@ typedef enum ipt_status {
                                         (the bytes beyond it are untouched unless borrowed) */
   IPT_EXTERNAL_MEMORY_UNSUPPORTED = -1008, /* ipt_import_memory_fd on a device or OpenCL
                                               loader that cannot import the handle
-                                              (cl_khr_external_memory_opaque_fd, OpenCL 3.0) */
+                                              (cl_khr_external_memory_opaque_fd, OpenCL 3.0),
+                                              or a call on an imported buffer where the
+                                              platform has no acquire/release commands */
   IPT_INTERNAL_ERROR = -1999         /* a bug in libipt; please report it with the message */
 } ipt_status;
 

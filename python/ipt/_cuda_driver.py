@@ -107,6 +107,18 @@ def _declare(lib):
         function = getattr(lib, name)
         function.argtypes = argtypes
         function.restype = ctypes.c_int
+    # Context switching for free(), by their versioned names; free() does without them
+    # where a driver lacks one.
+    optional = {
+        "cuCtxPushCurrent_v2": [ctypes.c_void_p],
+        "cuCtxPopCurrent_v2": [p(ctypes.c_void_p)],
+        "cuDevicePrimaryCtxRelease_v2": [ctypes.c_int],
+    }
+    for name, argtypes in optional.items():
+        function = getattr(lib, name, None)
+        if function is not None:
+            function.argtypes = argtypes
+            function.restype = ctypes.c_int
 
 
 def check(code, what):
@@ -127,6 +139,28 @@ def ensure_context(device):
     context = ctypes.c_void_p()
     check(lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), device), "cuDevicePrimaryCtxRetain")
     check(lib.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+
+
+def synchronize_device(lib, ordinal):
+    """Waits for the work of CUDA device `ordinal`'s primary context (PyTorch's and CuPy's),
+    whatever context this thread has current, or none."""
+    push = getattr(lib, "cuCtxPushCurrent_v2", None)
+    pop = getattr(lib, "cuCtxPopCurrent_v2", None)
+    release = getattr(lib, "cuDevicePrimaryCtxRelease_v2", None)
+    device = ctypes.c_int()
+    context = ctypes.c_void_p()
+    if None in (push, pop, release) or lib.cuDeviceGet(ctypes.byref(device), ordinal) != 0 or \
+            lib.cuDevicePrimaryCtxRetain(ctypes.byref(context), device.value) != 0:
+        lib.cuCtxSynchronize()  # the current context's work, the best left to do
+        return
+    try:
+        if push(context) == 0:
+            try:
+                lib.cuCtxSynchronize()
+            finally:
+                pop(ctypes.byref(ctypes.c_void_p()))
+    finally:
+        release(device.value)
 
 
 def device_uuid(device):
@@ -217,8 +251,9 @@ class Allocation:
         if lib is None:
             return
         if self._mapped:
-            # Work queued on any stream may still use the memory.
-            lib.cuCtxSynchronize()
+            # Work queued on any stream of the device may still use the memory, and this
+            # may run on any thread (the garbage collector's).
+            synchronize_device(lib, self.device)
             lib.cuMemUnmap(self.pointer, self.size)
             self._mapped = False
         if self.pointer:

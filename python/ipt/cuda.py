@@ -56,11 +56,13 @@ def _remember(allocation):
     _last_allocation = weakref.ref(allocation)
 
 
-def available():
-    """(True, "") when ipt.cuda can work here, else (False, why)."""
+def available(device=0):
+    """(True, "") when ipt.cuda can work here on CUDA device `device` (an ordinal): the
+    CUDA driver loads and an OpenCL device is that GPU; else (False, why)."""
     try:
         _cuda_driver.library()
-    except CudaUnavailableError as error:
+        _opencl_of(int(device))
+    except (CudaUnavailableError, CudaError, _opencl.OpenCLError, OSError) as error:
         return False, str(error)
     return True, ""
 
@@ -106,8 +108,9 @@ def empty(shape, dtype, like="torch", device=None):
         if not isinstance(dtype, module.dtype):
             raise TypeError("ipt.cuda.empty: like='torch' takes a torch.dtype, not %r" % (dtype,))
         itemsize = module.empty((), dtype=dtype).element_size()
-        ordinal = (module.cuda.current_device() if device is None else
-                   device if isinstance(device, int) else module.device(device).index)
+        index = device if device is None or isinstance(device, int) else \
+            module.device(device).index
+        ordinal = module.cuda.current_device() if index is None else index
     else:
         import numpy
         dtype = numpy.dtype(dtype)
@@ -176,10 +179,16 @@ class _Array:
         if self.kind == "torch":
             # The raw handle where PyTorch offers it (the Python Stream object alone took
             # 5-8 us, a fifth of a small call's fixed cost).
+            # It names a stream of this thread's current context, which is the tensor's
+            # device's only when that is the current device; else, or on a thread without
+            # a context, PyTorch's own path.
             raw = getattr(self.module._C, "_cuda_getCurrentRawStream", None)
-            if raw is not None:
-                _cuda_driver.wait_for_stream(raw(self.device))
-                return
+            if raw is not None and self.module.cuda.current_device() == self.device:
+                try:
+                    _cuda_driver.wait_for_stream(raw(self.device))
+                    return
+                except CudaError:
+                    pass
             stream = self.module.cuda.current_stream(self.device)
             if not stream.query():
                 stream.synchronize()
@@ -288,6 +297,9 @@ def _run(x, what, call):
     allocation = _allocation_of(array, what)
     queue, buffer = _opencl_for(allocation)
     offset = array.pointer - allocation.pointer
+    if offset % array.itemsize:
+        raise ValueError("%s: the array starts %d bytes into its allocation, not at a whole "
+                         "%d-byte element" % (what, offset, array.itemsize))
     array.synchronize()
     event = _library.cl_handle()
     status, function = call(queue, buffer, offset // array.itemsize, array.itemsize,
@@ -304,8 +316,11 @@ def transpose(x):
     returns the (cols, rows) one over the same memory. `x` must come from ipt.cuda.empty
     or zeros (NotExportableError otherwise). Waits for the current stream's work on the
     device first and returns once the result is in place. Raises ipt.Error for a libipt
-    error status (the memory then unchanged), TypeError or ValueError for what it cannot
-    take, CudaUnavailableError without a CUDA driver or OpenCL device."""
+    error status (the memory then unchanged, but for ROLLED_BACK, whose bytes are back by
+    the time it is raised, and BUFFER_UNDEFINED), TypeError or ValueError for what it
+    cannot take, CudaUnavailableError without a CUDA driver or OpenCL device. During the
+    call libipt may use the allocation's bytes past the array as room, restoring them
+    before it returns: keep other streams off other arrays of the same allocation."""
     what = "ipt.cuda.transpose"
     if getattr(x, "ndim", None) != 2:
         _Array(x, what)  # the type error first

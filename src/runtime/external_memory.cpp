@@ -95,22 +95,38 @@ cl_mem import_memory_fd(cl_context context, cl_device_id device, int fd, std::si
   return buffer;
 }
 
-bool is_external(cl_mem buffer) {
+namespace {
+
+bool made_from_handle(cl_mem buffer) {
   // A 1.2 platform does not know the query (an error): its buffers are all its own.
-  cl_ulong properties[16] = {};
   std::size_t bytes = 0;
-  if (clGetMemObjectInfo(buffer, kMemProperties, sizeof properties, properties, &bytes) !=
-      CL_SUCCESS)
+  if (clGetMemObjectInfo(buffer, kMemProperties, 0, nullptr, &bytes) != CL_SUCCESS || bytes == 0)
+    return false;
+  std::vector<cl_ulong> properties(bytes / sizeof(cl_ulong));
+  if (clGetMemObjectInfo(buffer, kMemProperties, bytes, properties.data(), nullptr) != CL_SUCCESS)
     return false;
   // Key, value pairs up to a 0; the device list is a key with devices up to a 0 of its
   // own; a driver may list a handle type without its value, last.
-  const std::size_t count = bytes / sizeof(cl_ulong);
+  const std::size_t count = properties.size();
   for (std::size_t i = 0; i < count && properties[i] != 0; i += 2) {
     if (properties[i] >= kFirstHandleType && properties[i] <= kLastHandleType) return true;
     if (properties[i] == kDeviceHandleList)
       while (i + 1 < count && properties[i + 1] != 0) ++i;
   }
   return false;
+}
+
+}  // namespace
+
+cl_mem external_memory_of(cl_mem buffer) {
+  if (made_from_handle(buffer)) return buffer;
+  // A sub-buffer has no properties of its own: its parent is what was imported.
+  cl_mem parent = nullptr;
+  if (clGetMemObjectInfo(buffer, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) ==
+          CL_SUCCESS &&
+      parent != nullptr && made_from_handle(parent))
+    return parent;
+  return nullptr;
 }
 
 cl::Event acquire_external(const cl::CommandQueue& queue, const cl::Buffer& buffer,
@@ -123,7 +139,11 @@ cl::Event release_external(const cl::CommandQueue& queue, const cl::Buffer& buff
   try {
     return enqueue_external(queue, buffer, {after}, "clEnqueueReleaseExternalMemObjectsKHR");
   } catch (...) {
-    if (after() != nullptr) after.wait();
+    try {
+      if (after() != nullptr) after.wait();
+    } catch (...) {
+      // A failed command: the call's status says what happened; its event says so too.
+    }
     return after;
   }
 }

@@ -17,12 +17,13 @@ namespace ipt::runtime {
 // IPT_EXTERNAL_MEMORY_UNSUPPORTED when the device or the OpenCL loader cannot import it.
 cl_mem import_memory_fd(cl_context context, cl_device_id device, int fd, std::size_t size);
 
-// Whether `buffer` was made from an external memory handle (its CL_MEM_PROPERTIES name a
-// handle type): a call on it acquires it first and releases it after.
-bool is_external(cl_mem buffer);
+// The memory object to acquire for a call on `buffer`: `buffer` when it was made from an
+// external memory handle (its CL_MEM_PROPERTIES name a handle type), its parent when it
+// is a sub-buffer of such a buffer, else NULL (the buffer is OpenCL's own).
+cl_mem external_memory_of(cl_mem buffer);
 
-// Enqueues the acquire of `buffer` after `wait`; returns its event (on an in-order queue
-// too: the plan's first command waits on it like on the caller's events). Throws
+// Enqueues the acquire of `buffer` (external_memory_of's) after `wait`; returns its event (on an
+// in-order queue too: the plan's first command waits on it like on the caller's events). Throws
 // cl::Error or ipt::Error with nothing enqueued.
 cl::Event acquire_external(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                            const std::vector<cl::Event>& wait);

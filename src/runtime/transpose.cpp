@@ -194,7 +194,8 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
     if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), checked);
   }
   const PreparedPlan& prepared = checked->prepared;
-  if (!is_external(request.buffer)) {
+  const cl_mem external = external_memory_of(request.buffer);
+  if (external == nullptr) {
     try {
       give_event(enqueue_plan(queue, buffer, prepared, wait_events(request)), request.event);
     } catch (CallRolledBack& e) {
@@ -206,16 +207,30 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
   }
   // Memory of another API: acquired for the call's commands, released after them, also
   // when they failed (external_memory.hpp).
-  const cl::Event acquired = acquire_external(queue, buffer, wait_events(request));
+  const Borrowed<cl::Buffer> memory(external);
+  const cl::Event acquired = acquire_external(queue, memory, wait_events(request));
+  // After a failure the release follows everything enqueued so far: kernels may be on
+  // the queue (an undo, or IPT_BUFFER_UNDEFINED's commands), and an out-of-order queue
+  // would not order the release after them by itself.
+  const auto after_all = [&queue, &acquired]() {
+    try {
+      cl::Event marker;
+      queue.enqueueMarkerWithWaitList(nullptr, &marker);
+      return marker;
+    } catch (...) {
+      return acquired;
+    }
+  };
   try {
-    give_event(release_external(queue, buffer, enqueue_plan(queue, buffer, prepared, {acquired})),
+    give_event(release_external(queue, memory, enqueue_plan(queue, buffer, prepared, {acquired})),
                request.event);
   } catch (CallRolledBack& e) {
-    cl::Event released = release_external(queue, buffer, std::move(e.done));
+    cl::Event released =
+        release_external(queue, memory, e.done() != nullptr ? std::move(e.done) : after_all());
     if (released() != nullptr) give_event(std::move(released), request.event);
     throw;
   } catch (...) {
-    release_external(queue, buffer, acquired);  // nothing of the plan was enqueued
+    release_external(queue, memory, after_all());
     throw;
   }
 }

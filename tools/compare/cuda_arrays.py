@@ -150,7 +150,7 @@ def main():
     med = {k: statistics.median(r[k] for r in rows_out)
            for k in ("ipt_cuda_gbs", "imported_gbs", "cl_mem_gbs", "ratio", "torch_gbs")}
     print("median: ipt.cuda %.0f GB/s (%.1f%% of copy), imported %.0f, cl_mem %.0f, "
-          "ipt.cuda / cl_mem time ratio %.3f (min %.3f), torch %.0f; extra memory: ipt.cuda 0 "
+          "ipt.cuda / cl_mem throughput %.3f (min %.3f), torch %.0f; extra memory: ipt.cuda 0 "
           "(plus libipt's scratch), peers 100%%; %d of %d verified"
           % (med["ipt_cuda_gbs"], 100 * med["ipt_cuda_gbs"] / copy, med["imported_gbs"],
              med["cl_mem_gbs"],
