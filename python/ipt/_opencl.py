@@ -15,7 +15,6 @@ CL_PLATFORM_NAME = 0x0902
 CL_DEVICE_NAME = 0x102B
 CL_DEVICE_UUID_KHR = 0x106A
 CL_EVENT_COMMAND_TYPE = 0x11D1
-CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3
 
 _lib = None
 
@@ -39,7 +38,6 @@ def library():
             "clWaitForEvents": [cl_uint, ctypes.POINTER(handle)],
             "clReleaseEvent": [handle],
             "clReleaseMemObject": [handle],
-            "clFinish": [handle],
         }
         for name, argtypes in signatures.items():
             function = getattr(lib, name)
