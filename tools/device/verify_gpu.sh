@@ -89,12 +89,16 @@ fi
 # python3-py).
 if [ "${CUDA_ARRAYS:-1}" != 0 ]; then
   pythonpath=build-gpu/python
+  autoload=
   if ! python3 -c 'import pytest' 2> /dev/null && ls .device/pydebs/*.deb > /dev/null 2>&1; then
     rm -rf /tmp/pydebs && mkdir -p /tmp/pydebs
     for f in .device/pydebs/*.deb; do dpkg -x "$f" /tmp/pydebs; done
     pythonpath=$pythonpath:/tmp/pydebs/usr/lib/python3/dist-packages
+    # The interpreter's own pytest plugins (pytest-timeout) were written for a newer pytest
+    # than Debian's and abort it while it registers them: none of them is needed here.
+    autoload=1
   fi
-  PYTHONPATH=$pythonpath IPT_CUDA_LARGE=${CUDA_LARGE:-1} python3 -m pytest -q -rs \
+  PYTEST_DISABLE_PLUGIN_AUTOLOAD=$autoload PYTHONPATH=$pythonpath IPT_CUDA_LARGE=${CUDA_LARGE:-1} python3 -m pytest -q -rs \
     -p no:cacheprovider python/tests/test_cuda.py python/tests/test_cuda_gpu.py \
     > "$out/cuda-arrays.log" 2>&1
   code=$?
