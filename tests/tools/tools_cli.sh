@@ -181,6 +181,11 @@ for mode in "${kernel_modes[@]}"; do
   grep -q "unknown option --no-such-option" <<< "$err" ||
     { echo "FAIL: ipt-kernel-bench $mode: $err"; fail=1; }
 done
+# An option a mode cannot honour is refused, not ignored.
+err=$("$kernel_bench" stages --shapes 10x20 --csv /dev/null 2>&1 > /dev/null)
+code=$?
+[ $code -eq 2 ] && grep -q "stages writes no --csv" <<< "$err" ||
+  { echo "FAIL: ipt-kernel-bench stages --csv: exit $code, $err"; fail=1; }
 
 # ---- Manual pages: rendered without a warning, and naming the same options as --help.
 man_dir=$(cd "$(dirname "$0")/../../tools/man" && pwd)

@@ -88,7 +88,7 @@ const char* const kHelp =
     "  --mib N           array size in MiB of the generated shapes (128)\n"
     "  --reps N          timed runs after one warm-up (5); the median counts\n"
     "  --no-verify       do not check results\n"
-    "  --csv FILE        one line per row, in ipt-bench's CSV columns\n"
+    "  --csv FILE        one line per row, in ipt-bench's CSV columns (not stages)\n"
     "  --shapes LIST     RxC,... (stages, onchip) or IxRxC,... (onchip)\n"
     "  --soa-shapes LIST IxAxBxC,... (soa)\n"
     "  --sizes N,...     square sides (square)\n"
@@ -209,6 +209,9 @@ Options parse(int argc, char** argv) {
     usage("onchip needs --shapes RxC,... or IxRxC,...");
   if (options.mode == "stages" && options.instances.size() != options.shapes.size())
     usage("stages takes --shapes RxC,...");
+  // Its rows are steps of whole calls, which ipt-bench's CSV columns have no place for;
+  // tools/device/stage_table.py reads the text instead.
+  if (options.mode == "stages" && !options.csv.empty()) usage("stages writes no --csv");
   if (options.layouts.empty() && (options.mode == "square" || options.mode == "onchip"))
     options.layouts = {ipt::planner::TileLayout::kPadded, ipt::planner::TileLayout::kSwizzled};
   return options;
