@@ -8,7 +8,7 @@ import numbers
 import numpy
 import pyopencl
 
-from . import _library
+from . import _background, _library
 from ._errors import check
 
 _lib = _library.lib
@@ -129,12 +129,21 @@ def padded_size(device, rows, cols, dtype):
     return size.value
 
 
-def warmup(context, device, dtype):
-    """Builds now every kernel that calls on `dtype` elements can launch (blocks), so that
-    no later call of any shape compiles."""
-    check(_lib.ipt_warmup(handle("context", context, pyopencl.Context),
-                          handle("device", device, pyopencl.Device), itemsize_of(dtype)),
-          "ipt_warmup")
+def warmup(context, device, dtype, wait=True):
+    """Builds now every kernel that calls on `dtype` elements can launch, so that no later
+    call of any shape compiles. wait=False returns at once a concurrent.futures.Future that
+    is done when the kernels are built (its result() raises what the warm-up raised): the
+    build runs on a thread of its own, calls made meanwhile wait only for the kernels they
+    launch, and the process waits for it before it exits."""
+    args = (handle("context", context, pyopencl.Context),
+            handle("device", device, pyopencl.Device), itemsize_of(dtype))
+
+    def build():
+        check(_lib.ipt_warmup(*args), "ipt_warmup")
+
+    if wait:
+        return build()
+    return _background.started(build, "ipt.warmup")
 
 
 def clear_cache():

@@ -30,12 +30,12 @@ import sys
 import threading
 import weakref
 
-from . import _cuda_driver, _library, _opencl
+from . import _background, _cuda_driver, _library, _opencl
 from ._axes import checked_axes
 from ._cuda_driver import CudaError, CudaUnavailableError
 from ._errors import check
 
-__all__ = ["available", "empty", "zeros", "transpose", "permute", "is_exportable",
+__all__ = ["available", "empty", "zeros", "transpose", "permute", "warmup", "is_exportable",
            "NotExportableError", "CudaUnavailableError", "CudaError"]
 
 ELEMENT_SIZES = (1, 2, 4, 8, 16)
@@ -346,3 +346,53 @@ def permute(x, axes=None):
         _library.lib.ipt_permute(queue, buffer, offset, ndim, dims, perm, itemsize, 0, None,
                                  event), "ipt_permute"))
     return array.reshaped(tuple(shape[a] for a in axes))
+
+
+# --- warm-up -----------------------------------------------------------------------------
+
+def _itemsize(dtype, what):
+    """The element size of `dtype`: a size in bytes, a torch.dtype, or anything
+    numpy.dtype takes (CuPy's dtypes are numpy's)."""
+    if isinstance(dtype, int) and not isinstance(dtype, bool):
+        size = dtype
+    else:
+        size = getattr(dtype, "itemsize", None)  # numpy.dtype; torch.dtype from PyTorch 2.1
+        if not isinstance(size, int):
+            try:
+                import numpy
+                size = numpy.dtype(dtype).itemsize
+            except (ImportError, TypeError):
+                raise TypeError("%s: %r is neither an element size nor a dtype" % (what, dtype))
+    if size not in ELEMENT_SIZES:
+        raise ValueError("%s: elements of %d bytes; libipt moves elements of %s bytes"
+                         % (what, size, ", ".join(str(n) for n in ELEMENT_SIZES)))
+    return size
+
+
+def warmup(dtype, device=0, wait=True):
+    """Builds now every kernel that transpose() and permute() can launch on elements of
+    `dtype` (a torch.dtype, a NumPy/CuPy dtype or a size in bytes) on CUDA device `device`
+    (an ordinal or a torch.device), so that no later call compiles (ipt_warmup: seconds on
+    a machine where NVIDIA's compute cache is cold, a fraction of one once it is filled;
+    docs/latency-and-cache.md). wait=False returns at once a concurrent.futures.Future
+    that is done when the kernels are built, its result() raising what the warm-up raised:
+    the build runs on a thread of its own while your start-up goes on, calls made
+    meanwhile wait only for the kernels they launch, and the process waits for it before
+    it exits. Raises CudaUnavailableError without a CUDA driver or OpenCL device."""
+    what = "ipt.cuda.warmup"
+    itemsize = _itemsize(dtype, what)
+    ordinal = getattr(device, "index", device)
+    if ordinal is None:
+        ordinal = 0
+    if not isinstance(ordinal, int) or isinstance(ordinal, bool) or ordinal < 0:
+        raise TypeError("%s: device %r is not a CUDA device ordinal" % (what, device))
+    _cuda_driver.library()
+
+    def build():
+        context, cl_device, _ = _opencl_of(ordinal)
+        check(_library.lib.ipt_warmup(context, cl_device, itemsize), "ipt_warmup")
+
+    if wait:
+        build()
+        return None
+    return _background.started(build, what)

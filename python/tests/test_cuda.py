@@ -11,7 +11,7 @@ import pytest
 
 import ipt
 import ipt.cuda
-from ipt import _axes, _cuda_driver
+from ipt import _axes, _background, _cuda_driver
 
 
 # --- without a GPU ---------------------------------------------------------------------
@@ -32,6 +32,35 @@ def test_without_a_cuda_driver_every_call_says_why(monkeypatch):
             ipt.cuda.permute([[1, 2]], (1, 0))
         with pytest.raises(TypeError, match="not NoneType"):
             ipt.cuda.is_exportable(None)
+        with pytest.raises(ipt.cuda.CudaUnavailableError, match="cannot be loaded"):
+            ipt.cuda.warmup(numpy.float32)
+        # Not on the thread: a warm-up that cannot start says so at once.
+        with pytest.raises(ipt.cuda.CudaUnavailableError, match="cannot be loaded"):
+            ipt.cuda.warmup(4, wait=False)
+    finally:
+        _cuda_driver.reset()
+
+
+@pytest.mark.parametrize("dtype, size", [(4, 4), (numpy.float64, 8), ("complex64", 8),
+                                         (numpy.dtype(numpy.uint8), 1), (numpy.float16, 2),
+                                         ("complex128", 16)])
+def test_warmup_takes_sizes_and_dtypes(dtype, size):
+    assert ipt.cuda._itemsize(dtype, "w") == size
+
+
+@pytest.mark.parametrize("dtype, device, error, text", [
+    (3, 0, ValueError, "elements of 3 bytes"), (numpy.dtype("S32"), 0, ValueError, "32 bytes"),
+    (True, 0, TypeError, "neither an element size nor a dtype"),
+    (object(), 0, TypeError, "neither an element size nor a dtype"),
+    (4, "cuda", TypeError, "not a CUDA device ordinal"),
+    (4, -1, TypeError, "not a CUDA device ordinal")])
+def test_warmup_refuses_what_it_cannot_take_before_the_driver(dtype, device, error, text,
+                                                             monkeypatch):
+    monkeypatch.setattr(_cuda_driver, "LIBRARY", "libcuda-absent.so.1")
+    _cuda_driver.reset()
+    try:
+        with pytest.raises(error, match=text):
+            ipt.cuda.warmup(dtype, device)
     finally:
         _cuda_driver.reset()
 
@@ -79,3 +108,14 @@ def test_ipt_and_ipt_cuda_import_without_pyopencl():
                             env=dict(os.environ))
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("ok")
+
+
+def test_background_work_ends_its_future_with_its_result_or_error():
+    started = _background.started(lambda: 42, "test")
+    assert started.result(timeout=60) == 42
+
+    def fails():
+        raise ipt.cuda.CudaUnavailableError("no GPU here")
+    failed = _background.started(fails, "test")
+    with pytest.raises(ipt.cuda.CudaUnavailableError, match="no GPU here"):
+        failed.result(timeout=60)

@@ -205,6 +205,24 @@ def test_a_call_on_imported_memory_ends_with_its_release(random_matrix):
                              host.T.view(numpy.uint32))
 
 
+def test_a_warmup_in_the_background_lets_calls_run_meanwhile(random_matrix):
+    """warmup(wait=False) builds on a thread of its own; a transposition of a new shape of
+    the same element size, made meanwhile, is right; the future ends with None; a warm-up
+    that cannot run (no such device) ends with the error."""
+    torch = _framework_or_skip("torch")
+    future = ipt.cuda.warmup(torch.complex64, wait=False)
+    host = random_matrix((2111, 3217), numpy.complex64)
+    x = _exportable("torch", torch, host)
+    y = ipt.cuda.transpose(x)
+    assert numpy.array_equal(_to_host("torch", y),
+                             numpy.ascontiguousarray(host.T).view(numpy.uint8).reshape(-1))
+    assert future.result(timeout=600) is None
+    assert ipt.cuda.warmup(8, device=torch.device("cuda:0")) is None  # built: returns soon
+    missing = ipt.cuda.warmup(4, device=torch.cuda.device_count() + 7, wait=False)
+    with pytest.raises((ipt.cuda.CudaError, ipt.cuda.CudaUnavailableError)):
+        missing.result(timeout=60)
+
+
 @pytest.mark.skipif(os.environ.get("IPT_CUDA_LARGE") != "1",
                     reason="IPT_CUDA_LARGE=1 runs the tensor of 62% of the GPU's memory")
 def test_a_float32_tensor_of_most_of_the_gpu_is_transposed_in_place():

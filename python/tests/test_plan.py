@@ -79,7 +79,15 @@ def test_forced_padded_shape(device):
 
 
 def test_warmup_and_clear_cache(context, device, queue, random_matrix):
-    ipt.warmup(context, device, numpy.complex128)
+    # In the background, with a call of the same element size made meanwhile; then the
+    # blocking form, which finds everything built.
+    future = ipt.warmup(context, device, numpy.complex128, wait=False)
+    host = random_matrix((130, 70), numpy.complex128)
+    result = ipt.transpose(queue, cla.to_device(queue, host))
+    numpy.testing.assert_array_equal(result.get().view(numpy.uint8),
+                                     numpy.ascontiguousarray(host.T).view(numpy.uint8))
+    assert future.result(timeout=1800) is None
+    assert ipt.warmup(context, device, numpy.complex128) is None
     ipt.clear_cache()
     host = random_matrix((300, 200), numpy.float32)
     result = ipt.transpose(queue, cla.to_device(queue, host))
