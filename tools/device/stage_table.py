@@ -6,15 +6,17 @@
 
 Each LOG is the text output of `ipt-kernel-bench stages --shapes ... [--type T]`: per
 shape, the whole call's time and each step's (kernel time, 2*rows*cols*elem_size/t, and
-that as a percentage of the copy bandwidth measured in the same run). Prints one Markdown
-row per log: the shapes, the whole call's median percentage of copy, and for each kind of
+that as a percentage of the copy bandwidth measured in the same run), named
+stages-<type>.log (the random protocol) or stages-<protocol>-<type>.log. Prints one
+Markdown row per log: the whole call's median percentage of copy, and for each kind of
 pass the median percentage (the lowest in brackets) over the steps of that kind:
   on-chip 010!   the on-chip kernel's 010! stages (rounds of whole instances);
   100! >= 256 B  SoA 100! and 0100! stages whose super-elements have 256 bytes or more;
   100! < 256 B   the same with smaller super-elements;
   pad, unpad     rows spread to or closed up from a padded width.
 Steps that move a few elements (the bytes a padded plan keeps in scratch) are left out.
-A log with a wrong result is refused.
+A log with a wrong result is refused. tests/docs/check_stage_table.py checks that
+docs/performance.md shows what this makes of the logs it links.
 """
 import os
 import re
@@ -74,16 +76,33 @@ def cell(values):
     return f"{statistics.median(values):.0f}% ({min(values):.0f}%)"
 
 
+def run_label(path):
+    """stages-f32.log: "random f32"; stages-primes-f32.log: "primes f32"."""
+    name = os.path.basename(path)
+    name = name[len("stages-"):] if name.startswith("stages-") else name
+    name = name[:-len(".log")] if name.endswith(".log") else name
+    protocol, _, element = name.rpartition("-")
+    return f"{protocol or 'random'} {element}"
+
+
+TABLE_HEADER = ("| run | whole call | on-chip 010! | 100! (super-elements of 256 B or more) "
+          "| 100! (smaller) | pad | unpad |")
+
+
+def table(paths):
+    """The table's lines, as docs/performance.md shows them."""
+    lines = [TABLE_HEADER, "|---" * (len(KINDS) + 2) + "|"]
+    for path in paths:
+        _, _, _, totals, passes = profile(path)
+        lines.append(f"| {run_label(path)} | {cell(totals)} | "
+                     + " | ".join(cell(passes[k]) for k in KINDS) + " |")
+    return lines
+
+
 def main(paths):
     if not paths:
         sys.exit(__doc__)
-    print("| log | element | shapes | whole call | " + " | ".join(KINDS) + " | copy GB/s |")
-    print("|---" * (len(KINDS) + 5) + "|")
-    for path in paths:
-        elem_size, copy, shapes, totals, passes = profile(path)
-        cells = [cell(passes[k]) for k in KINDS]
-        print(f"| {os.path.basename(path)} | {elem_size} B | {shapes} | {cell(totals)} | "
-              + " | ".join(cells) + f" | {copy:.0f} |")
+    print("\n".join(table(paths)))
 
 
 if __name__ == "__main__":
