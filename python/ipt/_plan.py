@@ -138,7 +138,7 @@ def warmup(context, device, dtype, wait=True):
     args = (handle("context", context, pyopencl.Context),
             handle("device", device, pyopencl.Device), itemsize_of(dtype))
 
-    def build():
+    def build(owners=(context, device)):  # alive until the build ends: their handles too
         check(_lib.ipt_warmup(*args), "ipt_warmup")
 
     if wait:

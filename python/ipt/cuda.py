@@ -372,7 +372,7 @@ def _itemsize(dtype, what):
 def warmup(dtype, device=0, wait=True):
     """Builds now every kernel that transpose() and permute() can launch on elements of
     `dtype` (a torch.dtype, a NumPy/CuPy dtype or a size in bytes) on CUDA device `device`
-    (an ordinal or a torch.device), so that no later call compiles (ipt_warmup: seconds on
+    (an ordinal or a torch.device; None or one without an index: device 0), so that no later call compiles (ipt_warmup: seconds on
     a machine where NVIDIA's compute cache is cold, a fraction of one once it is filled;
     docs/latency-and-cache.md). wait=False returns at once a concurrent.futures.Future
     that is done when the kernels are built, its result() raising what the warm-up raised:
