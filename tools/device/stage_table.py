@@ -23,7 +23,6 @@ import re
 import statistics
 import sys
 
-SHAPE = re.compile(r"^(\d+) x (\d+)(?: padded to \d+ x \d+)?: ")
 HEADER = re.compile(r"^mode stages, (\d+)-byte elements")
 COPY = re.compile(r"^copy bandwidth: ([\d.]+) GB/s")
 TOTAL = re.compile(r"^  (?:exact|padded) buffer, total [\d.]+ ms, [\d.]+ GB/s \(([\d.]+)% of copy")
@@ -47,7 +46,7 @@ def kind_of(what, elem_size):
 
 
 def profile(path):
-    elem_size, copy, shapes, totals, passes = None, None, 0, [], {k: [] for k in KINDS}
+    elem_size, copy, totals, passes = None, None, [], {k: [] for k in KINDS}
     with open(path) as log:
         for line in log:
             line = line.rstrip("\n")
@@ -55,8 +54,6 @@ def profile(path):
                 elem_size = int(m.group(1))
             elif (m := COPY.match(line)):
                 copy = float(m.group(1))
-            elif SHAPE.match(line):
-                shapes += 1
             elif (m := TOTAL.match(line)):
                 totals.append(float(m.group(1)))
             elif line.startswith("  check ") and line != "  check ok":
@@ -67,7 +64,7 @@ def profile(path):
                     passes[kind].append(float(m.group(1)))
     if elem_size is None or copy is None or not totals:
         sys.exit(f"stage_table.py: {path}: not the output of ipt-kernel-bench stages")
-    return elem_size, copy, shapes, totals, passes
+    return totals, passes
 
 
 def cell(values):
@@ -93,7 +90,7 @@ def table(paths):
     """The table's lines, as docs/performance.md shows them."""
     lines = [TABLE_HEADER, "|---" * (len(KINDS) + 2) + "|"]
     for path in paths:
-        _, _, _, totals, passes = profile(path)
+        totals, passes = profile(path)
         lines.append(f"| {run_label(path)} | {cell(totals)} | "
                      + " | ".join(cell(passes[k]) for k in KINDS) + " |")
     return lines
