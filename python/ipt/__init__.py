@@ -52,5 +52,6 @@ else:
 
 __version__ = _lib.ipt_version_string().decode()
 
-__all__ = ["transpose", "transpose_batched", "permute", "imatcopy", "transpose_host", "plan", "padded_size", "warmup", "clear_cache", "PlanOptions",
-           "PlanInfo", "Error", "Status", "SEQUENCES", "ELEMENT_SIZES", "library_path"]
+__all__ = ["transpose", "transpose_batched", "permute", "imatcopy", "transpose_host", "plan",
+           "padded_size", "warmup", "clear_cache", "PlanOptions", "PlanInfo", "Error", "Status",
+           "SEQUENCES", "ELEMENT_SIZES", "library_path"]

@@ -95,7 +95,8 @@ def empty(shape, dtype, like="torch", device=None):
     """An uninitialised C-contiguous array of `shape` and `dtype` in one exportable
     allocation: a torch.Tensor (like="torch"; dtype a torch.dtype) or a cupy.ndarray
     (like="cupy"; dtype anything numpy takes), on CUDA device `device` (an ordinal, or for
-    PyTorch also a torch.device or "cuda:N"; None: the framework's current device). Raises CudaUnavailableError without a CUDA driver."""
+    PyTorch also a torch.device or "cuda:N"; None: the framework's current device). Raises
+    CudaUnavailableError without a CUDA driver."""
     _cuda_driver.library()
     module = _framework(like)
     shape = tuple(int(n) for n in (shape if hasattr(shape, "__len__") else (shape,)))
@@ -372,13 +373,14 @@ def _itemsize(dtype, what):
 def warmup(dtype, device=0, wait=True):
     """Builds now every kernel that transpose() and permute() can launch on elements of
     `dtype` (a torch.dtype, a NumPy/CuPy dtype or a size in bytes) on CUDA device `device`
-    (an ordinal or a torch.device; None or one without an index: device 0), so that no later call compiles (ipt_warmup: seconds on
-    a machine where NVIDIA's compute cache is cold, a fraction of one once it is filled;
-    docs/latency-and-cache.md). wait=False returns at once a concurrent.futures.Future
-    that is done when the kernels are built, its result() raising what the warm-up raised:
-    the build runs on a thread of its own while your start-up goes on, calls made
-    meanwhile wait only for the kernels they launch, and the process waits for it before
-    it exits. Raises CudaUnavailableError without a CUDA driver or OpenCL device."""
+    (an ordinal or a torch.device; None or one without an index: device 0), so that no later
+    call compiles (ipt_warmup: seconds on a machine where NVIDIA's compute cache is cold, a
+    fraction of one once it is filled; docs/latency-and-cache.md). wait=False returns at
+    once a concurrent.futures.Future that is done when the kernels are built, its result()
+    raising what the warm-up raised: the build runs on a thread of its own while your
+    start-up goes on, calls made meanwhile wait only for the kernels they launch, and the
+    process waits for it before it exits. Raises CudaUnavailableError without a CUDA
+    driver or OpenCL device."""
     what = "ipt.cuda.warmup"
     itemsize = _itemsize(dtype, what)
     ordinal = getattr(device, "index", device)
