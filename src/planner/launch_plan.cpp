@@ -202,6 +202,7 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string("square kernel: ") + e.what());
     }
+    if (overrides.square_vectors) square_plan.vectors = *overrides.square_vectors;
     if (plan.batch > 1)
       square_plan =
           complete_square_plan(square_plan, plan.padded_rows, std::uint64_t{1} << 20, plan.batch);

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -145,6 +146,8 @@ struct PlanOverrides {
   bool onchip_abort = false;       // on-chip kernels always take their fallback
   // IPT_SWIZZLE of kernels/square.cl (the on-chip kernel's: request.onchip_tiles).
   TileLayout square_tiles = TileLayout::kPadded;
+  // The square kernel's vector rows of 4-byte elements (unset: the planner's choice).
+  std::optional<bool> square_vectors;
 };
 
 // The plan of a whole call: plan_transpose's sequence, then its steps: the copy of the

@@ -101,6 +101,12 @@ const std::vector<OverrideKey>& keys() {
       {"square.tiles", false, "`padded` (default), `swizzled`",
        "how the square kernel lays out its local tiles",
        IPT_SET(o.plan.square_tiles = tiles(k, v))},
+      {"square.vectors", false, "`auto`, `off`, `on`",
+       "4-byte rows in 16-byte vectors where rows do not start on cache lines, never or always",
+       IPT_SET(if (v == "auto") o.plan.square_vectors.reset();
+               else if (v == "off") o.plan.square_vectors = false;
+               else if (v == "on") o.plan.square_vectors = true;
+               else bad_value(k, v, "auto, off or on"))},
       {"onchip.tiles", false, "`padded` (default), `swizzled`",
        "how the on-chip kernel lays out its local tiles",
        IPT_SET(o.plan.request.onchip_tiles = tiles(k, v))},

@@ -73,6 +73,18 @@ TEST_CASE("batches of matrices larger than a work-group's tile", "[batched][api]
       }
 }
 
+TEST_CASE("batches of squares in vector rows", "[batched][api][vectors]") {
+  // The square kernel's vector rows over a batch: each matrix's rows start at another
+  // element of a 16-byte vector (n odd), full and partial tiles.
+  ScopedEnv env("IPT_OVERRIDES", "local_mem=16384,square.vectors=on");
+  std::uint64_t seed = 9500;
+  for (const std::size_t n : {65, 131, 200, 257})
+    for (std::size_t batch : {2, 5}) {
+      INFO("batch of " << batch << " x " << n << " x " << n);
+      CHECK(transpose_batch(batch, n, n, 4, ++seed) == "");
+    }
+}
+
 TEST_CASE("a batch of one is ipt_transpose, twice gives back the original", "[batched][api]") {
   const std::size_t rows = 123, cols = 45;
   GuardedMatrix m(rows, cols, 4, 2, 8, 77);

@@ -223,6 +223,25 @@ TEST_CASE("imatcopy: the transform in each kind of last kernel", "[imatcopy][api
   }
 }
 
+TEST_CASE("imatcopy: the transform in the square kernel's vector rows",
+          "[imatcopy][api][vectors]") {
+  // Floats times alpha, stored as 16-byte vectors and as the rows' head and tail elements;
+  // the offsets (seed % 4) start the rows at each element of a vector.
+  ipt::test::ScopedEnv env("IPT_OVERRIDES", "sequence=square,square.vectors=on");
+  std::uint64_t seed = 35000;
+  for (const std::size_t n : {5, 64, 97, 130})
+    for (int k = 0; k < 4; ++k) {
+      ImatcopyCall call;
+      call.rows = call.cols = call.lda = call.ldb = n;
+      call.trans = 'T';
+      call.type = IPT_SCALAR_F32;
+      call.elem_size = 4;
+      call.has_alpha = true;
+      call.alpha_re = kAlphaRe;
+      CHECK(run_and_check(call, true, ++seed) == "");
+    }
+}
+
 namespace {
 
 // The element (x, y) of a real or complex call times (a, b), each part rounded as `T`,

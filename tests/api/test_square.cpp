@@ -3,6 +3,8 @@
 // of two and their neighbours up to 2049 and a few larger, for every element size, with
 // random data, an offset, and guard bytes on both sides that must stay unchanged.
 #include <catch2/catch.hpp>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "helpers/test_support.hpp"
@@ -103,6 +105,39 @@ TEST_CASE("square transpose with swizzled tiles through IPT_OVERRIDES",
         IPT_INVALID_VALUE);
   CHECK(std::string(ipt_last_error_message()).find("power of two") != std::string::npos);
   CHECK(m.check_unchanged() == "");
+}
+
+TEST_CASE("square transpose with vector rows through IPT_OVERRIDES",
+          "[square][api][overrides][vectors]") {
+  // The planner takes vector rows for 4-byte elements on a device with cache lines where
+  // rows do not start on them (line=128 plans as such a device), or wherever
+  // square.vectors=on; 8-byte elements stay element by element. Offsets (n * 7 + 4) % 13
+  // start the rows at every element of a 16-byte vector.
+  for (const char* forced : {"line=128", "square.vectors=on", "square.vectors=on,tiles=swizzled",
+                             "square.vectors=on,square.tile=32,square.wg_rows=8"}) {
+    ipt::test::ScopedEnv env("IPT_OVERRIDES", forced);
+    INFO(forced);
+    ipt_plan_info info;
+    REQUIRE(ipt_plan(session().device(), 1001, 1001, 4, nullptr, &info) == IPT_SUCCESS);
+    CHECK(std::string(info.description).find("16-byte vectors") != std::string::npos);
+    for (std::size_t n : {1, 3, 5, 23, 64, 65, 66, 67, 131, 200, 257, 1001})
+      transpose_and_check(n, 4, n + 3000);
+    transpose_and_check(131, 8, 3131);
+  }
+  // The planner's choice: 1024 floats are whole lines, 1001 are not; off keeps them
+  // element by element.
+  for (const auto& [forced, n, vectors] :
+       {std::tuple{"line=128", 1024, false}, std::tuple{"line=128", 1001, true},
+        std::tuple{"line=128,square.vectors=off", 1001, false},
+        std::tuple{"line=0", 1001, false}}) {
+    ipt::test::ScopedEnv env("IPT_OVERRIDES", forced);
+    INFO(forced << " n " << n);
+    ipt_plan_info info;
+    REQUIRE(ipt_plan(session().device(), n, n, 4, nullptr, &info) == IPT_SUCCESS);
+    CHECK((std::string(info.description).find("16-byte vectors") != std::string::npos) == vectors);
+    REQUIRE(ipt_plan(session().device(), n, n, 8, nullptr, &info) == IPT_SUCCESS);
+    CHECK(std::string(info.description).find("16-byte vectors") == std::string::npos);
+  }
 }
 
 TEST_CASE("a forced tile that does not fit is refused, buffer untouched", "[square][bad_input]") {

@@ -142,3 +142,28 @@ TEST_CASE("swizzled square tiles are sized without the padding column", "[planne
   bad.layout = kSwizzled;
   CHECK_THROWS_AS(square_step(site, 1000, bad), std::invalid_argument);
 }
+
+TEST_CASE("the square plan takes vector rows where rows do not start on cache lines",
+          "[planner][vectors]") {
+  DeviceProfile device;
+  device.local_mem_bytes = 49152;
+  device.line_bytes = 128;
+  // 4-byte rows of 1001 or 1000 elements (4000 bytes: 32-byte aligned) straddle lines;
+  // 1024 and 4096 are whole lines.
+  CHECK(plan_square(device, 1001, 4).vectors);
+  CHECK(plan_square(device, 1000, 4).vectors);
+  CHECK_FALSE(plan_square(device, 1024, 4).vectors);
+  CHECK_FALSE(plan_square(device, 4096, 4).vectors);
+  // Other element sizes never; nor a device without cache lines.
+  for (const std::size_t elem_size : {1, 2, 8, 16})
+    CHECK_FALSE(plan_square(device, 1001, elem_size).vectors);
+  device.line_bytes = 0;
+  CHECK_FALSE(plan_square(device, 1001, 4).vectors);
+  // They reach the kernel as IPT_VECTORS=1.
+  device.line_bytes = 128;
+  using ipt::planner::square_step;
+  using ipt::planner::StepSite;
+  const StepSite site{4, 0, device.local_mem_bytes, false};
+  CHECK(square_step(site, 1001, plan_square(device, 1001, 4)).options ==
+        "-DIPT_ELEM_BYTES=4 -DIPT_INDEX_64=0 -DTILE=64 -DWG_ROWS=4 -DIPT_VECTORS=1");
+}

@@ -4,10 +4,11 @@
 // alone.
 #include <catch2/catch.hpp>
 
+#include "helpers/split_check.hpp"
 #include "helpers/step_check.hpp"
 #include "helpers/test_support.hpp"
-#include "planner/launch_plan.hpp"
 #include "planner/families/square.hpp"
+#include "planner/launch_plan.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launcher.hpp"
 #include "support/step_run.hpp"
@@ -181,4 +182,74 @@ TEST_CASE("batches of squares in word tiles", "[square][variants][words][batched
       CHECK(ipt::test::check_step(step, ipt::test::site_of(elem_size, 0), 3 * n * n, 11, 77 + n) ==
             "");
     }
+}
+
+TEST_CASE("square kernel in vector rows", "[square][variants][vectors]") {
+  // 4-byte rows in aligned 16-byte vectors, the up to 3 elements before the first and after
+  // the last moved by the whole work-group: every offset mod 4 (rows starting at each
+  // element of a vector), n from 1 to beyond two tiles (rows of 0 to 3 head and tail
+  // elements, tiles narrower than one vector), full and partial tiles, diagonal and
+  // mirrored pairs, both layouts and index widths, batches.
+  const cl::CommandQueue queue(session().queue(), true);
+  std::size_t max_wg = 0;
+  clGetDeviceInfo(session().device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg,
+                  nullptr);
+  struct Variant {
+    std::size_t tile, wg_rows;
+    ipt::planner::TileLayout layout;
+    bool index64;
+  };
+  using ipt::planner::TileLayout;
+  int moved = 0;
+  for (const Variant v :
+       {Variant{64, 4, TileLayout::kPadded, false}, Variant{64, 4, TileLayout::kSwizzled, true},
+        Variant{64, 1, TileLayout::kPadded, true}, Variant{32, 8, TileLayout::kPadded, false},
+        Variant{32, 4, TileLayout::kSwizzled, false}, Variant{16, 4, TileLayout::kPadded, false},
+        Variant{24, 2, TileLayout::kPadded, false}}) {
+    if (v.tile * v.wg_rows > max_wg) continue;
+    for (const std::uint64_t offset : {0, 1, 2, 3})
+      for (const std::size_t n : {1, 2, 3, 5, 8, 13, 17, 31, 64, 65, 66, 67, 97, 130, 131}) {
+        for (const std::uint64_t matrices : {1, 3}) {
+          ipt::planner::SquarePlan plan;
+          plan.tile = v.tile;
+          plan.wg_rows = v.wg_rows;
+          plan.layout = v.layout;
+          plan.vectors = true;
+          plan = ipt::planner::complete_square_plan(plan, n, 3, matrices);
+          const auto site = ipt::test::site_of(4, offset, v.index64);
+          const auto step = ipt::planner::square_step(site, n, plan);
+          INFO("tile " << v.tile << " rows " << v.wg_rows << " layout "
+                       << ipt::planner::tile_layout_name(v.layout) << " idx64 " << v.index64
+                       << " offset " << offset << " n " << n << " matrices " << matrices);
+          REQUIRE(step.options.find("-DIPT_VECTORS=1") != std::string::npos);
+          ++moved;
+          CHECK(ipt::test::check_step(step, site, matrices * n * n, 13, 500 + n + offset) == "");
+        }
+      }
+  }
+  CHECK(moved > 600);
+}
+
+TEST_CASE("vector rows only where the step allows them", "[square][variants][vectors]") {
+  // 8-byte elements, a split matrix, and tiles that are not a multiple of 4 x wg_rows stay
+  // element by element even in a plan that takes vectors; 4-byte elements of a plan that
+  // does not take them too.
+  ipt::planner::SquarePlan plan;
+  plan.tile = 64;
+  plan.wg_rows = 4;
+  plan.vectors = true;
+  plan = ipt::planner::complete_square_plan(plan, 100, 3);
+  const auto vectors = [&](const ipt::planner::StepSite& site) {
+    return ipt::planner::square_step(site, 100, plan).options.find("IPT_VECTORS") !=
+           std::string::npos;
+  };
+  CHECK(vectors(ipt::test::site_of(4, 0)));
+  CHECK_FALSE(vectors(ipt::test::site_of(8, 0)));
+  CHECK_FALSE(vectors(ipt::test::site_of(2, 0)));
+  CHECK_FALSE(vectors(ipt::test::split_site(4, 0, 5000, 100 * 100)));
+  plan.tile = 8;
+  CHECK_FALSE(vectors(ipt::test::site_of(4, 0)));
+  plan.tile = 64;
+  plan.vectors = false;
+  CHECK_FALSE(vectors(ipt::test::site_of(4, 0)));
 }

@@ -55,6 +55,7 @@ struct Options {
   std::vector<std::array<std::uint64_t, 3>> instances;          // onchip mode: I, R, C
   std::vector<std::uint64_t> sizes;                             // square mode
   std::size_t tile = 0, wg_rows = 0;                            // square mode (0: planner's)
+  std::vector<bool> vectors;                                    // square mode (empty: planner's)
   std::vector<ipt::planner::TileLayout> layouts;  // --tiles (empty: the mode's default)
 };
 
@@ -93,6 +94,8 @@ const char* const kHelp =
     "  --soa-shapes LIST IxAxBxC,... (soa)\n"
     "  --sizes N,...     square sides (square)\n"
     "  --tile T, --wg-rows R  force the square kernel's tile and work-group rows\n"
+    "  --vectors on|off|both  square: rows of 4-byte elements in 16-byte vectors or\n"
+    "                    element by element (default: the planner's)\n"
     "  --buffer exact|padded  stages: a buffer of exactly the matrix (default) or with\n"
     "                    room for any padding\n"
     "  --tiles padded|swizzled|both  the local-memory tile layout of the square and\n"
@@ -181,6 +184,13 @@ Options parse(int argc, char** argv) {
       .value("--tile", [&](const std::string& v) { options.tile = cli::parse_count(v, "--tile"); })
       .value("--wg-rows",
              [&](const std::string& v) { options.wg_rows = cli::parse_count(v, "--wg-rows"); })
+      .value("--vectors",
+             [&](const std::string& v) {
+               const std::string how = cli::one_of(v, "--vectors", {"on", "off", "both"});
+               options.vectors = how == "on"    ? std::vector<bool>{true}
+                                 : how == "off" ? std::vector<bool>{false}
+                                                : std::vector<bool>{false, true};
+             })
       .value("--tiles",
              [&](const std::string& v) {
                using ipt::planner::TileLayout;
@@ -552,11 +562,24 @@ void run_square(Runner& runner, const Options& options, std::uint64_t elements) 
                     ipt::planner::tile_layout_name(layout), dims({n, n}).c_str(), e.what());
         continue;
       }
-      runner.row("square",
-                 "tile=" + std::to_string(plan.tile) + "x" + std::to_string(plan.wg_rows) + " " +
-                     ipt::planner::tile_layout_name(layout),
-                 dims({n, n}), n * n,
-                 [&](const StepSite& site) { return ipt::planner::square_step(site, n, plan); });
+      std::vector<bool> vectors = options.vectors;
+      if (vectors.empty()) vectors.push_back(plan.vectors);
+      for (const bool vector : vectors) {
+        plan.vectors = vector;
+        const bool moved = ipt::planner::square_vectors(plan, options.elem_size, false);
+        if (vector && !moved) {
+          std::printf(
+              "%-8s %-34s %-22s skipped: vector rows need 4-byte elements and a tile "
+              "that is a multiple of 4 x wg_rows\n",
+              "square", "vectors", dims({n, n}).c_str());
+          continue;
+        }
+        runner.row("square",
+                   "tile=" + std::to_string(plan.tile) + "x" + std::to_string(plan.wg_rows) +
+                       (moved ? " vectors " : " ") + ipt::planner::tile_layout_name(layout),
+                   dims({n, n}), n * n,
+                   [&](const StepSite& site) { return ipt::planner::square_step(site, n, plan); });
+      }
     }
 }
 

@@ -23,7 +23,16 @@ struct SquarePlan {
   // Whether 1- and 2-byte elements may move in 4-byte words (the word tiles of
   // kernels/square.cl); square_step takes them where the matrix allows (square_words).
   bool words = true;
+  // Whether 4-byte elements move in aligned 16-byte vectors (the vector rows of
+  // kernels/square.cl): plan_square takes them where the device has cache lines and the
+  // rows do not start on them; square_step where the step allows (square_vectors).
+  bool vectors = false;
 };
+
+// Whether this step moves tile rows in 16-byte vectors: where the plan takes them, the
+// element is 4 bytes, the matrix lies in one buffer (no split) and the tile is a multiple
+// of 4 * wg_rows.
+bool square_vectors(const SquarePlan& plan, std::size_t elem_size, bool split);
 
 // Elements per 4-byte word of the square kernel's word tiles for this step: 4 / elem_size
 // where the plan allows words, the element is 1 or 2 bytes, n is a multiple of the word,
