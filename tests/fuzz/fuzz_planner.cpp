@@ -125,6 +125,8 @@ PlanOverrides overrides(FuzzedDataProvider& in, bool& forced) {
   o.square_wg_rows = in.ConsumeBool() ? 0 : in.ConsumeIntegralInRange<std::size_t>(1, 64);
   o.square_tiles = in.ConsumeBool() ? TileLayout::kPadded : TileLayout::kSwizzled;
   o.onchip_abort = in.ConsumeBool();
+  if (const int vectors = in.ConsumeIntegralInRange(0, 2); vectors != 0)
+    o.square_vectors = vectors == 2;
   return o;
 }
 
