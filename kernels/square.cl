@@ -74,6 +74,8 @@ void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
 // vector); then the whole work-group moves the up to 3 `head` elements before the first
 // vector and the up to 3 after the last, EDGE slots per row, so that no lane works alone
 // while the others wait. No work-group reads or writes an element of another's tile.
+// Each loop recomputes its row's address, head and vectors inline: a helper that returned
+// them in a struct compiled to code slower than moving the elements one by one.
 #define LANES (TILE / 4)
 #define ROWS_PER_PASS (4 * WG_ROWS)
 #define VECTOR_PASSES (TILE / ROWS_PER_PASS)

@@ -69,9 +69,9 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   }
   // Vector rows where rows do not start on cache lines: element by element, each warp's
   // 128 bytes then touch two lines. Measured (f32, 64 x 4 tiles): 24577^2 ran at 78-79% of
-  // the copy bandwidth against 73-74%, 30011^2 77% against 71%, 10007^2 78% against 73%;
-  // rows of whole lines gain nothing (12000^2: 87.7% against 88.4%). 8-byte elements lost
-  // (15001^2: 74% against 79%), so they stay element by element.
+  // the copy bandwidth against 73-74%, 30011^2 77% against 71%, 10007^2 78-79% against
+  // 73-74%; rows of whole lines gain nothing (12000^2: 87.7% against 88.4%). 8-byte
+  // elements lost (15001^2: 74% against 79%), so they stay element by element.
   plan.vectors = device.line_bytes > 0 && elem_size == 4 && n * elem_size % device.line_bytes != 0;
   if (forced_tile != 0) plan.tile = forced_tile;
   if (forced_wg_rows != 0) plan.wg_rows = forced_wg_rows;
