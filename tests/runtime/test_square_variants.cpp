@@ -7,8 +7,8 @@
 #include "helpers/split_check.hpp"
 #include "helpers/step_check.hpp"
 #include "helpers/test_support.hpp"
-#include "planner/families/square.hpp"
 #include "planner/launch_plan.hpp"
+#include "planner/families/square.hpp"
 #include "runtime/error.hpp"
 #include "runtime/launcher.hpp"
 #include "support/step_run.hpp"
@@ -190,7 +190,6 @@ TEST_CASE("square kernel in vector rows", "[square][variants][vectors]") {
   // element of a vector), n from 1 to beyond two tiles (rows of 0 to 3 head and tail
   // elements, tiles narrower than one vector), full and partial tiles, diagonal and
   // mirrored pairs, both layouts and index widths, batches.
-  const cl::CommandQueue queue(session().queue(), true);
   std::size_t max_wg = 0;
   clGetDeviceInfo(session().device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg,
                   nullptr);
