@@ -74,8 +74,6 @@ void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
 // vector); then the whole work-group moves the up to 3 `head` elements before the first
 // vector and the up to 3 after the last, EDGE slots per row, so that no lane works alone
 // while the others wait. No work-group reads or writes an element of another's tile.
-// Each loop recomputes its row's address, head and vectors inline: a helper that returned
-// them in a struct compiled to code slower than moving the elements one by one.
 #define LANES (TILE / 4)
 #define ROWS_PER_PASS (4 * WG_ROWS)
 #define VECTOR_PASSES (TILE / ROWS_PER_PASS)
@@ -93,50 +91,47 @@ void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
 // none).
 #define EDGE_COLUMN(t, head, whole) ((uint)(t) < (head) ? (uint)(t) : (whole) * 4 + (uint)(t))
 
+// The work-item's share of the tile's rows: BODY once for each whole vector it moves
+// (its row `row`, r of the tile, whose first vector starts at column head), and once for
+// each edge slot it moves (column c). Every loop recomputes the row's address, head and
+// vector count inline: a helper that returned them in a struct compiled to code slower
+// than moving the elements one by one.
+#define FOR_MY_VECTORS(BODY)                                           \
+  UNROLL for (int p = 0; p < VECTOR_PASSES; ++p) {                     \
+    const uint r = r_first + (uint)p * ROWS_PER_PASS;                  \
+    if (r < (uint)h) {                                                 \
+      __global elem_t *row = m.data + base + (row0 + r) * n + col0;    \
+      const uint head = HEAD(row, w), whole = ((uint)w - head) / 4;    \
+      if (lane < whole) {                                              \
+        BODY                                                           \
+      }                                                                \
+    }                                                                  \
+  }
+#define FOR_MY_EDGES(BODY)                                             \
+  UNROLL for (int q = 0; q < EDGE_PASSES; ++q) {                       \
+    const uint slot = item + (uint)q * ITEMS, r = slot / EDGE;         \
+    if (r < (uint)h) {                                                 \
+      __global elem_t *row = m.data + base + (row0 + r) * n + col0;    \
+      const uint head = HEAD(row, w), whole = ((uint)w - head) / 4;    \
+      const uint c = EDGE_COLUMN(slot - r * EDGE, head, whole);        \
+      if (c < (uint)w) {                                               \
+        BODY                                                           \
+      }                                                                \
+    }                                                                  \
+  }
+
 void load_tile(__local elem_t *tile, matrix_t m, idx_t base, idx_t n, idx_t row0, idx_t col0,
                idx_t h, idx_t w) {
   const uint item = get_local_id(1) * TILE + get_local_id(0);
   const uint lane = item % LANES, r_first = item / LANES;
   // Every load of a work-item is issued before any value lands in local memory.
   elem_t v[VECTOR_PASSES][4], e[EDGE_PASSES];
-  UNROLL for (int p = 0; p < VECTOR_PASSES; ++p) {
-    const uint r = r_first + (uint)p * ROWS_PER_PASS;
-    if (r < (uint)h) {
-      __global const elem_t *row = m.data + base + (row0 + r) * n + col0;
-      const uint head = HEAD(row, w), whole = ((uint)w - head) / 4;
-      if (lane < whole) {
-        const uint4 x = *(__global const uint4 *)(row + head + lane * 4);
-        UNROLL for (int t = 0; t < 4; ++t) v[p][t] = VEC_AT(x, t);
-      }
-    }
-  }
-  UNROLL for (int q = 0; q < EDGE_PASSES; ++q) {
-    const uint slot = item + (uint)q * ITEMS, r = slot / EDGE;
-    if (r < (uint)h) {
-      __global const elem_t *row = m.data + base + (row0 + r) * n + col0;
-      const uint head = HEAD(row, w), whole = ((uint)w - head) / 4;
-      const uint c = EDGE_COLUMN(slot - r * EDGE, head, whole);
-      if (c < (uint)w) e[q] = row[c];
-    }
-  }
-  UNROLL for (int p = 0; p < VECTOR_PASSES; ++p) {
-    const uint r = r_first + (uint)p * ROWS_PER_PASS;
-    if (r < (uint)h) {
-      __global const elem_t *row = m.data + base + (row0 + r) * n + col0;
-      const uint head = HEAD(row, w), whole = ((uint)w - head) / 4;
-      if (lane < whole)
-        UNROLL for (int t = 0; t < 4; ++t) tile[SLOT(r, head + lane * 4 + t)] = v[p][t];
-    }
-  }
-  UNROLL for (int q = 0; q < EDGE_PASSES; ++q) {
-    const uint slot = item + (uint)q * ITEMS, r = slot / EDGE;
-    if (r < (uint)h) {
-      __global const elem_t *row = m.data + base + (row0 + r) * n + col0;
-      const uint head = HEAD(row, w), whole = ((uint)w - head) / 4;
-      const uint c = EDGE_COLUMN(slot - r * EDGE, head, whole);
-      if (c < (uint)w) tile[SLOT(r, c)] = e[q];
-    }
-  }
+  FOR_MY_VECTORS(const uint4 x = *(__global const uint4 *)(row + head + lane * 4);
+                 UNROLL for (int t = 0; t < 4; ++t) v[p][t] = VEC_AT(x, t);)
+  FOR_MY_EDGES(e[q] = row[c];)
+  FOR_MY_VECTORS(UNROLL for (int t = 0; t < 4; ++t)
+                     tile[SLOT(r, head + lane * 4 + t)] = v[p][t];)
+  FOR_MY_EDGES(tile[SLOT(r, c)] = e[q];)
 }
 
 // Writes the h x w block at (row0, col0) with the transpose of `tile` (a w x h tile).
@@ -144,28 +139,11 @@ void store_transposed(matrix_t m, __local const elem_t *tile, idx_t base, idx_t 
                       idx_t col0, idx_t h, idx_t w TRANSFORM_PARAMS) {
   const uint item = get_local_id(1) * TILE + get_local_id(0);
   const uint lane = item % LANES, r_first = item / LANES;
-  UNROLL for (int p = 0; p < VECTOR_PASSES; ++p) {
-    const uint r = r_first + (uint)p * ROWS_PER_PASS;
-    if (r < (uint)h) {
-      __global elem_t *row = m.data + base + (row0 + r) * n + col0;
-      const uint head = HEAD(row, w), whole = ((uint)w - head) / 4;
-      if (lane < whole) {
-        elem_t a[4];
-        UNROLL for (int t = 0; t < 4; ++t)
-          a[t] = TRANSFORMED(tile[SLOT(head + lane * 4 + t, r)]);
-        *(__global uint4 *)(row + head + lane * 4) = (uint4)(a[0], a[1], a[2], a[3]);
-      }
-    }
-  }
-  UNROLL for (int q = 0; q < EDGE_PASSES; ++q) {
-    const uint slot = item + (uint)q * ITEMS, r = slot / EDGE;
-    if (r < (uint)h) {
-      __global elem_t *row = m.data + base + (row0 + r) * n + col0;
-      const uint head = HEAD(row, w), whole = ((uint)w - head) / 4;
-      const uint c = EDGE_COLUMN(slot - r * EDGE, head, whole);
-      if (c < (uint)w) row[c] = TRANSFORMED(tile[SLOT(c, r)]);
-    }
-  }
+  FOR_MY_VECTORS(elem_t a[4];
+                 UNROLL for (int t = 0; t < 4; ++t)
+                     a[t] = TRANSFORMED(tile[SLOT(head + lane * 4 + t, r)]);
+                 *(__global uint4 *)(row + head + lane * 4) = (uint4)(a[0], a[1], a[2], a[3]);)
+  FOR_MY_EDGES(row[c] = TRANSFORMED(tile[SLOT(c, r)]);)
 }
 #elif IPT_WORDS == 1
 // The loops below have no early exit and the kernel no early return: every work-item
