@@ -39,9 +39,9 @@ KernelVariant variant_of(const Step& step);
 
 // Every program that plan_call, plan_batched_call and plan_imatcopy without a transform
 // can launch with default overrides for elem_size-byte elements on `device`, for indices
-// of one width (index64) or both; sorted, without repeats. The SoA kernel's narrow
-// elements move in words of 2 or 4 bytes, so the variants of 1- and 2-byte elements
-// include SoA programs of those word sizes.
+// of one width (index64) or both; sorted, without repeats. The SoA and restride
+// kernels move runs of narrower elements in wider words (narrow_words.hpp), so the
+// variants of an element size include their programs of those word sizes.
 std::vector<KernelVariant> kernel_variants(const DeviceProfile& device, std::size_t elem_size,
                                            bool index64);
 std::vector<KernelVariant> kernel_variants(const DeviceProfile& device, std::size_t elem_size);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// When a kernel may move 1- and 2-byte elements in wider words: the square and BS
-// kernels' 4-byte word tiles (narrow_word), and the runs of the SoA and restride kernels
-// (word_factor).
+// When a kernel may move elements in wider words: the square and BS kernels' 4-byte word
+// tiles of 1- and 2-byte elements (narrow_word), and the runs of the SoA and restride
+// kernels, of elements narrower than the device's widest word (word_factor).
 #pragma once
 
 #include <algorithm>
@@ -23,14 +23,23 @@ inline std::size_t narrow_word(std::size_t elem_size, std::uint64_t offset, bool
   return run % word == 0 && (offset * elem_size) % 4 == 0 ? word : 1;
 }
 
-// Narrow elements in wider words: how many elem_size-byte elements make the word in which
-// a kernel moves a run of `run` contiguous elements that starts at element `offset` of a
-// matrix split at element `split` (0: none): the widest word of at most
-// device.word_bytes that the run, the offset and the split all fill whole; 1 for
-// elements of word_bytes or more.
+// The most elements a word holds: 1-byte elements stay in 4-byte words, whose runs moved
+// no faster as 16-byte ones, and a kernel has a build per word size (kernel_variants.hpp),
+// so at most three per element size.
+constexpr std::uint64_t kMaxWordElements = 4;
+
+// Elements of the widest word of at most word_bytes (and kMaxWordElements elements).
+inline std::uint64_t widest_word_factor(std::size_t word_bytes, std::size_t elem_size) {
+  return std::min<std::uint64_t>(kMaxWordElements, word_bytes / std::min(elem_size, word_bytes));
+}
+
+// Elements in wider words: how many elem_size-byte elements make the word in which a
+// kernel moves a run of `run` contiguous elements that starts at element `offset` of a
+// matrix split at element `split` (0: none): the widest word (widest_word_factor) that
+// the run, the offset and the split all fill whole; 1 for elements of word_bytes or more.
 inline std::uint64_t word_factor(std::size_t word_bytes, std::size_t elem_size, std::uint64_t run,
                                  std::uint64_t offset = 0, std::uint64_t split = 0) {
-  for (std::uint64_t k = word_bytes / std::min(elem_size, word_bytes); k > 1; k /= 2)
+  for (std::uint64_t k = widest_word_factor(word_bytes, elem_size); k > 1; k /= 2)
     if (run % k == 0 && offset % k == 0 && split % k == 0) return k;
   return 1;
 }

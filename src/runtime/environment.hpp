@@ -20,7 +20,7 @@ struct Overrides {
   std::optional<bool> fp64;
   std::optional<std::size_t> line;           // the cache line size the planner aligns to (0: none)
   std::optional<bool> resident_groups;       // DeviceProfile::resident_groups
-  std::optional<std::size_t> word;           // DeviceProfile::word_bytes (1, 2 or 4)
+  std::optional<std::size_t> word;           // DeviceProfile::word_bytes (1, 2, 4, 8 or 16)
   std::optional<std::size_t> onchip_groups;  // DeviceProfile::onchip_groups (1 or 2)
   planner::PlanOverrides plan;
 };

@@ -62,10 +62,11 @@ const std::vector<OverrideKey>& keys() {
        "whether the device runs one group of 1024 (or two of 512) per compute unit at once; the "
        "planner takes on-chip plans by itself only then",
        IPT_SET(o.resident_groups = number(k, v) != 0)},
-      {"word", true, "1, 2 or 4 (default)",
-       "the widest word 1- and 2-byte elements move in (1: element by element)",
+      {"word", true, "1, 2, 4, 8 or 16 (default)",
+       "the widest word runs of narrower elements move in, of at most 4 elements (1: element "
+       "by element)",
        IPT_SET(const std::size_t w = number(k, v);
-               if (w == 0 || w > 4 || (w & (w - 1)) != 0) bad_value(k, v, "1, 2 or 4");
+               if (w == 0 || w > 16 || (w & (w - 1)) != 0) bad_value(k, v, "1, 2, 4, 8 or 16");
                o.word = w)},
       // The plan.
       {"sequence", false, "`square`, `1`, `2.1`, `2.2`, `3.1`, `3.2`, `4.1`, `4.2`",

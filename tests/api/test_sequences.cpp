@@ -97,15 +97,17 @@ TEST_CASE("a forced plan that cannot work is refused, buffer untouched", "[seque
   CHECK(m.check_unchanged() == "");
 }
 
-TEST_CASE("1- and 2-byte elements move in words where the super-elements allow", "[sequences]") {
-  // Factors whose super-elements fill 2- and 4-byte words, at offsets that do and do not
-  // fall on a word, against the same plans moving single elements (word=1).
+TEST_CASE("elements move in wider words where the super-elements allow", "[sequences]") {
+  // Factors whose super-elements fill words of 2 and 4 elements, at offsets that do and do
+  // not fall on a word, against the same plans moving single elements (word=1) or in
+  // narrower words.
   const std::pair<std::size_t, std::size_t> shapes[] = {{60, 84}, {120, 36}, {24, 1200}};
-  for (const char* forced : {"sequence=2.1,m=4", "sequence=2.2,n=6", "sequence=3.2,m=6,n=12",
-                             "sequence=2.1,m=4,word=1", "sequence=3.1,m=6,n=4,word=2"}) {
+  for (const char* forced :
+       {"sequence=2.1,m=4", "sequence=2.2,n=6", "sequence=3.2,m=6,n=12", "sequence=2.1,m=4,word=1",
+        "sequence=3.1,m=6,n=4,word=2", "sequence=2.2,n=6,word=8"}) {
     ScopedEnv env("IPT_OVERRIDES", forced);
     std::uint64_t seed = 70;
-    for (std::size_t elem_size : {1, 2})
+    for (std::size_t elem_size : {1, 2, 4, 8})
       for (std::size_t offset : {0, 1, 2, 4})
         for (auto [rows, cols] : shapes) {
           INFO(forced << ": " << rows << " x " << cols << ", elem_size " << elem_size << ", offset "

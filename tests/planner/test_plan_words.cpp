@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Narrow elements in wider words (planner/narrow_words.hpp, word_factor): the SoA
-// steps of 1- and 2-byte elements move whole 2- or 4-byte words where the super-elements,
-// the matrix's offset and a split allow, and single elements otherwise; the plan model
-// and the extents still count elements.
+// Elements in wider words (planner/narrow_words.hpp, word_factor): the SoA steps move
+// whole words of 2 or 4 elements, of up to 16 bytes, where the super-elements, the
+// matrix's offset and a split allow, and single elements otherwise; the plan model and
+// the extents still count elements.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -38,23 +38,33 @@ TEST_CASE("word_factor: the widest word the run, offset and split fill", "[plann
   CHECK(word_factor(device, 1, 710) == 2);
   CHECK(word_factor(device, 1, 708) == 4);
   CHECK(word_factor(device, 1, 709) == 1);
+  CHECK(word_factor(device, 1, 1616) == 4);       // at most 4 elements a word
   CHECK(word_factor(device, 1, 708, 2) == 2);     // offset on a 2-byte word only
   CHECK(word_factor(device, 2, 708, 0, 3) == 1);  // a split inside a word
-  CHECK(word_factor(device, 4, 708) == 1);        // 4-byte elements already are words
-  CHECK(word_factor(device, 16, 708) == 1);
+  CHECK(word_factor(device, 2, 708) == 4);
+  CHECK(word_factor(device, 4, 708) == 4);
+  CHECK(word_factor(device, 4, 710) == 2);
+  CHECK(word_factor(device, 4, 708, 2) == 2);
+  CHECK(word_factor(device, 8, 708) == 2);
+  CHECK(word_factor(device, 8, 709) == 1);
+  CHECK(word_factor(device, 16, 708) == 1);  // already the widest word
   DeviceProfile off = device;
   off.word_bytes = 1;
   CHECK(word_factor(off, 1, 708) == 1);
   off.word_bytes = 2;
   CHECK(word_factor(off, 1, 708) == 2);
+  off.word_bytes = 4;
+  CHECK(word_factor(off, 2, 708) == 2);
+  CHECK(word_factor(off, 4, 708) == 1);
 }
 
 TEST_CASE("narrow SoA steps move words, and plans stay exact", "[planner][words]") {
   const DeviceProfile device = ipt::test::nvidia_like();
   // 7810 x 7167 takes 2.1 on the NVIDIA-like profile: super-elements of m = 710 (2-byte
   // elements), 1562 (1-byte ones, whose on-chip word tiles hold longer instances).
-  for (std::size_t elem_size : {1, 2}) {
-    const std::uint64_t m = elem_size == 1 ? 1562 : 710;
+  // 4-byte ones: 710 too (8-byte words), 8-byte ones: m = 142 (16-byte words).
+  for (std::size_t elem_size : {1, 2, 4, 8}) {
+    const std::uint64_t m = elem_size == 1 ? 1562 : elem_size == 8 ? 142 : 710;
     for (std::uint64_t offset : {0, 1, 2}) {
       const CallShape call{7810, 7167, elem_size, offset, 0, 1};
       const LaunchPlan plan = plan_call(device, call);
@@ -72,19 +82,26 @@ TEST_CASE("narrow SoA steps move words, and plans stay exact", "[planner][words]
   DeviceProfile off = device;
   off.word_bytes = 1;
   CHECK(soa_word_bytes(plan_call(off, {7810, 7167, 2, 0, 0, 1})) == 2);
+  CHECK(soa_word_bytes(plan_call(off, {7810, 7167, 4, 0, 0, 1})) == 4);
+  // Super-elements of 284 floats fill 16-byte words.
+  CHECK(soa_word_bytes(plan_call(device, {15052, 3374, 4, 0, 0, 1})) == 16);
+  CHECK(soa_word_bytes(plan_call(device, {15052, 3374, 4, 2, 0, 1})) == 8);
 }
 
 TEST_CASE("exact buffers of narrow elements pad and unpad in words", "[planner][words]") {
   // Shapes whose calls pad (the padding's room in call scratch: split restrides), and
-  // the width their restride step moves: 4-byte units where the padded side and the
-  // original are multiples of 4 bytes, 2-byte units where only of 2. Not in words where
+  // the width their restride step moves: units of 4 elements where the padded side and
+  // the original are multiples of 4 elements, of 2 where only of 2. Not in words where
   // the offset is odd, or where IPT_OVERRIDES word=1 says no.
   struct Case {
     std::uint64_t rows, cols;
     std::size_t elem_size, unit_bytes;
   };
-  const Case cases[] = {
-      {11896, 19330, 1, 4}, {9781, 5102, 1, 2}, {9091, 6310, 2, 4}, {19756, 13042, 2, 4}};
+  const Case cases[] = {{11896, 19330, 1, 4},
+                        {9781, 5102, 1, 2},
+                        {9091, 6310, 2, 4},
+                        {19756, 13042, 2, 8},
+                        {11896, 19330, 4, 8}};
   const DeviceProfile device = ipt::test::nvidia_like();
   DeviceProfile no_words = device;
   no_words.word_bytes = 1;

@@ -28,12 +28,12 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
     throw std::invalid_argument("restride: a stride is shorter than the row");
   if (rows <= 1 || len == 0 || s_in == s_out)
     return nothing(Family::kRestride, "restride: nothing moves");
-  // 1- and 2-byte elements move in 4-byte words (1-byte ones at least in pairs) where
-  // every row starts on a unit's boundary in both layouts and is whole units long: the
-  // restride of those units, with the same bytes per work-item, so the same chunks and
-  // flags. Moved one by one, 1-byte rows closed up at a third of a float row's speed. A
-  // split matrix (kernels/common.cl) keeps its units whole where the split and the tail's
-  // place are multiples of the unit.
+  // Elements narrower than the device's word move in units of up to 4 elements
+  // (word_factor) where every row starts on a unit's boundary in both layouts and is whole
+  // units long: the restride of those units, with the same bytes per work-item, so the
+  // same chunks and flags. Moved one by one, 1-byte rows closed up at a third of a float
+  // row's speed. A split matrix (kernels/common.cl) keeps its units whole where the split
+  // and the tail's place are multiples of the unit.
   const std::uint64_t run = std::gcd(std::gcd(len, config.per_item), std::gcd(s_in, s_out));
   std::size_t unit = static_cast<std::size_t>(
       word_factor(config.word_bytes, site.elem_size, run, site.offset, site.split));
@@ -101,7 +101,7 @@ double restride_efficiency(std::uint64_t row_bytes) {
 }
 
 // Chunks of 16 words per work-item, or 32 for more than 2^31 elements (64-bit only);
-// rows of 1- and 2-byte elements that fill 4-byte words or pairs move in those.
+// rows that fill words of 2 or 4 elements move in those.
 void restride_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
   for (const std::uint64_t elements : {std::uint64_t{1} << 20, (std::uint64_t{1} << 31) + 1})
     if (at.index64 || elements < (std::uint64_t{1} << 31))

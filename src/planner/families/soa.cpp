@@ -238,11 +238,12 @@ double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::s
   return soa_efficiency(device, C * elem_size) * narrow;
 }
 
-// The unit width and register count follow C up to the widest unit's largest count; 1- and
-// 2-byte elements also as the words of 2 and 4 bytes their super-elements move in.
+// The unit width and register count follow C up to the widest unit's largest count, for
+// the elements and for each wider word their super-elements move in (word_factor).
 void soa_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
   const std::uint64_t widest = std::max<std::size_t>(1, device.simd_width);
-  for (std::uint64_t word = 1; word == 1 || at.elem_size * word <= device.word_bytes; word *= 2) {
+  for (std::uint64_t word = 1; word <= widest_word_factor(device.word_bytes, at.elem_size);
+       word *= 2) {
     StepSite words = at;
     words.elem_size = at.elem_size * word;
     for (std::uint64_t C = 1; C <= widest * 16 + 1; ++C)
