@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "planner/imatcopy_plan.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -23,9 +24,14 @@ void check_shape(const ImatcopyShape& shape) {
 
 }  // namespace
 
-LaunchPlan plan_imatcopy(const DeviceProfile& device, const ImatcopyShape& shape,
+LaunchPlan plan_imatcopy(const DeviceProfile& given, const ImatcopyShape& shape,
                          const PlanOverrides& overrides) {
   check_shape(shape);
+  // The last step transforms each element it stores (transformed_step), so it must move
+  // elements, not words of several: with a transform, no step moves wider words.
+  DeviceProfile device = given;
+  if (!shape.transform.identity())
+    device.word_bytes = std::min(device.word_bytes, shape.elem_size);
   const std::uint64_t R = shape.rows, C = shape.cols;
   const std::size_t elem_size = shape.elem_size;
   LaunchPlan launch;
