@@ -94,6 +94,7 @@ DeviceProfile profile(FuzzedDataProvider& in, bool& named) {
     device.line_bytes = in.ConsumeBool() ? 0 : std::size_t{16} << in.ConsumeIntegralInRange(0, 4);
   if (mutate & 64) device.resident_groups = !device.resident_groups;
   if (mutate & 128) device.has_fp64 = !device.has_fp64;
+  if (in.ConsumeBool()) device.word_bytes = std::size_t{1} << in.ConsumeIntegralInRange(0, 4);
   return device;
 }
 
@@ -139,7 +140,8 @@ std::string call_text(const CallShape& call, const DeviceProfile& device) {
          std::to_string(device.simd_width) + ", compute_units " +
          std::to_string(device.compute_units) + ", max_alloc " +
          std::to_string(device.max_alloc_bytes) + ", line " + std::to_string(device.line_bytes) +
-         ", resident_groups " + std::to_string(device.resident_groups);
+         ", resident_groups " + std::to_string(device.resident_groups) + ", word " +
+         std::to_string(device.word_bytes);
 }
 
 std::string overrides_text(const PlanOverrides& o) {
