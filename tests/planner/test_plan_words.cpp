@@ -126,3 +126,20 @@ TEST_CASE("exact buffers of narrow elements pad and unpad in words", "[planner][
       CHECK(restride_bytes(plan_call(no_words, call)) == std::vector<std::size_t>{c.elem_size});
     }
 }
+
+TEST_CASE("float plans prefer factors whose super-elements fill wide words", "[planner][words]") {
+  // 2556 = 4 * 639 = 9 * 284: super-elements of 639 floats move one by one, of 284 in
+  // 16-byte words, which the cost model credits (soa_stage_efficiency).
+  const DeviceProfile device = ipt::test::nvidia_like();
+  DeviceProfile four = device;
+  four.word_bytes = 4;
+  const CallShape call{2556, 7791, 4, 0, 0, 1};
+  const LaunchPlan wide = plan_call(device, call), narrow = plan_call(four, call);
+  INFO(describe(wide) << "\n" << describe(narrow));
+  CHECK(soa_word_bytes(wide) == 16);
+  CHECK(soa_word_bytes(narrow) == 4);
+  CHECK(wide.transpose.m != narrow.transpose.m);
+  CHECK(soa_stage_efficiency(device, 284, 4) > soa_stage_efficiency(four, 284, 4));
+  CHECK(soa_stage_efficiency(device, 639, 4) == soa_stage_efficiency(four, 639, 4));
+  CHECK(soa_stage_efficiency(device, 142, 8) == soa_stage_efficiency(four, 142, 8));
+}

@@ -71,8 +71,8 @@ bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes
 double soa_efficiency(const DeviceProfile& device, std::uint64_t super_element_bytes);
 
 // A 0100! stage's efficiency with super-elements of C elements of elem_size bytes: as
-// soa_efficiency, less for 1- and 2-byte elements that cannot move in 4-byte words
-// (word_factor).
+// soa_efficiency, less for 1- and 2-byte elements that cannot move in 4-byte words, more
+// for 4-byte ones that move in 8- or 16-byte words (word_factor).
 double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size);
 
 // Its step builder (planner/families/soa.cpp). A region left with Buffer::kNone is placed
