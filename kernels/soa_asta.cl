@@ -27,16 +27,17 @@
 // (`tiles`: 2 * L elements per unit, host-sized).
 //
 // Scheduling. Starts are handed out by slices of flag words: a unit takes the next slice
-// index from a global counter (flags[words], zeroed with the flags) and tries, as chain
-// starts, the items of that slice whose bits were clear when it looked (a snapshot, only
-// a hint: every start is tested again after its read). A word holds 2^slice_shift
-// slices of 32 >> slice_shift items; the host cuts words into slices when there are
-// fewer words than units, so that small stages start every unit at once instead of
-// leaving a few units to walk every chain one step at a time. A unit whose chain ended takes its next start in
-// the same step, so no unit idles while others of its group still follow chains (the
-// previous version ran its units in lock-step rounds and waited for the longest chain of
-// each round), and the dynamic counter balances work over groups. A start taken late
-// cuts the chain that would have reached it, so long cycles split among all units.
+// index from a global counter (flags[words], zeroed with the flags; the started marks
+// below, if any, follow it) and tries, as chain starts, the items of that slice whose
+// bits were clear when it looked (a snapshot, only a hint: every start is tested again
+// after its read). A word holds 2^slice_shift slices of 32 >> slice_shift items; the host
+// cuts words into slices when there are fewer words than units, so that small stages
+// start every unit at once instead of leaving a few units to walk every chain one step at
+// a time. A unit whose chain ended takes its next start in the same step, so no unit
+// idles while others of its group still follow chains (the previous version ran its units
+// in lock-step rounds and waited for the longest chain of each round), and the dynamic
+// counter balances work over groups. A start taken late cuts the chain that would have
+// reached it, so long cycles split among all units.
 //
 // One barrier per step. Each step, every live unit is in one of three modes:
 //   START s:  all lanes read item s into `carry`;
@@ -66,6 +67,15 @@
 // caught by (i); a stale read of x is discarded unless the claim succeeds, and then it
 // is original. The loop's trip count is uniform over the work-group: it continues
 // while the group-wide count of live units, read after the barrier, is non-zero.
+//
+// Started marks (`marks` != 0: a second bitmap after the start counter, which the host
+// keeps for chunks of 512 bytes and more). A chain's claim fails only at the successor
+// of a start: only a unit holding s's original value claims succ(s), the chain that
+// claimed s or the unit that started at s. So a unit whose start s passed its test sets
+// s's mark, and a chain that claims a marked s stores into s and stops, instead of
+// reading succ(s) only to lose it to the start's unit, which then carries s's value on.
+// A chain that moves k items so reads k + 1 chunks (its start and the k) instead of
+// k + 2; a mark read stale (clear) costs only that read.
 
 #define WG (VW * UNITS)
 #define MODE_DONE 0
@@ -145,7 +155,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                  idx_t L, idx_t K, idx_t total_items, __global uint *scratch,
                  ulong flags_word, __local elem_t *tiles,
-                 uint slice_shift TRANSFORM_PARAMS SPLIT_PARAMS) {
+                 uint slice_shift, uint marks TRANSFORM_PARAMS SPLIT_PARAMS) {
   // Published by a unit's lane 0 in step t (buffer t & 1), read by its lanes after the
   // barrier of step t: the store decision for step t, and the mode, chunk length and
   // first element (index in the matrix `m`) of the item the unit reads in step t + 1.
@@ -165,6 +175,7 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
   const uint slices = words << slice_shift;
   const uint slice_items = 32u >> slice_shift;
   __global uint *next_slice = flags + words;
+  __global uint *started = next_slice + 1;  // the started marks
 #if REGS > 0
   elem_t carry[REGS], next_value[REGS];
 #else
@@ -225,19 +236,25 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
     mem_fence(CLK_GLOBAL_MEM_FENCE);
 
     if (lane == 0) {
-      int store = 0;
+      int store = 0, stop = 0;
       int test = my_mode;
       if (test == MODE_FIRST) {
+        const uint bit = 1u << (uint)(my_start & 31);
         const uint w = atomic_or(&flags[my_start >> 5], 0u);
-        if (!(w & (1u << (uint)(my_start & 31)))) test = MODE_CHAIN;
+        if (!(w & bit)) {
+          test = MODE_CHAIN;
+          if (marks) atomic_or(&started[my_start >> 5], bit);  // nothing waits for it
+        }
         if ((my_start >> 5) == word) candidates &= ~w;  // fresher than the snapshot
       }
       if (test == MODE_CHAIN) {
         const idx_t q = q0 + g;
         const uint bit = 1u << (uint)(q & 31);
+        const uint seen = marks ? ((volatile __global uint *)started)[q >> 5] : 0u;
         store = !(atomic_or(&flags[q >> 5], bit) & bit);
+        stop = store && (seen & bit);
       }
-      if (store || my_mode == MODE_START) {
+      if ((store && !stop) || my_mode == MODE_START) {
         if (my_mode == MODE_START) my_start = q0 + g;
         const idx_t a = g / B;
         g = (g - a * B) * A + a;  // the successor

@@ -106,7 +106,7 @@ TEST_CASE("PTTWAC 010! on a split matrix, global flags", "[split][pttwac]") {
           INFO("A " << s.A << " B " << s.B << " C " << s.C << " elem " << elem_size << " index64 "
                     << index64 << " split " << split);
           const auto site = split_site(elem_size, kOffset, split, elements, index64);
-          const std::uint64_t flag_bytes = ipt::planner::soa_flag_bytes(s.A * s.B * s.C);
+          const std::uint64_t flag_bytes = ipt::planner::soa_flag_bytes(s.A * s.B * s.C, false);
           const auto step =
               ipt::planner::pttwac_step(site, s.A, s.B, s.C, config, after_tail(site, flag_bytes));
           REQUIRE(step.index64 == index64);

@@ -70,8 +70,9 @@ Step soa_element_step(const StepSite& site, std::uint64_t I, std::uint64_t A, st
   // Register tiling needs no local tiles; a local argument may not be empty, so it gets
   // one element it never touches.
   step.local_bytes = config.regs > 0 ? elem_size : 2 * std::uint64_t{config.units} * L * elem_size;
-  // One bit per item and the start counter after them.
-  step.flags = placed(flags, Buffer::kScratch, soa_flag_bytes(items));
+  // Claim bits, the start counter and started marks (soa_flag_bytes).
+  const bool marks = soa_marks(L * elem_size);
+  step.flags = placed(flags, Buffer::kScratch, soa_flag_bytes(items, marks));
   step.args = {buffer_arg(Buffer::kMatrix),
                index_arg(site.offset),
                index_arg(A),
@@ -83,7 +84,8 @@ Step soa_element_step(const StepSite& site, std::uint64_t I, std::uint64_t A, st
                buffer_arg(step.flags.buffer),
                ulong_arg(step.flags.offset / 4),
                local_arg(step.local_bytes),
-               uint_arg(slice_shift)};
+               uint_arg(slice_shift),
+               uint_arg(marks ? 1 : 0)};
   step.touches = I * A * B * C;
   step.move = permute(I, A, B, C);
   step.what = (I > 1 ? "0100! on (" + std::to_string(I) + " | " : std::string("100! on (")) +
@@ -140,14 +142,26 @@ std::size_t soa_slice_items(std::uint64_t items, std::uint64_t launch_units) {
   return slice;
 }
 
-std::uint64_t soa_flag_bytes(std::uint64_t items) { return ((items + 31) / 32 + 1) * 4; }
+bool soa_marks(std::uint64_t chunk_bytes) {
+  // A mark saves a read of a chunk (kernels/soa_asta.cl, (iv)); from 512 bytes on, the
+  // marks take at most 1/4096 of the bytes they save reads of, and smaller super-elements
+  // keep the scratch of one bit per item (their flags already cost up to 0.3% of the
+  // matrix, docs/performance.md#memory).
+  constexpr std::uint64_t kMarkedChunkBytes = 512;
+  return chunk_bytes >= kMarkedChunkBytes;
+}
+
+std::uint64_t soa_flag_bytes(std::uint64_t items, bool marks) {
+  const std::uint64_t words = (items + 31) / 32;
+  return ((marks ? 2 : 1) * words + 1) * 4;
+}
 
 std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_mem_bytes,
                                     std::size_t elem_size, std::uint64_t I, std::uint64_t A,
                                     std::uint64_t B, std::uint64_t C) {
   const std::uint64_t L =
       std::max<std::uint64_t>(1, soa_chunk(config, local_mem_bytes, elem_size, C));
-  return soa_flag_bytes(I * A * B * ((C + L - 1) / L));
+  return soa_flag_bytes(I * A * B * ((C + L - 1) / L), soa_marks(L * elem_size));
 }
 
 SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size) {

@@ -40,9 +40,13 @@ std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_
 std::uint64_t soa_chunk(const SoaConfig& config, std::size_t local_mem_bytes, std::size_t elem_size,
                         std::uint64_t C);
 
+// Whether a SoA-ASTA launch whose chunks take `chunk_bytes` keeps started marks.
+bool soa_marks(std::uint64_t chunk_bytes);
+
 // Scratch of a SoA-ASTA launch over `items` items (I * A * B * chunks per super-element):
-// one flag bit per item and the 32-bit start counter after the flag words.
-std::uint64_t soa_flag_bytes(std::uint64_t items);
+// one claim bit per item, the 32-bit start counter after the claim words, and with
+// `marks` a started mark per item after the counter.
+std::uint64_t soa_flag_bytes(std::uint64_t items, bool marks);
 
 // The same for a launch of 0100! on (I, A, B, C) with `config` (its chunk decides items).
 std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_mem_bytes,
