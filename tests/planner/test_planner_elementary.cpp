@@ -95,6 +95,8 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
   CHECK(choose_soa(nv, 2560, 4).regs == 16);
   CHECK(choose_soa(nv, 2560, 4).chunk == 512);
   CHECK(choose_soa(nv, 2560, 8).chunk == 256);
+  CHECK(choose_soa(nv, 539, 4).chunk == 288);  // equal chunks: 288 + 251, not 512 + 27
+  CHECK(choose_soa(nv, 539, 4).regs == 16);
   CHECK(choose_soa(nv, 2560, 4).units == 2);  // work-groups of 64
   CHECK(choose_soa(nv, 8, 4).units == 16);
   CHECK(choose_soa(amd_like(), 512, 4).vw == 64);  // wavefront of 64
@@ -116,6 +118,9 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
         CHECK((config.regs & (config.regs - 1)) == 0);
         CHECK(config.chunk <= config.regs * config.vw);
         CHECK((config.regs == 1 || config.regs / 2 * config.vw < config.chunk));
+        // Chunks of equal length, give or take a lane's register each.
+        const std::uint64_t chunks = (C + config.chunk - 1) / config.chunk;
+        CHECK(chunks * config.chunk - C < chunks * config.vw);
       }
 }
 
