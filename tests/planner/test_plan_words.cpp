@@ -48,6 +48,11 @@ TEST_CASE("word_factor: the widest word the run, offset and split fill", "[plann
   CHECK(word_factor(device, 8, 708) == 2);
   CHECK(word_factor(device, 8, 709) == 1);
   CHECK(word_factor(device, 16, 708) == 1);  // already the widest word
+  // A split matrix: words of at most 4 bytes.
+  CHECK(word_factor(device, 1, 708, 0, 1024) == 4);
+  CHECK(word_factor(device, 2, 708, 0, 1024) == 2);
+  CHECK(word_factor(device, 4, 708, 0, 1024) == 1);
+  CHECK(word_factor(device, 8, 708, 0, 1024) == 1);
   DeviceProfile off = device;
   off.word_bytes = 1;
   CHECK(word_factor(off, 1, 708) == 1);
@@ -90,9 +95,10 @@ TEST_CASE("narrow SoA steps move words, and plans stay exact", "[planner][words]
 
 TEST_CASE("exact buffers of narrow elements pad and unpad in words", "[planner][words]") {
   // Shapes whose calls pad (the padding's room in call scratch: split restrides), and
-  // the width their restride step moves: units of 4 elements where the padded side and
-  // the original are multiples of 4 elements, of 2 where only of 2. Not in words where
-  // the offset is odd, or where IPT_OVERRIDES word=1 says no.
+  // the width their restride step moves: 4-byte units where the padded side and the
+  // original are multiples of 4 bytes, 2-byte units where only of 2; never wider, as
+  // every word of a split matrix (kSplitWordBytes). Not in words where the offset is
+  // odd, or where IPT_OVERRIDES word=1 says no.
   struct Case {
     std::uint64_t rows, cols;
     std::size_t elem_size, unit_bytes;
@@ -100,8 +106,8 @@ TEST_CASE("exact buffers of narrow elements pad and unpad in words", "[planner][
   const Case cases[] = {{11896, 19330, 1, 4},
                         {9781, 5102, 1, 2},
                         {9091, 6310, 2, 4},
-                        {19756, 13042, 2, 8},
-                        {11896, 19330, 4, 8}};
+                        {19756, 13042, 2, 4},
+                        {11896, 19330, 4, 4}};
   const DeviceProfile device = ipt::test::nvidia_like();
   DeviceProfile no_words = device;
   no_words.word_bytes = 1;

@@ -269,8 +269,8 @@ double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::s
 // the elements and for each wider word their super-elements move in (word_factor).
 void soa_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
   const std::uint64_t widest = std::max<std::size_t>(1, device.simd_width);
-  for (std::uint64_t word = 1; word <= widest_word_factor(device.word_bytes, at.elem_size);
-       word *= 2) {
+  const std::size_t word_bytes = site_word_bytes(device.word_bytes, at.split != 0);
+  for (std::uint64_t word = 1; word <= widest_word_factor(word_bytes, at.elem_size); word *= 2) {
     StepSite words = at;
     words.elem_size = at.elem_size * word;
     for (std::uint64_t C = 1; C <= widest * 16 + 1; ++C)
