@@ -143,10 +143,10 @@ std::size_t soa_slice_items(std::uint64_t items, std::uint64_t launch_units) {
 }
 
 bool soa_marks(std::uint64_t chunk_bytes) {
-  // A mark saves a read of a chunk (kernels/soa_asta.cl, (iv)); from 512 bytes on, the
-  // marks take at most 1/4096 of the bytes they save reads of, and smaller super-elements
-  // keep the scratch of one bit per item (their flags already cost up to 0.3% of the
-  // matrix, docs/performance.md#memory).
+  // A mark saves a read of a chunk (kernels/soa_asta.cl, "Started marks"); from 512 bytes
+  // on, the marks take at most 1/4096 of the bytes they save reads of. Smaller chunks keep
+  // one bit per item: the flags of super-elements of a few elements already take up to
+  // 0.3% of the matrix, and the planner keeps a call's extra memory within 0.6%.
   constexpr std::uint64_t kMarkedChunkBytes = 512;
   return chunk_bytes >= kMarkedChunkBytes;
 }
@@ -193,9 +193,9 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   config.units = std::max<std::size_t>(1, std::min(group, kSoaGroup) / vw);
   // Chunks of equal length: C = 539 floats in chunks of 512 and 27 moved a chunk of 108
   // bytes for every one of 2 KiB, and 27 bytes are a slow move. Cut into halves of 270
-  // and 269, the 100! steps of 539, 579 and 532 (16-byte words) floats ran 8-11% faster
-  // (ipt-kernel-bench stages, 40 random f32 shapes on an H200; no other step changed by
-  // more than noise). The chunk count stays the same, and so does REGS below: more than
+  // and 269, the 100! steps of 539, 579 and 532 (16-byte words) floats ran 8-15% faster
+  // (ipt-kernel-bench stages, 40 random f32 shapes on an H200, two runs; no other step
+  // changed by more than noise). The chunk count stays the same, and so does REGS below: more than
   // max_regs / 2 registers per lane remain.
   const std::uint64_t lane_share = (C + vw - 1) / vw;
   const std::uint64_t chunks = (lane_share + max_regs - 1) / max_regs;
