@@ -31,7 +31,8 @@ struct DeviceProfile {
   // kernel's super-elements, the restride kernel's rows) move narrower elements, when a
   // run fills whole words (narrow_words.hpp, word_factor). 1: element by element. 8- and
   // 16-byte words made the 100! steps of 4-byte elements whose super-elements fill them
-  // 2-10 points of copy faster.
+  // 2-10 points of copy faster. Capped at 8 bytes, 5 of 8 steps that 16-byte words move
+  // ran slower (by up to 14%), and the random protocol no faster.
   std::size_t word_bytes = 16;
   // Work-groups of the on-chip kernel per compute unit, sharing its 1024 work-items'
   // registers and its local memory: 1 or 2 (IPT_OVERRIDES onchip.groups); 0: the

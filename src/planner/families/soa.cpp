@@ -240,6 +240,10 @@ double soa_efficiency(std::uint64_t super_element_bytes, bool line_aligned) {
   return interpolate_log2(straddling, std::size(straddling), x);
 }
 
+// Every whole line counts, though super-elements of an odd number of 128-byte lines from
+// 1152 bytes on ran barely faster than their neighbours: crediting only multiples of two
+// lines changed 25 of the 300 random f32 plans, which ran as fast as before
+// (median time ratio 1.003-1.007), and 8 f64 plans, which ran 7% slower.
 bool line_aligned(const DeviceProfile& device, std::uint64_t super_element_bytes) {
   return device.line_bytes > 0 && super_element_bytes % device.line_bytes == 0;
 }
