@@ -194,8 +194,8 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   // Chunks of equal length: C = 539 floats in chunks of 512 and 27 moved a chunk of 108
   // bytes for every one of 2 KiB, and 27 bytes are a slow move. Cut into halves of 270
   // and 269, the 100! steps of 539, 579 and 532 (16-byte words) floats ran 8-15% faster
-  // (ipt-kernel-bench stages, 40 random f32 shapes on an H200, two runs; no other step
-  // changed by more than noise). The chunk count stays the same, and so does REGS below: more than
+  // (ipt-kernel-bench stages, 40 random f32 shapes, two runs; no other step changed by
+  // more than noise). The chunk count stays the same, and so does REGS below: more than
   // max_regs / 2 registers per lane remain.
   const std::uint64_t lane_share = (C + vw - 1) / vw;
   const std::uint64_t chunks = (lane_share + max_regs - 1) / max_regs;
