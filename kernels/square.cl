@@ -20,6 +20,16 @@
 // A batch of `matrices` n x n matrices back to back: the pairs of all of them are
 // numbered in one sequence, matrix by matrix; a group finds its matrix with one division.
 //
+// The order of the pairs (`band`). Where rows do not start on cache lines, the two
+// groups that own horizontally adjacent tiles each write part of the line (or sector)
+// between them; the cache merges the parts only if the second comes before the line is
+// evicted. Numbered down the tile columns (band = 0), the pairs of consecutive groups are
+// vertical neighbours in the upper triangle and horizontal ones in the lower, and an upper
+// tile's right-hand neighbour comes a whole tile column (of up to n / TILE pairs) later.
+// Numbered in bands of `band` tile columns, row by row within a band, both neighbours come
+// within `band` pairs, except across the edges of bands. planner/families/square.cpp
+// says where each order ran faster.
+//
 // Host-defined: TILE, WG_ROWS (the work-group is TILE x WG_ROWS work-items; each one
 // moves TILE / WG_ROWS elements of each tile); IPT_SWIZZLE (0 or 1; TILE a power of two);
 // IPT_WORDS and IPT_VECTORS (0 or 1; see below).
@@ -63,6 +73,39 @@ void pair_of_index(idx_t k, idx_t *ti, idx_t *tj) {
   while ((j + 1) * (j + 2) / 2 <= k) ++j;
   *tj = j;
   *ti = k - j * (j + 1) / 2;
+}
+
+// Pair k in bands of `band` tile columns of a matrix of `tiles` tile columns: the band
+// of tile columns [first, first + w) holds the pairs of those columns, those with ti <
+// first (w per row) and then the triangle (w - r pairs in its row r), row by row. The
+// pairs before it are those of the columns before it, first (first + 1) / 2, so its
+// first column is that of pair k in column order, rounded down to a band.
+void pair_in_band(idx_t k, idx_t tiles, idx_t band, idx_t *ti, idx_t *tj) {
+  idx_t column_ti, column_tj;
+  pair_of_index(k, &column_ti, &column_tj);
+  const idx_t first = column_tj / band * band, w = min(band, tiles - first);
+  idx_t l = k - first * (first + 1) / 2;  // the pair's place in its band
+  if (l < first * w) {
+    *ti = l / w;
+    *tj = first + l % w;
+    return;
+  }
+  l -= first * w;
+  idx_t r = 0;
+  while (l >= w - r) {
+    l -= w - r;
+    ++r;
+  }
+  *ti = first + r;
+  *tj = first + r + l;
+}
+
+// The pair of group k of a matrix, in the kernel's order.
+void pair_of_group(idx_t k, idx_t n, idx_t band, idx_t *ti, idx_t *tj) {
+  if (band == 0)
+    pair_of_index(k, ti, tj);
+  else
+    pair_in_band(k, (n + TILE - 1) / TILE, band, ti, tj);
 }
 
 #if IPT_WORDS == 1 && IPT_VECTORS
@@ -172,8 +215,8 @@ void store_transposed(matrix_t m, __local const elem_t *tile, idx_t base, idx_t 
 // One tile pair per work-group. The groups form a grid_x x grid_y rectangle (so that
 // any pair count fits the NDRange limits); groups past the last pair move nothing.
 __kernel __attribute__((reqd_work_group_size(TILE, WG_ROWS, 1)))
-void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n,
-                     idx_t num_pairs, idx_t matrices TRANSFORM_PARAMS SPLIT_PARAMS) {
+void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n, idx_t num_pairs,
+                     idx_t matrices, idx_t band TRANSFORM_PARAMS SPLIT_PARAMS) {
   __local elem_t upper[TILE * TILE_STRIDE];
   __local elem_t lower[TILE * TILE_STRIDE];
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
@@ -183,7 +226,7 @@ void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n,
   if (k < num_pairs * matrices) {
     const idx_t matrix = k / num_pairs;
     base = matrix * n * n;
-    pair_of_index(k - matrix * num_pairs, &ti, &tj);
+    pair_of_group(k - matrix * num_pairs, n, band, &ti, &tj);
     h = min((idx_t)TILE, n - ti * TILE);  // upper tile's rows
     w = min((idx_t)TILE, n - tj * TILE);  // upper tile's columns
   }
@@ -248,8 +291,8 @@ void store_word_tile(__global uint *words, __local const uint *tile, idx_t base,
 }
 
 __kernel __attribute__((reqd_work_group_size(TW, WG_ROWS, 1)))
-void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n,
-                     idx_t num_pairs, idx_t matrices) {
+void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n, idx_t num_pairs,
+                     idx_t matrices, idx_t band) {
   __local uint upper[TILE * WSTRIDE];
   __local uint lower[TILE * WSTRIDE];
   __global uint *words = (__global uint *)(buffer + offset);  // 4-byte aligned (host)
@@ -261,7 +304,7 @@ void ipt_square_swap(__global elem_t *buffer, idx_t offset, idx_t n,
   if (k < num_pairs * matrices) {
     const idx_t matrix = k / num_pairs;
     base = matrix * n * nw;
-    pair_of_index(k - matrix * num_pairs, &ti, &tj);
+    pair_of_group(k - matrix * num_pairs, n, band, &ti, &tj);
     hb = (uint)min((idx_t)TW, nw - ti * TW);  // upper tile's rows, in blocks
     ww = (uint)min((idx_t)TW, nw - tj * TW);  // upper tile's columns, in words
   }

@@ -148,6 +148,8 @@ struct PlanOverrides {
   TileLayout square_tiles = TileLayout::kPadded;
   // The square kernel's vector rows of 4-byte elements (unset: the planner's choice).
   std::optional<bool> square_vectors;
+  // The square kernel's tile pairs in bands of tile columns (unset: the planner's choice).
+  std::optional<bool> square_bands;
 };
 
 // The plan of a whole call: plan_transpose's sequence, then its steps: the copy of the

@@ -108,6 +108,13 @@ const std::vector<OverrideKey>& keys() {
                else if (v == "off") o.plan.square_vectors = false;
                else if (v == "on") o.plan.square_vectors = true;
                else bad_value(k, v, "auto, off or on"))},
+      {"square.bands", false, "`auto`, `off`, `on`",
+       "the square kernel's tile pairs in bands of 8 tile columns for matrices of more than 4 "
+       "GiB whose rows do not start on cache lines, never or always",
+       IPT_SET(if (v == "auto") o.plan.square_bands.reset();
+               else if (v == "off") o.plan.square_bands = false;
+               else if (v == "on") o.plan.square_bands = true;
+               else bad_value(k, v, "auto, off or on"))},
       {"onchip.tiles", false, "`padded` (default), `swizzled`",
        "how the on-chip kernel lays out its local tiles",
        IPT_SET(o.plan.request.onchip_tiles = tiles(k, v))},

@@ -128,6 +128,7 @@ PlanOverrides overrides(FuzzedDataProvider& in, bool& forced) {
   o.onchip_abort = in.ConsumeBool();
   if (const int vectors = in.ConsumeIntegralInRange(0, 2); vectors != 0)
     o.square_vectors = vectors == 2;
+  if (const int bands = in.ConsumeIntegralInRange(0, 2); bands != 0) o.square_bands = bands == 2;
   return o;
 }
 

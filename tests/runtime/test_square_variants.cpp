@@ -252,3 +252,38 @@ TEST_CASE("vector rows only where the step allows them", "[square][variants][vec
   plan.vectors = false;
   CHECK_FALSE(vectors(ipt::test::site_of(4, 0)));
 }
+
+TEST_CASE("square kernel with its pairs in bands of tile columns", "[square][variants][bands]") {
+  // Bands of 1, 2, 3 and 8 tile columns over 1 to 21 tile columns: bands whole and partial
+  // (the last one narrower), each band's rectangle above the diagonal and its triangle;
+  // element by element, in vector rows, in word tiles; both index widths; batches, whose
+  // matrices each start their bands anew.
+  struct Variant {
+    std::size_t elem_size, tile, wg_rows;
+    bool vectors, words;
+  };
+  int moved = 0;
+  for (const Variant v : {Variant{4, 8, 4, false, false}, Variant{8, 8, 2, false, false},
+                          Variant{4, 16, 4, true, false}, Variant{1, 16, 1, false, true},
+                          Variant{2, 8, 2, false, true}})
+    for (const bool index64 : {false, true})
+      for (const std::uint64_t band : {1, 2, 3, 8})
+        for (const std::size_t n : {1, 7, 8, 9, 24, 65, 100, 130, 164})
+          for (const std::uint64_t matrices : {1, 2}) {
+            ipt::planner::SquarePlan plan;
+            plan.tile = v.tile;
+            plan.wg_rows = v.wg_rows;
+            plan.vectors = v.vectors;
+            plan.words = v.words;
+            plan.band = band;
+            plan = ipt::planner::complete_square_plan(plan, n, 5, matrices);
+            const auto site = ipt::test::site_of(v.elem_size, 0, index64);
+            const auto step = ipt::planner::square_step(site, n, plan);
+            INFO("elem " << v.elem_size << " tile " << v.tile << " idx64 " << index64 << " band "
+                         << band << " n " << n << " matrices " << matrices << ": " << step.what);
+            REQUIRE(step.what.find("bands of " + std::to_string(band)) != std::string::npos);
+            ++moved;
+            CHECK(ipt::test::check_step(step, site, matrices * n * n, 17, 900 + n + band) == "");
+          }
+  CHECK(moved == 5 * 2 * 4 * 9 * 2);
+}

@@ -73,6 +73,16 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   // 73-74%; rows of whole lines gain nothing (12000^2: 87.7% against 88.4%). 8-byte
   // elements lost (15001^2: 74% against 79%), so they stay element by element.
   plan.vectors = device.line_bytes > 0 && elem_size == 4 && n * elem_size % device.line_bytes != 0;
+  // Pairs in bands of tile columns (kernels/square.cl says why) for matrices of more than
+  // 4 GiB whose rows do not start on cache lines. Measured (ipt-kernel-bench square, both
+  // orders in the same run): bands of 8 ran 38011^2 floats at 78% of the copy bandwidth
+  // against 68% down the tile columns, 46340^2 at 80-84% against 74-75%, 46349^2 at 72-75%
+  // against 66%, 30011^2 doubles at 77% against 72%, 50000^2 floats (rows on 32-byte
+  // sectors) at 81% against 79%; bands of 32 were no faster. Smaller matrices lost: 30011^2
+  // floats (3.4 GiB) 73-77% against 77-79%, 24577^2 and 10007^2 71-73% against 78%. Rows of
+  // whole lines ran as fast either way (36000^2 and 40000^2 floats: 90-99%).
+  const bool rows_off_lines = device.line_bytes > 0 && n * elem_size % device.line_bytes != 0;
+  plan.band = rows_off_lines && n > 0 && n * elem_size > kSquareBandFromBytes / n ? kSquareBand : 0;
   if (forced_tile != 0) plan.tile = forced_tile;
   if (forced_wg_rows != 0) plan.wg_rows = forced_wg_rows;
   if (forced_tile != 0 || forced_wg_rows != 0) {
@@ -128,8 +138,8 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   step.dims = 2;
   step.global[1] = plan.grid_y * rows;
   step.local[1] = rows;
-  step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), index_arg(n),
-               index_arg(plan.num_pairs), index_arg(plan.matrices)};
+  step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset),   index_arg(n),
+               index_arg(plan.num_pairs),   index_arg(plan.matrices), index_arg(plan.band)};
   step.touches = elements;
   step.move = permute(plan.matrices, n, n, 1);
   step.what = "tiled swap across the diagonal: tiles of " + std::to_string(plan.tile) + " x " +
@@ -138,6 +148,8 @@ Step square_step(const StepSite& site, std::uint64_t n, const SquarePlan& plan) 
   if (plan.layout == TileLayout::kSwizzled) step.what += ", swizzled tiles";
   if (word > 1) step.what += ", moved as 4-byte words";
   if (vectors) step.what += ", rows moved in 16-byte vectors";
+  if (plan.band != 0)
+    step.what += ", pairs in bands of " + std::to_string(plan.band) + " tile columns";
   if (plan.matrices > 1) step.what += ", " + std::to_string(plan.matrices) + " matrices";
   return with_split(std::move(step), site);
 }

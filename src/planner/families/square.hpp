@@ -27,7 +27,15 @@ struct SquarePlan {
   // kernels/square.cl): plan_square takes them where the device has cache lines and the
   // rows do not start on them; square_step where the step allows (square_vectors).
   bool vectors = false;
+  // The order of the tile pairs (`band` of kernels/square.cl): 0 down the tile columns,
+  // else row by row in bands of this many tile columns (plan_square: kSquareBand for
+  // large matrices whose rows do not start on cache lines).
+  std::uint64_t band = 0;
 };
+
+// Bands of tile columns and the matrices that take them (plan_square).
+inline constexpr std::uint64_t kSquareBand = 8;
+inline constexpr std::uint64_t kSquareBandFromBytes = std::uint64_t{4} << 30;
 
 // Whether this step moves tile rows in 16-byte vectors: where the plan takes them, the
 // element is 4 bytes, the matrix lies in one buffer (no split) and the tile is a multiple
