@@ -56,6 +56,7 @@ struct Options {
   std::vector<std::uint64_t> sizes;                             // square mode
   std::size_t tile = 0, wg_rows = 0;                            // square mode (0: planner's)
   std::vector<bool> vectors;                                    // square mode (empty: planner's)
+  std::vector<bool> bands;                                      // square mode (empty: planner's)
   std::vector<ipt::planner::TileLayout> layouts;  // --tiles (empty: the mode's default)
 };
 
@@ -96,6 +97,8 @@ const char* const kHelp =
     "  --tile T, --wg-rows R  force the square kernel's tile and work-group rows\n"
     "  --vectors on|off|both  square: rows of 4-byte elements in 16-byte vectors or\n"
     "                    element by element (default: the planner's)\n"
+    "  --bands on|off|both  square: tile pairs in bands of 8 tile columns or down the\n"
+    "                    tile columns (default: the planner's)\n"
     "  --buffer exact|padded  stages: a buffer of exactly the matrix (default) or with\n"
     "                    room for any padding\n"
     "  --tiles padded|swizzled|both  the local-memory tile layout of the square and\n"
@@ -141,6 +144,14 @@ const char* const kHelp =
 // --mib's largest value: arrays of up to 1 TiB, so that MiB to bytes cannot overflow.
 constexpr std::uint64_t kMaxMib = std::uint64_t{1} << 20;
 
+// An on|off|both option's settings to run: {true}, {false} or {false, true}.
+std::vector<bool> on_off_both(const std::string& value, const char* option) {
+  const std::string how = ipt::support::one_of(value, option, {"on", "off", "both"});
+  if (how == "on") return {true};
+  if (how == "off") return {false};
+  return {false, true};
+}
+
 Options parse(int argc, char** argv) {
   namespace cli = ipt::support;
   Options options;
@@ -185,12 +196,8 @@ Options parse(int argc, char** argv) {
       .value("--wg-rows",
              [&](const std::string& v) { options.wg_rows = cli::parse_count(v, "--wg-rows"); })
       .value("--vectors",
-             [&](const std::string& v) {
-               const std::string how = cli::one_of(v, "--vectors", {"on", "off", "both"});
-               options.vectors = how == "on"    ? std::vector<bool>{true}
-                                 : how == "off" ? std::vector<bool>{false}
-                                                : std::vector<bool>{false, true};
-             })
+             [&](const std::string& v) { options.vectors = on_off_both(v, "--vectors"); })
+      .value("--bands", [&](const std::string& v) { options.bands = on_off_both(v, "--bands"); })
       .value("--tiles",
              [&](const std::string& v) {
                using ipt::planner::TileLayout;
@@ -562,24 +569,29 @@ void run_square(Runner& runner, const Options& options, std::uint64_t elements) 
                     ipt::planner::tile_layout_name(layout), dims({n, n}).c_str(), e.what());
         continue;
       }
-      std::vector<bool> vectors = options.vectors;
+      std::vector<bool> vectors = options.vectors, bands = options.bands;
       if (vectors.empty()) vectors.push_back(plan.vectors);
-      for (const bool vector : vectors) {
-        plan.vectors = vector;
-        const bool moved = ipt::planner::square_vectors(plan, options.elem_size, false);
-        if (vector && !moved) {
-          std::printf(
-              "%-8s %-34s %-22s skipped: vector rows need 4-byte elements and a tile "
-              "that is a multiple of 4 x wg_rows\n",
-              "square", "vectors", dims({n, n}).c_str());
-          continue;
+      if (bands.empty()) bands.push_back(plan.band != 0);
+      for (const bool band : bands)
+        for (const bool vector : vectors) {
+          plan.vectors = vector;
+          plan.band = band ? ipt::planner::kSquareBand : 0;
+          const bool moved = ipt::planner::square_vectors(plan, options.elem_size, false);
+          if (vector && !moved) {
+            std::printf(
+                "%-8s %-34s %-22s skipped: vector rows need 4-byte elements and a tile "
+                "that is a multiple of 4 x wg_rows\n",
+                "square", "vectors", dims({n, n}).c_str());
+            continue;
+          }
+          runner.row("square",
+                     "tile=" + std::to_string(plan.tile) + "x" + std::to_string(plan.wg_rows) +
+                         (moved ? " vectors " : " ") + (band ? "bands " : "") +
+                         ipt::planner::tile_layout_name(layout),
+                     dims({n, n}), n * n, [&](const StepSite& site) {
+                       return ipt::planner::square_step(site, n, plan);
+                     });
         }
-        runner.row("square",
-                   "tile=" + std::to_string(plan.tile) + "x" + std::to_string(plan.wg_rows) +
-                       (moved ? " vectors " : " ") + ipt::planner::tile_layout_name(layout),
-                   dims({n, n}), n * n,
-                   [&](const StepSite& site) { return ipt::planner::square_step(site, n, plan); });
-      }
     }
 }
 
