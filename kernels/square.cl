@@ -22,13 +22,14 @@
 //
 // The order of the pairs (`band`). Where rows do not start on cache lines, the two
 // groups that own horizontally adjacent tiles each write part of the line (or sector)
-// between them; the cache merges the parts only if the second comes before the line is
-// evicted. Numbered down the tile columns (band = 0), the pairs of consecutive groups are
-// vertical neighbours in the upper triangle and horizontal ones in the lower, and an upper
-// tile's right-hand neighbour comes a whole tile column (of up to n / TILE pairs) later.
-// Numbered in bands of `band` tile columns, row by row within a band, both neighbours come
-// within `band` pairs, except across the edges of bands. planner/families/square.cpp
-// says where each order ran faster.
+// between them. Numbered down the tile columns (band = 0), the pairs of consecutive
+// groups are vertical neighbours in the upper triangle and horizontal ones in the lower,
+// and an upper tile's right-hand neighbour comes a whole tile column (of up to n / TILE
+// pairs) later. Numbered in bands of `band` tile columns, row by row within a band, both
+// neighbours come within `band` pairs, except across the edges of bands. Matrices of
+// several GiB ran faster in bands, smaller ones slower (planner/families/square.cpp):
+// likely the cache merges the two parts of a line when they come close together, and
+// holds a whole tile column's pairs only for the smaller matrices.
 //
 // Host-defined: TILE, WG_ROWS (the work-group is TILE x WG_ROWS work-items; each one
 // moves TILE / WG_ROWS elements of each tile); IPT_SWIZZLE (0 or 1; TILE a power of two);
