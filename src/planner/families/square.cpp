@@ -72,7 +72,8 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   // the copy bandwidth against 73-74%, 30011^2 77% against 71%, 10007^2 78-79% against
   // 73-74%; rows of whole lines gain nothing (12000^2: 87.7% against 88.4%). 8-byte
   // elements lost (15001^2: 74% against 79%), so they stay element by element.
-  plan.vectors = device.line_bytes > 0 && elem_size == 4 && n * elem_size % device.line_bytes != 0;
+  const bool rows_off_lines = device.line_bytes > 0 && n * elem_size % device.line_bytes != 0;
+  plan.vectors = rows_off_lines && elem_size == 4;
   // Pairs in bands of tile columns (kernels/square.cl says why) for matrices of more than
   // 4 GiB whose rows do not start on cache lines. Measured (ipt-kernel-bench square, both
   // orders in the same run): bands of 8 ran 38011^2 floats at 78% of the copy bandwidth
@@ -81,7 +82,6 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   // sectors) at 81% against 79%; bands of 32 were no faster. Smaller matrices lost: 30011^2
   // floats (3.4 GiB) 73-77% against 77-79%, 24577^2 and 10007^2 71-73% against 78%. Rows of
   // whole lines ran as fast either way (36000^2 and 40000^2 floats: 90-99%).
-  const bool rows_off_lines = device.line_bytes > 0 && n * elem_size % device.line_bytes != 0;
   plan.band = rows_off_lines && n > 0 && n * elem_size > kSquareBandFromBytes / n ? kSquareBand : 0;
   if (forced_tile != 0) plan.tile = forced_tile;
   if (forced_wg_rows != 0) plan.wg_rows = forced_wg_rows;
