@@ -31,7 +31,18 @@
 // A step that comes last may also transform the values it stores (TRANSFORMED,
 // kernels/common.cl): ipt_imatcopy's alpha and conjugation cost no pass of their own.
 //
-// Host-defined: WG (work-items per group), PER_ITEM (elements per work-item).
+// Host-defined: WG (work-items per group), PER_ITEM (elements per work-item), IPT_UNITS.
+//
+// Units (IPT_UNITS = U > 1). Rows closed up into a compact matrix (s_out == len) land on
+// consecutive elements: a chunk's destinations are one run. From the first whose buffer
+// index (offset + k) is a multiple of U, they are stored as U-element units of one wide
+// word each; the fewer than U elements before and after those units (loose) move one by
+// one, by the first 2(U - 1) work-items. Narrow elements stored one by one close rows up
+// at a fraction of the speed of 8-byte ones. The loads stay element by element: a unit's
+// sources may straddle a row's end, and rows start anywhere. (The same words on the
+// source side of rows spread from a compact matrix made the padding slower: a warp's
+// element stores then land a word apart.) A split matrix's destinations lie before its
+// split (the host checks), so they are plain memory; the sources go through AT.
 
 #define CHUNK ((idx_t)WG * PER_ITEM)
 
@@ -98,6 +109,51 @@ void wait_read(volatile __global int *flags, idx_t chunk) {
 #define LOAD(EL) FOR_MY_ELEMENTS(s_in, v[p] = EL(i); consumed ^= ELEM_WORD(v[p]);)
 #define STORE(EL) FOR_MY_ELEMENTS(s_out, EL(i) = TRANSFORMED(v[p]);)
 #define MATRIX_AT(i) AT(m, i)
+
+#ifndef IPT_UNITS
+#define IPT_UNITS 1
+#endif
+#if IPT_UNITS > 1
+#if PER_ITEM % IPT_UNITS != 0 || WG < 2 * (IPT_UNITS - 1)
+#error "units need whole units per work-item and a work-item per loose element"
+#endif
+#if IPT_UNITS * IPT_ELEM_BYTES == 16
+typedef uint4 unit_word_t;
+#elif IPT_UNITS * IPT_ELEM_BYTES == 8
+typedef uint2 unit_word_t;
+#else
+#error "a unit is an 8- or 16-byte word"
+#endif
+typedef union {
+  elem_t e[IPT_UNITS];
+  unit_word_t word;
+} unit_t;
+#define UNITS_PER_ITEM (PER_ITEM / IPT_UNITS)
+#define V(p, u) v[(p) * IPT_UNITS + (u)]
+// The work-item's units are lid + p * WG: each stored at element k and loaded from row r,
+// column c, source index `at`; (r, c) advances by WG units without a division.
+#define FOR_MY_UNITS(BODY)                                       \
+  {                                                              \
+    idx_t k = first_k, r = first_k / len, c = first_k - r * len; \
+    UNROLL for (int p = 0; p < UNITS_PER_ITEM; ++p) {            \
+      if ((uint)p * WG + (uint)lid < units) {                    \
+        const idx_t at = r * s_in + c;                           \
+        BODY                                                     \
+      }                                                          \
+      k += unit_step;                                            \
+      r += unit_rows;                                            \
+      c += unit_cols;                                            \
+      if (c >= len) {                                            \
+        c -= len;                                                \
+        ++r;                                                     \
+      }                                                          \
+    }                                                            \
+  }
+// The source index of element u of the unit at `at`, column c: rows are at least U
+// elements long, so a unit crosses at most one row's end.
+#define UNIT_SOURCE(u) (at + (u) + (c + (u) >= len ? s_in - len : 0))
+#define UNIT_WORD(k) (*(__global unit_word_t *)(m.data + (k)))  // offset + k: a multiple of U
+#endif
 #define SRC_AT(i) src[(i)-src_first]
 #define DST_AT(i) dst[(i)-first_dest]
 
@@ -136,15 +192,38 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
 
   elem_t v[PER_ITEM];
   uint consumed = 0;
-#if IPT_SPLIT
+#if IPT_UNITS > 1
+  // [k0, a): loose, [a, b): whole units, [b, k1): loose; fewer than U loose at each end.
+  const idx_t a = min(k1, k0 + (IPT_UNITS - (offset + k0) % IPT_UNITS) % IPT_UNITS);
+  const idx_t b = max(a, k1 - (offset + k1) % IPT_UNITS);
+  const uint units = (uint)((b - a) / IPT_UNITS);
+  const bool head = lid < IPT_UNITS - 1;
+  const idx_t loose_k = head ? k0 + lid : b + (lid - (IPT_UNITS - 1));
+  const bool loose = head ? loose_k < a : lid < 2 * (IPT_UNITS - 1) && loose_k < k1;
+  elem_t loose_v = 0;
+  if (loose) {
+    const idx_t r = loose_k / len;
+    loose_v = AT(m, r * s_in + (loose_k - r * len));
+    consumed = ELEM_WORD(loose_v);
+  }
+  const idx_t unit_step = (idx_t)WG * IPT_UNITS;
+  const idx_t unit_rows = unit_step / len, unit_cols = unit_step - unit_rows * len;
+  const idx_t first_k = a + lid * IPT_UNITS;
+  FOR_MY_UNITS(UNROLL for (int u = 0; u < IPT_UNITS; ++u) {
+    V(p, u) = AT(m, UNIT_SOURCE(u));
+    consumed ^= ELEM_WORD(V(p, u));
+  })
+#elif IPT_SPLIT
   // The chunk's sources (and below, its destinations) as one array where they can be.
   const idx_t src_first = r0 * s_in + c0;
   __global elem_t *src = run_of(m, src_first, r1 * s_in + c1);
   if (src != 0)
     LOAD(SRC_AT)
   else
-#endif
     LOAD(MATRIX_AT)
+#else
+  LOAD(MATRIX_AT)
+#endif
   sink[lid] = consumed;
   barrier(CLK_LOCAL_MEM_FENCE);  // all of the chunk is in registers
   if (lid == 0) {
@@ -172,11 +251,17 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
   mem_fence(CLK_GLOBAL_MEM_FENCE);
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // the sources we cover are read
 
-#if IPT_SPLIT
+#if IPT_UNITS > 1
+  if (loose) m.data[loose_k] = TRANSFORMED(loose_v);
+  FOR_MY_UNITS(unit_t w; UNROLL for (int u = 0; u < IPT_UNITS; ++u) w.e[u] = TRANSFORMED(V(p, u));
+               UNIT_WORD(k) = w.word;)
+#elif IPT_SPLIT
   __global elem_t *dst = run_of(m, first_dest, last_dest);
   if (dst != 0)
     STORE(DST_AT)
   else
-#endif
     STORE(MATRIX_AT)
+#else
+  STORE(MATRIX_AT)
+#endif
 }

@@ -203,3 +203,56 @@ TEST_CASE("restride above 2^24 elements", "[restride][large]") {
   CHECK(run_restride({4100, 4100, 4100, 4104}, 1, config_of(256, 8), 95) == "");  // offset 0
   CHECK(run_restride({4100, 4100, 4104, 4100}, 1, config_of(256, 8), 94) == "");  // offset 4
 }
+
+TEST_CASE("restride closes rows up into a compact matrix in wide stored words",
+          "[restride][units]") {
+  // Unpadding to stride == len stores the chunk's run of destinations as 8- or 16-byte
+  // words from the first element on a word boundary of the buffer, and the loose elements
+  // before and after them one by one. Offsets move that boundary; tiny chunks and rows
+  // shorter than a chunk put loose elements at both ends of most chunks, and the last
+  // chunk may hold fewer elements than a word. Padding, and unpadding into strided rows,
+  // move element by element.
+  const Case cases[] = {
+      {300, 37, 40, 37},     {300, 37, 37, 40},     {1000, 5, 6, 5},  {1000, 5, 5, 6},
+      {3, 1001, 1003, 1001}, {3, 1001, 1001, 1003}, {2, 17, 18, 17},  {2, 17, 17, 18},
+      {64, 64, 65, 64},      {7, 4, 5, 4},          {7, 4, 4, 5},     {7, 16, 17, 16},
+      {7, 16, 16, 17},       {101, 33, 35, 33},     {999, 9, 11, 9},  {999, 9, 9, 11},
+      {100, 3, 4, 3},        {100, 3, 3, 4},        {50, 20, 22, 25}, {50, 20, 25, 22}};
+  struct Config {
+    std::size_t wg, per_item, word_bytes;
+  };
+  std::uint64_t seed = 2000;
+  int in_words[17] = {};  // steps by bytes per word
+  for (const bool index64 : {false, true})
+    for (const Config k : {Config{32, 16, 16}, Config{16, 16, 16}, Config{8, 4, 16},
+                           Config{4, 4, 16}, Config{256, 16, 16}, Config{16, 8, 8}})
+      for (const std::size_t elem_size : {1, 2, 4})
+        for (const Case& c : cases)
+          for (const std::uint64_t offset : {0, 1, 2, 3, 5, 15}) {
+            INFO("rows " << c.rows << " len " << c.len << " " << c.s_in << " -> " << c.s_out
+                         << " elem " << elem_size << " offset " << offset << " wg " << k.wg
+                         << " per item " << k.per_item << " index64 " << index64);
+            auto config = config_of(k.wg, k.per_item);
+            config.force_index64 = index64;
+            config.word_bytes = k.word_bytes;
+            const auto site = site_of(elem_size, offset);
+            const auto step =
+                ipt::planner::restride_step(site, c.rows, c.len, c.s_in, c.s_out, config, {});
+            // The rule: words of the device's word (8 or 16 bytes) where a work-item's
+            // elements fill them whole, rows are no shorter, with a work-item per loose
+            // element, when rows close up into a compact matrix.
+            const std::size_t u = k.word_bytes / elem_size;
+            const bool compact = c.s_out == c.len && c.s_in > c.len;
+            const std::size_t expected =
+                compact && k.per_item % u == 0 && c.len >= u && k.wg >= 2 * (u - 1) ? u : 1;
+            const auto at = step.options.find(" -DIPT_UNITS=");
+            const std::size_t units =
+                at == std::string::npos ? 1 : std::stoul(step.options.substr(at + 13));
+            CHECK(units == expected);
+            ++in_words[units * elem_size <= 16 ? units * elem_size : 0];
+            CHECK(check_step(step, site, c.rows * std::max(c.s_in, c.s_out), 3 * elem_size + 1,
+                             ++seed) == "");
+          }
+  CHECK(in_words[8] > 0);
+  CHECK(in_words[16] > 0);
+}

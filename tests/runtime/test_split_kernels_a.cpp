@@ -178,3 +178,41 @@ TEST_CASE("restride on a split matrix, padding and unpadding", "[split][restride
         }
       }
 }
+
+TEST_CASE("restride stores wide words on a split matrix whose destinations precede the split",
+          "[split][restride][units]") {
+  // A padded plan on a buffer of exactly the matrix keeps the padded rows' last elements
+  // in scratch: the unpad reads them from there and stores every element into the buffer.
+  // The pads move element by element.
+  struct Case {
+    std::uint64_t rows, len, s_in, s_out;
+  };
+  const Case cases[] = {{100, 37, 38, 37}, {17, 300, 303, 300}, {60, 50, 80, 50},
+                        {100, 37, 37, 38}, {17, 300, 300, 303}, {60, 50, 50, 80}};
+  std::uint64_t seed = 3000;
+  int in_words = 0;
+  for (const bool index64 : {false, true})
+    for (const std::size_t elem_size : {1, 2, 4})
+      for (const Case& c : cases) {
+        ipt::planner::RestrideConfig config;
+        config.work_group = 32;
+        config.per_item = 16;
+        config.word_bytes = 16;
+        const std::uint64_t elements = c.rows * std::max(c.s_in, c.s_out);
+        for (const std::uint64_t split :
+             ipt::test::split_points(elements, {c.rows * c.len, c.rows * c.len + 1})) {
+          INFO("rows " << c.rows << " len " << c.len << " " << c.s_in << " -> " << c.s_out
+                       << " elem " << elem_size << " index64 " << index64 << " split " << split);
+          const auto site = split_site(elem_size, kOffset, split, elements, index64);
+          const auto step = ipt::planner::restride_step(
+              site, c.rows, c.len, c.s_in, c.s_out, config,
+              after_tail(site, ipt::planner::restride_scratch_bytes(config, c.rows * c.len)));
+          // Words only for an unpad whose destinations all lie before the split.
+          const bool words = step.options.find(" -DIPT_UNITS=") != std::string::npos;
+          CHECK(words == (c.s_out < c.s_in && split >= c.rows * c.len));
+          in_words += words;
+          CHECK(check_split_step(step, site, elements, ++seed) == "");
+        }
+      }
+  CHECK(in_words > 0);
+}

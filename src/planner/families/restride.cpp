@@ -19,6 +19,27 @@ namespace ipt::planner {
 
 using namespace steps;
 
+namespace {
+
+// Elements per stored unit (kernels/restride.cl, IPT_UNITS) when rows of elem_size-byte
+// elements close up into a compact matrix: those of the device's word (8 or 16 bytes)
+// where a work-item's `per_item` elements are whole units, rows are at least a unit long
+// and the first 2(U - 1) work-items can take the loose elements; 1 otherwise. One width
+// per element size keeps it one build. On a split matrix every destination must lie
+// before the split.
+std::size_t stored_units(const RestrideConfig& config, std::size_t elem_size, std::uint64_t rows,
+                         std::uint64_t len, std::uint64_t s_in, std::uint64_t s_out,
+                         std::size_t per_item, std::uint64_t split) {
+  const std::size_t word = std::min<std::size_t>(16, config.word_bytes);
+  if (s_out != len || s_in <= len || word < 8 || elem_size > 4 ||
+      (split != 0 && rows * len > split))
+    return 1;
+  const std::size_t u = word / elem_size;
+  return per_item % u == 0 && len >= u && config.work_group >= 2 * (u - 1) ? u : 1;
+}
+
+}  // namespace
+
 Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
                    std::uint64_t s_out, const RestrideConfig& config, Region scratch) {
   check_elem_size(site.elem_size);
@@ -48,9 +69,12 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   const bool index64 = site.index64 || config.force_index64 || needs_index64(site.offset, extent);
   const std::uint64_t chunk = config.work_group * config.per_item;
   const std::uint64_t chunks = (rows * len + chunk - 1) / chunk;
+  const std::size_t stored = stored_units(config, at.elem_size, rows, len / unit, s_in / unit,
+                                          s_out / unit, config.per_item / unit, at.split);
   Step step = launch(Family::kRestride, at, index64,
                      " -DWG=" + std::to_string(config.work_group) +
-                         " -DPER_ITEM=" + std::to_string(config.per_item / unit),
+                         " -DPER_ITEM=" + std::to_string(config.per_item / unit) +
+                         (stored > 1 ? " -DIPT_UNITS=" + std::to_string(stored) : ""),
                      chunks, config.work_group);
   // The id counter, then one "read" flag per chunk.
   step.flags = placed(scratch, Buffer::kScratch, restride_scratch_bytes(config, rows * len));
@@ -71,6 +95,8 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
                            : "unpad: rows closed up from " + std::to_string(s_in) + " to " +
                                  std::to_string(s_out) + " elements";
   if (unit > 1) step.what += "; moved as " + std::to_string(at.elem_size) + "-byte units";
+  if (stored > 1)
+    step.what += "; stored as " + std::to_string(at.elem_size * stored) + "-byte words";
   const std::uint64_t touches = step.touches;  // elements, not units
   step = with_split(std::move(step), at);
   step.touches = site.split == 0 ? touches : std::min(touches, site.split);
@@ -101,13 +127,17 @@ double restride_efficiency(std::uint64_t row_bytes) {
 }
 
 // Chunks of 16 words per work-item, or 32 for more than 2^31 elements (64-bit only);
-// rows that fill words of 2 or 4 elements move in those.
+// rows that fill words of 2 or 4 elements move in those; rows closed up into a compact
+// matrix are stored in wide words.
 void restride_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
   for (const std::uint64_t elements : {std::uint64_t{1} << 20, (std::uint64_t{1} << 31) + 1})
     if (at.index64 || elements < (std::uint64_t{1} << 31))
-      for (const std::uint64_t len : {1, 2, 4})
-        out.push_back(restride_step(at, 2, len, len, 2 * len,
-                                    choose_restride(device, at.elem_size, elements)));
+      for (const std::uint64_t len : {1, 2, 4}) {
+        const RestrideConfig config = choose_restride(device, at.elem_size, elements);
+        out.push_back(restride_step(at, 2, len, len, 2 * len, config));
+        // Rows of 17 such words closed up by one into a compact matrix: wide words.
+        out.push_back(restride_step(at, 2, 17 * len, 18 * len, 17 * len, config));
+      }
 }
 
 }  // namespace ipt::planner
