@@ -64,7 +64,8 @@ const std::vector<OverrideKey>& keys() {
        IPT_SET(o.resident_groups = number(k, v) != 0)},
       {"word", true, "1, 2, 4, 8 or 16 (default)",
        "the widest word runs of narrower elements move in, of at most 4 elements (1: element "
-       "by element)",
+       "by element); an unpad into a compact matrix stores words of 8 or 16 bytes only where "
+       "it is 8 or more",
        IPT_SET(const std::size_t w = number(k, v);
                if (w == 0 || w > 16 || (w & (w - 1)) != 0) bad_value(k, v, "1, 2, 4, 8 or 16");
                o.word = w)},
