@@ -24,14 +24,22 @@
 // GPU shared with other work) gets the slow path, not a hang. One grid-wide wait, not
 // two: an earlier version decided on the tickets before any load and then waited again
 // for the loads, and its groups' reads could not overlap the wait for late groups. The
-// wait is not what keeps the kernel below the copy bandwidth: built without it (every
+// wait alone is not what keeps the kernel below the copy bandwidth: built without it (every
 // group writing once its own loads completed, so results were wrong), it ran no faster on
 // any of 11 shapes. Neither did loading the next round's tiles as this round's left the
 // registers, nor groups taking their tiles down tile columns (4% slower). Nor is it the
 // transpose: rounds that stored every element back where it was loaded, from registers
 // without staging, ran no faster (62-77% of copy on 10 shapes, the transposing kernel
-// 66-80%). It is the pattern, every group loading its whole share and then storing it,
-// that streams below copy.
+// 66-80%). Two things each hold such rounds to about 70% of copy, so that removing either
+// alone gains nothing. Rounds alone (20 words loaded per work-item, two groups of 512 per
+// compute unit, every word stored back where it was loaded) streamed at 86-88% of copy in
+// linear chunks with a barrier per group; with the grid-wide wait each round, at 69-71%
+// (about 1.4 us more per round, whether the groups wait on one counter, on a flag the last
+// one sets, or on eight counters; fetching the next round's lines into the cache during
+// the stores made it slower); in 32 x 32 tiles, ten along a tile row per group, with a
+// barrier per group only, at 67-72%, and the shorter the runs each group loads, the slower:
+// blocks of 2 x 5 tiles 67-68%, of 5 x 2 58-59%, tiles dealt to the groups in turn 51%.
+// Both fewer, larger rounds and longer runs per group would be needed.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
