@@ -37,11 +37,12 @@
 // (about 1.4 us more per round, whether the groups wait on one counter, on a flag the last
 // one sets, or on eight counters; fetching the next round's lines into the cache made it
 // slower during the stores, 2 points faster during the wait with a group per compute
-// unit, and in this kernel those loads' registers took it from 64 to 96, past what two
-// groups of a unit hold); in 32 x 32 tiles, ten along a tile row per group, with a
-// barrier per group only, at 67-72%, and the shorter the runs each group loads, the slower:
-// blocks of 2 x 5 tiles 67-68%, of 5 x 2 58-59%, tiles dealt to the groups in turn 51%.
-// Both fewer, larger rounds and longer runs per group would be needed.
+// unit; in this kernel, those loads' values kept to the round's end took it from 64
+// registers to 96, past what two groups of a unit hold); in 32 x 32 tiles, ten along a
+// tile row per group, with a barrier per group only, at 67-72%, and the shorter the runs
+// each group loads, the slower: blocks of 2 x 5 tiles 67-68%, of 5 x 2 58-59%, tiles dealt
+// to the groups in turn 51%. Both fewer, larger rounds and longer runs per group would be
+// needed.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
