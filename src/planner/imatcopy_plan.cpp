@@ -30,8 +30,7 @@ LaunchPlan plan_imatcopy(const DeviceProfile& given, const ImatcopyShape& shape,
   // The last step transforms each element it stores (transformed_step), so it must move
   // elements, not words of several: with a transform, no step moves wider words.
   DeviceProfile device = given;
-  if (!shape.transform.identity())
-    device.word_bytes = std::min(device.word_bytes, shape.elem_size);
+  if (!shape.transform.identity()) device.word_bytes = std::min(device.word_bytes, shape.elem_size);
   const std::uint64_t R = shape.rows, C = shape.cols;
   const std::size_t elem_size = shape.elem_size;
   LaunchPlan launch;

@@ -8,12 +8,12 @@
 
 #include "helpers/test_profiles.hpp"
 #include "planner/families/bs.hpp"
+#include "planner/families/onchip.hpp"
 #include "planner/families/pttwac.hpp"
 #include "planner/families/restride.hpp"
 #include "planner/families/soa.hpp"
-#include "planner/launch_plan.hpp"
-#include "planner/families/onchip.hpp"
 #include "planner/families/square.hpp"
+#include "planner/launch_plan.hpp"
 
 using namespace ipt::planner;
 

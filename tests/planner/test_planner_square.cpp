@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "planner/launch_plan.hpp"
 #include "planner/families/square.hpp"
+#include "planner/launch_plan.hpp"
 
 using ipt::planner::DeviceProfile;
 using ipt::planner::plan_square;
@@ -181,10 +181,10 @@ TEST_CASE("the square plan orders its pairs in bands for large matrices of rows 
   CHECK(plan_square(device, 50000, 4).band == kSquareBand);
   CHECK(plan_square(device, 65537, 1).band == kSquareBand);
   // 4 GiB or less, or rows of whole lines: down the tile columns.
-  CHECK(plan_square(device, 30011, 4).band == 0);  // 3.4 GiB
-  CHECK(plan_square(device, 32767, 4).band == 0);  // just under 4 GiB
+  CHECK(plan_square(device, 30011, 4).band == 0);            // 3.4 GiB
+  CHECK(plan_square(device, 32767, 4).band == 0);            // just under 4 GiB
   CHECK(plan_square(device, 32769, 4).band == kSquareBand);  // just over
-  CHECK(plan_square(device, 40000, 4).band == 0);  // 160000-byte rows: whole lines
+  CHECK(plan_square(device, 40000, 4).band == 0);            // 160000-byte rows: whole lines
   CHECK(plan_square(device, 65536, 1).band == 0);
   CHECK(plan_square(device, 1001, 4).band == 0);
   // Without cache lines, never.

@@ -13,8 +13,8 @@
 #include "helpers/onchip_kernel_run.hpp"
 #include "helpers/test_profiles.hpp"
 #include "helpers/test_support.hpp"
-#include "planner/launch_plan.hpp"
 #include "planner/families/onchip.hpp"
+#include "planner/launch_plan.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/opencl.hpp"
 

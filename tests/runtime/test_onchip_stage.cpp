@@ -18,10 +18,10 @@
 #include "helpers/test_support.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/families/bs.hpp"
+#include "planner/families/onchip.hpp"
 #include "planner/families/pttwac.hpp"
 #include "planner/families/restride.hpp"
 #include "planner/families/soa.hpp"
-#include "planner/families/onchip.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/opencl.hpp"
 

@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "planner/families/bs.hpp"
+#include "planner/families/onchip.hpp"
 #include "planner/families/pttwac.hpp"
 #include "planner/families/restride.hpp"
 #include "planner/families/soa.hpp"
-#include "planner/launch_plan.hpp"
-#include "planner/families/onchip.hpp"
 #include "planner/families/square.hpp"
+#include "planner/launch_plan.hpp"
 #include "planner/tile_layout.hpp"
 #include "results.hpp"
 #include "runtime/device_query.hpp"

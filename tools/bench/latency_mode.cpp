@@ -117,9 +117,8 @@ struct OneRun {
 OneRun run_child(const std::string& self, const std::string& env, std::size_t rows,
                  std::size_t cols, std::size_t elem_size, bool warmup) {
   const std::string command = "env " + env + " '" + self + "' latency --one " +
-                              (warmup ? "warmup" : "first") + " --shapes " +
-                              std::to_string(rows) + "x" + std::to_string(cols) + " --type " +
-                              std::to_string(elem_size);
+                              (warmup ? "warmup" : "first") + " --shapes " + std::to_string(rows) +
+                              "x" + std::to_string(cols) + " --type " + std::to_string(elem_size);
   OneRun run;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return run;
@@ -203,8 +202,7 @@ int run_latency(const support::Session& session, const std::string& self,
                 figure(warm.warmup));
     const std::string after = "first call after it (" + std::to_string(last.rows) + " x " +
                               std::to_string(last.cols) + ")";
-    std::printf("%-33s %10.2f %10.2f\n", after.c_str(), figure(cold_run.first),
-                figure(warm.first));
+    std::printf("%-33s %10.2f %10.2f\n", after.c_str(), figure(cold_run.first), figure(warm.first));
     std::printf("%-33s %10.2f %10.2f\n", "  a repeated call", figure(cold_run.repeated),
                 figure(warm.repeated));
   }

@@ -15,7 +15,6 @@ namespace ipt::bench {
 
 using support::json_string;
 
-
 const char* const kCsvHeader =
     "mode,library,variant,param,type,elem_size,rows,cols,sequence,m,n,padded_rows,padded_cols,"
     "time_s,wall_s,throughput_gbs,copy_gbs,fraction_of_copy,memory_bytes,verified,extra_bytes";
