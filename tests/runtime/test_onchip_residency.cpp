@@ -39,6 +39,12 @@ namespace {
 // compute unit.
 constexpr const char* kGpuLike = "resident_groups=1,local_mem=49152,compute_units=8";
 
+// Calls keep plans only for the embedded kernel sources (runtime/checked_plans.hpp), and
+// the tests that watch the kept plans set sources read from IPT_KERNEL_DIR aside.
+class EmbeddedSources {
+  ScopedEnv unset_{"IPT_KERNEL_DIR", nullptr};
+};
+
 // Crowded verdicts are checked again at `age` while this lives (rt::kCrowdedRecheckAge,
 // 10 s, would make a slow run's counts depend on the clock).
 class RecheckAge {
@@ -126,6 +132,7 @@ bool runs_crowded(const rt::CheckedPlan& kept) {
 TEST_CASE("calls are planned around an on-chip kernel whose groups do not all run at once",
           "[plan-cache][onchip]") {
   const ipt::test::ScopedOverrides env(kGpuLike);
+  const EmbeddedSources embedded;
   rt::clear_caches();
   const std::size_t rows = 300, cols = 211;  // one on-chip pass
   const auto plan = rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4,
@@ -172,6 +179,7 @@ TEST_CASE(
     "gets its on-chip plan back",
     "[plan-cache][onchip]") {
   const ipt::test::ScopedOverrides env(kGpuLike);
+  const EmbeddedSources embedded;
   rt::clear_caches();
   const std::size_t rows = 300, cols = 211;  // one on-chip pass, two groups per compute unit
   SteeredProbes probes_of(ipt::planner::ProbeGroups::kOneMore);
@@ -271,6 +279,7 @@ TEST_CASE("an on-chip kernel whose groups all run at once keeps its plan", "[pla
   // other devices are given one.
   const bool promised = rt::query_device_profile(session().device()).resident_groups;
   const ipt::test::ScopedOverrides env(promised ? nullptr : kGpuLike);
+  const EmbeddedSources embedded;
   rt::clear_caches();
   const std::size_t rows = promised ? 1294 : 300, cols = promised ? 1339 : 211;
   const ProbesSince probes;
@@ -333,6 +342,7 @@ TEST_CASE("on an out-of-order queue the probe runs before the call's own kernels
 TEST_CASE("a call whose on-chip probe cannot run is planned without the on-chip kernel",
           "[plan-cache][onchip]") {
   const ipt::test::ScopedOverrides env(kGpuLike);
+  const EmbeddedSources embedded;
   rt::clear_caches();
   const std::size_t rows = 300, cols = 211;  // one on-chip pass, two groups per compute unit
   const auto plan = rt::plan_for_call(rt::query_device_profile(session().device()), rows, cols, 4,
@@ -366,6 +376,7 @@ TEST_CASE("a call whose on-chip probe cannot run is planned without the on-chip 
 
 TEST_CASE("a call that keeps no plan checks old crowded verdicts too", "[plan-cache][onchip]") {
   const ipt::test::ScopedOverrides env(kGpuLike);
+  const EmbeddedSources embedded;
   rt::clear_caches();
   const std::size_t rows = 300, cols = 211;  // one on-chip pass, two groups per compute unit
   const SteeredProbes crowded(ipt::planner::ProbeGroups::kOneMore);
