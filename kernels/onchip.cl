@@ -44,6 +44,20 @@
 // to the groups in turn 51%. Both fewer, larger rounds and longer runs per group would be
 // needed.
 //
+// Where an instance's rows start matters as well: a tile row, and an output row's share of
+// a tile, are 32 elements that touch two cache lines wherever their row does not start on
+// one. Instances whose rows and columns both fill whole 128-byte lines ran at 76-80% of
+// copy (288 x 13696, 704 x 7168, 320 x 14592 floats), 5-10 points above their neighbours
+// 294 x 13709, 710 x 7167 and 310 x 14601; output rows on lines (the instance's row count a
+// multiple of 32) gave 3-7 of those points, input rows on lines 2-3. Storing each share in
+// aligned 16-byte vectors and its ends element by element (square.cl's vector rows) made
+// the kernel slower (65% of copy against 71-72%, 63-64% against 68-70%), likely because
+// each share's lines are then written by two instructions instead of one; whole lines
+// would need a group to hold tiles stacked down a tile column, whose output rows it then
+// owns. Staging 8 tiles at a time instead of 5 (in the local memory that a group of 512
+// may take on such a GPU) changed nothing for floats, and 5 instead of 2 made doubles 2%
+// slower.
+//
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
 // until its register is used (soa_asta.cl, (i)), so each work-item stores a value that
