@@ -23,40 +23,35 @@
 // matrices transposed either way: a device that cannot run every group at once (a CPU, a
 // GPU shared with other work) gets the slow path, not a hang. One grid-wide wait, not
 // two: an earlier version decided on the tickets before any load and then waited again
-// for the loads, and its groups' reads could not overlap the wait for late groups. The
-// wait alone is not what keeps the kernel below the copy bandwidth: built without it (every
-// group writing once its own loads completed, so results were wrong), it ran no faster on
-// any of 11 shapes. Neither did loading the next round's tiles as this round's left the
-// registers, nor groups taking their tiles down tile columns (4% slower). Nor is it the
-// transpose: rounds that stored every element back where it was loaded, from registers
-// without staging, ran no faster (62-77% of copy on 10 shapes, the transposing kernel
-// 66-80%). Two things each hold such rounds to about 70% of copy, so that removing either
-// alone gains nothing. Rounds alone (20 words loaded per work-item, two groups of 512 per
-// compute unit, every word stored back where it was loaded) streamed at 86-88% of copy in
-// linear chunks with a barrier per group; with the grid-wide wait each round, at 69-71%
-// (about 1.4 us more per round, whether the groups wait on one counter, on a flag the last
-// one sets, or on eight counters; fetching the next round's lines into the cache made it
-// slower during the stores, 2 points faster during the wait with a group per compute
-// unit; in this kernel, those loads' values kept to the round's end took it from 64
-// registers to 96, past what two groups of a unit hold); in 32 x 32 tiles, ten along a
-// tile row per group, with a barrier per group only, at 67-72%, and the shorter the runs
-// each group loads, the slower: blocks of 2 x 5 tiles 67-68%, of 5 x 2 58-59%, tiles dealt
-// to the groups in turn 51%. Both fewer, larger rounds and longer runs per group would be
-// needed.
+// for the loads, and its groups' reads could not overlap the wait for late groups.
 //
-// Where an instance's rows start matters as well: a tile row, and an output row's share of
-// a tile, are 32 elements that touch two cache lines wherever their row does not start on
-// one. Instances whose rows and columns both fill whole 128-byte lines ran at 76-80% of
-// copy (288 x 13696, 704 x 7168, 320 x 14592 floats), 5-10 points above their neighbours
-// 294 x 13709, 710 x 7167 and 310 x 14601; output rows on lines (the instance's row count a
-// multiple of 32) gave 3-7 of those points, input rows on lines 2-3. Storing each share in
-// aligned 16-byte vectors and its ends element by element (square.cl's vector rows) made
-// the kernel slower (65% of copy against 71-72%, 63-64% against 68-70%), likely because
-// each share's lines are then written by two instructions instead of one; whole lines
-// would need a group to hold tiles stacked down a tile column, whose output rows it then
-// owns. Staging 8 tiles at a time instead of 5 (in the local memory that a group of 512
-// may take on such a GPU) changed nothing for floats, and 5 instead of 2 made doubles 2%
-// slower.
+// What holds it near 70% of the copy bandwidth (floats). Measured on a GPU, in part with
+// rounds built without the rest of the kernel (every word stored back where it was
+// loaded, two groups of 512 per compute unit, 20 words per work-item):
+//   - the grid-wide wait of each round: rounds of linear chunks streamed at 86-88% of
+//     copy with a barrier per group, at 69-71% with the wait (about 1.4 us a round,
+//     whether the groups wait on one counter, on a flag the last one sets or on eight);
+//   - the short runs each group loads: rounds of 32 x 32 tiles with a barrier per group
+//     ran at 67-72% with ten tiles along a tile row per group, 67-68% in blocks of 2 x 5
+//     tiles, 58-59% of 5 x 2, 51% with the tiles dealt to the groups in turn (on matrices
+//     whose rows do not start on cache lines, so the next cause is in these too);
+//   - rows that do not start on a cache line: a tile row, and an output row's share of a
+//     tile, are 32 elements that then touch two lines. Instances whose rows and columns
+//     fill whole 128-byte lines ran this kernel at 76-80% of copy (288 x 13696, 704 x 7168,
+//     320 x 14592 floats), 5-10 points above their neighbours 294 x 13709, 710 x 7167 and
+//     310 x 14601; output rows on lines gave 3-7 of those points, input rows 2-3.
+// Tried and not kept: the wait left out (results wrong; no faster on 11 shapes); the
+// transpose left out (every element stored back where it was loaded, 62-77% of copy on 10
+// shapes against 66-80%); the next round's tiles loaded as this round's left the
+// registers (no faster); tiles taken down tile columns (4% slower); the next round's
+// lines fetched into the cache (rounds alone: slower during the stores, 2 points faster
+// during the wait with one group per compute unit; here, with the values kept to the
+// round's end, 96 registers, more than two groups of a unit hold); each share stored in
+// aligned 16-byte vectors with its ends element by element (65% of copy against 71-72%,
+// 63-64% against 68-70%, likely because a share's lines are then written by two
+// instructions, not one); 8 tiles staged at a time instead of 5 (no faster; doubles, 5
+// instead of 2: 2% slower). What it would take: fewer, larger rounds, and groups holding
+// blocks of tiles whose rows they load, and whose output rows they store, as whole lines.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
