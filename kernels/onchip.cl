@@ -40,26 +40,30 @@
 //     fill whole 128-byte lines ran this kernel at 76-80% of copy (288 x 13696, 704 x 7168,
 //     320 x 14592 floats), 5-10 points above their neighbours 294 x 13709, 710 x 7167 and
 //     310 x 14601; output rows on lines gave 3-7 of those points, input rows 2-3.
-// Tried and not kept: the wait left out (results wrong; no faster on 11 shapes); the
-// transpose left out (every element stored back where it was loaded, 62-77% of copy on 10
-// shapes against 66-80%); the next round's tiles loaded as this round's left the registers
-// (no faster); tiles taken down tile columns (4% slower), or a group's tiles in blocks of
-// 2 x 10 or 5 x 4 instead of a run of 20 along a tile row (1-8 points slower on 8 instances
-// of floats, 2-3 on doubles in 2 x 5: a group's long runs of loads matter more than the
-// longer shares it then stores; its shares stored in aligned windows of 32 elements across
-// a block took 82-89 registers, more than two groups of a unit hold); the next round's
-// lines fetched into the cache (rounds alone: slower during the stores, 2 points faster
-// during the wait with one group per compute unit; here, with the values kept to the
-// round's end, 96 registers, more than two groups of a unit hold); each share stored in
-// aligned 16-byte vectors with its ends element by element (65% of copy against 71-72%,
-// 63-64% against 68-70%, likely because a share's lines are then written by two
-// instructions, not one); 8 tiles staged at a time instead of 5 (no faster; doubles, 5
-// instead of 2: 2% slower); after round 0, each group waiting only for the groups that hold
-// the tiles its stores overwrite (a flag per group, set by atomic exchange; the counter
-// where they are more than 64): floats 2-10% faster on 9 of 10 instances of the random
-// protocol but 16% slower on 33 x 5997 x 532, whose groups all kept the counter; doubles
-// between 13% slower and 6% faster; 2-byte elements 1-12% slower. What it would take:
-// fewer, larger rounds, or that narrower wait without its losses.
+// Tried and not kept (floats unless said):
+//   - the wait left out: results wrong, and no faster on 11 shapes;
+//   - the transpose left out (every element stored back where it was loaded): 62-77% of
+//     copy on 10 shapes against 66-80%;
+//   - the next round's tiles loaded as this round's left the registers: no faster;
+//   - a group's tiles down tile columns (4% slower), or in blocks of 2 x 10 or 5 x 4
+//     instead of a run of 20 along a tile row (1-8 points slower on 8 instances; doubles
+//     in 2 x 5, 2-3): its long runs of loads matter more than the longer shares it then
+//     stores. Those shares stored in aligned windows of 32 elements took 82-89 registers,
+//     more than two groups of a unit hold;
+//   - the next round's lines fetched into the cache: rounds alone, slower during the
+//     stores, 2 points faster during the wait with one group per compute unit; here, with
+//     the values kept to the round's end, 96 registers;
+//   - each share stored in aligned 16-byte vectors, its ends element by element: 65% of
+//     copy against 71-72%, 63-64% against 68-70%, likely because a share's lines are then
+//     written by two instructions, not one;
+//   - 8 tiles staged at a time instead of 5: no faster (doubles, 5 instead of 2: 2%
+//     slower);
+//   - after round 0, each group waiting only for the groups that hold the tiles its stores
+//     overwrite (a flag per group, set by atomic exchange; the counter where they are more
+//     than 64): 2-10% faster on 9 of 10 instances of the random protocol but 16% slower on
+//     33 x 5997 x 532, whose groups all kept the counter; doubles from 13% slower to 6%
+//     faster; 2-byte elements 1-12% slower.
+// What it would take: fewer, larger rounds, or that narrower wait without its losses.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
