@@ -127,6 +127,13 @@
 // the 40 shapes' on-chip stages ran 5% faster in median but 12 of them 10-20% slower, and
 // the random protocol's u8 median rose 2% while its p90 fell 5%. 2-byte elements: 26-35%
 // of copy in word tiles, 45% one per register.
+//
+// Pair blocks (IPT_PAIRS, for 2-byte elements where the matrix has even sides and starts
+// on a 4-byte word). One per work-item and register, 2-byte elements ran the kernel at the
+// time per element of floats, half the bytes per load and store. A 2 x 2 block is two
+// aligned words, one in each of its rows, and its transpose is the same two words with
+// their second and first halves exchanged; so the kernel moves blocks as it moves 8-byte
+// elements (rows, cols, TR and TC count blocks), every load and store a whole word.
 
 #ifndef IPT_SWIZZLE
 #define IPT_SWIZZLE 0
@@ -136,6 +143,12 @@
 #endif
 #ifndef IPT_RUNTIME_TILE
 #define IPT_RUNTIME_TILE 0
+#endif
+#ifndef IPT_PAIRS
+#define IPT_PAIRS 0
+#endif
+#if IPT_PAIRS && (IPT_ELEM_BYTES != 2 || IPT_WORDS > 1 || IPT_RUNTIME_TILE || IPT_SPLIT)
+#error "pair blocks are 2 x 2 blocks of 2-byte elements in a matrix of one buffer"
 #endif
 #if IPT_WORDS > 1 && IPT_SWIZZLE
 #error "word tiles stage with a padding word, not swizzled"
@@ -161,8 +174,13 @@ typedef uint reg_t;
 #define STAGE_COLS (STAGE_WORDS * IPT_WORDS)  // elements per staged row
 #define STAGED(r, c) (c)
 #else
+#if IPT_PAIRS
+typedef uint2 reg_t;  // a 2 x 2 block: .x the word of its top row, .y of its bottom row
+#define REG_WORD(v) ((v).x ^ (v).y)
+#else
 typedef elem_t reg_t;
 #define REG_WORD(v) ELEM_WORD(v)
+#endif
 #define TCW TC
 #define TRW TR
 #define LR TR
@@ -252,6 +270,26 @@ void store_word(matrix_t m, idx_t d, uint s, uint q, uint valid, __local const e
     const int i = first + t;
     if (i >= 0 && (uint)i < valid) AT(m, d + (uint)i) = column[(uint)i * STAGE_COLS + shift[i]];
   }
+}
+#endif
+
+#if IPT_PAIRS
+// Pair blocks: a 2 x 2 block of 2-byte elements is two aligned 4-byte words, one in each
+// of its rows; transposed, its top row holds the first elements of the two words, its
+// bottom row their second ones. `top` is the word index of the block's top word, `row` the
+// words per row.
+reg_t load_block(__global const uint *words, idx_t top, uint row) {
+  return (reg_t)(words[top], words[top + row]);
+}
+
+void store_block(__global uint *words, idx_t top, uint row, reg_t v) {
+#ifdef __ENDIAN_LITTLE__
+  words[top] = (v.x & 0xFFFFu) | (v.y << 16);
+  words[top + row] = (v.x >> 16) | (v.y & 0xFFFF0000u);
+#else
+  words[top] = (v.x & 0xFFFF0000u) | (v.y >> 16);
+  words[top + row] = (v.x << 16) | (v.y & 0xFFFFu);
+#endif
 }
 #endif
 
@@ -408,12 +446,15 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   __local elem_t stage[STAGE][STAGE_SLOTS];  // rows of STAGE_COLS elements
 #define STAGE_SLOT(jj, r, c) stage[jj][(r) * STAGE_COLS + STAGED(r, c)]
 #else
-  __local elem_t stage[STAGE][TR][STAGE_COLS];  // padded or swizzled: see IPT_SWIZZLE
+  __local reg_t stage[STAGE][TR][STAGE_COLS];  // padded or swizzled: see IPT_SWIZZLE
 #define STAGE_SLOT(jj, r, c) stage[jj][r][STAGED(r, c)]
 #endif
   __local volatile uint sink[WG];
   __local uint ticket_of_group, decision, running, last_out;
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
+#if IPT_PAIRS
+  __global uint *words = (__global uint *)(buffer + offset);  // offset even (host-checked)
+#endif
   const uint lid = get_local_id(0);
   // Loads: a pass covers LOAD_ROWS whole tile rows; stores: STORE_COLS whole tile columns,
   // which are rows of the output. (Word tiles: lc and sr count words.)
@@ -469,7 +510,11 @@ UNROLL
 #else
               const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
               if (row < rows && col < cols)
+#if IPT_PAIRS
+                reg[j * PASSES + p] = load_block(words, 2 * src + (idx_t)(2 * row * cols + col), cols);
+#else
                 reg[j * PASSES + p] = AT(m, src + (idx_t)(row * cols + col));
+#endif
 #endif
             }
             if (++tj == tile_cols) {
@@ -540,8 +585,13 @@ UNROLL
 #else
                 const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)
+#if IPT_PAIRS
+                  store_block(words, 2 * dst + (idx_t)(2 * orow * rows + ocol), rows,
+                              STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc));
+#else
                   AT(m, dst + (idx_t)(orow * rows + ocol)) =
                       STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc);
+#endif
 #endif
               }
               if (++tj == tile_cols) {
@@ -558,7 +608,7 @@ UNROLL
       }
     }
     if (decision != DECISION_GO)
-      follow_cycles(m, rows, cols, instances, ticket, running, &sync[4], &sink[lid],
+      follow_cycles(m, rows * (1 + IPT_PAIRS), cols * (1 + IPT_PAIRS), instances, ticket, running, &sync[4], &sink[lid],
                     (__local elem_t *)stage);
   }
   // After the work, so that it delays no group's arrival at the ticket or the barrier.

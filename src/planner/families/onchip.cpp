@@ -18,6 +18,8 @@ namespace ipt::planner {
 namespace {
 
 std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, TileLayout layout) {
+  if (tile.pairs)  // a block of four elements per slot
+    return tile_slots(tile.rows / 2, tile.cols / 2, layout) * 4 * elem_size;
   if (tile.word > 1)  // rows of the loaded words and a padding word, and a byte per row
     return (tile.rows + tile.word) * ((tile.cols / tile.word + 2) * 4 + 1);
   return tile_slots(tile.rows, tile.cols, layout) * elem_size;  // onchip.cl, IPT_SWIZZLE
@@ -103,6 +105,7 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size, T
                    ? 2
                    : 1;
   config = sized_onchip(device, elem_size, layout, per_unit);
+  config.pairs = config.work_group != 0 && elem_size == 2 && device.word_bytes >= 4;
   // Word tiles for 1-byte elements. 2-byte ones ran slower in them than one by one (010!
   // on (21, 322, 13709): 0.269 against 0.239 ms; 60 random shapes: a median of 709
   // against 793 GB/s): their gathers and part-words cost more than the loads and stores
@@ -194,6 +197,29 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
   return (elem_size >= 8 ? 0.8 : 0.72) * std::sqrt(used);
 }
 
+namespace {
+
+// Pair blocks for a step of 2-byte elements (kernels/onchip.cl, IPT_PAIRS): where its
+// matrix has even sides, starts on a 4-byte word and lies in one buffer, every load and
+// store moves a whole 4-byte word, not one element; in 32 x 32 tiles of blocks, as many
+// registers as doubles. The tile shape otherwise (narrow tiles, word tiles, or blocks that
+// do not fit on chip where the 32 x 32 tiles do).
+OnChipTile step_tile(const OnChipConfig& config, const StepSite& site, std::uint64_t rows,
+                     std::uint64_t cols) {
+  const OnChipTile tile = onchip_tile(config, rows, cols);
+  OnChipTile pairs;
+  pairs.rows = pairs.cols = 2 * kOnChipTile;
+  pairs.pairs = true;
+  if (!config.pairs || site.elem_size != 2 || tile.word > 1 || onchip_runtime_tile(tile) ||
+      rows % 2 != 0 || cols % 2 != 0 || site.offset % 2 != 0 || site.split != 0 ||
+      staged_tile_bytes(site.elem_size, pairs, config.layout) > config.stage_bytes ||
+      tile_count(pairs, rows, cols) > config.groups * onchip_group_tiles(config, pairs))
+    return tile;
+  return pairs;
+}
+
+}  // namespace
+
 using namespace steps;
 
 Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
@@ -202,16 +228,18 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   check_elem_size(site.elem_size);
   if (!onchip_fits(config, rows, cols) || instances == 0 || instances > UINT32_MAX)
     throw std::logic_error("an on-chip step for a matrix that does not fit");
-  const OnChipTile tile = onchip_tile(config, rows, cols);
+  const OnChipTile tile = step_tile(config, site, rows, cols);
   const std::size_t group_tiles = onchip_group_tiles(config, tile);
   const std::uint64_t per_round =
-      std::min(instances, config.groups * group_tiles / onchip_tiles(config, rows, cols));
+      std::min(instances, config.groups * group_tiles / tile_count(tile, rows, cols));
+  const std::uint64_t block = tile.pairs ? 2 : 1;  // the kernel's rows and cols: of blocks
   const bool index64 = site.index64 || needs_index64(site.offset, instances * rows * cols);
   const bool runtime_tile = onchip_runtime_tile(tile);
   const std::string shape =
       runtime_tile
           ? " -DIPT_RUNTIME_TILE=1 -DSTAGE_SLOTS=" + std::to_string(runtime_tile_slots(config))
-          : " -DTR=" + std::to_string(tile.rows) + " -DTC=" + std::to_string(tile.cols);
+          : " -DTR=" + std::to_string(tile.rows / block) +
+                " -DTC=" + std::to_string(tile.cols / block) + (tile.pairs ? " -DIPT_PAIRS=1" : "");
   Step step = launch(Family::kOnChip, site, index64,
                      " -DWG=" + std::to_string(config.work_group) + shape +
                          " -DTILES=" + std::to_string(group_tiles) +
@@ -223,12 +251,13 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
-  step.args = {
-      buffer_arg(Buffer::kMatrix), index_arg(site.offset), uint_arg(rows), uint_arg(cols),
-      uint_arg(instances), uint_arg(per_round), uint_arg(runtime_tile ? log2_of(tile.cols) : 0),
-      buffer_arg(step.flags.buffer), ulong_arg(step.flags.offset / 4),
-      // Waiting for one group more than launched never ends: the fallback.
-      uint_arg(config.groups + (give_up ? 1 : 0)), uint_arg(give_up ? 16u : config.patience)};
+  step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), uint_arg(rows / block),
+               uint_arg(cols / block), uint_arg(instances), uint_arg(per_round),
+               uint_arg(runtime_tile ? log2_of(tile.cols) : 0), buffer_arg(step.flags.buffer),
+               ulong_arg(step.flags.offset / 4),
+               // Waiting for one group more than launched never ends: the fallback.
+               uint_arg(config.groups + (give_up ? 1 : 0)),
+               uint_arg(give_up ? 16u : config.patience)};
   add_zeroing(step, zeroes);
   step.args.push_back(buffer_arg(Buffer::kReport));
   step.touches = instances * rows * cols;
@@ -244,6 +273,7 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                 " instances (cycle following in the same kernel if the device cannot run every "
                 "work-group at once)";
   if (config.layout == TileLayout::kSwizzled) step.what += "; swizzled tiles";
+  if (tile.pairs) step.what += "; moved as 4-byte words, in 2 x 2 blocks";
   if (tile.word > 1)
     step.what += "; moved as 4-byte words, tiles of " + std::to_string(tile.rows) + " x " +
                  std::to_string(tile.cols);
@@ -291,6 +321,10 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
   const OnChipConfig config = choose_onchip(device, at.elem_size, TileLayout::kPadded);
   if (config.work_group == 0) return;
   if (onchip_fits(config, 64, 64)) out.push_back(onchip_step(at, 1, 64, 64, config));
+  // 2-byte elements: the 64 x 64 above in pair blocks where `at` allows them, element by
+  // element in 63 x 63.
+  if (at.elem_size == 2 && onchip_fits(config, 63, 63))
+    out.push_back(onchip_step(at, 1, 63, 63, config));
   // Longer than the 32 x 32 tiles, or the word tiles along either side, hold.
   std::vector<std::uint64_t> lengths{kOnChipTile * (config.groups * config.tiles + 1)};
   if (config.word > 1) {

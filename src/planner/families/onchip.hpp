@@ -36,6 +36,9 @@ struct OnChipConfig {
   // Elements per 4-byte word in word tiles (IPT_WORDS of kernels/onchip.cl): 4 for 1-byte
   // elements in the padded layout (choose_onchip); 1: elements move one by one.
   std::size_t word = 1;
+  // 2-byte elements in 2 x 2 blocks of 4-byte words where a step's matrix allows them
+  // (IPT_PAIRS of kernels/onchip.cl): unless DeviceProfile::word_bytes is below 4.
+  bool pairs = false;
 };
 
 // The tile shape (TR x TC in onchip.cl) for a rows x cols matrix: 32 x 32, except for a
@@ -50,10 +53,14 @@ struct OnChipConfig {
 struct OnChipTile {
   std::uint64_t rows = kOnChipTile, cols = kOnChipTile;
   std::size_t word = 1;  // elements per register: IPT_WORDS
+  // 2 x 2 blocks of 2-byte elements, two registers each (IPT_PAIRS): rows and cols count
+  // elements, twice the kernel's TR and TC.
+  bool pairs = false;
   std::uint64_t area() const { return rows * cols; }
   // Registers of a group that hold it: a word tile loads a word more per row and stages
   // a word's rows more than it holds.
   std::uint64_t registers() const {
+    if (pairs) return rows * cols / 2;
     return word > 1 ? (rows + word) * (cols / word + 1) : rows * cols;
   }
 };
