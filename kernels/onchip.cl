@@ -128,12 +128,14 @@
 // the random protocol's u8 median rose 2% while its p90 fell 5%. 2-byte elements: 26-35%
 // of copy in word tiles, 45% one per register.
 //
-// Pair blocks (IPT_PAIRS, for 2-byte elements where the matrix has even sides and starts
-// on a 4-byte word). One per work-item and register, 2-byte elements ran the kernel at the
-// time per element of floats, half the bytes per load and store. A 2 x 2 block is two
-// aligned words, one in each of its rows, and its transpose is the same two words with
-// their second and first halves exchanged; so the kernel moves blocks as it moves 8-byte
-// elements (rows, cols, TR and TC count blocks), every load and store a whole word.
+// Blocks (IPT_BLOCK = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements where the matrix's
+// sides are multiples of IPT_BLOCK and it starts on a 4-byte word). One per work-item and
+// register, 2-byte elements ran the kernel at the time per element of floats, half the
+// bytes per load and store. An IPT_BLOCK x IPT_BLOCK block is IPT_BLOCK aligned words, one
+// in each of its rows, and its transpose is the same words with their elements exchanged
+// (element k of word j goes to element j of word k); so the kernel moves blocks as it moves
+// 8- or 16-byte elements (rows, cols, TR and TC count blocks), every load and store a whole
+// word, and transposes each block in registers as it stores it.
 
 #ifndef IPT_SWIZZLE
 #define IPT_SWIZZLE 0
@@ -144,11 +146,11 @@
 #ifndef IPT_RUNTIME_TILE
 #define IPT_RUNTIME_TILE 0
 #endif
-#ifndef IPT_PAIRS
-#define IPT_PAIRS 0
+#ifndef IPT_BLOCK
+#define IPT_BLOCK 1
 #endif
-#if IPT_PAIRS && (IPT_ELEM_BYTES != 2 || IPT_WORDS > 1 || IPT_RUNTIME_TILE || IPT_SPLIT)
-#error "pair blocks are 2 x 2 blocks of 2-byte elements in a matrix of one buffer"
+#if IPT_BLOCK > 1 && (IPT_BLOCK * IPT_ELEM_BYTES != 4 || IPT_WORDS > 1 || IPT_RUNTIME_TILE || IPT_SPLIT)
+#error "blocks are of 4-byte words, in a matrix of one buffer"
 #endif
 #if IPT_WORDS > 1 && IPT_SWIZZLE
 #error "word tiles stage with a padding word, not swizzled"
@@ -174,9 +176,12 @@ typedef uint reg_t;
 #define STAGE_COLS (STAGE_WORDS * IPT_WORDS)  // elements per staged row
 #define STAGED(r, c) (c)
 #else
-#if IPT_PAIRS
+#if IPT_BLOCK == 2
 typedef uint2 reg_t;  // a 2 x 2 block: .x the word of its top row, .y of its bottom row
 #define REG_WORD(v) ((v).x ^ (v).y)
+#elif IPT_BLOCK == 4
+typedef uint4 reg_t;  // a 4 x 4 block: .x, .y, .z, .w the words of its rows
+#define REG_WORD(v) ((v).x ^ (v).y ^ (v).z ^ (v).w)
 #else
 typedef elem_t reg_t;
 #define REG_WORD(v) ELEM_WORD(v)
@@ -273,22 +278,42 @@ void store_word(matrix_t m, idx_t d, uint s, uint q, uint valid, __local const e
 }
 #endif
 
-#if IPT_PAIRS
-// Pair blocks: a 2 x 2 block of 2-byte elements is two aligned 4-byte words, one in each
-// of its rows; transposed, its top row holds the first elements of the two words, its
-// bottom row their second ones. `top` is the word index of the block's top word, `row` the
-// words per row.
+#if IPT_BLOCK > 1
+// Blocks: `top` is the index of the word of the block's first row, `row` the words per
+// row; the block's rows are words top, top + row, ...
 reg_t load_block(__global const uint *words, idx_t top, uint row) {
+#if IPT_BLOCK == 2
   return (reg_t)(words[top], words[top + row]);
+#else
+  return (reg_t)(words[top], words[top + row], words[top + 2 * row], words[top + 3 * row]);
+#endif
 }
 
+// The transpose of block v, stored from `top`.
 void store_block(__global uint *words, idx_t top, uint row, reg_t v) {
-#ifdef __ENDIAN_LITTLE__
+#if IPT_BLOCK == 2 && defined(__ENDIAN_LITTLE__)
   words[top] = (v.x & 0xFFFFu) | (v.y << 16);
   words[top + row] = (v.x >> 16) | (v.y & 0xFFFF0000u);
-#else
+#elif IPT_BLOCK == 2
   words[top] = (v.x & 0xFFFF0000u) | (v.y >> 16);
   words[top + row] = (v.x << 16) | (v.y & 0xFFFFu);
+#elif defined(__ENDIAN_LITTLE__)
+  // Bytes first exchanged within pairs of rows, then halves: b0 of each row to row 0, ...
+  const uint t0 = (v.x & 0x00FF00FFu) | ((v.y << 8) & 0xFF00FF00u);
+  const uint t1 = ((v.x >> 8) & 0x00FF00FFu) | (v.y & 0xFF00FF00u);
+  const uint t2 = (v.z & 0x00FF00FFu) | ((v.w << 8) & 0xFF00FF00u);
+  const uint t3 = ((v.z >> 8) & 0x00FF00FFu) | (v.w & 0xFF00FF00u);
+  words[top] = (t0 & 0xFFFFu) | (t2 << 16);
+  words[top + row] = (t1 & 0xFFFFu) | (t3 << 16);
+  words[top + 2 * row] = (t0 >> 16) | (t2 & 0xFFFF0000u);
+  words[top + 3 * row] = (t1 >> 16) | (t3 & 0xFFFF0000u);
+#else
+  const uint in[4] = {v.x, v.y, v.z, v.w};
+  for (uint k = 0; k < 4; ++k) {
+    uint out = 0;
+    for (uint j = 0; j < 4; ++j) out |= ((in[j] >> (24 - 8 * k)) & 0xFFu) << (24 - 8 * j);
+    words[top + k * row] = out;
+  }
 #endif
 }
 #endif
@@ -452,7 +477,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   __local volatile uint sink[WG];
   __local uint ticket_of_group, decision, running, last_out;
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
-#if IPT_PAIRS
+#if IPT_BLOCK > 1
   __global uint *words = (__global uint *)(buffer + offset);  // offset even (host-checked)
 #endif
   const uint lid = get_local_id(0);
@@ -510,8 +535,9 @@ UNROLL
 #else
               const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
               if (row < rows && col < cols)
-#if IPT_PAIRS
-                reg[j * PASSES + p] = load_block(words, 2 * src + (idx_t)(2 * row * cols + col), cols);
+#if IPT_BLOCK > 1
+                reg[j * PASSES + p] =
+                    load_block(words, IPT_BLOCK * src + (idx_t)(IPT_BLOCK * row * cols + col), cols);
 #else
                 reg[j * PASSES + p] = AT(m, src + (idx_t)(row * cols + col));
 #endif
@@ -585,8 +611,8 @@ UNROLL
 #else
                 const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)
-#if IPT_PAIRS
-                  store_block(words, 2 * dst + (idx_t)(2 * orow * rows + ocol), rows,
+#if IPT_BLOCK > 1
+                  store_block(words, IPT_BLOCK * dst + (idx_t)(IPT_BLOCK * orow * rows + ocol), rows,
                               STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc));
 #else
                   AT(m, dst + (idx_t)(orow * rows + ocol)) =
@@ -608,7 +634,7 @@ UNROLL
       }
     }
     if (decision != DECISION_GO)
-      follow_cycles(m, rows * (1 + IPT_PAIRS), cols * (1 + IPT_PAIRS), instances, ticket, running, &sync[4], &sink[lid],
+      follow_cycles(m, rows * IPT_BLOCK, cols * IPT_BLOCK, instances, ticket, running, &sync[4], &sink[lid],
                     (__local elem_t *)stage);
   }
   // After the work, so that it delays no group's arrival at the ticket or the barrier.

@@ -197,8 +197,13 @@ TEST_CASE("narrow and short on-chip tiles share one program", "[planner][variant
         return o.find("-DIPT_RUNTIME_TILE=1") != std::string::npos;
       });
       CHECK(runtime_shaped == 1);
-      // 32 x 32 tiles and the runtime-shaped build; 1-byte elements also word tiles.
-      CHECK(whole.size() == (elem_size == 1 ? 3u : 2u));
+      // 32 x 32 tiles and the runtime-shaped build; 1- and 2-byte elements also tiles of
+      // blocks, and 1-byte ones word tiles.
+      const auto blocks = std::count_if(whole.begin(), whole.end(), [](const auto& o) {
+        return o.find("-DIPT_BLOCK=") != std::string::npos;
+      });
+      CHECK(blocks == (elem_size <= 2 ? 1 : 0));
+      CHECK(whole.size() == (elem_size == 1 ? 4u : elem_size == 2 ? 3u : 2u));
     }
   }
 }

@@ -315,75 +315,82 @@ TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
         std::string::npos);
 }
 
+TEST_CASE("1- and 2-byte elements move on chip in blocks where the matrix allows",
+          "[onchip][planner]") {
+  for (const std::size_t elem_size : {2, 1}) {
+    const std::uint64_t b = 4 / elem_size;
+    INFO("elem_size " << elem_size);
+    const auto config = ipt::planner::choose_onchip(nvidia_like(), elem_size);
+    CHECK(config.blocks);
+    const auto blocks = [&](std::uint64_t offset, std::uint64_t rows, std::uint64_t cols) {
+      return ipt::planner::onchip_step(ipt::test::site_of(elem_size, offset), 3, rows, cols, config)
+                 .options.find("-DIPT_BLOCK=" + std::to_string(b)) != std::string::npos;
+    };
+    CHECK(blocks(0, 296, 13708));
+    CHECK(blocks(3 * b, b, 64));  // a tile of blocks taller than the matrix, not narrower
+    CHECK_FALSE(blocks(b / 2, 296, 13708));  // starts inside a word
+    CHECK_FALSE(blocks(0, 296 + b / 2, 13708));
+    CHECK_FALSE(blocks(0, 296, 13709));
+    // A split matrix moves element by element (or in word tiles).
+    auto split = ipt::test::site_of(elem_size, 0);
+    split.split = 1000;
+    split.tail = {ipt::planner::Buffer::kScratch, 0, elem_size * 3 * 296 * 13708};
+    CHECK(ipt::planner::onchip_step(split, 3, 296, 13708, config).options.find("IPT_BLOCK") ==
+          std::string::npos);
+    // IPT_OVERRIDES word=2 (or 1): no word wider than the element.
+    DeviceProfile narrow_words = nvidia_like();
+    narrow_words.word_bytes = 2;
+    const auto unblocked = ipt::planner::choose_onchip(narrow_words, elem_size);
+    CHECK_FALSE(unblocked.blocks);
+    CHECK(ipt::planner::onchip_step(ipt::test::site_of(elem_size, 0), 3, 296, 13708, unblocked)
+              .options.find("IPT_BLOCK") == std::string::npos);
+  }
+  // Wider elements move one by one.
+  CHECK_FALSE(ipt::planner::choose_onchip(nvidia_like(), 4).blocks);
+}
+
+TEST_CASE("the on-chip kernel in blocks: one pass, rounds and cycle following", "[onchip]") {
+  IPT_TEST_SEED(shapes_seed, 2222);
+  std::mt19937_64 random(shapes_seed);
+  for (const std::size_t elem_size : {2, 1}) {
+    const std::uint64_t b = 4 / elem_size;
+    auto config = ipt::planner::choose_onchip(ipt::test::one_unit(1024), elem_size);
+    INFO("elem_size " << elem_size);
+    // One group: it never waits for another, so it always goes ahead. run_onchip_kernel
+    // gives the matrix an offset of seed % 5: seeds of 0 and 4 mod 5 (and 2 for 2-byte
+    // elements) start it on a word, in blocks; the others element by element or in word
+    // tiles.
+    config.groups = 1;
+    std::uniform_int_distribution<std::uint64_t> side(1, 160 / b);
+    std::uint64_t seed = 10 * shapes_seed;
+    for (int i = 0; i < 6; ++i) {
+      const std::uint64_t rows = b * side(random), cols = b * side(random);
+      const std::uint64_t instances = 1 + i % 3;
+      if (!ipt::planner::onchip_fits(config, rows, cols)) continue;
+      for (std::uint64_t s : {seed + 5, seed + 7, seed + 6, seed + 9}) {
+        const bool blocked = ipt::planner::onchip_step(ipt::test::site_of(elem_size, s % 5),
+                                                       instances, rows, cols, config)
+                                 .options.find("-DIPT_BLOCK=") != std::string::npos;
+        INFO(instances << " x " << rows << " x " << cols << ", offset " << s % 5);
+        CHECK(blocked == (s % 5 % b == 0));
+        CHECK(ipt::test::run_onchip_kernel(instances, rows, cols, elem_size, config, false, s) ==
+              1);
+      }
+      seed += 10;
+    }
+    // Giving up: the cycle following transposes instead, element by element.
+    CHECK(ipt::test::run_onchip_kernel(2, 64, 96, elem_size, config, true, 20) == 2);
+    // Several groups: each outcome is checked (a CPU device may not run them at once).
+    config.groups = 3;
+    ipt::test::run_onchip_kernel(3, 128, 68, elem_size, config, false, 30);
+    CHECK(ipt::test::run_onchip_kernel(3, 128, 68, elem_size, config, true, 40) == 2);
+  }
+}
+
 // Word tiles on random data: a matrix at every alignment in its buffer (offsets of 0 to 4
 // elements), rows and instances of every length mod 4 (tile rows and output segments that
 // start anywhere in a word), partial tiles, rounds of instances, the cycle-following
 // fallback, and several groups.
-TEST_CASE("2-byte elements move on chip in 2 x 2 blocks where the matrix allows",
-          "[onchip][planner]") {
-  const auto config = ipt::planner::choose_onchip(nvidia_like(), 2);
-  const auto options = [&](std::uint64_t offset, std::uint64_t rows, std::uint64_t cols) {
-    return ipt::planner::onchip_step(ipt::test::site_of(2, offset), 3, rows, cols, config).options;
-  };
-  const auto pairs = [&](std::uint64_t offset, std::uint64_t rows, std::uint64_t cols) {
-    return options(offset, rows, cols).find("-DIPT_PAIRS=1") != std::string::npos;
-  };
-  CHECK(pairs(0, 294, 13708));
-  CHECK(pairs(6, 2, 64));             // a tile of blocks is taller than the matrix, not narrower
-  CHECK_FALSE(pairs(1, 294, 13708));  // starts inside a word
-  CHECK_FALSE(pairs(0, 293, 13708));
-  CHECK_FALSE(pairs(0, 294, 13709));
-  // Other element sizes, and a split matrix, move element by element.
-  CHECK(ipt::planner::onchip_step(ipt::test::site_of(4, 0), 3, 294, 13708,
-                                  ipt::planner::choose_onchip(nvidia_like(), 4))
-            .options.find("IPT_PAIRS") == std::string::npos);
-  auto split = ipt::test::site_of(2, 0);
-  split.split = 1000;
-  split.tail = {ipt::planner::Buffer::kScratch, 0, 2 * 3 * 294 * 13708};
-  CHECK(ipt::planner::onchip_step(split, 3, 294, 13708, config).options.find("IPT_PAIRS") ==
-        std::string::npos);
-  // IPT_OVERRIDES word=2 (or 1): no word wider than the element.
-  DeviceProfile narrow_words = nvidia_like();
-  narrow_words.word_bytes = 2;
-  const auto unpaired = ipt::planner::choose_onchip(narrow_words, 2);
-  CHECK_FALSE(unpaired.pairs);
-  CHECK(ipt::planner::onchip_step(ipt::test::site_of(2, 0), 3, 294, 13708, unpaired)
-            .options.find("IPT_PAIRS") == std::string::npos);
-}
-
-TEST_CASE("the on-chip kernel in 2 x 2 blocks: one pass, rounds and cycle following", "[onchip]") {
-  IPT_TEST_SEED(shapes_seed, 2222);
-  std::mt19937_64 random(shapes_seed);
-  auto config = ipt::planner::choose_onchip(ipt::test::one_unit(1024), 2);
-  REQUIRE(config.work_group == 512);
-  // One group: it never waits for another, so it always goes ahead. Seeds 0, 2 and 4
-  // modulo 5 give the matrix an even offset (run_onchip_kernel), so that it starts on a
-  // word; 1 and 3 an odd one, element by element.
-  config.groups = 1;
-  std::uniform_int_distribution<std::uint64_t> side(1, 80);
-  std::uint64_t seed = 10 * shapes_seed;
-  for (int i = 0; i < 6; ++i) {
-    const std::uint64_t rows = 2 * side(random), cols = 2 * side(random);
-    const std::uint64_t instances = 1 + i % 3;
-    if (!ipt::planner::onchip_fits(config, rows, cols)) continue;
-    for (std::uint64_t s : {seed + 5, seed + 7, seed + 6}) {
-      const bool blocks =
-          ipt::planner::onchip_step(ipt::test::site_of(2, s % 5), instances, rows, cols, config)
-              .options.find("-DIPT_PAIRS=1") != std::string::npos;
-      INFO(instances << " x " << rows << " x " << cols << ", offset " << s % 5);
-      CHECK(blocks == (s % 5 % 2 == 0));
-      CHECK(ipt::test::run_onchip_kernel(instances, rows, cols, 2, config, false, s) == 1);
-    }
-    seed += 10;
-  }
-  // Giving up: the cycle following transposes instead, element by element.
-  CHECK(ipt::test::run_onchip_kernel(2, 64, 98, 2, config, true, 20) == 2);
-  // Several groups: each outcome is checked (a CPU device may not run them at once).
-  config.groups = 3;
-  ipt::test::run_onchip_kernel(3, 130, 66, 2, config, false, 30);
-  CHECK(ipt::test::run_onchip_kernel(3, 130, 66, 2, config, true, 40) == 2);
-}
-
 TEST_CASE("the on-chip kernel in word tiles, at every alignment", "[onchip]") {
   IPT_TEST_SEED(shapes_seed, 4411);
   std::mt19937_64 random(shapes_seed);
@@ -395,6 +402,7 @@ TEST_CASE("the on-chip kernel in word tiles, at every alignment", "[onchip]") {
       INFO("max_wg " << max_wg << ", elem_size " << elem_size);
       REQUIRE(config.word == (elem_size == 1 ? 4 : 1));
       config.word = 4 / elem_size;  // 2-byte elements: the kernel's words, which plans leave
+      config.blocks = false;        // word tiles even where blocks would do
       std::uniform_int_distribution<std::uint64_t> side(33, 200);
       for (int i = 0; i < 5; ++i) {  // seeds 1..5 mod 5: every offset
         std::uint64_t rows = side(random), cols = side(random);

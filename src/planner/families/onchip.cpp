@@ -18,8 +18,8 @@ namespace ipt::planner {
 namespace {
 
 std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, TileLayout layout) {
-  if (tile.pairs)  // a block of four elements per slot
-    return tile_slots(tile.rows / 2, tile.cols / 2, layout) * 4 * elem_size;
+  if (tile.block > 1)  // a block per slot
+    return tile_slots(tile.rows / tile.block, tile.cols / tile.block, layout) * tile.block * 4;
   if (tile.word > 1)  // rows of the loaded words and a padding word, and a byte per row
     return (tile.rows + tile.word) * ((tile.cols / tile.word + 2) * 4 + 1);
   return tile_slots(tile.rows, tile.cols, layout) * elem_size;  // onchip.cl, IPT_SWIZZLE
@@ -105,7 +105,7 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size, T
                    ? 2
                    : 1;
   config = sized_onchip(device, elem_size, layout, per_unit);
-  config.pairs = config.work_group != 0 && elem_size == 2 && device.word_bytes >= 4;
+  config.blocks = config.work_group != 0 && elem_size < 4 && device.word_bytes >= 4;
   // Word tiles for 1-byte elements. 2-byte ones ran slower in them than one by one (010!
   // on (21, 322, 13709): 0.269 against 0.239 ms; 60 random shapes: a median of 709
   // against 793 GB/s): their gathers and part-words cost more than the loads and stores
@@ -199,23 +199,23 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
 
 namespace {
 
-// Pair blocks for a step of 2-byte elements (kernels/onchip.cl, IPT_PAIRS): where its
-// matrix has even sides, starts on a 4-byte word and lies in one buffer, every load and
-// store moves a whole 4-byte word, not one element; in 32 x 32 tiles of blocks, as many
-// registers as doubles. The tile shape otherwise (narrow tiles, word tiles, or blocks that
-// do not fit on chip where the 32 x 32 tiles do).
+// Blocks for a step of 1- or 2-byte elements (kernels/onchip.cl, IPT_BLOCK): where its
+// matrix's sides are multiples of the block, it starts on a 4-byte word and lies in one
+// buffer, every load and store moves a whole 4-byte word; in 32 x 32 tiles of blocks. The
+// tile shape otherwise (narrow tiles, or blocks that do not fit on chip where those do).
 OnChipTile step_tile(const OnChipConfig& config, const StepSite& site, std::uint64_t rows,
                      std::uint64_t cols) {
   const OnChipTile tile = onchip_tile(config, rows, cols);
-  OnChipTile pairs;
-  pairs.rows = pairs.cols = 2 * kOnChipTile;
-  pairs.pairs = true;
-  if (!config.pairs || site.elem_size != 2 || tile.word > 1 || onchip_runtime_tile(tile) ||
-      rows % 2 != 0 || cols % 2 != 0 || site.offset % 2 != 0 || site.split != 0 ||
-      staged_tile_bytes(site.elem_size, pairs, config.layout) > config.stage_bytes ||
-      tile_count(pairs, rows, cols) > config.groups * onchip_group_tiles(config, pairs))
+  if (!config.blocks || site.elem_size > 2 || onchip_runtime_tile(tile)) return tile;
+  OnChipTile blocks;
+  blocks.block = 4 / site.elem_size;
+  blocks.rows = blocks.cols = blocks.block * kOnChipTile;
+  const std::uint64_t b = blocks.block;
+  if (rows % b != 0 || cols % b != 0 || site.offset % b != 0 || site.split != 0 ||
+      staged_tile_bytes(site.elem_size, blocks, config.layout) > config.stage_bytes ||
+      tile_count(blocks, rows, cols) > config.groups * onchip_group_tiles(config, blocks))
     return tile;
-  return pairs;
+  return blocks;
 }
 
 }  // namespace
@@ -232,14 +232,15 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   const std::size_t group_tiles = onchip_group_tiles(config, tile);
   const std::uint64_t per_round =
       std::min(instances, config.groups * group_tiles / tile_count(tile, rows, cols));
-  const std::uint64_t block = tile.pairs ? 2 : 1;  // the kernel's rows and cols: of blocks
+  const std::uint64_t block = tile.block;  // the kernel's rows and cols: of blocks
   const bool index64 = site.index64 || needs_index64(site.offset, instances * rows * cols);
   const bool runtime_tile = onchip_runtime_tile(tile);
   const std::string shape =
       runtime_tile
           ? " -DIPT_RUNTIME_TILE=1 -DSTAGE_SLOTS=" + std::to_string(runtime_tile_slots(config))
           : " -DTR=" + std::to_string(tile.rows / block) +
-                " -DTC=" + std::to_string(tile.cols / block) + (tile.pairs ? " -DIPT_PAIRS=1" : "");
+                " -DTC=" + std::to_string(tile.cols / block) +
+                (block > 1 ? " -DIPT_BLOCK=" + std::to_string(block) : "");
   Step step = launch(Family::kOnChip, site, index64,
                      " -DWG=" + std::to_string(config.work_group) + shape +
                          " -DTILES=" + std::to_string(group_tiles) +
@@ -273,7 +274,9 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                 " instances (cycle following in the same kernel if the device cannot run every "
                 "work-group at once)";
   if (config.layout == TileLayout::kSwizzled) step.what += "; swizzled tiles";
-  if (tile.pairs) step.what += "; moved as 4-byte words, in 2 x 2 blocks";
+  if (block > 1)
+    step.what += "; moved as 4-byte words, in blocks of " + std::to_string(block) + " x " +
+                 std::to_string(block);
   if (tile.word > 1)
     step.what += "; moved as 4-byte words, tiles of " + std::to_string(tile.rows) + " x " +
                  std::to_string(tile.cols);
@@ -321,9 +324,9 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
   const OnChipConfig config = choose_onchip(device, at.elem_size, TileLayout::kPadded);
   if (config.work_group == 0) return;
   if (onchip_fits(config, 64, 64)) out.push_back(onchip_step(at, 1, 64, 64, config));
-  // 2-byte elements: the 64 x 64 above in pair blocks where `at` allows them, element by
-  // element in 63 x 63.
-  if (at.elem_size == 2 && onchip_fits(config, 63, 63))
+  // 1- and 2-byte elements: the 64 x 64 above in blocks where `at` allows them, in word
+  // tiles or element by element in 63 x 63.
+  if (at.elem_size <= 2 && onchip_fits(config, 63, 63))
     out.push_back(onchip_step(at, 1, 63, 63, config));
   // Longer than the 32 x 32 tiles, or the word tiles along either side, hold.
   std::vector<std::uint64_t> lengths{kOnChipTile * (config.groups * config.tiles + 1)};

@@ -36,9 +36,10 @@ struct OnChipConfig {
   // Elements per 4-byte word in word tiles (IPT_WORDS of kernels/onchip.cl): 4 for 1-byte
   // elements in the padded layout (choose_onchip); 1: elements move one by one.
   std::size_t word = 1;
-  // 2-byte elements in 2 x 2 blocks of 4-byte words where a step's matrix allows them
-  // (IPT_PAIRS of kernels/onchip.cl): unless DeviceProfile::word_bytes is below 4.
-  bool pairs = false;
+  // 1- and 2-byte elements in 4 x 4 and 2 x 2 blocks of 4-byte words where a step's
+  // matrix allows them (IPT_BLOCK of kernels/onchip.cl): unless DeviceProfile::word_bytes
+  // is below 4.
+  bool blocks = false;
 };
 
 // The tile shape (TR x TC in onchip.cl) for a rows x cols matrix: 32 x 32, except for a
@@ -53,14 +54,14 @@ struct OnChipConfig {
 struct OnChipTile {
   std::uint64_t rows = kOnChipTile, cols = kOnChipTile;
   std::size_t word = 1;  // elements per register: IPT_WORDS
-  // 2 x 2 blocks of 2-byte elements, two registers each (IPT_PAIRS): rows and cols count
-  // elements, twice the kernel's TR and TC.
-  bool pairs = false;
+  // Blocks of block x block elements of 4-byte rows, as many registers as elements
+  // (IPT_BLOCK): rows and cols count elements, `block` times the kernel's TR and TC.
+  std::size_t block = 1;
   std::uint64_t area() const { return rows * cols; }
   // Registers of a group that hold it: a word tile loads a word more per row and stages
   // a word's rows more than it holds.
   std::uint64_t registers() const {
-    if (pairs) return rows * cols / 2;
+    if (block > 1) return rows * cols / block;
     return word > 1 ? (rows + word) * (cols / word + 1) : rows * cols;
   }
 };
