@@ -135,7 +135,10 @@
 // in each of its rows, and its transpose is the same words with their elements exchanged
 // (element k of word j goes to element j of word k); so the kernel moves blocks as it moves
 // 8- or 16-byte elements (rows, cols, TR and TC count blocks), every load and store a whole
-// word, and transposes each block in registers as it stores it.
+// word, and transposes each block in registers as it stores it. Rows of any length: the
+// last block column is short by IPT_BLOCK_SHORT elements, so a block's rows start
+// PHASE(k) elements into a word and load as two words shifted together; the rows of the
+// output (the columns, a multiple of IPT_BLOCK) always start on a word.
 
 #ifndef IPT_SWIZZLE
 #define IPT_SWIZZLE 0
@@ -149,8 +152,14 @@
 #ifndef IPT_BLOCK
 #define IPT_BLOCK 1
 #endif
+#ifndef IPT_BLOCK_SHORT
+#define IPT_BLOCK_SHORT 0
+#endif
 #if IPT_BLOCK > 1 && (IPT_BLOCK * IPT_ELEM_BYTES != 4 || IPT_WORDS > 1 || IPT_RUNTIME_TILE || IPT_SPLIT)
 #error "blocks are of 4-byte words, in a matrix of one buffer"
+#endif
+#if IPT_BLOCK_SHORT < 0 || IPT_BLOCK_SHORT >= IPT_BLOCK
+#error "IPT_BLOCK_SHORT: fewer elements than a block"
 #endif
 #if IPT_WORDS > 1 && IPT_SWIZZLE
 #error "word tiles stage with a padding word, not swizzled"
@@ -279,42 +288,62 @@ void store_word(matrix_t m, idx_t d, uint s, uint q, uint valid, __local const e
 #endif
 
 #if IPT_BLOCK > 1
-// Blocks: `top` is the index of the word of the block's first row, `row` the words per
-// row; the block's rows are words top, top + row, ...
-reg_t load_block(__global const uint *words, idx_t top, uint row) {
-#if IPT_BLOCK == 2
-  return (reg_t)(words[top], words[top + row]);
+// The elements of each input row: rows, cols and TC count blocks.
+#define BLOCK_ROW_ELEMENTS(cols) (IPT_BLOCK * (cols) - IPT_BLOCK_SHORT)
+// Where row k of a block starts in its word: k * n % IPT_BLOCK for rows of n elements,
+// known here since n = IPT_BLOCK * cols - IPT_BLOCK_SHORT and a block row starts on a word.
+#define PHASE(k) ((k) * (IPT_BLOCK - IPT_BLOCK_SHORT) % IPT_BLOCK)
+#define ELEM_BITS (32 / IPT_BLOCK)
+
+// Row k of the block whose row 0 starts on word `top` and column c (elements), in rows of
+// n elements: a word, or two shifted together; elements past the row's end are of the
+// next row or 0, never loaded from past its last word (the store skips them).
+uint load_block_row(__global const uint *words, idx_t top, uint n, uint k, uint c) {
+  const uint s = PHASE(k);
+  const idx_t w = top + (k * n - s) / IPT_BLOCK;
+  if (s == 0) return words[w];
+  const uint lo = words[w], hi = c + IPT_BLOCK - s < n ? words[w + 1] : 0;
+#ifdef __ENDIAN_LITTLE__
+  return (lo >> (ELEM_BITS * s)) | (hi << (ELEM_BITS * (IPT_BLOCK - s)));
 #else
-  return (reg_t)(words[top], words[top + row], words[top + 2 * row], words[top + 3 * row]);
+  return (lo << (ELEM_BITS * s)) | (hi >> (ELEM_BITS * (IPT_BLOCK - s)));
 #endif
 }
 
-// The transpose of block v, stored from `top`.
-void store_block(__global uint *words, idx_t top, uint row, reg_t v) {
+reg_t load_block(__global const uint *words, idx_t top, uint n, uint c) {
+#if IPT_BLOCK == 2
+  return (reg_t)(load_block_row(words, top, n, 0, c), load_block_row(words, top, n, 1, c));
+#else
+  return (reg_t)(load_block_row(words, top, n, 0, c), load_block_row(words, top, n, 1, c),
+                 load_block_row(words, top, n, 2, c), load_block_row(words, top, n, 3, c));
+#endif
+}
+
+// The transpose of block v: its rows k < valid stored from `top`, `row` words apart.
+void store_block(__global uint *words, idx_t top, uint row, reg_t v, uint valid) {
 #if IPT_BLOCK == 2 && defined(__ENDIAN_LITTLE__)
-  words[top] = (v.x & 0xFFFFu) | (v.y << 16);
-  words[top + row] = (v.x >> 16) | (v.y & 0xFFFF0000u);
+  const uint out[2] = {(v.x & 0xFFFFu) | (v.y << 16), (v.x >> 16) | (v.y & 0xFFFF0000u)};
 #elif IPT_BLOCK == 2
-  words[top] = (v.x & 0xFFFF0000u) | (v.y >> 16);
-  words[top + row] = (v.x << 16) | (v.y & 0xFFFFu);
+  const uint out[2] = {(v.x & 0xFFFF0000u) | (v.y >> 16), (v.x << 16) | (v.y & 0xFFFFu)};
 #elif defined(__ENDIAN_LITTLE__)
   // Bytes first exchanged within pairs of rows, then halves: b0 of each row to row 0, ...
   const uint t0 = (v.x & 0x00FF00FFu) | ((v.y << 8) & 0xFF00FF00u);
   const uint t1 = ((v.x >> 8) & 0x00FF00FFu) | (v.y & 0xFF00FF00u);
   const uint t2 = (v.z & 0x00FF00FFu) | ((v.w << 8) & 0xFF00FF00u);
   const uint t3 = ((v.z >> 8) & 0x00FF00FFu) | (v.w & 0xFF00FF00u);
-  words[top] = (t0 & 0xFFFFu) | (t2 << 16);
-  words[top + row] = (t1 & 0xFFFFu) | (t3 << 16);
-  words[top + 2 * row] = (t0 >> 16) | (t2 & 0xFFFF0000u);
-  words[top + 3 * row] = (t1 >> 16) | (t3 & 0xFFFF0000u);
+  const uint out[4] = {(t0 & 0xFFFFu) | (t2 << 16), (t1 & 0xFFFFu) | (t3 << 16),
+                       (t0 >> 16) | (t2 & 0xFFFF0000u), (t1 >> 16) | (t3 & 0xFFFF0000u)};
 #else
   const uint in[4] = {v.x, v.y, v.z, v.w};
+  uint out[4];
   for (uint k = 0; k < 4; ++k) {
-    uint out = 0;
-    for (uint j = 0; j < 4; ++j) out |= ((in[j] >> (24 - 8 * k)) & 0xFFu) << (24 - 8 * j);
-    words[top + k * row] = out;
+    out[k] = 0;
+    for (uint j = 0; j < 4; ++j) out[k] |= ((in[j] >> (24 - 8 * k)) & 0xFFu) << (24 - 8 * j);
   }
 #endif
+UNROLL
+  for (uint k = 0; k < IPT_BLOCK; ++k)
+    if (IPT_BLOCK_SHORT == 0 || k < valid) words[top + k * row] = out[k];
 }
 #endif
 
@@ -495,7 +524,12 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   if ((ticket & CLOSED) == 0) {
     const uint tile_rows = (rows + TR - 1) / TR, tile_cols = (cols + TC - 1) / TC;
     const uint instance_tiles = tile_rows * tile_cols;
+#if IPT_BLOCK > 1
+    const uint row_elements = BLOCK_ROW_ELEMENTS(cols);
+    const idx_t instance_elements = (idx_t)rows * row_elements;  // of words: src, dst
+#else
     const idx_t instance_elements = (idx_t)rows * cols;
+#endif
 #if IPT_WORDS > 1
     const idx_t end = (idx_t)instances * instance_elements;  // the matrix's end
 #endif
@@ -536,8 +570,8 @@ UNROLL
               const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
               if (row < rows && col < cols)
 #if IPT_BLOCK > 1
-                reg[j * PASSES + p] =
-                    load_block(words, IPT_BLOCK * src + (idx_t)(IPT_BLOCK * row * cols + col), cols);
+                reg[j * PASSES + p] = load_block(words, src + (idx_t)(row * row_elements + col),
+                                                 row_elements, IPT_BLOCK * col);
 #else
                 reg[j * PASSES + p] = AT(m, src + (idx_t)(row * cols + col));
 #endif
@@ -612,8 +646,9 @@ UNROLL
                 const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)
 #if IPT_BLOCK > 1
-                  store_block(words, IPT_BLOCK * dst + (idx_t)(IPT_BLOCK * orow * rows + ocol), rows,
-                              STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc));
+                  store_block(words, dst + (idx_t)(IPT_BLOCK * orow * rows + ocol), rows,
+                              STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc),
+                              row_elements - IPT_BLOCK * orow);
 #else
                   AT(m, dst + (idx_t)(orow * rows + ocol)) =
                       STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc);
@@ -634,8 +669,13 @@ UNROLL
       }
     }
     if (decision != DECISION_GO)
-      follow_cycles(m, rows * IPT_BLOCK, cols * IPT_BLOCK, instances, ticket, running, &sync[4], &sink[lid],
+#if IPT_BLOCK > 1
+      follow_cycles(m, rows * IPT_BLOCK, row_elements, instances, ticket, running, &sync[4],
+                    &sink[lid], (__local elem_t *)stage);
+#else
+      follow_cycles(m, rows, cols, instances, ticket, running, &sync[4], &sink[lid],
                     (__local elem_t *)stage);
+#endif
   }
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))

@@ -65,8 +65,8 @@ const std::vector<OverrideKey>& keys() {
       {"word", true, "1, 2, 4, 8 or 16 (default)",
        "the widest word runs of narrower elements move in, of at most 4 elements (1: element "
        "by element); an unpad into a compact matrix stores words of 8 or 16 bytes only where "
-       "it is 8 or more, and on-chip steps move 2-byte elements in 2 x 2 blocks of 4-byte "
-       "words only where it is 4 or more",
+       "it is 8 or more, and on-chip steps move 2- and 1-byte elements in 2 x 2 and 4 x 4 "
+       "blocks of 4-byte words only where it is 4 or more",
        IPT_SET(const std::size_t w = number(k, v);
                if (w == 0 || w > 16 || (w & (w - 1)) != 0) bad_value(k, v, "1, 2, 4, 8 or 16");
                o.word = w)},

@@ -328,9 +328,21 @@ TEST_CASE("1- and 2-byte elements move on chip in blocks where the matrix allows
     };
     CHECK(blocks(0, 296, 13708));
     CHECK(blocks(3 * b, b, 64));  // a tile of blocks taller than the matrix, not narrower
-    CHECK_FALSE(blocks(b / 2, 296, 13708));  // starts inside a word
-    CHECK_FALSE(blocks(0, 296 + b / 2, 13708));
-    CHECK_FALSE(blocks(0, 296, 13709));
+    CHECK_FALSE(blocks(b / 2, 296, 13708));      // starts inside a word
+    CHECK_FALSE(blocks(0, 296 + b / 2, 13708));  // output rows that start inside words
+    // 1-byte elements: input rows of any length, the last block column short by what
+    // they lack; 2-byte ones only rows of whole words.
+    const auto short_by = [&](std::uint64_t cols) {
+      const std::string options =
+          ipt::planner::onchip_step(ipt::test::site_of(elem_size, 0), 3, 296, cols, config).options;
+      if (options.find("-DIPT_BLOCK=" + std::to_string(b)) == std::string::npos) return -1;
+      const auto at = options.find("-DIPT_BLOCK_SHORT=");
+      return at == std::string::npos ? 0 : std::stoi(options.substr(at + 18));
+    };
+    CHECK(short_by(13708) == 0);
+    CHECK(short_by(13709) == (elem_size == 1 ? 3 : -1));
+    CHECK(short_by(13710) == (elem_size == 1 ? 2 : 0));
+    CHECK(short_by(13711) == (elem_size == 1 ? 1 : -1));
     // A split matrix moves element by element (or in word tiles).
     auto split = ipt::test::site_of(elem_size, 0);
     split.split = 1000;
@@ -359,12 +371,13 @@ TEST_CASE("the on-chip kernel in blocks: one pass, rounds and cycle following", 
     // One group: it never waits for another, so it always goes ahead. run_onchip_kernel
     // gives the matrix an offset of seed % 5: seeds of 0 and 4 mod 5 (and 2 for 2-byte
     // elements) start it on a word, in blocks; the others element by element or in word
-    // tiles.
+    // tiles. Rows of every length mod the block (i % b): 1-byte blocks whose rows start at
+    // every position in a word.
     config.groups = 1;
     std::uniform_int_distribution<std::uint64_t> side(1, 160 / b);
     std::uint64_t seed = 10 * shapes_seed;
-    for (int i = 0; i < 6; ++i) {
-      const std::uint64_t rows = b * side(random), cols = b * side(random);
+    for (int i = 0; i < 8; ++i) {
+      const std::uint64_t rows = b * side(random), cols = b * side(random) - i % b;
       const std::uint64_t instances = 1 + i % 3;
       if (!ipt::planner::onchip_fits(config, rows, cols)) continue;
       for (std::uint64_t s : {seed + 5, seed + 7, seed + 6, seed + 9}) {
@@ -372,7 +385,7 @@ TEST_CASE("the on-chip kernel in blocks: one pass, rounds and cycle following", 
                                                        instances, rows, cols, config)
                                  .options.find("-DIPT_BLOCK=") != std::string::npos;
         INFO(instances << " x " << rows << " x " << cols << ", offset " << s % 5);
-        CHECK(blocked == (s % 5 % b == 0));
+        CHECK(blocked == (s % 5 % b == 0 && (elem_size == 1 || cols % b == 0)));
         CHECK(ipt::test::run_onchip_kernel(instances, rows, cols, elem_size, config, false, s) ==
               1);
       }
@@ -380,9 +393,11 @@ TEST_CASE("the on-chip kernel in blocks: one pass, rounds and cycle following", 
     }
     // Giving up: the cycle following transposes instead, element by element.
     CHECK(ipt::test::run_onchip_kernel(2, 64, 96, elem_size, config, true, 20) == 2);
+    CHECK(ipt::test::run_onchip_kernel(2, 64, 93, elem_size, config, true, 25) == 2);
     // Several groups: each outcome is checked (a CPU device may not run them at once).
     config.groups = 3;
     ipt::test::run_onchip_kernel(3, 128, 68, elem_size, config, false, 30);
+    ipt::test::run_onchip_kernel(3, 128, 67, elem_size, config, false, 35);
     CHECK(ipt::test::run_onchip_kernel(3, 128, 68, elem_size, config, true, 40) == 2);
   }
 }

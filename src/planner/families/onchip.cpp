@@ -200,9 +200,13 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
 namespace {
 
 // Blocks for a step of 1- or 2-byte elements (kernels/onchip.cl, IPT_BLOCK): where its
-// matrix's sides are multiples of the block, it starts on a 4-byte word and lies in one
-// buffer, every load and store moves a whole 4-byte word; in 32 x 32 tiles of blocks. The
-// tile shape otherwise (narrow tiles, or blocks that do not fit on chip where those do).
+// matrix's rows are a multiple of the block (so that every output row starts on a word),
+// it starts on a 4-byte word and lies in one buffer, every store moves a whole 4-byte word
+// and every load one, or two where an input row starts inside a word; in 32 x 32 tiles of
+// blocks. 2-byte elements only where no row does: with odd columns they ran no faster
+// than one by one (10 instances of the random protocol's shapes: a median of 47% of copy
+// either way; 1-byte elements 43% against 33% in word tiles). The tile shape otherwise
+// (narrow tiles, or blocks that do not fit on chip where those do).
 OnChipTile step_tile(const OnChipConfig& config, const StepSite& site, std::uint64_t rows,
                      std::uint64_t cols) {
   const OnChipTile tile = onchip_tile(config, rows, cols);
@@ -211,7 +215,7 @@ OnChipTile step_tile(const OnChipConfig& config, const StepSite& site, std::uint
   blocks.block = 4 / site.elem_size;
   blocks.rows = blocks.cols = blocks.block * kOnChipTile;
   const std::uint64_t b = blocks.block;
-  if (rows % b != 0 || cols % b != 0 || site.offset % b != 0 || site.split != 0 ||
+  if (rows % b != 0 || (b == 2 && cols % b != 0) || site.offset % b != 0 || site.split != 0 ||
       staged_tile_bytes(site.elem_size, blocks, config.layout) > config.stage_bytes ||
       tile_count(blocks, rows, cols) > config.groups * onchip_group_tiles(config, blocks))
     return tile;
@@ -233,6 +237,8 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   const std::uint64_t per_round =
       std::min(instances, config.groups * group_tiles / tile_count(tile, rows, cols));
   const std::uint64_t block = tile.block;  // the kernel's rows and cols: of blocks
+  const std::uint64_t block_cols = (cols + block - 1) / block;
+  const std::uint64_t short_by = block_cols * block - cols;  // the last block column's
   const bool index64 = site.index64 || needs_index64(site.offset, instances * rows * cols);
   const bool runtime_tile = onchip_runtime_tile(tile);
   const std::string shape =
@@ -240,7 +246,8 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
           ? " -DIPT_RUNTIME_TILE=1 -DSTAGE_SLOTS=" + std::to_string(runtime_tile_slots(config))
           : " -DTR=" + std::to_string(tile.rows / block) +
                 " -DTC=" + std::to_string(tile.cols / block) +
-                (block > 1 ? " -DIPT_BLOCK=" + std::to_string(block) : "");
+                (block > 1 ? " -DIPT_BLOCK=" + std::to_string(block) : "") +
+                (short_by > 0 ? " -DIPT_BLOCK_SHORT=" + std::to_string(short_by) : "");
   Step step = launch(Family::kOnChip, site, index64,
                      " -DWG=" + std::to_string(config.work_group) + shape +
                          " -DTILES=" + std::to_string(group_tiles) +
@@ -253,7 +260,7 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
   step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), uint_arg(rows / block),
-               uint_arg(cols / block), uint_arg(instances), uint_arg(per_round),
+               uint_arg(block_cols), uint_arg(instances), uint_arg(per_round),
                uint_arg(runtime_tile ? log2_of(tile.cols) : 0), buffer_arg(step.flags.buffer),
                ulong_arg(step.flags.offset / 4),
                // Waiting for one group more than launched never ends: the fallback.
@@ -324,10 +331,15 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
   const OnChipConfig config = choose_onchip(device, at.elem_size, TileLayout::kPadded);
   if (config.work_group == 0) return;
   if (onchip_fits(config, 64, 64)) out.push_back(onchip_step(at, 1, 64, 64, config));
-  // 1- and 2-byte elements: the 64 x 64 above in blocks where `at` allows them, in word
-  // tiles or element by element in 63 x 63.
-  if (at.elem_size <= 2 && onchip_fits(config, 63, 63))
-    out.push_back(onchip_step(at, 1, 63, 63, config));
+  // 1- and 2-byte elements: the 64 x 64 above in blocks where `at` allows them (1-byte
+  // ones also with rows 1 to 3 elements short of a block), and in word tiles or element
+  // by element in 63 x 63.
+  if (at.elem_size <= 2) {
+    for (std::uint64_t short_by = 1; at.elem_size == 1 && short_by < 4; ++short_by)
+      if (onchip_fits(config, 64, 64 - short_by))
+        out.push_back(onchip_step(at, 1, 64, 64 - short_by, config));
+    if (onchip_fits(config, 63, 63)) out.push_back(onchip_step(at, 1, 63, 63, config));
+  }
   // Longer than the 32 x 32 tiles, or the word tiles along either side, hold.
   std::vector<std::uint64_t> lengths{kOnChipTile * (config.groups * config.tiles + 1)};
   if (config.word > 1) {
@@ -335,9 +347,11 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
     const std::uint64_t beyond = config.groups * onchip_group_tiles(config, words) + 1;
     lengths.insert(lengths.end(), {words.rows * beyond, words.cols * beyond});
   }
+  // Tall ones of 1- and 2-byte elements move in blocks; one row more, element by element.
   for (const std::uint64_t tall : lengths)
     for (std::uint64_t side = 2; side < kOnChipTile; ++side)
-      for (const auto& [rows, cols] : {std::pair{tall, side}, std::pair{side, tall}})
+      for (const auto& [rows, cols] :
+           {std::pair{tall, side}, std::pair{side, tall}, std::pair{tall + 1, side}})
         if (onchip_fits(config, rows, cols)) out.push_back(onchip_step(at, 1, rows, cols, config));
 }
 
