@@ -62,7 +62,12 @@
 //     overwrite (a flag per group, set by atomic exchange; the counter where they are more
 //     than 64): 2-10% faster on 9 of 10 instances of the random protocol but 16% slower on
 //     33 x 5997 x 532, whose groups all kept the counter; doubles from 13% slower to 6%
-//     faster; 2-byte elements 1-12% slower.
+//     faster; 2-byte elements 1-12% slower. With the flag a plain store after the
+//     counter's increment and one warp polling: wrong results on the GPU (right on a
+//     CPU device), and up to 11 points slower on 8 of 10 instances;
+//   - 2-byte elements in blocks where the columns are odd, the second row of each block
+//     loaded as two words shifted together: a median of 47% of copy on 10 instances, as
+//     one by one (the shift needs both words at once: 64 registers and a spill).
 // What it would take: fewer, larger rounds, or that narrower wait without its losses.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
