@@ -134,7 +134,7 @@
 // of copy in word tiles, 45% one per register.
 //
 // Blocks (IPT_BLOCK = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements where the matrix's
-// sides are multiples of IPT_BLOCK and it starts on a 4-byte word). One per work-item and
+// rows are a multiple of IPT_BLOCK and it starts on a 4-byte word). One per work-item and
 // register, 2-byte elements ran the kernel at the time per element of floats, half the
 // bytes per load and store. An IPT_BLOCK x IPT_BLOCK block is IPT_BLOCK aligned words, one
 // in each of its rows, and its transpose is the same words with their elements exchanged
@@ -512,7 +512,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   __local uint ticket_of_group, decision, running, last_out;
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
 #if IPT_BLOCK > 1
-  __global uint *words = (__global uint *)(buffer + offset);  // offset even (host-checked)
+  __global uint *words = (__global uint *)(buffer + offset);  // on a word (host-checked)
 #endif
   const uint lid = get_local_id(0);
   // Loads: a pass covers LOAD_ROWS whole tile rows; stores: STORE_COLS whole tile columns,
