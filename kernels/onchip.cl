@@ -67,7 +67,7 @@
 //     CPU device), and up to 11 points slower on 8 of 10 instances;
 //   - 2-byte elements in blocks where the columns are odd, the second row of each block
 //     loaded as two words shifted together: a median of 47% of copy on 10 instances, as
-//     one by one (the shift needs both words at once: 64 registers and a spill).
+//     one by one; with 8 tiles a group instead of 10 (64 registers, no spill), no faster.
 // What it would take: fewer, larger rounds, or that narrower wait without its losses.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
