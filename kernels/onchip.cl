@@ -68,7 +68,9 @@
 //   - 2-byte elements in blocks where the columns are odd, the second row of each block
 //     loaded as two words shifted together: a median of 47% of copy on 10 instances, as
 //     one by one; with 8 tiles a group instead of 10 (64 registers, no spill), no faster.
-// What it would take: fewer, larger rounds, or that narrower wait without its losses.
+// Larger rounds help a little: with tiles held in local memory as well (HELD, below),
+// rounds 1.4 times larger ran floats 1-2 points of copy faster, doubles 3.
+// What it would take: rounds larger still, or that narrower wait without its losses.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
@@ -91,7 +93,9 @@
 // TC (the tile: 32 x 32, or narrower and longer for a matrix with few columns or rows;
 // TR * TC = 1024, both powers of two of at most WG; or, with IPT_WORDS, the word tiles
 // below; or, with IPT_RUNTIME_TILE, a kernel argument), TILES (tiles each group can hold
-// in its registers), STAGE
+// in its registers), HELD (tiles it can hold in local memory as loaded, for rounds of
+// more tiles than its registers hold: its first tiles of such a round, stored straight
+// from there after the wait; element tiles and blocks only), STAGE
 // (tiles staged in local memory per round of stores), IPT_SWIZZLE (0: staged tiles of
 // TR x (TC + 1), the padding column keeping column reads off one bank; 1: of TR x TC,
 // each row's columns permuted instead, SWZ_COL of common.cl, which is conflict-free also
@@ -159,6 +163,12 @@
 #endif
 #ifndef IPT_BLOCK_SHORT
 #define IPT_BLOCK_SHORT 0
+#endif
+#ifndef HELD
+#define HELD 0
+#endif
+#if HELD > 0 && (IPT_WORDS > 1 || IPT_RUNTIME_TILE)
+#error "held tiles: element tiles or blocks of one shape"
 #endif
 #if IPT_BLOCK > 1 && (IPT_BLOCK * IPT_ELEM_BYTES != 4 || IPT_WORDS > 1 || IPT_RUNTIME_TILE || IPT_SPLIT)
 #error "blocks are of 4-byte words, in a matrix of one buffer"
@@ -490,6 +500,30 @@ void leave(volatile __global uint *sync, __local uint *last_out) {
   if (lid < SYNC_WORDS) sync[lid] = 0;
 }
 
+// In the kernel: the value (element or block) at row, col of the instance at `src`, and
+// the store of v at output row orow, column ocol of the instance at `dst`.
+#if IPT_BLOCK > 1
+#define LOAD_AT(row, col)                                                             \
+  load_block(words, src + (idx_t)((row) * row_elements + (col)), row_elements, \
+             IPT_BLOCK * (col))
+#define STORE_AT(orow, ocol, v)                                                          \
+  store_block(words, dst + (idx_t)(IPT_BLOCK * (orow) * rows + (ocol)), rows, v, \
+              row_elements - IPT_BLOCK * (orow))
+#else
+#define LOAD_AT(row, col) AT(m, src + (idx_t)((row) * cols + (col)))
+#define STORE_AT(orow, ocol, v) AT(m, dst + (idx_t)((orow) * rows + (ocol))) = (v)
+#endif
+// The walk over a group's consecutive tiles: the next tile (ti, tj), of the next instance
+// (`first` its first element) after the last tile of one.
+#define NEXT_TILE(first)         \
+  if (++tj == tile_cols) {       \
+    tj = 0;                      \
+    if (++ti == tile_rows) {     \
+      ti = 0;                    \
+      first += instance_elements; \
+    }                            \
+  }
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uint instances,
                 uint per_round, uint tile_cols_log2, volatile __global uint *scratch_base, ulong scratch_word,
@@ -507,6 +541,10 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
 #else
   __local reg_t stage[STAGE][TR][STAGE_COLS];  // padded or swizzled: see IPT_SWIZZLE
 #define STAGE_SLOT(jj, r, c) stage[jj][r][STAGED(r, c)]
+#if HELD > 0
+  __local reg_t held[HELD][TR][STAGE_COLS];  // a group's first tiles, as loaded
+#define HELD_SLOT(jj, r, c) held[jj][r][STAGED(r, c)]
+#endif
 #endif
   __local volatile uint sink[WG];
   __local uint ticket_of_group, decision, running, last_out;
@@ -545,9 +583,16 @@ UNROLL
     // stores land only where that round's loads came from.
     for (uint k = 0, i0 = 0; i0 < instances; ++k, i0 += per_round) {
       const uint round_tiles = min(per_round, instances - i0) * instance_tiles;
-      const uint per_group = (round_tiles + groups - 1) / groups;  // <= TILES (host-checked)
+      const uint per_group = (round_tiles + groups - 1) / groups;  // <= HELD + TILES (host)
       const uint first = get_group_id(0) * per_group;
       const uint mine = first >= round_tiles ? 0 : min(per_group, round_tiles - first);
+      // Of those, the first in_local are held in local memory: only what the registers do
+      // not hold, so that rounds the registers hold (whole small matrices) go without.
+#if HELD > 0
+      const uint in_local = min(per_group > TILES ? per_group - TILES : 0u, mine);
+#else
+      const uint in_local = 0;
+#endif
       // A group's tiles are consecutive: the walk from its first tile (instance i, tile
       // row ti, tile column tj) steps without divisions, which cost more than the moves.
       const uint i_first = first / instance_tiles, u_first = first - i_first * instance_tiles;
@@ -558,9 +603,36 @@ UNROLL
         // The current instance's first element; an index within an instance is a uint.
         idx_t src = (idx_t)(i0 + i_first) * instance_elements;
         uint ti = ti_first, tj = tj_first;
+#if HELD > 0
+        // The held tiles first, while `reg` holds nothing live (it is cleared after them):
+        // their loads take registers of their own only until they land in local memory.
+        {
+          reg_t h[HELD * PASSES];
+UNROLL
+          for (int j = 0; j < HELD; ++j) {
+UNROLL
+            for (int p = 0; p < PASSES; ++p) {
+              const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
+              h[j * PASSES + p] = (reg_t)(0);
+              if ((uint)j < in_local && row < rows && col < cols)
+                h[j * PASSES + p] = LOAD_AT(row, col);
+            }
+            if ((uint)j < in_local) NEXT_TILE(src)
+          }
+UNROLL
+          for (int j = 0; j < HELD; ++j)
+            if ((uint)j < in_local) {
+UNROLL
+              for (int p = 0; p < PASSES; ++p)
+                HELD_SLOT(j, (uint)p * LOAD_ROWS + lr, lc) = h[j * PASSES + p];
+            }
+        }
+UNROLL
+        for (int r = 0; r < REGS; ++r) reg[r] = (reg_t)(0);
+#endif
 UNROLL
         for (int j = 0; j < TILES; ++j) {
-          if ((uint)j < mine) {
+          if (in_local + (uint)j < mine) {
 UNROLL
             for (int p = 0; p < PASSES; ++p) {
 #if IPT_WORDS > 1
@@ -573,22 +645,10 @@ UNROLL
               }
 #else
               const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
-              if (row < rows && col < cols)
-#if IPT_BLOCK > 1
-                reg[j * PASSES + p] = load_block(words, src + (idx_t)(row * row_elements + col),
-                                                 row_elements, IPT_BLOCK * col);
-#else
-                reg[j * PASSES + p] = AT(m, src + (idx_t)(row * cols + col));
-#endif
+              if (row < rows && col < cols) reg[j * PASSES + p] = LOAD_AT(row, col);
 #endif
             }
-            if (++tj == tile_cols) {
-              tj = 0;
-              if (++ti == tile_rows) {
-                ti = 0;
-                src += instance_elements;
-              }
-            }
+            NEXT_TILE(src)
           }
         }
       }
@@ -617,12 +677,28 @@ UNROLL
       // transposed in local memory.
       idx_t dst = (idx_t)(i0 + i_first) * instance_elements;  // as `src` above
       uint ti = ti_first, tj = tj_first;
+#if HELD > 0
+UNROLL
+      for (int jj = 0; jj < HELD; ++jj) {
+        if ((uint)jj < in_local) {
+UNROLL
+          for (int p = 0; p < PASSES; ++p) {
+            const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
+            if (orow < cols && ocol < rows)
+              STORE_AT(orow, ocol, HELD_SLOT(jj, sr, (uint)p * STORE_COLS + sc));
+          }
+          NEXT_TILE(dst)
+        }
+      }
+      // The next round's loads overwrite `held` (the staging below may not run).
+      barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 UNROLL
       for (int base = 0; base < TILES; base += STAGE) {
-        if ((uint)base < mine) {
+        if (in_local + (uint)base < mine) {
 UNROLL
           for (int jj = 0; jj < STAGE; ++jj) {
-            if (base + jj < TILES && (uint)(base + jj) < mine) {
+            if (base + jj < TILES && in_local + (uint)(base + jj) < mine) {
 UNROLL
               for (int p = 0; p < PASSES; ++p) {
                 const uint row = (uint)p * LOAD_ROWS + lr;
@@ -634,7 +710,7 @@ UNROLL
           barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
           for (int jj = 0; jj < STAGE; ++jj) {
-            if (base + jj < TILES && (uint)(base + jj) < mine) {
+            if (base + jj < TILES && in_local + (uint)(base + jj) < mine) {
 UNROLL
               for (int p = 0; p < PASSES; ++p) {
 #if IPT_WORDS > 1
@@ -650,23 +726,10 @@ UNROLL
 #else
                 const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
                 if (orow < cols && ocol < rows)
-#if IPT_BLOCK > 1
-                  store_block(words, dst + (idx_t)(IPT_BLOCK * orow * rows + ocol), rows,
-                              STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc),
-                              row_elements - IPT_BLOCK * orow);
-#else
-                  AT(m, dst + (idx_t)(orow * rows + ocol)) =
-                      STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc);
-#endif
+                  STORE_AT(orow, ocol, STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc));
 #endif
               }
-              if (++tj == tile_cols) {
-                tj = 0;
-                if (++ti == tile_rows) {
-                  ti = 0;
-                  dst += instance_elements;
-                }
-              }
+              NEXT_TILE(dst)
             }
           }
           barrier(CLK_LOCAL_MEM_FENCE);

@@ -18,6 +18,10 @@ struct DeviceProfile {
   std::uint64_t max_alloc_bytes = 0;        // CL_DEVICE_MAX_MEM_ALLOC_SIZE (0: no limit)
   bool has_fp64 = true;                     // CL_DEVICE_DOUBLE_FP_CONFIG != 0
   std::string vendor;                       // CL_DEVICE_VENDOR
+  // Local memory of a compute unit, which the work-groups resident on it share: more than
+  // one group's local_mem_bytes on NVIDIA GPUs (228 KiB on an H200, 48 KiB a group).
+  // 0: local_mem_bytes (a group can take all of it, as on AMD GPUs).
+  std::size_t local_mem_per_unit = 0;
   // CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE; 0: the planner prefers no alignment (TPDS's
   // Algorithms 2 and 5 as published).
   std::size_t line_bytes = 0;
@@ -38,6 +42,9 @@ struct DeviceProfile {
   // registers and its local memory: 1 or 2 (IPT_OVERRIDES onchip.groups); 0: the
   // planner's choice (families/onchip.cpp).
   std::size_t onchip_groups = 0;
+  // Whether the on-chip kernel holds tiles in local memory as well as in registers
+  // (IPT_OVERRIDES onchip.hold; families/onchip.cpp).
+  bool onchip_hold = true;
   // The build options of the on-chip programs found not to run every work-group at once
   // on this device (a probe's verdict, runtime/onchip_residency.hpp). Where the planner
   // counts on resident groups, plans go around them (crowded_onchip.hpp).

@@ -39,6 +39,31 @@ std::size_t simd_width_of(const std::string& vendor, cl_device_type type) {
   return (type & CL_DEVICE_TYPE_GPU) ? 32 : 8;
 }
 
+// Shared memory of an NVIDIA multiprocessor by compute capability (NVIDIA's CUDA guide,
+// "maximum shared memory per SM"), which OpenCL does not report: its local memory size is
+// what one work-group may take. 0 where the capability is unknown.
+std::size_t nvidia_shared_per_unit(cl_device_id device) {
+  constexpr cl_device_info kMajor = 0x4000, kMinor = 0x4001;  // cl_nv_device_attribute_query
+  cl_uint major = 0, minor = 0;
+  if (clGetDeviceInfo(device, kMajor, sizeof major, &major, nullptr) != CL_SUCCESS ||
+      clGetDeviceInfo(device, kMinor, sizeof minor, &minor, nullptr) != CL_SUCCESS)
+    return 0;
+  const std::size_t kib = 1024;
+  switch (major) {
+    case 7:
+      return (minor == 5 ? 64 : 96) * kib;
+    case 8:
+      return (minor == 0 || minor == 7 ? 164 : 100) * kib;
+    case 9:
+    case 10:
+      return 228 * kib;
+    case 12:
+      return 100 * kib;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace
 
 planner::DeviceProfile query_device_profile(cl_device_id device) {
@@ -56,6 +81,8 @@ planner::DeviceProfile query_device_profile(cl_device_id device) {
   profile.vendor = device_string(device, CL_DEVICE_VENDOR);
   profile.simd_width = simd_width_of(profile.vendor, type);
   profile.resident_groups = (type & CL_DEVICE_TYPE_GPU) != 0 && is_nvidia_or_amd(profile.vendor);
+  if ((type & CL_DEVICE_TYPE_GPU) != 0 && profile.vendor.find("NVIDIA") != std::string::npos)
+    profile.local_mem_per_unit = nvidia_shared_per_unit(device);
   apply_overrides(current_overrides(), profile);
   return profile;
 }

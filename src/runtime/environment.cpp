@@ -72,6 +72,7 @@ void apply_overrides(const Overrides& overrides, planner::DeviceProfile& profile
   if (overrides.resident_groups) profile.resident_groups = *overrides.resident_groups;
   if (overrides.word) profile.word_bytes = *overrides.word;
   if (overrides.onchip_groups) profile.onchip_groups = *overrides.onchip_groups;
+  if (overrides.onchip_hold) profile.onchip_hold = *overrides.onchip_hold;
 }
 
 std::string environment_key() {

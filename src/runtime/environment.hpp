@@ -22,6 +22,7 @@ struct Overrides {
   std::optional<bool> resident_groups;       // DeviceProfile::resident_groups
   std::optional<std::size_t> word;           // DeviceProfile::word_bytes (1, 2, 4, 8 or 16)
   std::optional<std::size_t> onchip_groups;  // DeviceProfile::onchip_groups (1 or 2)
+  std::optional<bool> onchip_hold;           // DeviceProfile::onchip_hold
   planner::PlanOverrides plan;
 };
 

@@ -94,6 +94,9 @@ const std::vector<OverrideKey>& keys() {
        "on-chip kernels in one group of 1024 or two of 512 work-items per compute unit",
        IPT_SET(const std::size_t g = number(k, v); if (g != 1 && g != 2) bad_value(k, v, "1 or 2");
                o.onchip_groups = g)},
+      {"onchip.hold", false, "0 or 1 (default)",
+       "0: on-chip kernels hold their tiles in registers only, not in local memory too",
+       IPT_SET(o.onchip_hold = number(k, v) != 0)},
       {"onchip.abort", false, "0 or 1",
        "1: every on-chip kernel gives up and runs its cycle-following fallback (tests)",
        IPT_SET(o.plan.onchip_abort = number(k, v) != 0)},

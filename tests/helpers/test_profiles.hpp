@@ -8,11 +8,13 @@
 
 namespace ipt::test {
 
-// A large NVIDIA GPU as OpenCL shows it: 48 KiB of local memory, 132 compute units,
+// A large NVIDIA GPU as OpenCL shows it: 48 KiB of local memory a work-group, 132 compute
+// units of 228 KiB (an H200's, which the runtime finds from its compute capability),
 // 128-byte cache lines, one work-group per compute unit resident at once.
 inline planner::DeviceProfile nvidia_like() {
   planner::DeviceProfile p;
   p.local_mem_bytes = 48 * 1024;
+  p.local_mem_per_unit = 228 * 1024;
   p.max_work_group_size = 1024;
   p.compute_units = 132;
   p.line_bytes = 128;

@@ -30,36 +30,58 @@ using ipt::test::session;
 
 TEST_CASE("on-chip sizing follows the work-group, element size and local memory",
           "[onchip][planner]") {
+  using ipt::planner::onchip_held_tiles;
+  const ipt::planner::OnChipTile square{};
   const auto f32 = ipt::planner::choose_onchip(nvidia_like(), 4);
-  // Two groups of 512 per compute unit, sharing the registers and local memory of 1024.
+  // Two groups of 512 per compute unit, sharing the registers of 1024; each takes a
+  // group's 48 KiB of local memory, two of which a unit of 228 KiB holds.
   CHECK(f32.work_group == 512);
-  CHECK(f32.tiles == 20);  // 40 registers of elements per work-item
-  CHECK(f32.stage == 5);   // (24576 - 2112) / (32 * 33 * 4)
+  CHECK(f32.tiles == 20);                      // 40 registers of elements per work-item
+  CHECK(f32.stage == 3);                       // the tiles of 32 x 33 floats in 16 KiB
+  CHECK(onchip_held_tiles(f32, square) == 8);  // (49152 - 2112) / (32 * 33 * 4) - 3
   CHECK(f32.groups == 264);
   const auto f64 = ipt::planner::choose_onchip(nvidia_like(), 8);
   CHECK(f64.tiles == 10);
-  CHECK(f64.stage == 2);  // (24576 - 2112) / (32 * 33 * 8)
+  CHECK(f64.stage == 1);
+  CHECK(onchip_held_tiles(f64, square) == 4);  // (49152 - 2112) / (32 * 33 * 8) - 1
   const auto wide = ipt::planner::choose_onchip(nvidia_like(), 16);
   CHECK(wide.tiles == 5);
   CHECK(wide.stage == 1);
+  CHECK(onchip_held_tiles(wide, square) == 1);
   // 1-byte elements (word tiles) in one group of 1024 per compute unit.
   const auto u8 = ipt::planner::choose_onchip(nvidia_like(), 1);
   CHECK(u8.work_group == 1024);
   CHECK(u8.groups == 132);
+  CHECK(onchip_held_tiles(u8, onchip_tile(u8, 1000, 1000)) == 0);  // word tiles: none held
   const auto amd = ipt::planner::choose_onchip(amd_like(), 4);
   CHECK(amd.work_group == 256);
   CHECK(amd.tiles == 10);
-  CHECK(amd.stage == 7);  // (32768 - 1088) / 4224
+  CHECK(amd.stage == 3);
+  CHECK(onchip_held_tiles(amd, square) == 4);  // (32768 - 1088) / 4224 - 3
+  // Where the unit's local memory is not known, two groups share a group's; where it is
+  // less than two groups' (96 KiB), they share it, less 1 KiB each.
+  DeviceProfile unknown = nvidia_like(), small_units = nvidia_like();
+  unknown.local_mem_per_unit = 0;
+  small_units.local_mem_per_unit = 96 * 1024;
+  CHECK(onchip_held_tiles(ipt::planner::choose_onchip(unknown, 4), square) == 2);      // 5 - 3
+  CHECK(onchip_held_tiles(ipt::planner::choose_onchip(small_units, 4), square) == 7);  // 10 - 3
+  // IPT_OVERRIDES onchip.hold=0: registers only, staging what fits.
+  DeviceProfile registers_only = nvidia_like();
+  registers_only.onchip_hold = false;
+  const auto unheld = ipt::planner::choose_onchip(registers_only, 4);
+  CHECK(unheld.stage == 8);
+  CHECK(onchip_held_tiles(unheld, square) == 0);
   DeviceProfile tiny = nvidia_like();
   tiny.max_work_group_size = 16;
   CHECK(ipt::planner::choose_onchip(tiny, 4).work_group == 0);
   CHECK_FALSE(ipt::planner::onchip_fits(ipt::planner::choose_onchip(tiny, 4), 10, 10));
 
-  // 264 x 20 tiles of 32 x 32: 5280 tiles.
+  // 264 x (20 + 8) tiles of 32 x 32: 7392 tiles.
   CHECK(ipt::planner::onchip_tiles(f32, 1294, 1339) == 41 * 42);
   CHECK(ipt::planner::onchip_fits(f32, 1294, 1339));
-  CHECK(ipt::planner::onchip_fits(f32, 32 * 5280, 32));
-  CHECK_FALSE(ipt::planner::onchip_fits(f32, 32 * 5280 + 1, 32));
+  CHECK(ipt::planner::onchip_fits(f32, 32 * 7392, 32));
+  CHECK_FALSE(ipt::planner::onchip_fits(f32, 32 * 7392 + 1, 32));
+  CHECK_FALSE(ipt::planner::onchip_fits(unheld, 32 * 5280 + 1, 32));
   CHECK_FALSE(ipt::planner::onchip_fits(f64, 3000, 2000));
   CHECK_FALSE(ipt::planner::onchip_fits(f32, 0, 7));
 }
@@ -76,7 +98,7 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   CHECK(shape(onchip_tile(f32, 463844, 6)) == Shape{128, 8});
   CHECK(shape(onchip_tile(f32, 1000000, 2)) == Shape{512, 2});
   CHECK(shape(onchip_tile(f32, 200000, 17)) == Shape{32, 32});
-  CHECK(shape(onchip_tile(f32, 200000, 16)) == Shape{64, 16});
+  CHECK(shape(onchip_tile(f32, 250000, 16)) == Shape{64, 16});  // 7813 square ones: over 7392
   // Square tiles while they fit: 100000 x 2 in 3125 of them.
   CHECK(shape(onchip_tile(f32, 100000, 2)) == Shape{32, 32});
   CHECK(shape(onchip_tile(f32, 20, 7000)) == Shape{32, 32});
@@ -100,14 +122,20 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   // 128 x 8.
   DeviceProfile small = nvidia_like();
   small.local_mem_bytes = 24 * 1024;
+  small.local_mem_per_unit = 0;  // 24 KiB a unit
   const auto wide = ipt::planner::choose_onchip(small, 16);
   REQUIRE(wide.work_group == 1024);
   CHECK(wide.groups == 132);
   CHECK(shape(onchip_tile(wide, 1000000, 2)) == Shape{128, 8});
-  // With 48 KiB, two groups of 512: 22464 bytes each, where 256 x 4 stages (20480).
-  const auto wide512 = ipt::planner::choose_onchip(nvidia_like(), 16);
+  // With 48 KiB a unit, two groups of 512: 22464 bytes each, where 256 x 4 stages (20480);
+  // with 48 KiB each (a unit of 228 KiB), 512 x 2.
+  DeviceProfile shared = nvidia_like();
+  shared.local_mem_per_unit = 0;
+  const auto wide512 = ipt::planner::choose_onchip(shared, 16);
   REQUIRE(wide512.work_group == 512);
   CHECK(shape(onchip_tile(wide512, 1000000, 2)) == Shape{256, 4});
+  CHECK(shape(onchip_tile(ipt::planner::choose_onchip(nvidia_like(), 16), 1000000, 2)) ==
+        Shape{512, 2});
   CHECK(ipt::planner::onchip_stage_tiles(wide, onchip_tile(wide, 1000000, 2)) >= 1);
   for (std::uint64_t narrow = 1; narrow < 32; ++narrow)
     for (const auto& config : {f32, amd, wide}) {
@@ -154,7 +182,7 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
     // Square shapes (one kernel already), too large, not a GPU, switched off, explicit
     // sequences and padded shapes.
     CHECK_FALSE(ipt::planner::plan_transpose(gpu, 1500, 1500, 4).onchip);
-    CHECK_FALSE(ipt::planner::plan_transpose(gpu, 3000, 2000, 4).onchip);
+    CHECK_FALSE(ipt::planner::plan_transpose(gpu, 3500, 2500, 4).onchip);
     CHECK_FALSE(ipt::planner::plan_transpose(gpu, 3000, 2000, 8).onchip);
     DeviceProfile cpu = gpu;
     cpu.resident_groups = false;
@@ -193,7 +221,7 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
     CHECK(square.onchip);
     CHECK(square.stages.empty());
     CHECK_FALSE(square.padded());
-    CHECK_THROWS_AS(ipt::planner::plan_transpose(gpu, 3000, 2000, 4, on), std::invalid_argument);
+    CHECK_THROWS_AS(ipt::planner::plan_transpose(gpu, 3500, 2500, 4, on), std::invalid_argument);
     on.padded_rows = 40;
     CHECK_THROWS_AS(ipt::planner::plan_transpose(gpu, 30, 50, 4, on), std::invalid_argument);
   }
@@ -235,7 +263,8 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
         const std::uint64_t widths[] = {2, 5, 13, 9, 1, 7, 3};
         const std::uint64_t narrow = widths[(elem_size + max_wg / 64) % 7];
         // Longer than square tiles hold, so that the tiles are narrow.
-        const auto tile = ipt::planner::onchip_tile(config, 32 * config.tiles + 1, narrow);
+        const auto tile = ipt::planner::onchip_tile(
+            config, 32 * ipt::planner::onchip_group_tiles(config, {}) + 1, narrow);
         REQUIRE(tile.cols < 32);
         const std::uint64_t length = tile.rows * config.tiles - tile.rows / 2;
         INFO((skinny ? length : narrow) << " x " << (skinny ? narrow : length));
@@ -290,10 +319,10 @@ TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
   CHECK(ipt::planner::onchip_group_tiles(u8, bytes) == 20);
   CHECK(ipt::planner::onchip_group_tiles(f16, halves) == 20);
   CHECK(ipt::planner::onchip_stage_tiles(u8, bytes) == 5);  // 44992 / (64 * 33 * 4 + 64)
-  // 3.6 (1.8) times the elements of element tiles on chip: 132 x 20 tiles of 60 x 124.
-  CHECK(ipt::planner::onchip_fits(u8, 4300, 4300));        // 72 x 35 tiles
-  CHECK_FALSE(ipt::planner::onchip_fits(u8, 4500, 4500));  // 75 x 37
-  CHECK_FALSE(ipt::planner::onchip_fits(f32, 2400, 2600));
+  // 2.6 (1.3) times the elements of float tiles on chip: 132 x 20 tiles of 60 x 124.
+  CHECK(ipt::planner::onchip_fits(u8, 4300, 4300));         // 72 x 35 tiles
+  CHECK_FALSE(ipt::planner::onchip_fits(u8, 4500, 4500));   // 75 x 37
+  CHECK_FALSE(ipt::planner::onchip_fits(f32, 2800, 2800));  // 88 x 88 of 32 x 32: over 7392
   // Both ways round: 158400 x 124 takes 2640 x 1 tiles, its transpose 3 x 1278.
   CHECK(ipt::planner::onchip_tiles(u8, 60 * 2640, 124) == 2640);
   CHECK_FALSE(ipt::planner::onchip_fits(u8, 60 * 2640, 124));
@@ -448,7 +477,8 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
   using ipt::planner::OnChipTile;
   using ipt::planner::TileLayout;
   constexpr auto kSwizzled = TileLayout::kSwizzled;
-  const DeviceProfile gpu = nvidia_like();
+  DeviceProfile gpu = nvidia_like();
+  gpu.local_mem_per_unit = 0;  // two groups share 48 KiB: the least room to stage in
   // Tiles of 32 x 32: as many staged either way with 48 KiB (at most 8; doubles 2 of the
   // 22464 bytes, 8448 padded, 8192 swizzled), the rest of the configuration the same.
   for (std::size_t elem_size : {1, 2, 4, 8, 16}) {
@@ -473,7 +503,7 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
   CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{128, 8}) == 2);
   CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{2, 512}) == 1);  // not 2 x 513
   // With little local memory a skinny tile of 16-byte elements is narrowest swizzled.
-  DeviceProfile small = nvidia_like();
+  DeviceProfile small = gpu;
   small.local_mem_bytes = 24 * 1024;
   const auto wide = ipt::planner::choose_onchip(small, 16);
   const auto wide_swizzled = ipt::planner::choose_onchip(small, 16, kSwizzled);
@@ -483,7 +513,7 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
   CHECK((tile_swizzled.rows == 512 && tile_swizzled.cols == 2));
   // The layout leaves the groups as they are, also where only a swizzled 32 x 32 tile of
   // 16-byte elements would stage in half the local memory (16384 + 2112 bytes of 18944).
-  DeviceProfile between = nvidia_like();
+  DeviceProfile between = gpu;
   between.local_mem_bytes = 37888;
   CHECK(ipt::planner::choose_onchip(between, 16).work_group == 1024);
   CHECK(ipt::planner::choose_onchip(between, 16, kSwizzled).work_group == 1024);
@@ -547,8 +577,8 @@ TEST_CASE("the on-chip kernel with swizzled tiles: one pass, rounds and cycle fo
     // Whole and partial tiles in one pass; instances in rounds (an on-chip 010! stage),
     // the last round not full.
     CHECK(ipt::test::run_onchip_kernel(1, 60, 97, elem_size, config, false, ++seed) == 1);
-    const std::uint64_t per_round =
-        config.groups * config.tiles / ipt::planner::onchip_tiles(config, 50, 40);
+    const std::uint64_t per_round = config.groups * ipt::planner::onchip_group_tiles(config, {}) /
+                                    ipt::planner::onchip_tiles(config, 50, 40);
     CHECK(ipt::test::run_onchip_kernel(2 * per_round + 1, 50, 40, elem_size, config, false,
                                        ++seed) == 1);
     // Giving up: 60 x 97 has more elements than the stage array holds heads (STAGE * 1024,
@@ -564,7 +594,8 @@ TEST_CASE("the on-chip kernel with swizzled tiles: one pass, rounds and cycle fo
   // A skinny matrix in tiles of 128 x 8, filling the group but for half a tile.
   auto config = ipt::planner::choose_onchip(profile, 4, TileLayout::kSwizzled);
   config.groups = 1;
-  const auto tile = ipt::planner::onchip_tile(config, 32 * config.tiles + 1, 6);
+  const auto tile =
+      ipt::planner::onchip_tile(config, 32 * ipt::planner::onchip_group_tiles(config, {}) + 1, 6);
   REQUIRE((tile.rows == 128 && tile.cols == 8));
   const std::uint64_t length = tile.rows * config.tiles - tile.rows / 2;
   CHECK(ipt::test::run_onchip_kernel(1, length, 6, 4, config, false, ++seed) == 1);

@@ -192,8 +192,8 @@ TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]")
       // Instances of exactly what one round holds, twice over; in word tiles (1-byte
       // elements), of a band of them as wide as fits on chip either way round.
       if (config.word == 1) {
-        CHECK(ipt::test::run_onchip_kernel(2, 32, 32 * config.tiles, elem_size, config, false,
-                                           ++seed) == 1);
+        CHECK(ipt::test::run_onchip_kernel(2, 32, 32 * ipt::planner::onchip_group_tiles(config, {}),
+                                           elem_size, config, false, ++seed) == 1);
       } else {
         const auto words = ipt::planner::onchip_word_tile(config.word);
         std::uint64_t cols = words.cols * ipt::planner::onchip_group_tiles(config, words);
@@ -206,6 +206,42 @@ TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]")
       ipt::test::run_onchip_kernel(9, 50, 33, elem_size, config, false, ++seed);
       CHECK(ipt::test::run_onchip_kernel(9, 50, 33, elem_size, config, true, ++seed) == 2);
     }
+}
+
+TEST_CASE("the on-chip kernel holds tiles in local memory as well as registers", "[onchip_stage]") {
+  std::uint64_t seed = 700;
+  for (std::size_t elem_size : {4, 8, 2, 1}) {
+    DeviceProfile profile = ipt::test::one_unit(1024);
+    profile.local_mem_per_unit = 228 * 1024;  // an H200's: 48 KiB for each of two groups
+    auto config = ipt::planner::choose_onchip(profile, elem_size);
+    config.groups = 1;  // never waits for another group: every round goes ahead
+    INFO("elem_size " << elem_size);
+    // Blocks for 1- and 2-byte elements: rows (and for 2-byte ones columns) a multiple
+    // of the block; the last shape's rows end inside a word for 1-byte ones.
+    const std::uint64_t b = elem_size < 4 ? 4 / elem_size : 1;
+    if (b > 1) {
+      ipt::planner::OnChipTile blocks;
+      blocks.block = b;
+      blocks.rows = blocks.cols = 32 * b;
+      CHECK(ipt::planner::onchip_held_tiles(config, blocks) > 0);
+    }
+    const std::uint64_t shapes[][2] = {
+        {b * 40, b * 90}, {b * 33, b * 64 + 2 * (b == 2)}, {b * 70, b * 70 + (b == 4)}};
+    for (const auto& [rows, cols] : shapes) {
+      INFO(rows << " x " << cols);
+      const auto tile = onchip_tile(config, rows, cols);
+      const auto tiles = ipt::planner::onchip_tiles(config, rows, cols);
+      if (b == 1) CHECK(ipt::planner::onchip_held_tiles(config, tile) > 0);
+      const std::uint64_t per_round =
+          ipt::planner::onchip_group_tiles(config, tile) / std::max<std::uint64_t>(tiles, 1);
+      if (per_round == 0) continue;
+      const std::uint64_t instances = 2 * per_round + 1;
+      CHECK(ipt::test::run_onchip_kernel(instances, rows, cols, elem_size, config, false, ++seed) ==
+            1);
+    }
+    // Rounds that the registers hold: no tile held.
+    CHECK(ipt::test::run_onchip_kernel(3, b * 32, b * 32, elem_size, config, false, ++seed) == 1);
+  }
 }
 
 namespace {

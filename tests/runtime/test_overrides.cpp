@@ -160,7 +160,10 @@ TEST_CASE("IPT_OVERRIDES onchip.groups sets the on-chip kernel's groups per comp
   const auto one = ipt::planner::choose_onchip(profile, 4);
   CHECK(one.work_group == 1024);
   CHECK(one.groups == 132);
-  CHECK(one.stage == 8);
+  CHECK(one.stage == 3);  // and 7 tiles held in local memory
+  apply_overrides(parse_overrides("onchip.hold=0"), profile);
+  CHECK_FALSE(profile.onchip_hold);
+  CHECK(ipt::planner::choose_onchip(profile, 4).stage == 8);  // no tile held: what fits
   apply_overrides(parse_overrides("onchip.groups=2"), profile);
   const auto two = ipt::planner::choose_onchip(profile, 1);  // bytes too, when forced
   CHECK(two.work_group == 512);

@@ -612,6 +612,7 @@ void run_onchip(Runner& runner, const Options& options) {
                  "wg=" + std::to_string(config.work_group) + " " + std::to_string(tile.rows) + "x" +
                      std::to_string(tile.cols) +
                      " stage=" + std::to_string(ipt::planner::onchip_stage_tiles(config, tile)) +
+                     " held=" + std::to_string(ipt::planner::onchip_held_tiles(config, tile)) +
                      " " + ipt::planner::tile_layout_name(layout),
                  shape, I * R * C, [&](const StepSite& site) {
                    return ipt::planner::onchip_step(site, I, R, C, config);

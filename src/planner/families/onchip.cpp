@@ -65,9 +65,14 @@ OnChipConfig sized_onchip(const DeviceProfile& device, std::size_t elem_size, Ti
   const std::size_t words_per_element = std::max<std::size_t>(1, elem_size / 4);
   const std::size_t elements_per_item = kOnChipRegisterWords / words_per_element;
   const std::size_t tiles = elements_per_item * wg / kOnChipTileArea;
-  // Local memory: the staged tiles (a 32 x 32 tile stages as 32 x 33 padded, 32 x 32
-  // swizzled) and a sink word per item.
-  const std::size_t local = device.local_mem_bytes / per_unit;
+  // Local memory, for the staged and held tiles (a 32 x 32 tile stages as 32 x 33 padded,
+  // 32 x 32 swizzled) and a sink word per item: what each group may take of the unit's,
+  // less the 1 KiB NVIDIA keeps per group, at most a group's.
+  const std::size_t unit =
+      device.local_mem_per_unit != 0 ? device.local_mem_per_unit : device.local_mem_bytes;
+  const std::size_t reserved = device.local_mem_per_unit != 0 ? 1024 : 0;
+  const std::size_t local =
+      std::min(device.local_mem_bytes, unit / per_unit > reserved ? unit / per_unit - reserved : 0);
   const std::size_t fixed = 4 * wg + 64;
   if (tiles == 0 || local < fixed + staged_tile_bytes(elem_size, {}, layout)) return config;
   config.work_group = wg;
@@ -76,6 +81,7 @@ OnChipConfig sized_onchip(const DeviceProfile& device, std::size_t elem_size, Ti
   config.patience = kOnChipPatience;
   config.elem_size = elem_size;
   config.stage_bytes = local - fixed;
+  config.hold = device.onchip_hold;
   config.stage = onchip_stage_tiles(config, {});
   return config;
 }
@@ -126,8 +132,33 @@ OnChipTile onchip_word_tile(std::size_t word) {
   return tile;
 }
 
-std::size_t onchip_group_tiles(const OnChipConfig& config, const OnChipTile& tile) {
+std::size_t onchip_register_tiles(const OnChipConfig& config, const OnChipTile& tile) {
   return static_cast<std::size_t>(config.tiles * kOnChipTileArea / tile.registers());
+}
+
+namespace {
+
+bool holds_tiles(const OnChipConfig& config, const OnChipTile& tile) {
+  return config.hold && tile.word == 1 && !onchip_runtime_tile(tile);
+}
+
+}  // namespace
+
+// Held tiles make a round larger: fewer rounds, each with its grid-wide wait, and larger
+// instances on chip. On 10 instances of the random protocol's shapes, floats held 8 tiles
+// beside 20 in registers (3 staged) ran at 70-71% of copy against 67-69% with none held;
+// doubles 4 beside 10 (1 staged) at 77-79% against 75-76%. Staging 8 tiles rather than 3
+// changed nothing; the held ones are what counts.
+std::size_t onchip_held_tiles(const OnChipConfig& config, const OnChipTile& tile) {
+  if (!holds_tiles(config, tile)) return 0;
+  const std::uint64_t staged = staged_tile_bytes(config.elem_size, tile, config.layout);
+  const std::uint64_t slots = config.stage_bytes / staged;
+  const std::size_t stage = onchip_stage_tiles(config, tile);
+  return slots > stage ? static_cast<std::size_t>(slots - stage) : 0;
+}
+
+std::size_t onchip_group_tiles(const OnChipConfig& config, const OnChipTile& tile) {
+  return onchip_register_tiles(config, tile) + onchip_held_tiles(config, tile);
 }
 
 OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
@@ -145,7 +176,7 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
   // Square tiles whenever they fit: fewer, fuller tiles leave groups idle (a tenth of the
   // groups for 12021 x 3), and skinny doubles that fit either way ran 15% slower in
   // narrow tiles, floats 4%.
-  if (tile_count(tile, rows, cols) <= config.groups * config.tiles) return tile;
+  if (tile_count(tile, rows, cols) <= config.groups * onchip_group_tiles(config, tile)) return tile;
   std::uint64_t side = std::max<std::uint64_t>(1, kOnChipTileArea / config.work_group);
   while (side < (narrow ? cols : rows)) side *= 2;
   // Wider where the tile does not stage in local memory (a padded 512 x 2 tile of 16-byte
@@ -164,8 +195,15 @@ std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& til
   const std::uint64_t staged = onchip_runtime_tile(tile)
                                    ? runtime_tile_slots(config) * config.elem_size
                                    : staged_tile_bytes(config.elem_size, tile, config.layout);
-  return std::min<std::size_t>(
-      {8, onchip_group_tiles(config, tile), static_cast<std::size_t>(config.stage_bytes / staged)});
+  // In 16 KiB padded, so that a layout changes only what a staged tile takes.
+  const std::uint64_t most =
+      holds_tiles(config, tile)
+          ? std::max<std::uint64_t>(
+                1, 16 * 1024 / staged_tile_bytes(config.elem_size, tile, TileLayout::kPadded))
+          : 8;
+  return std::min<std::size_t>({static_cast<std::size_t>(std::min<std::uint64_t>(most, 8)),
+                                onchip_register_tiles(config, tile),
+                                static_cast<std::size_t>(config.stage_bytes / staged)});
 }
 
 std::uint64_t onchip_tiles(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols) {
@@ -250,7 +288,10 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                 (short_by > 0 ? " -DIPT_BLOCK_SHORT=" + std::to_string(short_by) : "");
   Step step = launch(Family::kOnChip, site, index64,
                      " -DWG=" + std::to_string(config.work_group) + shape +
-                         " -DTILES=" + std::to_string(group_tiles) +
+                         " -DTILES=" + std::to_string(onchip_register_tiles(config, tile)) +
+                         (onchip_held_tiles(config, tile) > 0
+                              ? " -DHELD=" + std::to_string(onchip_held_tiles(config, tile))
+                              : std::string()) +
                          " -DSTAGE=" + std::to_string(onchip_stage_tiles(config, tile)) +
                          (tile.word > 1 ? " -DIPT_WORDS=" + std::to_string(tile.word)
                                         : std::string(tile_layout_option(config.layout))),
@@ -341,7 +382,8 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
     if (onchip_fits(config, 63, 63)) out.push_back(onchip_step(at, 1, 63, 63, config));
   }
   // Longer than the 32 x 32 tiles, or the word tiles along either side, hold.
-  std::vector<std::uint64_t> lengths{kOnChipTile * (config.groups * config.tiles + 1)};
+  std::vector<std::uint64_t> lengths{
+      kOnChipTile * (config.groups * onchip_group_tiles(config, OnChipTile{}) + 1)};
   if (config.word > 1) {
     const OnChipTile words = onchip_word_tile(config.word);
     const std::uint64_t beyond = config.groups * onchip_group_tiles(config, words) + 1;

@@ -40,6 +40,9 @@ struct OnChipConfig {
   // matrix allows them (IPT_BLOCK of kernels/onchip.cl): unless DeviceProfile::word_bytes
   // is below 4.
   bool blocks = false;
+  // Whether tiles beyond the staged ones that fit stage_bytes are held in local memory as
+  // loaded (HELD of kernels/onchip.cl; element tiles and blocks): DeviceProfile::onchip_hold.
+  bool hold = false;
 };
 
 // The tile shape (TR x TC in onchip.cl) for a rows x cols matrix: 32 x 32, except for a
@@ -73,13 +76,17 @@ inline bool onchip_runtime_tile(const OnChipTile& tile) {
   return tile.word == 1 && tile.rows != tile.cols;
 }
 
-// Tiles of this shape that one group holds (TILES of the kernel built for it).
+// Tiles of this shape that one group holds: in registers (TILES of the kernel built for
+// it) and in local memory (HELD).
+std::size_t onchip_register_tiles(const OnChipConfig& config, const OnChipTile& tile);
+std::size_t onchip_held_tiles(const OnChipConfig& config, const OnChipTile& tile);
 std::size_t onchip_group_tiles(const OnChipConfig& config, const OnChipTile& tile);
 OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols);
 
 // Tiles of `tile` staged in local memory per round of stores (STAGE), in config.layout:
-// at most 8. Narrow and short tiles all stage as many as the largest of them that
-// onchip_tile returns (their one build has one local array).
+// at most 8, and where the rest of stage_bytes holds tiles (onchip_held_tiles), those in
+// 16 KiB (at least one). Narrow and short tiles all stage as many as the largest of them
+// that onchip_tile returns (their one build has one local array).
 std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile);
 
 // Registers of 32 bits per work-item that hold elements: 40 fit the 64 registers a
