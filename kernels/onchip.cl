@@ -95,12 +95,12 @@
 // below; or, with IPT_RUNTIME_TILE, a kernel argument), TILES (tiles each group can hold
 // in its registers), HELD (tiles it can hold in local memory as loaded, for rounds of
 // more tiles than its registers hold: its first tiles of such a round, stored straight
-// from there after the wait; element tiles and blocks only), STAGE
-// (tiles staged in local memory per round of stores), IPT_SWIZZLE (0: staged tiles of
-// TR x (TC + 1), the padding column keeping column reads off one bank; 1: of TR x TC,
-// each row's columns permuted instead, SWZ_COL of common.cl, which is conflict-free also
-// for the skinny tiles and small elements where the padding column is not), IPT_WORDS
-// (see below).
+// from there after the wait; element tiles and blocks only), STAGE (local slots beyond
+// those: STAGE + HELD tiles are staged in local memory per round of stores), IPT_SWIZZLE
+// (0: staged tiles of TR x (TC + 1), the padding column keeping column reads off one
+// bank; 1: of TR x TC, each row's columns permuted instead, SWZ_COL of common.cl, which is
+// conflict-free also for the skinny tiles and small elements where the padding column is
+// not), IPT_WORDS (see below).
 //
 // Narrow and short tiles (IPT_RUNTIME_TILE=1): one build for every shape of TR * TC = 1024,
 // TC = 2^tile_cols_log2 a kernel argument, so that skinny matrices of every width need one
@@ -232,6 +232,7 @@ typedef elem_t reg_t;
 #define REGS (TILES * PASSES)
 // The fallback's heads per work-item: what the stage array holds (it keeps them there).
 #define SLOTS (STAGE * STAGE_SLOTS / WG)
+#define BATCH (STAGE + HELD)  // tiles staged at a time: the held ones are stored by then
 #define CLOSED 0x80000000u
 #define DECISION_GO 1u
 #define DECISION_ABORT 2u
@@ -539,12 +540,10 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   __local elem_t stage[STAGE][STAGE_SLOTS];  // rows of STAGE_COLS elements
 #define STAGE_SLOT(jj, r, c) stage[jj][(r) * STAGE_COLS + STAGED(r, c)]
 #else
-  __local reg_t stage[STAGE][TR][STAGE_COLS];  // padded or swizzled: see IPT_SWIZZLE
+  // Padded or swizzled (see IPT_SWIZZLE); its first HELD slots hold tiles from their loads
+  // to their stores, then all of them stage.
+  __local reg_t stage[BATCH][TR][STAGE_COLS];
 #define STAGE_SLOT(jj, r, c) stage[jj][r][STAGED(r, c)]
-#if HELD > 0
-  __local reg_t held[HELD][TR][STAGE_COLS];  // a group's first tiles, as loaded
-#define HELD_SLOT(jj, r, c) held[jj][r][STAGED(r, c)]
-#endif
 #endif
   __local volatile uint sink[WG];
   __local uint ticket_of_group, decision, running, last_out;
@@ -624,7 +623,7 @@ UNROLL
             if ((uint)j < in_local) {
 UNROLL
               for (int p = 0; p < PASSES; ++p)
-                HELD_SLOT(j, (uint)p * LOAD_ROWS + lr, lc) = h[j * PASSES + p];
+                STAGE_SLOT(j, (uint)p * LOAD_ROWS + lr, lc) = h[j * PASSES + p];
             }
         }
 UNROLL
@@ -685,19 +684,19 @@ UNROLL
           for (int p = 0; p < PASSES; ++p) {
             const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
             if (orow < cols && ocol < rows)
-              STORE_AT(orow, ocol, HELD_SLOT(jj, sr, (uint)p * STORE_COLS + sc));
+              STORE_AT(orow, ocol, STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc));
           }
           NEXT_TILE(dst)
         }
       }
-      // The next round's loads overwrite `held` (the staging below may not run).
+      // The staging below and the next round's loads write the slots read here.
       barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 UNROLL
-      for (int base = 0; base < TILES; base += STAGE) {
+      for (int base = 0; base < TILES; base += BATCH) {
         if (in_local + (uint)base < mine) {
 UNROLL
-          for (int jj = 0; jj < STAGE; ++jj) {
+          for (int jj = 0; jj < BATCH; ++jj) {
             if (base + jj < TILES && in_local + (uint)(base + jj) < mine) {
 UNROLL
               for (int p = 0; p < PASSES; ++p) {
@@ -709,7 +708,7 @@ UNROLL
           }
           barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
-          for (int jj = 0; jj < STAGE; ++jj) {
+          for (int jj = 0; jj < BATCH; ++jj) {
             if (base + jj < TILES && in_local + (uint)(base + jj) < mine) {
 UNROLL
               for (int p = 0; p < PASSES; ++p) {
