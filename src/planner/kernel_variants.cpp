@@ -9,10 +9,11 @@
 
 namespace ipt::planner {
 
-KernelVariant variant_of(const Step& step) { return {step.family, step.options}; }
+KernelVariant variant_of(const Step& step) {
+  return {step.family, step.options, step.groups_per_unit};
+}
 
-std::vector<KernelVariant> kernel_variants(const DeviceProfile& device, std::size_t elem_size,
-                                           bool index64) {
+std::vector<Step> variant_steps(const DeviceProfile& device, std::size_t elem_size, bool index64) {
   // Each family's variants come from its own step builder (families/variants.hpp), so the
   // options are those of real steps, written in one place: at a whole site and at a split
   // one (a padded plan's matrix with its tail in scratch).
@@ -25,8 +26,13 @@ std::vector<KernelVariant> kernel_variants(const DeviceProfile& device, std::siz
     }
     for (const FamilyVariants variants : every_family_variants()) variants(device, at, steps);
   }
+  return steps;
+}
+
+std::vector<KernelVariant> kernel_variants(const DeviceProfile& device, std::size_t elem_size,
+                                           bool index64) {
   std::vector<KernelVariant> all;
-  for (const Step& step : steps)
+  for (const Step& step : variant_steps(device, elem_size, index64))
     if (!step.noop()) all.push_back(variant_of(step));
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());

@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "planner/device_profile.hpp"
@@ -24,18 +26,26 @@ namespace ipt::planner {
 
 struct KernelVariant {
   Family family = Family::kCopy;
-  std::string options;  // as Step::options
+  std::string options;                // as Step::options
+  std::uint32_t groups_per_unit = 0;  // as Step::groups_per_unit
 
   bool operator<(const KernelVariant& other) const {
-    return family != other.family ? family < other.family : options < other.options;
+    return std::tie(family, options, groups_per_unit) <
+           std::tie(other.family, other.options, other.groups_per_unit);
   }
   bool operator==(const KernelVariant& other) const {
-    return family == other.family && options == other.options;
+    return family == other.family && options == other.options &&
+           groups_per_unit == other.groups_per_unit;
   }
 };
 
 // The variant a step launches (its transform's options included, if any).
 KernelVariant variant_of(const Step& step);
+
+// The steps the variants below are those of: every family's, for small shapes chosen to
+// reach each of its configurations (families/variants.hpp), at a whole site and at a split
+// one, for indices of one width.
+std::vector<Step> variant_steps(const DeviceProfile& device, std::size_t elem_size, bool index64);
 
 // Every program that plan_call, plan_batched_call and plan_imatcopy without a transform
 // can launch with default overrides for elem_size-byte elements on `device`, for indices

@@ -100,6 +100,10 @@ struct Step {
   // limit of the on-chip kernel, compiled for exactly its work-group, so the limit it
   // reports is not held against such a step.
   bool probed_launch = false;
+  // Work-groups of this kernel that each compute unit must run at once (0: no need): the
+  // on-chip kernel's grid-wide wait counts on all of its groups running. Where the device
+  // compiles to PTX, the runtime asks its compiler for them (runtime/ptx_occupancy.hpp).
+  std::uint32_t groups_per_unit = 0;
   // Elements of the matrix's buffer, from the matrix's start, that the kernel may touch.
   std::uint64_t touches = 0;
   Move move;

@@ -184,6 +184,7 @@ PreparedPlan prepare_plan(const cl::CommandQueue& queue, planner::LaunchPlan pla
     ProgramRef program;
     for (std::size_t i = 0; i < plan.steps.size() && !program; ++i)
       if (plan.steps[i].family == undo.family && plan.steps[i].options == undo.options &&
+          plan.steps[i].groups_per_unit == undo.groups_per_unit &&
           plan.steps[i].work_group() == undo.work_group() &&
           plan.steps[i].local_bytes >= undo.local_bytes)
         program = prepared.programs[i];

@@ -48,7 +48,7 @@ void build_programs(const cl::Context& context, const cl::Device& device,
     for (std::size_t i = next++; i < variants.size(); i = next++) {
       try {
         get_program(context, device, planner::family_source(variants[i].family),
-                    variants[i].options);
+                    variants[i].options, variants[i].groups_per_unit);
       } catch (...) {
         std::lock_guard<std::mutex> lock(failure_mutex);
         if (!failure) failure = std::current_exception();

@@ -175,7 +175,8 @@ void recheck(const cl::CommandQueue& queue, const VerdictRef& verdict, const pla
     const cl::Context context = queue_context(queue);
     const cl::Device device = queue_device(queue);
     const ProgramRef program =
-        get_program(context, device, planner::family_source(step.family), step.options);
+        get_program(context, device, planner::family_source(step.family), step.options,
+                    step.groups_per_unit);
     probe(queue, program, step, verdict, OnChipVerdict::Residency::kCrowded);
   } catch (...) {
     // Advice only: the program stays avoided, and is checked again when this verdict is old.

@@ -14,6 +14,7 @@
 #include "runtime/error.hpp"
 #include "runtime/fault_seam.hpp"
 #include "runtime/kernel_sources.hpp"
+#include "runtime/ptx_occupancy.hpp"
 
 namespace ipt::runtime {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 // whole text for sources read from IPT_KERNEL_DIR, which may: building the text (15 KB)
 // and comparing it in the map took 3-6 us of host time per kernel launch, a tenth of a
 // small call.
-using Key = std::tuple<cl_context, cl_device_id, std::string, std::string>;
+using Key = std::tuple<cl_context, cl_device_id, std::string, std::string, std::uint32_t>;
 
 struct Cache {
   std::mutex mutex;
@@ -107,18 +108,42 @@ cl::Program build_from_source(const cl::Context& context, const cl::Device& devi
                                       "). Build log:\n" + log);
 }
 
+// `program` built again from its PTX for `groups_per_unit` groups on each compute unit
+// (runtime/ptx_occupancy.hpp), where its binary is PTX and that build succeeds; else
+// `program` as it is (the on-chip kernel's probe finds out whether its groups all run).
+// One group needs nothing: a group of a size the device launches at all runs.
+cl::Program with_groups_per_unit(const cl::Context& context, const cl::Device& device,
+                                 cl::Program program, const std::string& options,
+                                 std::uint32_t groups_per_unit) {
+  if (groups_per_unit < 2) return program;
+  const auto ptx = with_min_groups_per_unit(program_binary(program), groups_per_unit);
+  if (!ptx) return program;
+  if (auto rebuilt = build_from_binary(context, device, *ptx, options)) return *rebuilt;
+  return program;
+}
+
 cl::Program build(const cl::Context& context, const cl::Device& device, const std::string& family,
-                  const std::string& source, const std::string& options) {
+                  const std::string& source, const std::string& options,
+                  std::uint32_t groups_per_unit) {
   const std::string dir = cache_folder();
-  if (dir.empty()) return build_from_source(context, device, family, source, options);
-  const BinaryKey key = binary_key(device, source, options);
+  if (dir.empty())
+    return with_groups_per_unit(context, device,
+                                build_from_source(context, device, family, source, options),
+                                options, groups_per_unit);
+  // The binary stored is the one built for the groups: they are part of its key.
+  const BinaryKey key = binary_key(
+      device, source,
+      groups_per_unit < 2 ? options
+                          : options + " (" + std::to_string(groups_per_unit) + " groups per unit)");
   if (const auto binary = load_binary(dir, key)) {
     if (auto program = build_from_binary(context, device, *binary, options)) {
       count(&ProgramCacheStats::disk_loads);
       return *program;
     }
   }
-  cl::Program program = build_from_source(context, device, family, source, options);
+  cl::Program program = with_groups_per_unit(
+      context, device, build_from_source(context, device, family, source, options), options,
+      groups_per_unit);
   store_binary(dir, key, program_binary(program));
   return program;
 }
@@ -126,11 +151,13 @@ cl::Program build(const cl::Context& context, const cl::Device& device, const st
 }  // namespace
 
 ProgramRef get_program(const cl::Context& context, const cl::Device& device,
-                       const std::string& family, const std::string& options) {
+                       const std::string& family, const std::string& options,
+                       std::uint32_t groups_per_unit) {
   const bool from_files = kernel_sources_from_files();
   std::string source = from_files ? program_source(family) : std::string();
   const std::string all_options = full_options(device, options);
-  Key key{context(), device(), from_files ? "file:" + source : "embedded:" + family, all_options};
+  Key key{context(), device(), from_files ? "file:" + source : "embedded:" + family, all_options,
+          groups_per_unit};
 
   std::promise<ProgramRef> promise;
   std::shared_future<ProgramRef> result;
@@ -150,8 +177,8 @@ ProgramRef get_program(const cl::Context& context, const cl::Device& device,
 
   try {
     if (!from_files) source = program_source(family);
-    promise.set_value(
-        std::make_shared<CachedProgram>(build(context, device, family, source, all_options)));
+    promise.set_value(std::make_shared<CachedProgram>(
+        build(context, device, family, source, all_options, groups_per_unit)));
   } catch (...) {
     promise.set_exception(std::current_exception());
     std::lock_guard<std::mutex> lock(cache().mutex);

@@ -22,14 +22,17 @@ class CachedProgram;
 using ProgramRef = std::shared_ptr<CachedProgram>;
 
 // Returns the program of kernel `family` ("square", ...) built with `options` for
-// `device` in `context`, compiling it on first use. IPT_BUILD_OPTIONS from the
+// `device` in `context`, compiling it on first use; for `groups_per_unit` of its
+// work-groups on each compute unit at once where the device's compiler can be asked for
+// that (Step::groups_per_unit, runtime/ptx_occupancy.hpp). IPT_BUILD_OPTIONS from the
 // environment is appended to the options. Binaries are looked up in the disk cache before
 // compiling and stored there after, unless it is turned off (runtime/binary_cache.hpp).
 // Throws ipt::Error; a compiler failure is
 // IPT_BUILD_PROGRAM_FAILURE with the build log in the message (and is not cached, so a
 // corrected IPT_KERNEL_DIR source is picked up by the next call).
 ProgramRef get_program(const cl::Context& context, const cl::Device& device,
-                       const std::string& family, const std::string& options);
+                       const std::string& family, const std::string& options,
+                       std::uint32_t groups_per_unit = 0);
 
 // A built program and the idle kernel objects made from it (PooledKernel). Clearing the
 // cache drops its entries; one still in use lives on, with its pool, until its last

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "helpers/steered_probes.hpp"
 #include "helpers/test_skip.hpp"
 #include "helpers/test_support.hpp"
+#include "planner/kernel_variants.hpp"
 #include "runtime/checked_plans.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/environment.hpp"
@@ -395,5 +397,37 @@ TEST_CASE("a call that keeps no plan checks old crowded verdicts too", "[plan-ca
   CHECK(transpose(rows, cols, ++seed, &automatic) == "");
   CHECK(rt::onchip_probe_count() == probes + 2);
   REQUIRE(since_start.all_back());
+  rt::clear_caches();
+}
+
+TEST_CASE("every on-chip program runs all of its work-groups at once on a GPU", "[onchip]") {
+  // The real device, its own verdicts: no probe steered, no overrides.
+  const ScopedEnv no_overrides("IPT_OVERRIDES", nullptr);
+  const auto profile = rt::query_device_profile(session().device());
+  if (!profile.resident_groups)
+    IPT_SKIP("plans on this device do not count on resident work-groups (a GPU's do)");
+  rt::clear_caches();
+  const cl::CommandQueue queue(session().queue(), /*retainObject=*/true);
+  const ProbesSince probes;
+  std::set<std::string> programs;
+  for (const std::size_t elem_size : {1, 2, 4, 8})
+    for (const bool index64 : {false, true}) {
+      std::vector<ipt::planner::Step> onchip;
+      for (const auto& step : ipt::planner::variant_steps(profile, elem_size, index64))
+        if (step.family == ipt::planner::Family::kOnChip && programs.insert(step.options).second)
+          onchip.push_back(step);
+      if (onchip.empty()) continue;
+      rt::probe_onchip_programs(
+          queue, rt::prepare_plan(queue, ipt::planner::plan_of_steps(onchip, elem_size, 0)));
+    }
+  queue.finish();
+  REQUIRE(programs.size() > 0);
+  CHECK(probes.launched() == programs.size());
+  REQUIRE(probes.all_back());
+  std::string crowded;
+  for (const auto& options : rt::crowded_onchip_programs(session().context(), session().device()))
+    crowded += "\n  " + options;
+  INFO("on-chip programs whose work-groups did not all run at once:" << crowded);
+  CHECK(crowded.empty());
   rt::clear_caches();
 }

@@ -78,6 +78,7 @@ OnChipConfig sized_onchip(const DeviceProfile& device, std::size_t elem_size, Ti
   config.work_group = wg;
   config.tiles = tiles;
   config.groups = device.compute_units * per_unit;
+  config.groups_per_unit = static_cast<std::uint32_t>(per_unit);
   config.patience = kOnChipPatience;
   config.elem_size = elem_size;
   config.stage_bytes = local - fixed;
@@ -96,12 +97,13 @@ OnChipConfig choose_onchip(const DeviceProfile& device, std::size_t elem_size, T
   // and local memory of one group of 1024 between them: while one waits at a barrier (a
   // round of staged stores, the grid-wide wait) the other moves data. The 010! stages of
   // 7 random shapes ran 2-13% faster for floats (15095 x 18501: 0.831 against 0.952 ms),
-  // 12-15% for 2-byte elements, 0-5% for doubles. One group where a staged tile does not
-  // fit half the local memory, and for 1-byte elements: built for 512 work-items, their
-  // word tiles' kernel took more registers than two groups of a unit hold, and every call
-  // fell back to cycle following. A driver that gives the kernel of 512 more registers
-  // than half a unit's would do the same to every size: IPT_OVERRIDES onchip.groups=1
-  // goes back to one group of 1024.
+  // 12-15% for 2-byte elements, 0-5% for doubles. Two groups need a compiler that keeps
+  // each work-item to half a unit's registers: where it cannot be asked to
+  // (Step::groups_per_unit), a probe finds the program crowded and calls go around it
+  // (IPT_OVERRIDES onchip.groups=1 goes back to one group of 1024). One group where a
+  // staged tile does not fit half the local memory, and for 1-byte elements, whose word
+  // tiles ran barely faster in two groups (10 instances of the random protocol's shapes:
+  // a median of 62% of copy against 60%).
   // The padded layout decides for both, so that a layout changes only the staging (a
   // padded tile stages at least as many bytes as a swizzled one).
   std::size_t per_unit = device.onchip_groups;
@@ -297,6 +299,7 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                                         : std::string(tile_layout_option(config.layout))),
                      config.groups, config.work_group);
   step.probed_launch = true;
+  step.groups_per_unit = config.groups_per_unit;
   step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");

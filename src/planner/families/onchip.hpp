@@ -28,6 +28,7 @@ struct OnChipConfig {
   std::size_t tiles = 0;       // TILES: tiles one group holds in registers
   std::size_t stage = 0;       // STAGE: tiles staged in local memory per round of stores
   std::uint64_t groups = 0;    // groups launched: one or two per compute unit
+  std::uint32_t groups_per_unit = 0;  // of those, on each compute unit: one or two
   std::uint32_t patience = 0;  // polls the first group waits for the others to start
   std::size_t elem_size = 0;
   std::size_t stage_bytes = 0;  // local memory for staged tiles
