@@ -43,6 +43,7 @@ struct OnChipConfig {
   bool blocks = false;
   // Whether tiles beyond the staged ones that fit stage_bytes are held in local memory as
   // loaded (HELD of kernels/onchip.cl; element tiles and blocks): DeviceProfile::onchip_hold.
+  // A step holds them only where that makes its rounds fewer (onchip_step).
   bool hold = false;
 };
 
@@ -116,7 +117,8 @@ bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t c
 double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
                          std::size_t elem_size);
 
-// Its step builder (planner/families/onchip.cpp). A region left with Buffer::kNone is placed
+// Its step builder (planner/families/onchip.cpp): its program holds tiles in local memory
+// only where the rounds are fewer for it. A region left with Buffer::kNone is placed
 // at the start of the call scratch (the on-chip kernel's: of the zero scratch), as a kernel run
 // alone needs.
 Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
