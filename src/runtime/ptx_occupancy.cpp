@@ -8,8 +8,8 @@ namespace ipt::runtime {
 std::optional<std::vector<unsigned char>> with_min_groups_per_unit(
     const std::vector<unsigned char>& binary, unsigned groups) {
   std::string ptx(binary.begin(), binary.end());
-  // PTX names its ISA version and target before any entry; another driver's binary (an
-  // ELF file, PoCL's archive) does not start that way.
+  // PTX text declares its ISA version and target before its entries; other drivers'
+  // binaries (ELF objects, PoCL's) declare neither.
   const std::size_t version = ptx.find(".version ");
   const std::size_t target = ptx.find(".target ");
   if (groups == 0 || version == std::string::npos || target == std::string::npos)
