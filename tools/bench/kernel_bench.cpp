@@ -595,6 +595,15 @@ void run_square(Runner& runner, const Options& options, std::uint64_t elements) 
     }
 }
 
+// The value of build option -D<name>=value in `options`, or "" without it.
+std::string option_value(const std::string& options, const std::string& name) {
+  const std::string key = "-D" + name + "=";
+  const std::size_t at = options.find(key);
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + key.size();
+  return options.substr(from, options.find(' ', from) - from);
+}
+
 // The on-chip kernel on each shape (I instances of R x C; I = 1: the whole matrix) in each
 // tile layout, with the device's configuration (a work-group per compute unit).
 void run_onchip(Runner& runner, const Options& options) {
@@ -607,16 +616,23 @@ void run_onchip(Runner& runner, const Options& options) {
                     ipt::planner::tile_layout_name(layout), shape.c_str());
         continue;
       }
+      // What the step builds (blocks, held tiles where its rounds are fewer for them), not
+      // what the configuration allows.
+      StepSite whole;
+      whole.elem_size = options.elem_size;
+      const std::string built = ipt::planner::onchip_step(whole, I, R, C, config).options;
       const auto tile = ipt::planner::onchip_tile(config, R, C);
-      runner.row("onchip",
-                 "wg=" + std::to_string(config.work_group) + " " + std::to_string(tile.rows) + "x" +
-                     std::to_string(tile.cols) +
-                     " stage=" + std::to_string(ipt::planner::onchip_stage_tiles(config, tile)) +
-                     " held=" + std::to_string(ipt::planner::onchip_held_tiles(config, tile)) +
-                     " " + ipt::planner::tile_layout_name(layout),
-                 shape, I * R * C, [&](const StepSite& site) {
-                   return ipt::planner::onchip_step(site, I, R, C, config);
-                 });
+      const std::string block = option_value(built, "IPT_BLOCK");
+      runner.row(
+          "onchip",
+          "wg=" + std::to_string(config.work_group) + " " +
+              (block.empty() ? std::to_string(tile.rows) + "x" + std::to_string(tile.cols)
+                             : block + "x" + block + " blocks") +
+              " stage=" + option_value(built, "STAGE") +
+              " held=" + (option_value(built, "HELD").empty() ? "0" : option_value(built, "HELD")) +
+              " " + ipt::planner::tile_layout_name(layout),
+          shape, I * R * C,
+          [&](const StepSite& site) { return ipt::planner::onchip_step(site, I, R, C, config); });
     }
 }
 
