@@ -125,11 +125,13 @@ cl::Program with_groups_per_unit(const cl::Context& context, const cl::Device& d
 cl::Program build(const cl::Context& context, const cl::Device& device, const std::string& family,
                   const std::string& source, const std::string& options,
                   std::uint32_t groups_per_unit) {
-  const std::string dir = cache_folder();
-  if (dir.empty())
+  const auto from_source = [&] {
     return with_groups_per_unit(context, device,
                                 build_from_source(context, device, family, source, options),
                                 options, groups_per_unit);
+  };
+  const std::string dir = cache_folder();
+  if (dir.empty()) return from_source();
   // The binary stored is the one built for the groups: they are part of its key.
   const BinaryKey key = binary_key(
       device, source,
@@ -141,9 +143,7 @@ cl::Program build(const cl::Context& context, const cl::Device& device, const st
       return *program;
     }
   }
-  cl::Program program = with_groups_per_unit(
-      context, device, build_from_source(context, device, family, source, options), options,
-      groups_per_unit);
+  cl::Program program = from_source();
   store_binary(dir, key, program_binary(program));
   return program;
 }

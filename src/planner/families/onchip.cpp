@@ -239,6 +239,21 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
 
 namespace {
 
+// The tile of blocks of 4-byte words that elem_size-byte elements move in: 32 x 32 blocks
+// (block 1: 32 x 32 elements, for elements of 4 bytes or more).
+OnChipTile block_tile(std::size_t elem_size) {
+  OnChipTile blocks;
+  blocks.block = elem_size < 4 ? 4 / elem_size : 1;
+  blocks.rows = blocks.cols = blocks.block * kOnChipTile;
+  return blocks;
+}
+
+// Whole rows x cols instances that the groups of `config` hold in tiles of `tile` at once.
+std::uint64_t instances_per_round(const OnChipConfig& config, const OnChipTile& tile,
+                                  std::uint64_t rows, std::uint64_t cols) {
+  return config.groups * onchip_group_tiles(config, tile) / tile_count(tile, rows, cols);
+}
+
 // Blocks for a step of 1- or 2-byte elements (kernels/onchip.cl, IPT_BLOCK): where its
 // matrix's rows are a multiple of the block (so that every output row starts on a word),
 // it starts on a 4-byte word and lies in one buffer, every store moves a whole 4-byte word
@@ -251,9 +266,7 @@ OnChipTile step_tile(const OnChipConfig& config, const StepSite& site, std::uint
                      std::uint64_t cols) {
   const OnChipTile tile = onchip_tile(config, rows, cols);
   if (!config.blocks || site.elem_size > 2 || onchip_runtime_tile(tile)) return tile;
-  OnChipTile blocks;
-  blocks.block = 4 / site.elem_size;
-  blocks.rows = blocks.cols = blocks.block * kOnChipTile;
+  const OnChipTile blocks = block_tile(site.elem_size);
   const std::uint64_t b = blocks.block;
   if (rows % b != 0 || (b == 2 && cols % b != 0) || site.offset % b != 0 || site.split != 0 ||
       staged_tile_bytes(site.elem_size, blocks, config.layout) > config.stage_bytes ||
@@ -265,8 +278,7 @@ OnChipTile step_tile(const OnChipConfig& config, const StepSite& site, std::uint
 // Rounds of `instances` whose tiles `config` moves (0: an instance does not fit).
 std::uint64_t rounds_of(const OnChipConfig& config, const OnChipTile& tile, std::uint64_t instances,
                         std::uint64_t rows, std::uint64_t cols) {
-  const std::uint64_t per_round =
-      config.groups * onchip_group_tiles(config, tile) / tile_count(tile, rows, cols);
+  const std::uint64_t per_round = instances_per_round(config, tile, rows, cols);
   return per_round == 0 ? 0 : (instances + per_round - 1) / per_round;
 }
 
@@ -295,9 +307,7 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
     throw std::logic_error("an on-chip step for a matrix that does not fit");
   const OnChipTile tile = step_tile(config, site, rows, cols);
   const OnChipConfig used = without_needless_hold(config, tile, instances, rows, cols);
-  const std::size_t group_tiles = onchip_group_tiles(used, tile);
-  const std::uint64_t per_round =
-      std::min(instances, used.groups * group_tiles / tile_count(tile, rows, cols));
+  const std::uint64_t per_round = std::min(instances, instances_per_round(used, tile, rows, cols));
   const std::uint64_t block = tile.block;  // the kernel's rows and cols: of blocks
   const std::uint64_t block_cols = (cols + block - 1) / block;
   const std::uint64_t short_by = block_cols * block - cols;  // the last block column's
@@ -418,9 +428,7 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
     if (onchip_fits(config, rows, kOnChipTile - 3))
       out.push_back(onchip_step(at, 1, rows, kOnChipTile - 3, config));
   }
-  OnChipTile blocks;
-  blocks.block = 4 / std::min<std::size_t>(at.elem_size, 4);
-  blocks.rows = blocks.cols = blocks.block * kOnChipTile;
+  const OnChipTile blocks = block_tile(at.elem_size);
   if (blocks.block > 1 && onchip_held_tiles(config, blocks) > 0) {
     const std::uint64_t instances = config.groups * onchip_register_tiles(config, blocks) + 1;
     for (std::uint64_t short_by = 0; short_by < (blocks.block == 4 ? 4 : 1); ++short_by)
