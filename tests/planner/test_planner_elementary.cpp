@@ -194,3 +194,35 @@ TEST_CASE("every family's step takes 64-bit indices once offset + extent reaches
     CHECK(family.step(site).index64);
   }
 }
+
+TEST_CASE("on-chip steps hold tiles in local memory only where their rounds are fewer for it",
+          "[planner][onchip]") {
+  const DeviceProfile device = ipt::test::nvidia_like();  // room for held tiles
+  const OnChipConfig config = choose_onchip(device, 4);
+  const OnChipTile tile;  // 32 x 32
+  const std::uint64_t in_registers = config.groups * onchip_register_tiles(config, tile);
+  const std::uint64_t on_chip = config.groups * onchip_group_tiles(config, tile);
+  REQUIRE(on_chip > in_registers);
+  StepSite site;
+  site.elem_size = 4;
+  const auto step = [&](std::uint64_t instances) {
+    return onchip_step(site, instances, 32, 32, config);
+  };
+  const auto held = [](const Step& s) { return s.options.find("-DHELD=") != std::string::npos; };
+  const auto per_round = [](const Step& s) { return s.args[5].value; };
+  // A round the registers hold: no held tiles (and a whole small matrix likewise).
+  CHECK_FALSE(held(step(in_registers)));
+  CHECK(per_round(step(in_registers)) == in_registers);
+  CHECK_FALSE(held(onchip_step(site, 1, 1707, 1032, config)));
+  // One instance more: one round with them, two without.
+  CHECK(held(step(in_registers + 1)));
+  CHECK(per_round(step(in_registers + 1)) == in_registers + 1);
+  // Two rounds either way (more than one round of held tiles, no more than two of
+  // registers): none.
+  REQUIRE(on_chip < 2 * in_registers);
+  CHECK_FALSE(held(step(2 * in_registers)));
+  CHECK(per_round(step(2 * in_registers)) == in_registers);
+  // Three rounds without, two with: held.
+  CHECK(held(step(2 * in_registers + 1)));
+  CHECK(per_round(step(2 * in_registers + 1)) == on_chip);
+}
