@@ -77,7 +77,48 @@
 // A chain that moves k items so reads k + 1 chunks (its start and the k) instead of
 // k + 2; a mark read stale (clear) costs only that read.
 
+//
+// Narrow elements in words (SHIFTED_WORDS=1, host-defined: 1- and 2-byte elements of a
+// matrix in one buffer, tiled in registers). Where C elements fill whole 4-byte words the
+// host moves them as wider elements; elsewhere a chunk starts anywhere in a word, at one
+// place at its source and another at its destination. One per lane and register, such
+// elements filled a unit with a quarter (half) of a float's bytes, and a super-element
+// took as many more chunks, each a dependent step of a chain: 100! steps of 1-byte
+// elements ran at 21-26% of copy. So a lane moves the words of the DESTINATION: every
+// value read from item y is stored at succ(y) (a start's and a chain's alike), lane 0
+// publishes succ's element 0 with the item, and word w of the destination is the two
+// aligned source words that hold its elements, shifted together. A register holds a word,
+// and the host sizes chunks in words (planner/families/soa.hpp, SoaConfig::words). Inner
+// words are stored whole, the two at the chunk's ends element by element: their other
+// elements belong to neighbours that other units write. A word read past the chunk holds
+// a neighbour's elements, read and never stored; the chunks whose words reach past the
+// matrix's end (the buffer may end with it) or before the buffer read them element by
+// element. In equal chunks as large as a float's, the same steps ran at 37-51%. (Loading
+// the words of a chunk of the old size ran no faster than elements: the chain's steps,
+// not the loads, set the pace.)
+
 #define WG (VW * UNITS)
+#ifndef SHIFTED_WORDS
+#define SHIFTED_WORDS 0
+#endif
+#if SHIFTED_WORDS && (IPT_ELEM_BYTES >= 4 || REGS == 0 || IPT_SPLIT || IPT_SCALAR)
+#error "words of 1- or 2-byte elements, in registers, of a matrix in one buffer"
+#endif
+#if SHIFTED_WORDS
+#define WE (4 / IPT_ELEM_BYTES)  // elements per word
+typedef uint reg_t;
+// Element j of a word (its bits from ELEM_BITS(j)), and the word that starts `s` bits
+// into the pair of words lo, hi (lo first in memory).
+#ifdef __ENDIAN_LITTLE__
+#define ELEM_BITS(j) (8 * IPT_ELEM_BYTES * (j))
+#define FUNNEL(lo, hi, s) (((lo) >> (s)) | ((hi) << (32 - (s))))
+#else
+#define ELEM_BITS(j) (8 * IPT_ELEM_BYTES * (WE - 1 - (j)))
+#define FUNNEL(lo, hi, s) (((lo) << (s)) | ((hi) >> (32 - (s))))
+#endif
+#else
+typedef elem_t reg_t;
+#endif
 #define MODE_DONE 0
 #define MODE_START 1
 #define MODE_FIRST 2
@@ -151,6 +192,86 @@
   { OP(CHUNK_AT) }
 #endif
 
+#if SHIFTED_WORDS
+// Word k of the buffer (kp1 = k + 1; 0: the word before the buffer, never stored), its
+// elements from `end` on read as zero: for the chunks at the matrix's ends only.
+uint buffer_word(__global elem_t *buffer, idx_t kp1, idx_t end) {
+  if (kp1 == 0) return 0;
+  const idx_t k = kp1 - 1;
+  if (k < end / WE) return ((__global uint *)buffer)[k];
+  uint v = 0;
+  for (uint j = 0; j < WE; ++j)
+    if (k * WE + j < end) v |= (uint)buffer[k * WE + j] << ELEM_BITS(j);
+  return v;
+}
+
+// A chunk of `len` elements, element 0 at `from` in the buffer, read into `regs` as the
+// words its destination (element 0 at `to`) takes: word w of the destination is element
+// w * WE - (to % WE) of the chunk on, in source words kp1 - 1 + w and the next, `shift`
+// bits apart. The loads of a chunk away from the matrix's ends are plain and unbranched,
+// so that a lane has all of them in flight at once.
+#define LOAD_WORDS(regs, from, to, SINK)                                                  \
+  {                                                                                       \
+    const uint sub = (uint)((to) % WE);                                                   \
+    const uint nwords = (sub + len + WE - 1) / WE;                                        \
+    const idx_t lead = (from) + WE - sub; /* chunk element -sub, plus a word */           \
+    const idx_t kp1 = lead / WE;                                                          \
+    const uint shift = (uint)(lead % WE) * 8 * IPT_ELEM_BYTES;                            \
+    if (kp1 == 0 || kp1 + nwords >= end / WE) {                                           \
+      UNROLL for (int r = 0; r < REGS; ++r) {                                             \
+        const uint w = lane + (uint)r * VW;                                               \
+        if (w < nwords) {                                                                 \
+          const uint lo = buffer_word(buffer, kp1 + w, end);                              \
+          const uint hi = buffer_word(buffer, kp1 + w + 1, end);                          \
+          regs[r] = shift == 0 ? lo : FUNNEL(lo, hi, shift);                              \
+          SINK(regs[r]);                                                                  \
+        }                                                                                 \
+      }                                                                                   \
+    } else {                                                                              \
+      __global const uint *at = (__global const uint *)buffer + (kp1 - 1);                \
+      if (shift == 0) {                                                                   \
+        UNROLL for (int r = 0; r < REGS; ++r) {                                           \
+          const uint w = lane + (uint)r * VW;                                             \
+          if (w < nwords) regs[r] = at[w];                                                \
+        }                                                                                 \
+      } else {                                                                            \
+        UNROLL for (int r = 0; r < REGS; ++r) {                                           \
+          const uint w = lane + (uint)r * VW;                                             \
+          if (w < nwords) regs[r] = FUNNEL(at[w], at[w + 1], shift);                      \
+        }                                                                                 \
+      }                                                                                   \
+      UNROLL for (int r = 0; r < REGS; ++r) {                                             \
+        if (lane + (uint)r * VW < nwords) SINK(regs[r]);                                  \
+      }                                                                                   \
+    }                                                                                     \
+  }
+#define NO_SINK(v)
+#define TO_SINK(v) consumed ^= (v)
+// The carried words stored at the chunk whose element 0 is at `to` in the buffer: whole
+// words inside it, its end words element by element.
+#define STORE_WORDS(to)                                                                   \
+  {                                                                                       \
+    const uint sub = (uint)((to) % WE);                                                   \
+    const uint nwords = (sub + len + WE - 1) / WE;                                        \
+    const idx_t k0 = (to) / WE;                                                           \
+    UNROLL for (int r = 0; r < REGS; ++r) {                                               \
+      const uint w = lane + (uint)r * VW;                                                 \
+      if (w < nwords) {                                                                   \
+        if (w * WE >= sub && w * WE + WE <= sub + len) {                                  \
+          ((__global uint *)buffer)[k0 + w] = carry[r];                                   \
+        } else {                                                                          \
+          UNROLL for (uint j = 0; j < WE; ++j) {                                          \
+            const uint e = w * WE + j; /* chunk element e - sub */                        \
+            if (e >= sub && e < sub + len)                                                \
+              buffer[(k0 + w) * WE + j] = (elem_t)(carry[r] >> ELEM_BITS(j));             \
+          }                                                                               \
+        }                                                                                 \
+      }                                                                                   \
+      carry[r] = next_value[r]; /* its words: as many as its destination's, not x's */    \
+    }                                                                                     \
+  }
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
                  idx_t L, idx_t K, idx_t total_items, __global uint *scratch,
@@ -161,6 +282,9 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
   // first element (index in the matrix `m`) of the item the unit reads in step t + 1.
   __local idx_t pub_base[2][UNITS];
   __local uint pub_state[2][UNITS];
+#if SHIFTED_WORDS
+  __local idx_t pub_to[2][UNITS];  // element 0 of the successor's chunk
+#endif
   __local int live[3];  // units live after step t: live[t % 3] (see the reset below)
 #if REGS > 0
   __local volatile uint start_sink[WG];  // see (i)
@@ -176,8 +300,12 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
   const uint slice_items = 32u >> slice_shift;
   __global uint *next_slice = flags + words;
   __global uint *started = next_slice + 1;  // the started marks
+#if SHIFTED_WORDS
+  // Elements from `end` on lie past the matrix: the buffer may end there.
+  const idx_t end = offset + total_items / (K * AB) * AB * C;
+#endif
 #if REGS > 0
-  elem_t carry[REGS], next_value[REGS];
+  reg_t carry[REGS], next_value[REGS];
 #else
   __local elem_t *carry = tiles + unit * 2 * L;
   __local elem_t *next_value = carry + L;
@@ -228,11 +356,22 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
     }
     const uint mode = state & 3;
     const uint len = state >> 3;
+#if SHIFTED_WORDS
+    if (mode == MODE_START) {
+      // (i): the sink, as LOAD_START's.
+      uint consumed = 0;
+      LOAD_WORDS(carry, offset + base, offset + pub_to[p ^ 1][unit], TO_SINK)
+      start_sink[lid] = consumed;
+    } else if (mode != MODE_DONE) {
+      LOAD_WORDS(next_value, offset + base, offset + pub_to[p ^ 1][unit], NO_SINK)
+    }
+#else
     if (mode == MODE_START) {
       ON_CHUNK(LOAD_START)
     } else if (mode != MODE_DONE) {
       ON_CHUNK(LOAD_NEXT)
     }
+#endif
     mem_fence(CLK_GLOBAL_MEM_FENCE);
 
     if (lane == 0) {
@@ -296,11 +435,21 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
       }
       pub_state[p][unit] = STATE(my_mode, store, my_mode == MODE_DONE ? 0 : my_len);
       pub_base[p][unit] = chunk + g * C;
+#if SHIFTED_WORDS
+      if (my_mode != MODE_DONE) {
+        const idx_t a = g / B;
+        pub_to[p][unit] = chunk + ((g - a * B) * A + a) * C;
+      }
+#endif
       if (my_mode != MODE_DONE) atomic_inc(&live[t % 3]);
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);  // (i), (iii)
 
+#if SHIFTED_WORDS
+    if (pub_state[p][unit] & 4) STORE_WORDS(offset + base)
+#else
     if (pub_state[p][unit] & 4) ON_CHUNK(STORE)
+#endif
     if (live[t % 3] == 0) break;
   }
 }

@@ -53,7 +53,8 @@ std::vector<const Stage*> moving_stages(const TransposePlan& plan) {
 // matrix's offset and a split fall on word boundaries (word_factor), the SoA kernel moves
 // such words instead, the same permutation with fewer and wider accesses: element by
 // element it moved 2-byte elements at 60% of the throughput of 4-byte ones, 1-byte ones
-// at 40%.
+// at 40%. The others move in the words of their destination (SoaConfig::words), except
+// in a split matrix.
 struct SoaLaunch {
   std::uint64_t word = 1;  // elements per word
   std::size_t word_bytes = 1;
@@ -64,7 +65,7 @@ SoaLaunch soa_launch(const Stage& stage, const StepSite& site, const DeviceProfi
   SoaLaunch launch;
   launch.word = word_factor(device, site.elem_size, stage.C, site.offset, site.split);
   launch.word_bytes = site.elem_size * launch.word;
-  launch.config = choose_soa(device, stage.C / launch.word, launch.word_bytes);
+  launch.config = choose_soa(device, stage.C / launch.word, launch.word_bytes, site.split != 0);
   return launch;
 }
 

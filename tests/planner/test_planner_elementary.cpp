@@ -4,6 +4,7 @@
 // device would get them, and the index width of every family's step. No device needed.
 #include <catch2/catch.hpp>
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 #include "helpers/test_profiles.hpp"
@@ -114,14 +115,33 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
         CHECK(config.chunk <= soa_chunk_capacity(config, profile.local_mem_bytes, elem_size));
         CHECK(config.regs > 0);
         CHECK(config.regs <= 16);
+        // 1- and 2-byte elements in words: a chunk takes at most (chunk + 2 * per_word - 2)
+        // / per_word of them, wherever it starts in a word.
+        CHECK(config.words == (elem_size < 4));
+        const std::uint64_t per_word = config.words ? 4 / elem_size : 1;
+        const std::uint64_t held = (config.chunk + 2 * per_word - 2) / per_word;
         // A power of two of registers, the fewest that hold the chunk.
         CHECK((config.regs & (config.regs - 1)) == 0);
-        CHECK(config.chunk <= config.regs * config.vw);
-        CHECK((config.regs == 1 || config.regs / 2 * config.vw < config.chunk));
+        CHECK(held <= config.regs * config.vw);
+        CHECK((config.regs == 1 || config.regs / 2 * config.vw < held));
         // Chunks of equal length, give or take a lane's register each.
         const std::uint64_t chunks = (C + config.chunk - 1) / config.chunk;
         CHECK(chunks * config.chunk - C < chunks * config.vw);
+        // A matrix split between two buffers moves its elements one by one.
+        const auto split = choose_soa(profile, C, elem_size, true);
+        CHECK_FALSE(split.words);
+        CHECK(split.chunk <= split.regs * split.vw);
       }
+  // Words are refused where the kernel has none: a split matrix, local tiling.
+  auto words = choose_soa(nv, 1000, 1);
+  StepSite bytes;
+  bytes.elem_size = 1;
+  CHECK_NOTHROW(soa_step(bytes, 1, 1000, 999, 1000, words));
+  StepSite split = bytes;
+  split.split = 500000;
+  CHECK_THROWS_AS(soa_step(split, 1, 1000, 999, 1000, words), std::logic_error);
+  words.regs = 0;
+  CHECK_THROWS_AS(soa_step(bytes, 1, 1000, 999, 1000, words), std::logic_error);
 }
 
 TEST_CASE("SoA start slices: whole words when units are fewer, down to one item each",

@@ -102,13 +102,48 @@ TEST_CASE("100! every element size and index width", "[soa][elementary]") {
   for (std::size_t elem_size : {1, 2, 4, 8, 16})
     for (bool index64 : {false, true})
       for (std::size_t regs : {0, 2})
-        for (const Shape4& s :
-             std::vector<Shape4>{{1, 2, 3, 1}, {1, 17, 19, 5}, {1, 32, 32, 8}, {1, 5, 100, 33}}) {
-          auto config = make_config(8, 8, regs);
-          config.force_index64 = index64;
-          INFO("elem " << elem_size << " idx64 " << index64 << " regs " << regs << " shape "
-                       << describe(s));
-          CHECK(run_0100(s, elem_size, config, ++seed) == "");
+        for (bool words : {false, true})  // 1- and 2-byte elements in registers: in words too
+          for (const Shape4& s :
+               std::vector<Shape4>{{1, 2, 3, 1}, {1, 17, 19, 5}, {1, 32, 32, 8}, {1, 5, 100, 33}}) {
+            if (words && (elem_size >= 4 || regs == 0)) continue;
+            auto config = make_config(8, 8, regs);
+            config.force_index64 = index64;
+            config.words = words;
+            INFO("elem " << elem_size << " idx64 " << index64 << " regs " << regs << " words "
+                         << words << " shape " << describe(s));
+            CHECK(run_0100(s, elem_size, config, ++seed) == "");
+          }
+}
+
+TEST_CASE("100! of 1- and 2-byte elements in words, at every place in a word",
+          "[soa][elementary]") {
+  // Narrow elements move in the 4-byte words of their destination (kernels/soa_asta.cl,
+  // SHIFTED_WORDS): chunks start at every place in a word at their source and at their
+  // destination, the end words are shared with neighbours, and the matrix ends with its
+  // buffer (no guard bytes after it), mid-word where its size is odd. Chunks of the
+  // planner's configuration, of a few lanes and registers (several chunks a
+  // super-element, chains whose words differ in count), and with started marks (chunks of
+  // 512 bytes and more). Element by element (SoaConfig::words off), the other tests.
+  std::uint64_t seed = 13500;
+  const auto profile = ipt::runtime::query_device_profile(session().device());
+  for (std::size_t elem_size : {1, 2})
+    for (std::uint64_t offset : {0, 1, 2, 3})
+      for (const Shape4& s : std::vector<Shape4>{{1, 2, 3, 1},
+                                                 {1, 7, 5, 3},
+                                                 {1, 13, 11, 5},
+                                                 {2, 5, 9, 6},
+                                                 {1, 17, 19, 33},
+                                                 {1, 31, 6, 127},
+                                                 {1, 5, 4, 1031}})
+        for (int kind = 0; kind < 2; ++kind) {
+          auto config =
+              kind == 0 ? ipt::planner::choose_soa(profile, s[3], elem_size) : make_config(4, 4, 3);
+          config.words = true;
+          const auto site = site_of(elem_size, offset);
+          const auto step = ipt::planner::soa_step(site, s[0], s[1], s[2], s[3], config);
+          INFO("elem " << elem_size << " offset " << offset << " shape " << describe(s) << " vw "
+                       << config.vw << " regs " << config.regs << " chunk " << config.chunk);
+          CHECK(check_step(step, site, s[0] * s[1] * s[2] * s[3], 0, ++seed) == "");
         }
 }
 

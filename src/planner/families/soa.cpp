@@ -30,6 +30,8 @@ Step soa_element_step(const StepSite& site, std::uint64_t I, std::uint64_t A, st
   // Chunk L: what the caller asked for, else as much of C as a unit holds. Never more
   // than a unit holds: that is where the authors' register tiling dropped elements.
   const std::size_t elem_size = site.elem_size;
+  if (config.words && (elem_size >= 4 || config.regs == 0 || site.split != 0))
+    throw std::logic_error("SoA-ASTA: words of 1- or 2-byte elements, in registers, unsplit");
   const std::uint64_t capacity = soa_chunk_capacity(config, site.local_mem_bytes, elem_size);
   const std::uint64_t L = soa_chunk(config, site.local_mem_bytes, elem_size, C);
   if (L == 0 || L > capacity)
@@ -62,11 +64,11 @@ Step soa_element_step(const StepSite& site, std::uint64_t I, std::uint64_t A, st
   if (slices + max_groups * config.units >= (std::uint64_t{1} << 32))
     throw ResourceError("SoA-ASTA: more start slices than a 32-bit counter holds");
   const std::uint64_t groups = std::min((slices + config.units - 1) / config.units, max_groups);
-  Step step =
-      launch(Family::kSoa, site, index64,
-             " -DVW=" + std::to_string(config.vw) + " -DUNITS=" + std::to_string(config.units) +
-                 " -DREGS=" + std::to_string(config.regs),
-             groups, config.vw * config.units);
+  Step step = launch(
+      Family::kSoa, site, index64,
+      " -DVW=" + std::to_string(config.vw) + " -DUNITS=" + std::to_string(config.units) +
+          " -DREGS=" + std::to_string(config.regs) + (config.words ? " -DSHIFTED_WORDS=1" : ""),
+      groups, config.vw * config.units);
   // Register tiling needs no local tiles; a local argument may not be empty, so it gets
   // one element it never touches.
   step.local_bytes = config.regs > 0 ? elem_size : 2 * std::uint64_t{config.units} * L * elem_size;
@@ -121,6 +123,8 @@ Step soa_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint6
 
 std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_bytes,
                                  std::size_t elem_size) {
+  if (config.regs > 0 && config.words)
+    return (std::uint64_t{config.regs} * config.vw - 1) * (4 / elem_size) + 1;
   if (config.regs > 0) return std::uint64_t{config.regs} * config.vw;
   // The kernel's own local arrays: pub_base[2][UNITS] (64-bit at most), pub_state[2][UNITS]
   // and live[3].
@@ -164,7 +168,21 @@ std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_m
   return soa_flag_bytes(I * A * B * ((C + L - 1) / L), soa_marks(L * elem_size));
 }
 
-SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size) {
+SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size,
+                     bool split) {
+  // 1- and 2-byte elements: the unit and registers of the words that a chunk of C elements
+  // takes at most (it may start anywhere in a word), cut into chunks of equal length that
+  // the words hold. Moved one by one, a unit held a quarter or half of the bytes of a
+  // float's, and a super-element took as many more chunks, each a step of the chain.
+  if (elem_size < 4 && !split && C > 0) {
+    const std::uint64_t per_word = 4 / elem_size;
+    SoaConfig config = choose_soa(device, (C + 2 * per_word - 2) / per_word, 4);
+    config.words = true;
+    const std::uint64_t capacity = soa_chunk_capacity(config, 0, elem_size);
+    const std::uint64_t chunks = (C + capacity - 1) / capacity;
+    config.chunk = (C + chunks - 1) / chunks;
+    return config;
+  }
   SoaConfig config;
   const std::size_t simd = std::max<std::size_t>(1, device.simd_width);
   const std::size_t max_wg = std::max<std::size_t>(1, device.max_work_group_size);
@@ -277,8 +295,12 @@ void soa_variants(const DeviceProfile& device, const StepSite& at, std::vector<S
   for (std::uint64_t word = 1; word <= widest_word_factor(word_bytes, at.elem_size); word *= 2) {
     StepSite words = at;
     words.elem_size = at.elem_size * word;
-    for (std::uint64_t C = 1; C <= widest * 16 + 1; ++C)
-      out.push_back(soa_step(words, 1, 2, 2, C, choose_soa(device, C, words.elem_size)));
+    // Narrow elements in words (SoaConfig::words) reach the widest unit's largest count
+    // at 4 / elem_size times the elements.
+    const std::uint64_t per_word = words.elem_size < 4 && at.split == 0 ? 4 / words.elem_size : 1;
+    for (std::uint64_t C = 1; C <= (widest * 16 + 1) * per_word; ++C)
+      out.push_back(
+          soa_step(words, 1, 2, 2, C, choose_soa(device, C, words.elem_size, words.split != 0)));
   }
 }
 

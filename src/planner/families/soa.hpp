@@ -21,6 +21,11 @@ struct SoaConfig {
   std::uint64_t max_groups = 0;  // grid-stride cap; 0 = a few groups per compute unit
   std::size_t slice_items = 0;   // items per start slice (32, 16, ..., 1); 0: soa_slice_items
   bool force_index64 = false;
+  // 1- and 2-byte elements moved in the 4-byte words of their destination (kernels/
+  // soa_asta.cl, SHIFTED_WORDS): register tiling of a matrix in one buffer only. A
+  // register then holds a word, and `regs * vw` words hold a chunk of
+  // (regs * vw - 1) * (4 / elem_size) + 1 elements, wherever it starts in a word.
+  bool words = false;
 };
 
 // Items per start slice of a 100! launch (kernels/soa_asta.cl, "Scheduling"): a whole
@@ -31,7 +36,8 @@ struct SoaConfig {
 // units do in a few steps.
 std::size_t soa_slice_items(std::uint64_t items, std::uint64_t launch_units);
 
-// Largest chunk L a SoA unit can hold: regs * vw, or what local memory gives each unit.
+// Largest chunk L a SoA unit can hold: regs * vw (in words: as SoaConfig::words says), or
+// what local memory gives each unit.
 std::uint64_t soa_chunk_capacity(const SoaConfig& config, std::size_t local_mem_bytes,
                                  std::size_t elem_size);
 
@@ -56,8 +62,10 @@ std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_m
 // The 0100! launch that PTTWAC with global flags runs (010! on (A, B, C) as 0100! on
 // (A, B, C, 1)).
 SoaConfig pttwac_global_soa(const PttwacConfig& config);
-// The default for super-elements of C elements.
-SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size);
+// The default for super-elements of C elements, of a matrix split between two buffers
+// or not (`split`: 1- and 2-byte elements then move one by one).
+SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size,
+                     bool split = false);
 
 // Its cost curve. Fraction of the copy bandwidth that 100! reaches with super-elements of
 // `bytes`, each of them whole cache lines (`line_aligned`) or not: from about 2% for
