@@ -275,14 +275,18 @@ double soa_stage_efficiency(const DeviceProfile& device, std::uint64_t C, std::s
   // elements at 0.5-0.7 of the throughput of 4-byte ones on the same shapes, 1-byte ones
   // at 0.35-0.45. Charging that in full steered 1-byte plans to factors and paddings that
   // cost more elsewhere (random protocol, 60 shapes: median 346 GB/s against 409 without
-  // words); a third of it steered best (437 GB/s; 2-byte: 808 against 772).
+  // words); a third of it steered best (437 GB/s; 2-byte: 808 against 772). Moved in the
+  // words of their destination (SoaConfig::words), their steps lost less: 0.8 for 1-byte
+  // words and 0.9 for 2-byte ones gave the random protocol's 300 u8 shapes a median of 649
+  // GB/s against 634-641 (p10 453 against 417-419), f16 968 against 941-953 (p10 692
+  // against 665-680); 0.9 and 1.0 for both steered worse (u8 622-630, f16 904-921).
   // 4-byte elements in 8-byte words ran their 100! steps 2-7 points of copy faster (of
   // about 70), in 16-byte words 6-10 points. Crediting about that (x1.06, x1.12) changed
   // the factor of 60 of the 300 random f32 shapes on an H200 to one whose super-elements
   // fill them: 65-75 shapes then ran more than 3% faster, 6 more than 3% slower; twice
   // the credit did no better. 8-byte elements gained nothing measurable from 16-byte words.
   const std::size_t word = elem_size * word_factor(device, elem_size, C);
-  const double narrow = word >= 4 ? 1.0 : word == 2 ? 0.8 : 0.65;
+  const double narrow = word >= 4 ? 1.0 : word == 2 ? 0.9 : 0.8;
   const double wide = elem_size != 4 ? 1.0 : word == 16 ? 1.12 : word == 8 ? 1.06 : 1.0;
   return soa_efficiency(device, C * elem_size) * narrow * wide;
 }
