@@ -84,7 +84,7 @@
 // place at its source and another at its destination. One per lane and register, such
 // elements filled a unit with a quarter (half) of a float's bytes, and a super-element
 // took as many more chunks, each a dependent step of a chain: 100! steps of 1-byte
-// elements ran at 21-26% of copy. So a lane moves the words of the DESTINATION: every
+// elements ran at 21-27% of copy. So a lane moves the words of the DESTINATION: every
 // value read from item y is stored at succ(y) (a start's and a chain's alike), lane 0
 // publishes succ's element 0 with the item, and word w of the destination is the two
 // aligned source words that hold its elements, shifted together. A register holds a word,

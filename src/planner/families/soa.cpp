@@ -304,7 +304,7 @@ void soa_variants(const DeviceProfile& device, const StepSite& at, std::vector<S
     const std::uint64_t per_word = words.elem_size < 4 && at.split == 0 ? 4 / words.elem_size : 1;
     for (std::uint64_t C = 1; C <= (widest * 16 + 1) * per_word; ++C)
       out.push_back(
-          soa_step(words, 1, 2, 2, C, choose_soa(device, C, words.elem_size, words.split != 0)));
+          soa_step(words, 1, 2, 2, C, choose_soa(device, C, words.elem_size, at.split != 0)));
   }
 }
 
