@@ -11,12 +11,14 @@
 // OpenCL does not promise. So the barrier is also the check that they are: each group
 // takes a ticket (sync[0]), reads its tiles (reading clobbers nothing) and announces
 // "loaded" (sync[2]); the group with ticket 0 waits, for at most `patience` polls, for
-// `groups` announcements, then closes the tickets (sets CLOSED in sync[0]) and decides:
-//   GO     all groups announced: every one has read its tiles, so every group may write;
-//   ABORT  otherwise: no group writes a tile; the groups that took a ticket before the
-//          close transpose the matrices by cycle following instead (below), waiting
-//          only for one another; those arriving after the close (they see CLOSED in
-//          their ticket) read and write nothing.
+// `groups` announcements and decides:
+//   GO     all groups announced: every one has read its tiles, so every group may write
+//          (every group holds a ticket, so none can come late: the tickets stay open);
+//   ABORT  otherwise: it closes the tickets (sets CLOSED in sync[0]); no group writes a
+//          tile; the groups that took a ticket before the close transpose the matrices
+//          by cycle following instead (below), waiting only for one another; those
+//          arriving after the close (they see CLOSED in their ticket) only read, which
+//          clobbers nothing, and write nothing.
 // Every wait is bounded or waits for groups that are running (the ticket-0 group's
 // decision; the barriers of later rounds after GO; the fallback's barrier among the
 // groups that took a ticket before the close), so the kernel always ends, with the
@@ -465,9 +467,9 @@ void follow_cycles(matrix_t m, uint rows, uint cols, uint instances, uint partic
 
 // Round 0's check that every group runs (run by work-item 0 of each group, after its
 // group announced its loads in sync[2]): the ticket-0 group polls, at most `patience`
-// times, for all `groups` announcements, closes the tickets and publishes the decision;
-// the others wait for it. Returns the decision, with the number of tickets taken before
-// the close (the groups that run) in its bits from 2 on.
+// times, for all `groups` announcements, closes the tickets unless all came, and
+// publishes the decision; the others wait for it. Returns the decision, with the number of
+// groups that run (all, or those whose tickets came before the close) in its bits from 2 on.
 uint decide(volatile __global uint *sync, uint ticket, uint groups, uint patience) {
   if (ticket != 0) {
     uint d;
@@ -477,7 +479,15 @@ uint decide(volatile __global uint *sync, uint ticket, uint groups, uint patienc
   }
   // Plain loads: atomics from every waiting group on one word serialise at that word and
   // slowed the kernel several-fold.
-  for (uint polls = 0; sync[2] < groups && polls < patience; ++polls) {
+  uint loaded = 0;
+  for (uint polls = 0; (loaded = sync[2]) < groups && polls < patience; ++polls) {
+  }
+  // Every group announced, so every group holds a ticket taken before this: no group can
+  // arrive late, and closing the tickets (two more round trips to the word) is needless.
+  if (loaded == groups) {
+    const uint d = DECISION_GO | groups << 2;
+    atomic_xchg(&sync[1], d);
+    return d;
   }
   const uint running = atomic_or(&sync[0], CLOSED);  // from now on a ticket says CLOSED
   const uint d = (atomic_or(&sync[2], 0u) == groups ? DECISION_GO : DECISION_ABORT) |
@@ -557,13 +567,16 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   const uint lr = lid / TCW, lc = lid - lr * TCW;
   const uint sc = lid / TRW, sr = lid - sc * TRW;
 
+  // The ticket is taken on arrival, but its value is needed only once round 0's loads are
+  // issued: work-item 0 reads it then, so that no group waits for the atomic's round trip
+  // before loading. A group that finds CLOSED in it has only read (which clobbers nothing)
+  // and then neither announces nor writes.
+  uint my_ticket = 0;
   if (lid == 0) {
-    ticket_of_group = atomic_inc(&sync[0]);
+    my_ticket = atomic_inc(&sync[0]);
     decision = DECISION_ABORT;  // stays so for a group that arrives after the close
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint ticket = ticket_of_group;
-  if ((ticket & CLOSED) == 0) {
+  {
     const uint tile_rows = (rows + TR - 1) / TR, tile_cols = (cols + TC - 1) / TC;
     const uint instance_tiles = tile_rows * tile_cols;
 #if IPT_BLOCK > 1
@@ -659,14 +672,19 @@ UNROLL
       mem_fence(CLK_GLOBAL_MEM_FENCE);
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
       if (lid == 0) {
-        atomic_inc(&sync[2]);
         if (k == 0) {
-          const uint d = decide(sync, ticket, groups, patience);
-          decision = d & 3u;
-          running = d >> 2;
-        } else
+          ticket_of_group = my_ticket;
+          if ((my_ticket & CLOSED) == 0) {
+            atomic_inc(&sync[2]);
+            const uint d = decide(sync, my_ticket, groups, patience);
+            decision = d & 3u;
+            running = d >> 2;
+          }
+        } else {
+          atomic_inc(&sync[2]);
           while (sync[2] < groups * (k + 1)) {  // every group is running (GO)
           }
+        }
       }
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
       if (decision != DECISION_GO) break;  // only in round 0: nothing was written
@@ -735,7 +753,8 @@ UNROLL
         }
       }
     }
-    if (decision != DECISION_GO)
+    const uint ticket = ticket_of_group;  // set in round 0, read after its barrier
+    if (decision != DECISION_GO && (ticket & CLOSED) == 0)
 #if IPT_BLOCK > 1
       follow_cycles(m, rows * IPT_BLOCK, row_elements, instances, ticket, running, &sync[4],
                     &sink[lid], (__local elem_t *)stage);
