@@ -185,6 +185,13 @@ ipt_status run(Steps steps, const Block& k, std::vector<std::uint64_t> enqueues 
   return status;
 }
 
+bool in_order(cl_command_queue queue) {
+  cl_command_queue_properties properties = 0;
+  REQUIRE(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties,
+                                nullptr) == CL_SUCCESS);
+  return (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) == 0;
+}
+
 // Fails each point of each site of `steps` in turn; `check` judges each failed run.
 template <class Check>
 void fail_every_point(Steps steps, const Block& k, const Check& check) {
@@ -204,13 +211,29 @@ void fail_every_point(Steps steps, const Block& k, const Check& check) {
             : site == faults::Site::kAllocation ? "allocation "
                                                 : "call ")
            << p << " of " << count << " fails");
+      Points seen;
       const ipt_status status =
           run(steps, k, site == faults::Site::kEnqueue ? fail : std::vector<std::uint64_t>{},
               site == faults::Site::kAllocation ? fail : std::vector<std::uint64_t>{},
-              site == faults::Site::kCall ? fail : std::vector<std::uint64_t>{});
+              site == faults::Site::kCall ? fail : std::vector<std::uint64_t>{}, &seen);
       INFO(ipt_last_error_message());
-      CHECK(status != IPT_SUCCESS);
-      check(status);
+      const std::uint64_t reached = site == faults::Site::kEnqueue      ? seen.enqueues
+                                    : site == faults::Site::kAllocation ? seen.allocations
+                                                                        : seen.calls;
+      if (reached < p) {
+        // On an out-of-order queue a call takes a kept scratch buffer only once the
+        // commands of its last use have completed (runtime/scratch_cache.hpp), so how many
+        // buffers a run creates, and how many events it asks about, depends on the GPU's
+        // pace: this run never came to the point, and must have run clean. Every run comes
+        // to the first point of each site: it starts with no kept scratch.
+        CHECK_FALSE(in_order(k.local().queue));
+        CHECK(p > 1);
+        CHECK(status == IPT_SUCCESS);
+        CHECK(k.matrix().check_guards() == "");
+      } else {
+        CHECK(status != IPT_SUCCESS);
+        check(status);
+      }
       // The next run reuses what the failed one kept, and succeeds.
       CHECK(run(steps, k, {}, {}, {}, nullptr, false) == IPT_SUCCESS);
     }
