@@ -33,14 +33,26 @@ BuiltSets& built_sets() {
   return *instance;
 }
 
+// The threads a build may start besides the caller's: hardware_concurrency reads a file
+// of /sys on every call (about 5 us), so once.
+unsigned build_threads() {
+  static const unsigned threads = std::max(2u, std::thread::hardware_concurrency());
+  return threads;
+}
+
 }  // namespace
 
 void build_programs(const cl::Context& context, const cl::Device& device,
-                    const std::vector<planner::KernelVariant>& variants) {
+                    const std::vector<planner::KernelVariant>& all) {
+  // Most calls find every program built (a lookup each); only the rest take threads.
+  std::vector<planner::KernelVariant> variants;
+  for (const planner::KernelVariant& v : all)
+    if (!program_built(context, device, planner::family_source(v.family), v.options,
+                       v.groups_per_unit))
+      variants.push_back(v);
   // A driver compiles each program on the calling thread; the program cache lets
   // different programs build at once (and the same one once).
-  const std::size_t threads =
-      std::min<std::size_t>(variants.size(), std::max(2u, std::thread::hardware_concurrency()));
+  const std::size_t threads = std::min<std::size_t>(variants.size(), build_threads());
   std::atomic<std::size_t> next{0};
   std::mutex failure_mutex;
   std::exception_ptr failure;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/program_cache.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <future>
@@ -149,6 +150,17 @@ cl::Program build(const cl::Context& context, const cl::Device& device, const st
 }
 
 }  // namespace
+
+bool program_built(const cl::Context& context, const cl::Device& device, const std::string& family,
+                   const std::string& options, std::uint32_t groups_per_unit) {
+  if (kernel_sources_from_files()) return false;
+  const Key key{context(), device(), "embedded:" + family, full_options(device, options),
+                groups_per_unit};
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  const auto found = cache().programs.find(key);
+  return found != cache().programs.end() &&
+         found->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
 
 ProgramRef get_program(const cl::Context& context, const cl::Device& device,
                        const std::string& family, const std::string& options,

@@ -34,6 +34,12 @@ ProgramRef get_program(const cl::Context& context, const cl::Device& device,
                        const std::string& family, const std::string& options,
                        std::uint32_t groups_per_unit = 0);
 
+// Whether get_program would return a program already built, without building: a lookup,
+// for callers that start threads only for what is missing (build_programs). False for
+// sources read from IPT_KERNEL_DIR, which get_program compares by their text.
+bool program_built(const cl::Context& context, const cl::Device& device, const std::string& family,
+                   const std::string& options, std::uint32_t groups_per_unit = 0);
+
 // A built program and the idle kernel objects made from it (PooledKernel). Clearing the
 // cache drops its entries; one still in use lives on, with its pool, until its last
 // PooledKernel is gone.
