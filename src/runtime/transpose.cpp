@@ -7,8 +7,10 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "planner/crowded_onchip.hpp"
 #include "planner/refused_plans.hpp"
 #include "runtime/checked_plans.hpp"
 #include "runtime/device_query.hpp"
@@ -167,9 +169,13 @@ namespace {
 // Enqueues a validated call whose plan `plan_of` makes (the same for every call with the
 // same key: `operation` names what else than the shape it depends on). A call whose plan
 // is cached never wraps the planner in a CallPlanner (an allocation on every call).
-template <typename Planner>
+// `plan_at` (nullptr: none) plans the call at another offset, so that its plan can be
+// moved to the class's other offsets (checked_plans.hpp, learn_moves).
+template <typename Planner, typename PlannerAt = std::nullptr_t>
 void execute_call(const TransposeRequest& request, std::uint64_t capacity,
-                  const std::string& operation, const Planner& plan_of) {
+                  const std::string& operation, const Planner& plan_of,
+                  const PlannerAt& plan_at = nullptr) {
+  constexpr bool movable = !std::is_same_v<PlannerAt, std::nullptr_t>;
   // The caller's handles, valid for the whole call (validated).
   const Borrowed<cl::CommandQueue> queue(request.queue);
   const Borrowed<cl::Buffer> buffer(request.buffer);
@@ -182,16 +188,30 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
   // programs up again (the program cache compares the text), so they keep no plan.
   const bool cacheable = !request.forced_plan && !kernel_sources_from_files();
   std::shared_ptr<const CheckedPlan> checked;
+  bool moved = false;
   if (cacheable) checked = find_checked_plan(key);
+  // A plan moved from another offset is not kept under this one: a loop over a buffer's
+  // matrices would push every other call's plan out of the cache.
+  if constexpr (movable) {
+    if (cacheable && checked == nullptr) {
+      checked = find_moved_plan(key);
+      moved = checked != nullptr;
+    }
+  }
   // A verdict may come back after the plan was made, and one checked again may find a
   // program that the plan avoids resident now.
-  if (checked != nullptr && verdicts_changed(queue, checked->onchip, checked->prepared.plan))
+  if (checked != nullptr && verdicts_changed(queue, checked->onchip, checked->prepared.plan)) {
+    if (moved) forget_moves(key);
     checked = nullptr;
+  }
   if (checked == nullptr) {
     checked = std::make_shared<const CheckedPlan>(prepare_call(
         queue, query_device_profile(request.device), CallPlanner(plan_of),
         overrides_for(request.forced_plan ? &request.plan_request : nullptr), request.forced_plan));
     if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), checked);
+    if constexpr (movable) {
+      if (cacheable) learn_moves(key, Borrowed<cl::Context>(request.context), checked, plan_at);
+    }
   }
   const PreparedPlan& prepared = checked->prepared;
   const cl_mem external = external_memory_of(request.buffer);
@@ -253,7 +273,16 @@ void execute_transpose(const TransposeRequest& request) {
       buffer_capacity(request.buffer_bytes, request.offset, request.elem_size, request.max_bytes);
   const planner::CallShape call{request.rows,   request.cols, request.elem_size,
                                 request.offset, capacity,     request.batch};
-  execute_call(request, capacity, "", transposition(call));
+  // The plan prepare_call makes first at another offset: planning only.
+  const auto plan_at = [&request, call](std::uint64_t offset) {
+    planner::DeviceProfile profile = query_device_profile(request.device);
+    profile.crowded_onchip = crowded_onchip_programs(request.context, request.device);
+    planner::CallShape elsewhere = call;
+    elsewhere.offset = offset;
+    return planner::plan_around_crowded(profile, overrides_for(nullptr),
+                                        CallPlanner(transposition(elsewhere)));
+  };
+  execute_call(request, capacity, "", transposition(call), plan_at);
 }
 
 void execute_stage(const TransposeRequest& request, const planner::Stage& stage) {

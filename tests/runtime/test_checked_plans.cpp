@@ -16,6 +16,7 @@
 #include "runtime/onchip_residency.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/transpose.hpp"
+#include "support/host_reference.hpp"
 
 using ipt::test::GuardedMatrix;
 using ipt::test::ScopedEnv;
@@ -93,6 +94,49 @@ TEST_CASE("another offset, room or setting is planned anew", "[plan-cache]") {
   const auto now = rt::checked_plan_stats();
   CHECK(now.misses == before.misses + 6);
   CHECK(now.hits == before.hits + 1);
+}
+
+TEST_CASE("a loop over the matrices of one buffer moves one plan between offsets, exactly",
+          "[plan-cache]") {
+  // Matrices back to back whose sizes are whole periods (planner/relocation.hpp), so that
+  // every offset of a loop is in one class: the first call is noted, the second learns,
+  // the others are moved. `lead` puts the class off every alignment or on 64 elements.
+  struct Loop {
+    std::size_t rows, cols, elem_size, lead;
+  };
+  const std::vector<Loop> loops = {{64, 100, 4, 3},  {64, 100, 4, 64},  {64, 100, 1, 3},
+                                   {64, 100, 1, 64}, {96, 100, 2, 3},   {96, 100, 2, 64},
+                                   {300, 256, 4, 3}, {1000, 64, 4, 64}, {128, 1000, 4, 3},
+                                   {256, 256, 4, 3}, {120, 120, 8, 64}, {1000, 64, 8, 3}};
+  constexpr std::size_t kMatrices = 6;
+  std::uint64_t seed = 40;
+  for (const Loop& loop : loops) {
+    CAPTURE(loop.rows, loop.cols, loop.elem_size, loop.lead);
+    rt::clear_caches();
+    const std::size_t size = loop.rows * loop.cols;
+    GuardedMatrix m(kMatrices * loop.rows, loop.cols, loop.elem_size, loop.lead, 64, ++seed);
+    const auto transpose_all = [&](std::size_t rows, std::size_t cols, bool backwards) {
+      for (std::size_t i = 0; i < kMatrices; ++i) {
+        const std::size_t k = backwards ? kMatrices - 1 - i : i;
+        REQUIRE(ipt_transpose(session().queue(), m.buffer(), loop.lead + k * size, rows, cols, 0,
+                              nullptr, nullptr, loop.elem_size) == IPT_SUCCESS);
+      }
+      REQUIRE(clFinish(session().queue()) == CL_SUCCESS);
+    };
+    const std::size_t moved = rt::checked_plan_stats().moved;
+    transpose_all(loop.rows, loop.cols, false);
+    CHECK(m.check_holds(ipt::support::permute_010(m.matrix_before(), kMatrices, loop.rows,
+                                                  loop.cols, loop.elem_size)) == "");
+    CHECK(rt::checked_plan_stats().moved - moved == kMatrices - 2);
+    // Back, the last matrix first: the transposed shape's plan moves below its base. A
+    // square's is the same shape: the two offsets planned on the way there are kept, the
+    // moved plans are not (a loop over a buffer would push every other plan out).
+    const std::size_t hits = rt::checked_plan_stats().hits;
+    transpose_all(loop.cols, loop.rows, true);
+    CHECK(m.check_holds(m.matrix_before()) == "");
+    CHECK(rt::checked_plan_stats().moved - moved == 2 * (kMatrices - 2));
+    CHECK(rt::checked_plan_stats().hits - hits == (loop.rows == loop.cols ? 2 : 0));
+  }
 }
 
 TEST_CASE("a call that fails its checks is not remembered and leaves the buffer", "[plan-cache]") {
