@@ -59,11 +59,9 @@ bool same_apart_from_args(const LaunchPlan& a, const LaunchPlan& b) {
          same(a.fill, b.fill) && same(a.split_tail, b.split_tail);
 }
 
-const std::vector<Step>& steps_of(const LaunchPlan& plan, List list) {
-  return list == List::kSteps ? plan.steps : list == List::kUndo ? plan.undo : plan.avoided;
-}
-
-std::vector<Step>& steps_of(LaunchPlan& plan, List list) {
+// The list of steps a shift names, of a const plan or not.
+template <typename Plan>
+auto& steps_of(Plan& plan, List list) {
   return list == List::kSteps ? plan.steps : list == List::kUndo ? plan.undo : plan.avoided;
 }
 

@@ -149,13 +149,22 @@ cl::Program build(const cl::Context& context, const cl::Device& device, const st
   return program;
 }
 
+// The cache's key of a program: `source` is the text read from IPT_KERNEL_DIR, or null for
+// the embedded sources.
+Key key_of(const cl::Context& context, const cl::Device& device, const std::string& family,
+           const std::string* source, const std::string& all_options,
+           std::uint32_t groups_per_unit) {
+  return Key{context(), device(), source != nullptr ? "file:" + *source : "embedded:" + family,
+             all_options, groups_per_unit};
+}
+
 }  // namespace
 
 bool program_built(const cl::Context& context, const cl::Device& device, const std::string& family,
                    const std::string& options, std::uint32_t groups_per_unit) {
   if (kernel_sources_from_files()) return false;
-  const Key key{context(), device(), "embedded:" + family, full_options(device, options),
-                groups_per_unit};
+  const Key key =
+      key_of(context, device, family, nullptr, full_options(device, options), groups_per_unit);
   std::lock_guard<std::mutex> lock(cache().mutex);
   const auto found = cache().programs.find(key);
   return found != cache().programs.end() &&
@@ -168,8 +177,8 @@ ProgramRef get_program(const cl::Context& context, const cl::Device& device,
   const bool from_files = kernel_sources_from_files();
   std::string source = from_files ? program_source(family) : std::string();
   const std::string all_options = full_options(device, options);
-  Key key{context(), device(), from_files ? "file:" + source : "embedded:" + family, all_options,
-          groups_per_unit};
+  const Key key =
+      key_of(context, device, family, from_files ? &source : nullptr, all_options, groups_per_unit);
 
   std::promise<ProgramRef> promise;
   std::shared_future<ProgramRef> result;
