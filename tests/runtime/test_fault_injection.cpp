@@ -20,6 +20,7 @@
 #include "runtime/checked_plans.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/onchip_residency.hpp"
 #include "runtime/program_cache.hpp"
 #include "runtime/scratch_cache.hpp"
 #include "runtime/transpose.hpp"
@@ -292,6 +293,11 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
   // device's threads busy, and a crowded one re-plans the next call, whose commands this
   // test counts. test_onchip_residency.cpp tests the verdicts.
   SteeredProbes resident(ipt::planner::ProbeGroups::kOne);
+  // Verdicts left by earlier tests on the same programs (probed unsteered) would decide
+  // whether this test's calls probe again: from a clean slate, its first call probes as
+  // steered, and later calls alike.
+  rt::clear_checked_plans();
+  rt::clear_onchip_verdicts();
   FaultRun run(c, seed, queue, entry);
   // Prepares and caches the plan (builds, probes), then counts a call's points: its
   // commands, in order, and the kernels among them.
