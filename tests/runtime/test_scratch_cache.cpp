@@ -224,10 +224,12 @@ TEST_CASE("zero scratch is handed out only after a run that completed, apart fro
 
 TEST_CASE("a 2.2 call leaves its zero scratch zero: its last kernel clears the flags",
           "[scratch-cache]") {
-  // The 0100! stage's flags live in the zero scratch when the call's last kernel (BS or
-  // on-chip 010!) can clear them; a later call takes that buffer without a fill, so it
-  // must read all zero once the call is done. Then calls back to back on one queue and
-  // on another queue, each checked in full.
+  // The 0100! stage's flags, and those of a pad before it, live in the zero scratch when
+  // the call's last kernel (BS or on-chip 010!) can clear them; a later call takes that
+  // buffer without a fill, so it must read all zero once the call is done. Then calls
+  // back to back on one queue and on another queue, each checked in full. The padded
+  // shapes (prime columns, padded by one in a buffer of just the matrix: the column
+  // past it kept in scratch) start with the pad.
   const cl::CommandQueue queue(session().queue(), true);
   const cl::CommandQueue other(cl::Context(queue.getInfo<CL_QUEUE_CONTEXT>()),
                                cl::Device(session().device(), true));
@@ -235,26 +237,37 @@ TEST_CASE("a 2.2 call leaves its zero scratch zero: its last kernel clears the f
     const char* overrides;
     std::size_t rows, cols;
     const char* last;  // how ipt_plan names the last stage's kernel
+    std::size_t steps;
   };
   for (const Case& c :
-       {Case{"local_mem=49152,padding=off,sequence=2.2,n=16", 300, 256, "BS tiles"},
+       {Case{"local_mem=49152,padding=off,sequence=2.2,n=16", 300, 256, "BS tiles", 2},
         Case{"resident_groups=1,local_mem=49152,compute_units=1,padding=off,sequence=2.2,n=32",
-             1000, 384, "on chip"}}) {
+             1000, 384, "on chip", 2},
+        Case{"resident_groups=0,local_mem=49152", 401, 1019, "BS tiles", 3},
+        Case{"resident_groups=1,local_mem=49152,compute_units=1", 401, 1019, "on chip", 3}}) {
     ipt::test::ScopedOverrides env(c.overrides);
     INFO(c.overrides);
     ipt_plan_info info{};
     REQUIRE(ipt_plan(session().device(), c.rows, c.cols, 4, nullptr, &info) == IPT_SUCCESS);
     REQUIRE(std::string(info.description).find(c.last) != std::string::npos);
-    // The plan: no fill and no call scratch; the earlier kernels' flags in the zero
-    // scratch, within the words the last kernel clears.
+    // The plan: no fill and no flags in call scratch (which holds only a split matrix's
+    // last column); the earlier kernels' flags in the zero scratch, within the words the
+    // last kernel clears.
     const auto plan = rt::plan_for_call(rt::query_device_profile(session().device()), c.rows,
                                         c.cols, 4, 0, nullptr);
     INFO(ipt::planner::describe(plan));
-    REQUIRE(plan.steps.size() == 2);
+    REQUIRE(plan.steps.size() == c.steps);
     CHECK(plan.fill.empty());
-    CHECK(plan.scratch_bytes == 0);
-    CHECK(plan.steps.front().flags.buffer == Buffer::kZeroScratch);
-    CHECK(within(plan.steps.front().flags, plan.steps.back().zeroes));
+    if (c.steps == 2) CHECK(plan.scratch_bytes == 0);
+    if (c.steps == 3) {
+      REQUIRE(plan.steps.front().family == ipt::planner::Family::kRestride);
+      CHECK_FALSE(plan.split_tail.empty());
+    }
+    for (const auto& step : plan.steps) CHECK(step.flags.buffer != Buffer::kScratch);
+    for (std::size_t i = 0; i + 1 < plan.steps.size(); ++i) {
+      CHECK(plan.steps[i].flags.buffer == Buffer::kZeroScratch);
+      CHECK(within(plan.steps[i].flags, plan.steps.back().zeroes));
+    }
     rt::clear_scratch_cache();
     GuardedMatrix m(c.rows, c.cols, 4, 0, 4, c.rows);
     REQUIRE(ipt_transpose_f32(queue(), m.buffer(), 0, c.rows, c.cols, 0, nullptr, nullptr) ==
