@@ -69,10 +69,21 @@
 //     CPU device), and up to 11 points slower on 8 of 10 instances;
 //   - 2-byte elements in blocks where the columns are odd, the second row of each block
 //     loaded as two words shifted together: a median of 47% of copy on 10 instances, as
-//     one by one; with 8 tiles a group instead of 10 (64 registers, no spill), no faster.
+//     one by one; with 8 tiles a group instead of 10 (64 registers, no spill), no faster;
+//   - blocks of 1- and 2-byte elements at any alignment (an output row that starts inside
+//     a word stored in words that each join two staged blocks, the ends of its share of a
+//     tile element by element; loads shifted at run time): 1-byte elements ran as fast
+//     as in word tiles where neither rows nor columns are multiples of 4 (a median of
+//     25.8% of copy against 25.3% on 11 instances of the random protocol), at 36%
+//     against 28% where only the columns are (11 x 5997 x 1596), but aligned blocks at
+//     31-33% against 46-48%; 2-byte elements with odd rows as fast as one by one (45%).
 // Larger rounds help a little: with tiles held in local memory as well (HELD, below),
-// rounds 1.4 times larger ran floats 1-2 points of copy faster, doubles 3.
-// What it would take: rounds larger still, or that narrower wait without its losses.
+// rounds 1.4 times larger ran floats 1-2 points of copy faster, doubles 3. Fewer, fuller
+// rounds of one matrix (other factors of its side) barely: 6762 x 13709 floats in 14
+// rounds of 483 x 13709 took 0.274 ms, in 23 of 294 x 13709 0.278; 5997 x 17556 in 15
+// rounds of 5997 x 399 0.310 ms, in 28 of 5997 x 627 0.309. So the waits, taken one by
+// one, are not what the rounds lose; the narrower wait above, without its losses, might
+// be.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
