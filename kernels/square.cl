@@ -116,8 +116,11 @@ void pair_of_group(idx_t k, idx_t n, idx_t band, idx_t *ti, idx_t *tj) {
 // Here LANES = TILE / 4 work-items move a tile row: its whole aligned 16-byte vectors
 // first, one per lane (at most LANES - 1 of them where the row does not start on a
 // vector); then the whole work-group moves the up to 3 `head` elements before the first
-// vector and the up to 3 after the last, EDGE slots per row, so that no lane works alone
-// while the others wait. No work-group reads or writes an element of another's tile.
+// vector and the up to 3 after the last, `edge` slots per row, so that no lane works
+// alone while the others wait. No work-group reads or writes an element of another's tile.
+// A row whose width is a multiple of 4 (every row of a whole tile) has 0 or 4 such
+// elements, so 4 slots per row suffice and the tile's edges take one pass of the work-group
+// (6 slots took two); a narrower tile at the matrix's edge takes up to 6 of 8 slots.
 #define LANES (TILE / 4)
 #define ROWS_PER_PASS (4 * WG_ROWS)
 #define VECTOR_PASSES (TILE / ROWS_PER_PASS)
@@ -125,12 +128,14 @@ void pair_of_group(idx_t k, idx_t n, idx_t band, idx_t *ti, idx_t *tj) {
 #error "vector rows: 4-byte elements in one buffer, TILE a multiple of 4 * WG_ROWS"
 #endif
 #define ITEMS (TILE * WG_ROWS)
-#define EDGE 6
-#define EDGE_PASSES ((TILE * EDGE + ITEMS - 1) / ITEMS)
+// Edge slots per row: 4 (log2: 2) where the row's width is a multiple of 4, else 8 (3).
+// Passes enough for 8; with 4, the rows of the passes past the first lie below the tile.
+#define EDGE_SHIFT(w) ((uint)(w) % 4 == 0 ? 2u : 3u)
+#define EDGE_PASSES ((TILE * 8 + ITEMS - 1) / ITEMS)
 #define VEC_AT(v, t) ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (v).s3)
 // A row's elements before its first whole vector (at most w), from its first element.
 #define HEAD(row, w) min((4 - (uint)(((size_t)(row) / 4) % 4)) % 4, (uint)(w))
-// Column of edge slot t (0 .. EDGE - 1) of a row: slots below head hold the head
+// Column of edge slot t (0 .. edge slots - 1) of a row: slots below head hold the head
 // elements; slot head and up the elements after the last of `whole` vectors (w or more:
 // none).
 #define EDGE_COLUMN(t, head, whole) ((uint)(t) < (head) ? (uint)(t) : (whole) * 4 + (uint)(t))
@@ -153,11 +158,12 @@ void pair_of_group(idx_t k, idx_t n, idx_t band, idx_t *ti, idx_t *tj) {
   }
 #define FOR_MY_EDGES(BODY)                                             \
   UNROLL for (int q = 0; q < EDGE_PASSES; ++q) {                       \
-    const uint slot = item + (uint)q * ITEMS, r = slot / EDGE;         \
+    const uint shift = EDGE_SHIFT(w);                                  \
+    const uint slot = item + (uint)q * ITEMS, r = slot >> shift;       \
     if (r < (uint)h) {                                                 \
       __global elem_t *row = m.data + base + (row0 + r) * n + col0;    \
       const uint head = HEAD(row, w), whole = ((uint)w - head) / 4;    \
-      const uint c = EDGE_COLUMN(slot - r * EDGE, head, whole);        \
+      const uint c = EDGE_COLUMN(slot - (r << shift), head, whole);    \
       if (c < (uint)w) {                                               \
         BODY                                                           \
       }                                                                \
