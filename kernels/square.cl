@@ -120,8 +120,9 @@ void pair_of_group(idx_t k, idx_t n, idx_t band, idx_t *ti, idx_t *tj) {
 // alone while the others wait. No work-group reads or writes an element of another's tile.
 // A row whose width is a multiple of 4 (every row of a whole tile) has 0 or 4 such
 // elements, so 4 slots per row suffice and the tile's edges take one pass of the work-group
-// (6 slots took two, and 30011^2 floats ran at 67% of the copy bandwidth against 77-79%);
-// a narrower tile at the matrix's edge takes up to 6 of 8 slots.
+// (6 slots took two, and 30011^2 floats ran at 67% of the copy bandwidth against 77-79%;
+// 30012^2, whose rows have no edge elements, at 71% against 83%: the second pass cost
+// where it moved nothing); a narrower tile at the matrix's edge takes up to 6 of 8 slots.
 #define LANES (TILE / 4)
 #define ROWS_PER_PASS (4 * WG_ROWS)
 #define VECTOR_PASSES (TILE / ROWS_PER_PASS)
