@@ -116,8 +116,9 @@ void pair_of_group(idx_t k, idx_t n, idx_t band, idx_t *ti, idx_t *tj) {
 // Here LANES = TILE / 4 work-items move a tile row: its whole aligned 16-byte vectors
 // first, one per lane (at most LANES - 1 of them where the row does not start on a
 // vector); then the whole work-group moves the up to 3 `head` elements before the first
-// vector and the up to 3 after the last, `edge` slots per row, so that no lane works
-// alone while the others wait. No work-group reads or writes an element of another's tile.
+// vector and the up to 3 after the last, in edge slots of 4 or 8 per row (EDGE_SHIFT), so
+// that no lane works alone while the others wait. No work-group reads or writes an element
+// of another's tile.
 // A row whose width is a multiple of 4 (every row of a whole tile) has 0 or 4 such
 // elements, so 4 slots per row suffice and the tile's edges take one pass of the work-group
 // (6 slots took two, and 30011^2 floats ran at 67% of the copy bandwidth against 77-79%;
