@@ -38,11 +38,19 @@
 // index (offset + k) is a multiple of U, they are stored as U-element units of one wide
 // word each; the fewer than U elements before and after those units (loose) move one by
 // one, by the first 2(U - 1) work-items. Narrow elements stored one by one close rows up
-// at a fraction of the speed of 8-byte ones. The loads stay element by element: a unit's
-// sources may straddle a row's end, and rows start anywhere. (The same words on the
-// source side of rows spread from a compact matrix made the padding slower: a warp's
-// element stores then land a word apart.) A split matrix's destinations lie before its
-// split (the host checks), so they are plain memory; the sources go through AT.
+// at a fraction of the speed of 8-byte ones. (The same words on the source side of rows
+// spread from a compact matrix made the padding slower: a warp's element stores then land
+// a word apart.) A split matrix's destinations lie before its split (the host checks), so
+// they are plain memory; the sources go through AT.
+//
+// Source words (1- and 2-byte elements, little-endian devices). A unit's sources start
+// anywhere, so they are loaded as the two aligned unit words that hold them and shifted
+// into place in registers; loaded one by one, 1-byte rows closed up at 37% of the copy
+// bandwidth. The bytes around the unit in those words belong to other
+// units (or to the gaps between rows) and are dropped: a work-item stores only what it
+// read for its own unit, which no other group writes before this chunk is "read". A unit
+// whose sources straddle a row's end, or whose words would reach past the matrix's last
+// row or (split) into its tail, loads element by element.
 
 #define CHUNK ((idx_t)WG * PER_ITEM)
 
@@ -128,6 +136,52 @@ typedef union {
   elem_t e[IPT_UNITS];
   unit_word_t word;
 } unit_t;
+#if IPT_ELEM_BYTES < 4 && IPT_SCALAR == 0 && defined(__ENDIAN_LITTLE__)
+#define IPT_SOURCE_WORDS 1
+#define UNIT_UINTS (IPT_UNITS * IPT_ELEM_BYTES / 4)
+#if UNIT_UINTS == 4
+#define UINT_OF(x, i) ((i) == 0 ? (x).s0 : (i) == 1 ? (x).s1 : (i) == 2 ? (x).s2 : (x).s3)
+#define UNIT_OF(o) ((uint4)((o)[0], (o)[1], (o)[2], (o)[3]))
+#else
+#define UINT_OF(x, i) ((i) == 0 ? (x).s0 : (x).s1)
+#define UNIT_OF(o) ((uint2)((o)[0], (o)[1]))
+#endif
+// The unit of U elements that starts `shift` elements into the two unit words at `from`.
+unit_word_t unit_in_window(__global const unit_word_t *from, uint shift) {
+  const unit_word_t a = from[0], b = from[1];
+  uint w[2 * UNIT_UINTS], o[UNIT_UINTS];
+  UNROLL for (int i = 0; i < UNIT_UINTS; ++i) {
+    w[i] = UINT_OF(a, i);
+    w[i + UNIT_UINTS] = UINT_OF(b, i);
+  }
+  const uint d = shift * IPT_ELEM_BYTES / 4, bits = shift * IPT_ELEM_BYTES % 4 * 8;
+  UNROLL for (int i = 0; i < UNIT_UINTS; ++i) {
+    uint lo = w[i], hi = w[i + 1];
+    UNROLL for (int dd = 1; dd < UNIT_UINTS; ++dd) if (d == (uint)dd) {
+        lo = w[i + dd];
+        hi = w[i + dd + 1];
+      }
+    o[i] = (uint)(upsample(hi, lo) >> bits);  // bytes from lo, then from hi
+  }
+  return UNIT_OF(o);
+}
+// A unit's loads in FOR_MY_UNITS, into its word vw[p]: from its two words where both end
+// by the end of the matrix's last row and its sources lie in one row, else element by
+// element, each shifted into its place in the word.
+#define LOAD_UNIT_WORD                                                                    \
+  const idx_t first_word = (offset + at) / IPT_UNITS;                                     \
+  if (c + IPT_UNITS <= len && first_word + 2 <= words_below_end) {                        \
+    vw[p] = unit_in_window(buffer_words + first_word, (uint)((offset + at) % IPT_UNITS)); \
+  } else {                                                                                \
+    uint o[UNIT_UINTS] = {0};                                                             \
+    UNROLL for (int u = 0; u < IPT_UNITS; ++u) o[u * IPT_ELEM_BYTES / 4] |=               \
+        (uint)AT(m, UNIT_SOURCE(u)) << (u * IPT_ELEM_BYTES % 4 * 8);                      \
+    vw[p] = UNIT_OF(o);                                                                   \
+  }                                                                                       \
+  UNROLL for (int i = 0; i < UNIT_UINTS; ++i) consumed ^= UINT_OF(vw[p], i);
+#else
+#define IPT_SOURCE_WORDS 0
+#endif
 #define UNITS_PER_ITEM (PER_ITEM / IPT_UNITS)
 #define V(p, u) v[(p) * IPT_UNITS + (u)]
 // The work-item's units are lid + p * WG: each stored at element k and loaded from row r,
@@ -209,10 +263,24 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
   const idx_t unit_step = (idx_t)WG * IPT_UNITS;
   const idx_t unit_rows = unit_step / len, unit_cols = unit_step - unit_rows * len;
   const idx_t first_k = a + lid * IPT_UNITS;
+#if IPT_SOURCE_WORDS
+  // The buffer's unit words that end at or before the end of the matrix's last row (and
+  // of a split matrix's part in the buffer): a unit loads its two words only where both
+  // are among them.
+  idx_t in_buffer = (rows - 1) * s_in + len;
+#if IPT_SPLIT
+  in_buffer = min(in_buffer, m.split);
+#endif
+  const idx_t words_below_end = (offset + in_buffer) / IPT_UNITS;
+  __global const unit_word_t *buffer_words = (__global const unit_word_t *)buffer;
+  unit_word_t vw[UNITS_PER_ITEM];
+  FOR_MY_UNITS(LOAD_UNIT_WORD)
+#else
   FOR_MY_UNITS(UNROLL for (int u = 0; u < IPT_UNITS; ++u) {
     V(p, u) = AT(m, UNIT_SOURCE(u));
     consumed ^= ELEM_WORD(V(p, u));
   })
+#endif
 #elif IPT_SPLIT
   // The chunk's sources (and below, its destinations) as one array where they can be.
   const idx_t src_first = r0 * s_in + c0;
@@ -253,8 +321,12 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
 
 #if IPT_UNITS > 1
   if (loose) m.data[loose_k] = TRANSFORMED(loose_v);
+#if IPT_SOURCE_WORDS
+  FOR_MY_UNITS(UNIT_WORD(k) = vw[p];)
+#else
   FOR_MY_UNITS(unit_t w; UNROLL for (int u = 0; u < IPT_UNITS; ++u) w.e[u] = TRANSFORMED(V(p, u));
                UNIT_WORD(k) = w.word;)
+#endif
 #elif IPT_SPLIT
   __global elem_t *dst = run_of(m, first_dest, last_dest);
   if (dst != 0)
