@@ -46,11 +46,11 @@
 // Source words (1- and 2-byte elements, little-endian devices). A unit's sources start
 // anywhere, so they are loaded as the two aligned unit words that hold them and shifted
 // into place in registers; loaded one by one, 1-byte rows closed up at 37% of the copy
-// bandwidth. The bytes around the unit in those words belong to other
-// units (or to the gaps between rows) and are dropped: a work-item stores only what it
-// read for its own unit, which no other group writes before this chunk is "read". A unit
-// whose sources straddle a row's end, or whose words would reach past the matrix's last
-// row or (split) into its tail, loads element by element.
+// bandwidth. The bytes around the unit in those words belong to other units (or to the
+// gaps between rows) and are dropped: a work-item stores only what it read for its own
+// unit, which no other group writes before this chunk is "read". A unit whose sources
+// straddle a row's end, or whose words would reach past the matrix's last row or (split)
+// into its tail, loads element by element.
 
 #define CHUNK ((idx_t)WG * PER_ITEM)
 
