@@ -43,14 +43,16 @@
 // a word apart.) A split matrix's destinations lie before its split (the host checks), so
 // they are plain memory; the sources go through AT.
 //
-// Source words (1- and 2-byte elements, little-endian devices). A unit's sources start
-// anywhere, so they are loaded as the two aligned unit words that hold them and shifted
-// into place in registers; loaded one by one, 1-byte rows closed up at 37% of the copy
-// bandwidth. The bytes around the unit in those words belong to other units (or to the
-// gaps between rows) and are dropped: a work-item stores only what it read for its own
-// unit, which no other group writes before this chunk is "read". A unit whose sources
-// straddle a row's end, or whose words would reach past the matrix's last row or (split)
-// into its tail, loads element by element.
+// Source words (1-byte elements, little-endian devices). A unit's sources start anywhere,
+// so they are loaded as the two aligned unit words that hold them and shifted into place
+// in registers; loaded one by one, 1-byte rows closed up at 37% of the copy bandwidth, and
+// as words at 57%. 2-byte rows load element by element: they have half as many loads per
+// unit, and as words they closed up more slowly (75% of copy against 80%). The bytes
+// around the unit in those words belong to other units (or to the gaps between rows) and
+// are dropped: a work-item stores only what it read for its own unit, which no other group
+// writes before this chunk is "read". A unit whose sources straddle a row's end, or whose
+// words would reach past the matrix's last row or (split) into its tail, loads element by
+// element.
 
 #define CHUNK ((idx_t)WG * PER_ITEM)
 
@@ -136,7 +138,7 @@ typedef union {
   elem_t e[IPT_UNITS];
   unit_word_t word;
 } unit_t;
-#if IPT_ELEM_BYTES < 4 && IPT_SCALAR == 0 && defined(__ENDIAN_LITTLE__)
+#if IPT_ELEM_BYTES == 1 && IPT_SCALAR == 0 && defined(__ENDIAN_LITTLE__)
 #define IPT_SOURCE_WORDS 1
 #define UNIT_UINTS (IPT_UNITS * IPT_ELEM_BYTES / 4)
 #if UNIT_UINTS == 4
