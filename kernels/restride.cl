@@ -138,7 +138,7 @@ typedef union {
   elem_t e[IPT_UNITS];
   unit_word_t word;
 } unit_t;
-#if IPT_ELEM_BYTES == 1 && IPT_SCALAR == 0 && defined(__ENDIAN_LITTLE__)
+#if IPT_ELEM_BYTES < 4 && IPT_SCALAR == 0 && defined(__ENDIAN_LITTLE__)
 #define IPT_SOURCE_WORDS 1
 #define UNIT_UINTS (IPT_UNITS * IPT_ELEM_BYTES / 4)
 #if UNIT_UINTS == 4
@@ -148,32 +148,21 @@ typedef union {
 #define UINT_OF(x, i) ((i) == 0 ? (x).s0 : (x).s1)
 #define UNIT_OF(o) ((uint2)((o)[0], (o)[1]))
 #endif
-// The unit of U elements that starts `shift` elements into the two unit words at `from`.
-unit_word_t unit_in_window(__global const unit_word_t *from, uint shift) {
-  const unit_word_t a = from[0], b = from[1];
-  uint w[2 * UNIT_UINTS], o[UNIT_UINTS];
-  UNROLL for (int i = 0; i < UNIT_UINTS; ++i) {
-    w[i] = UINT_OF(a, i);
-    w[i + UNIT_UINTS] = UINT_OF(b, i);
-  }
-  const uint d = shift * IPT_ELEM_BYTES / 4, bits = shift * IPT_ELEM_BYTES % 4 * 8;
-  UNROLL for (int i = 0; i < UNIT_UINTS; ++i) {
-    uint lo = w[i], hi = w[i + 1];
-    UNROLL for (int dd = 1; dd < UNIT_UINTS; ++dd) if (d == (uint)dd) {
-        lo = w[i + dd];
-        hi = w[i + dd + 1];
-      }
-    o[i] = (uint)(upsample(hi, lo) >> bits);  // bytes from lo, then from hi
-  }
+// The unit of U elements whose first byte lies `bits` / 8 bytes into the 4-byte word at
+// `from`: UNIT_UINTS + 1 words loaded, each pair shifted together.
+unit_word_t unit_from_uints(__global const uint *from, uint bits) {
+  uint w[UNIT_UINTS + 1], o[UNIT_UINTS];
+  UNROLL for (int i = 0; i <= UNIT_UINTS; ++i) w[i] = from[i];
+  UNROLL for (int i = 0; i < UNIT_UINTS; ++i) o[i] = (uint)(upsample(w[i + 1], w[i]) >> bits);
   return UNIT_OF(o);
 }
-// A unit's loads in FOR_MY_UNITS, into its word vw[p]: from its two words where both end
-// by the end of the matrix's last row and its sources lie in one row, else element by
-// element, each shifted into its place in the word.
+// A unit's loads in FOR_MY_UNITS, into its word vw[p]: from the 4-byte words around it
+// where all end by the end of the matrix's last row and its sources lie in one row, else
+// element by element, each shifted into its place in the word.
 #define LOAD_UNIT_WORD                                                                    \
-  const idx_t first_word = (offset + at) / IPT_UNITS;                                     \
-  if (c + IPT_UNITS <= len && first_word + 2 <= words_below_end) {                        \
-    vw[p] = unit_in_window(buffer_words + first_word, (uint)((offset + at) % IPT_UNITS)); \
+  const idx_t first_byte = (offset + at) * IPT_ELEM_BYTES;                                \
+  if (c + IPT_UNITS <= len && first_byte / 4 + UNIT_UINTS + 1 <= uints_below_end) {       \
+    vw[p] = unit_from_uints(buffer_uints + first_byte / 4, (uint)(first_byte % 4) * 8);   \
   } else {                                                                                \
     uint o[UNIT_UINTS] = {0};                                                             \
     UNROLL for (int u = 0; u < IPT_UNITS; ++u) o[u * IPT_ELEM_BYTES / 4] |=               \
@@ -273,8 +262,8 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
 #if IPT_SPLIT
   in_buffer = min(in_buffer, m.split);
 #endif
-  const idx_t words_below_end = (offset + in_buffer) / IPT_UNITS;
-  __global const unit_word_t *buffer_words = (__global const unit_word_t *)buffer;
+  const idx_t uints_below_end = (offset + in_buffer) * IPT_ELEM_BYTES / 4;
+  __global const uint *buffer_uints = (__global const uint *)buffer;
   unit_word_t vw[UNITS_PER_ITEM];
   FOR_MY_UNITS(LOAD_UNIT_WORD)
 #else
