@@ -43,13 +43,14 @@
 // a word apart.) A split matrix's destinations lie before its split (the host checks), so
 // they are plain memory; the sources go through AT.
 //
-// Source words (1-byte elements, little-endian devices). A unit's sources start anywhere,
-// so they are loaded as the two aligned unit words that hold them and shifted into place
-// in registers; loaded one by one, 1-byte rows closed up at 37% of the copy bandwidth, and
-// as words at 57%. 2-byte rows load element by element: they have half as many loads per
-// unit, and as words they closed up more slowly (75% of copy against 80%). The bytes
-// around the unit in those words belong to other units (or to the gaps between rows) and
-// are dropped: a work-item stores only what it read for its own unit, which no other group
+// Source words (1- and 2-byte elements, little-endian devices). A unit's sources start
+// anywhere, so they are loaded as the 4-byte words that hold them, one more than the unit
+// has, each pair shifted together in registers. Loaded one by one, 1-byte rows closed up
+// at 37% of the copy bandwidth and 2-byte ones at 80%; as 4-byte words at 69% and 95%.
+// (Two aligned unit words and a run-time choice among their parts ran 1-byte rows at 57%
+// and 2-byte ones at 75%: the choice cost more than the loads it saved.) The bytes around
+// the unit in those words belong to other units (or to the gaps between rows) and are
+// dropped: a work-item stores only what it read for its own unit, which no other group
 // writes before this chunk is "read". A unit whose sources straddle a row's end, or whose
 // words would reach past the matrix's last row or (split) into its tail, loads element by
 // element.
