@@ -256,9 +256,10 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
   const idx_t unit_rows = unit_step / len, unit_cols = unit_step - unit_rows * len;
   const idx_t first_k = a + lid * IPT_UNITS;
 #if IPT_SOURCE_WORDS
-  // The buffer's unit words that end at or before the end of the matrix's last row (and
-  // of a split matrix's part in the buffer): a unit loads its two words only where both
-  // are among them.
+  // The buffer's 4-byte words that end at or before the end of the matrix's last row (and
+  // of a split matrix's part in the buffer): a unit loads its words only where all of
+  // them are among these. (32-bit indices: the host keeps offset + extent below 2^31
+  // elements, so the byte index fits.)
   idx_t in_buffer = (rows - 1) * s_in + len;
 #if IPT_SPLIT
   in_buffer = min(in_buffer, m.split);
