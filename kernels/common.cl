@@ -40,6 +40,10 @@ typedef uint idx_t;
 #define UNROLL _Pragma("unroll 1")
 #endif
 
+// Component i of a 4-component vector, i known when the kernel is compiled (an unrolled
+// loop's counter): the choice folds away and the vector stays in registers.
+#define VEC4_AT(v, i) ((i) == 0 ? (v).s0 : (i) == 1 ? (v).s1 : (i) == 2 ? (v).s2 : (v).s3)
+
 // Helper functions in kernels are plain (not `inline`): under C99 rules an `inline`
 // function has no external definition, and NVIDIA's compiler then fails at
 // -cl-opt-disable with "Unresolved extern function".

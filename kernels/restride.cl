@@ -143,7 +143,7 @@ typedef union {
 #define IPT_SOURCE_WORDS 1
 #define UNIT_UINTS (IPT_UNITS * IPT_ELEM_BYTES / 4)
 #if UNIT_UINTS == 4
-#define UINT_OF(x, i) ((i) == 0 ? (x).s0 : (i) == 1 ? (x).s1 : (i) == 2 ? (x).s2 : (x).s3)
+#define UINT_OF(x, i) VEC4_AT(x, i)
 #define UNIT_OF(o) ((uint4)((o)[0], (o)[1], (o)[2], (o)[3]))
 #else
 #define UINT_OF(x, i) ((i) == 0 ? (x).s0 : (x).s1)

@@ -135,7 +135,6 @@ void pair_of_group(idx_t k, idx_t n, idx_t band, idx_t *ti, idx_t *tj) {
 // Passes enough for 8; with 4, the rows of the passes past the first lie below the tile.
 #define EDGE_SHIFT(w) ((uint)(w) % 4 == 0 ? 2u : 3u)
 #define EDGE_PASSES ((TILE * 8 + ITEMS - 1) / ITEMS)
-#define VEC_AT(v, t) ((t) == 0 ? (v).s0 : (t) == 1 ? (v).s1 : (t) == 2 ? (v).s2 : (v).s3)
 // A row's elements before its first whole vector (at most w), from its first element.
 #define HEAD(row, w) min((4 - (uint)(((size_t)(row) / 4) % 4)) % 4, (uint)(w))
 // Column of edge slot t (0 .. edge slots - 1) of a row: slots below head hold the head
@@ -180,7 +179,7 @@ void load_tile(__local elem_t *tile, matrix_t m, idx_t base, idx_t n, idx_t row0
   // Every load of a work-item is issued before any value lands in local memory.
   elem_t v[VECTOR_PASSES][4], e[EDGE_PASSES];
   FOR_MY_VECTORS(const uint4 x = *(__global const uint4 *)(row + head + lane * 4);
-                 UNROLL for (int t = 0; t < 4; ++t) v[p][t] = VEC_AT(x, t);)
+                 UNROLL for (int t = 0; t < 4; ++t) v[p][t] = VEC4_AT(x, t);)
   FOR_MY_EDGES(e[q] = row[c];)
   FOR_MY_VECTORS(UNROLL for (int t = 0; t < 4; ++t)
                      tile[SLOT(r, head + lane * 4 + t)] = v[p][t];)
