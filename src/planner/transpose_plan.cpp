@@ -155,7 +155,15 @@ TransposePlan best_onchip_two_stage(const DeviceProfile& device, std::uint64_t M
     if (std::none_of(plan.stages.begin(), plan.stages.end(),
                      [](const Stage& s) { return s.onchip; }))
       return;
-    const double cost = estimated_cost(device, plan, elem_size, layout);
+    // Among on-chip plans of 1- and 2-byte elements, those whose on-chip stage moves
+    // blocks take that stage's time as the cost model has it; the others a pass's
+    // difference at full tiles longer, the same for each, so that among themselves they
+    // rank as before.
+    double cost = estimated_cost(device, plan, elem_size, layout);
+    for (const Stage& s : plan.stages)
+      if (s.onchip && !onchip_moves_blocks(config, elem_size, s.B, s.C))
+        cost += (onchip_slowdown_without_blocks(elem_size) - 1) /
+                onchip_full_tile_efficiency(elem_size);
     if (best.stages.empty() || cost < best_cost) {
       best = plan;
       best_cost = cost;

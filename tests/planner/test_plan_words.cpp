@@ -149,3 +149,39 @@ TEST_CASE("float plans prefer factors whose super-elements fill wide words", "[p
   CHECK(soa_stage_efficiency(device, 639, 4) == soa_stage_efficiency(four, 639, 4));
   CHECK(soa_stage_efficiency(device, 142, 8) == soa_stage_efficiency(four, 142, 8));
 }
+
+TEST_CASE("narrow plans prefer on-chip instances that move in blocks of words",
+          "[planner][words][onchip]") {
+  // 1- and 2-byte elements in the on-chip step run about twice and 1.5 times as fast in
+  // blocks (instance rows a multiple of 4; of 2 with even columns) as otherwise. These
+  // rows have divisors that allow blocks beside the one the float costs alone pick
+  // (15052 = 4 * 3763: m = 3763 before; 7620 = 4 * 1905: m = 1270; 9860: m = 986;
+  // 19480: m = 974).
+  const DeviceProfile device = ipt::test::nvidia_like();
+  struct Case {
+    std::uint64_t rows, cols;
+    std::size_t elem_size;
+    bool blocks;
+  };
+  const auto onchip_blocks = [&](const LaunchPlan& plan, int* onchip) {
+    int blocks = 0;
+    for (const Step& step : plan.steps)
+      if (step.family == Family::kOnChip) {
+        ++*onchip;
+        blocks += step.options.find("-DIPT_BLOCK=") != std::string::npos;
+      }
+    return blocks;
+  };
+  for (const Case c :
+       {Case{15052, 3374, 1, true}, Case{7620, 13101, 1, true}, Case{9860, 11563, 1, true},
+        Case{19480, 17193, 1, true}, Case{8000, 15966, 2, true},
+        // 19756 = 44 * 449: blocks only with super-elements of 44 bytes,
+        // which cost more than they save; 7611 is odd.
+        Case{19756, 13042, 1, false}, Case{7611, 12568, 1, false}}) {
+    const LaunchPlan plan = plan_call(device, CallShape{c.rows, c.cols, c.elem_size, 0, 0, 1});
+    INFO(c.rows << " x " << c.cols << ", " << c.elem_size << " bytes\n" << describe(plan));
+    int onchip = 0;
+    CHECK(onchip_blocks(plan, &onchip) == (c.blocks ? 1 : 0));
+    CHECK(onchip == 1);
+  }
+}

@@ -234,8 +234,10 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
   const double used = static_cast<double>(rows * cols) /
                       static_cast<double>(onchip_tiles(config, rows, cols) *
                                           onchip_tile(config, rows, cols).area());
-  return (elem_size >= 8 ? 0.8 : 0.72) * std::sqrt(used);
+  return onchip_full_tile_efficiency(elem_size) * std::sqrt(used);
 }
+
+double onchip_full_tile_efficiency(std::size_t elem_size) { return elem_size >= 8 ? 0.8 : 0.72; }
 
 namespace {
 
@@ -296,6 +298,17 @@ OnChipConfig without_needless_hold(const OnChipConfig& config, const OnChipTile&
 }
 
 }  // namespace
+
+bool onchip_moves_blocks(const OnChipConfig& config, std::size_t elem_size, std::uint64_t rows,
+                         std::uint64_t cols) {
+  StepSite site;
+  site.elem_size = elem_size;  // offset 0, one buffer
+  return step_tile(config, site, rows, cols).block > 1;
+}
+
+double onchip_slowdown_without_blocks(std::size_t elem_size) {
+  return elem_size == 1 ? 50.0 / 26.0 : elem_size == 2 ? 68.0 / 46.0 : 1.0;
+}
 
 using namespace steps;
 
