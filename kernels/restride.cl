@@ -157,6 +157,15 @@ unit_word_t unit_from_uints(__global const uint *from, uint bits) {
   UNROLL for (int i = 0; i < UNIT_UINTS; ++i) o[i] = (uint)(upsample(w[i + 1], w[i]) >> bits);
   return UNIT_OF(o);
 }
+// The element-by-element fallback below is rare. Unrolled for 1-byte elements it holds
+// a unit's 16 loads at once, and the registers it takes lower the occupancy of the whole
+// kernel; so there each 4-byte word's elements are gathered in a rolled loop.
+#if IPT_ELEM_BYTES == 1
+#define FALLBACK_UNROLL _Pragma("unroll 1")
+#else
+#define FALLBACK_UNROLL UNROLL
+#endif
+#define PER_UINT (4 / IPT_ELEM_BYTES)
 // A unit's loads in FOR_MY_UNITS, into its word vw[p]: from the 4-byte words around it
 // where all end by the end of the matrix's last row and its sources lie in one row, else
 // element by element, each shifted into its place in the word.
@@ -165,9 +174,13 @@ unit_word_t unit_from_uints(__global const uint *from, uint bits) {
   if (c + IPT_UNITS <= len && first_byte / 4 + UNIT_UINTS + 1 <= uints_below_end) {       \
     vw[p] = unit_from_uints(buffer_uints + first_byte / 4, (uint)(first_byte % 4) * 8);   \
   } else {                                                                                \
-    uint o[UNIT_UINTS] = {0};                                                             \
-    UNROLL for (int u = 0; u < IPT_UNITS; ++u) o[u * IPT_ELEM_BYTES / 4] |=               \
-        (uint)AT(m, UNIT_SOURCE(u)) << (u * IPT_ELEM_BYTES % 4 * 8);                      \
+    uint o[UNIT_UINTS];                                                                   \
+    UNROLL for (int i = 0; i < UNIT_UINTS; ++i) {                                         \
+      uint word = 0;                                                                      \
+      FALLBACK_UNROLL for (int t = 0; t < PER_UINT; ++t) word |=                          \
+          (uint)AT(m, UNIT_SOURCE(i * PER_UINT + t)) << (t * IPT_ELEM_BYTES * 8);         \
+      o[i] = word;                                                                        \
+    }                                                                                     \
     vw[p] = UNIT_OF(o);                                                                   \
   }                                                                                       \
   UNROLL for (int i = 0; i < UNIT_UINTS; ++i) consumed ^= UINT_OF(vw[p], i);
