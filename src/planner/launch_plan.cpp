@@ -207,7 +207,8 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
       throw std::invalid_argument(std::string("square kernel: ") + e.what());
     }
     if (overrides.square_vectors) square_plan.vectors = *overrides.square_vectors;
-    if (overrides.square_bands) square_plan.band = *overrides.square_bands ? kSquareBand : 0;
+    if (overrides.square_bands)
+      square_plan.band = *overrides.square_bands ? square_band(elem_size) : 0;
     if (plan.batch > 1)
       square_plan =
           complete_square_plan(square_plan, plan.padded_rows, std::uint64_t{1} << 20, plan.batch);

@@ -97,8 +97,9 @@ const char* const kHelp =
     "  --tile T, --wg-rows R  force the square kernel's tile and work-group rows\n"
     "  --vectors on|off|both  square: rows of 4-byte elements in 16-byte vectors or\n"
     "                    element by element (default: the planner's)\n"
-    "  --bands on|off|both  square: tile pairs in bands of 8 tile columns or down the\n"
-    "                    tile columns (default: the planner's)\n"
+    "  --bands on|off|both  square: tile pairs in bands of tile columns (16 of 4-byte\n"
+    "                    elements, 8 of others) or down the tile columns (default:\n"
+    "                    the planner's)\n"
     "  --buffer exact|padded  stages: a buffer of exactly the matrix (default) or with\n"
     "                    room for any padding\n"
     "  --tiles padded|swizzled|both  the local-memory tile layout of the square and\n"
@@ -575,7 +576,7 @@ void run_square(Runner& runner, const Options& options, std::uint64_t elements) 
       for (const bool band : bands)
         for (const bool vector : vectors) {
           plan.vectors = vector;
-          plan.band = band ? ipt::planner::kSquareBand : 0;
+          plan.band = band ? ipt::planner::square_band(options.elem_size) : 0;
           const bool moved = ipt::planner::square_vectors(plan, options.elem_size, false);
           if (vector && !moved) {
             std::printf(

@@ -28,13 +28,16 @@ struct SquarePlan {
   // rows do not start on them; square_step where the step allows (square_vectors).
   bool vectors = false;
   // The order of the tile pairs (`band` of kernels/square.cl): 0 down the tile columns,
-  // else row by row in bands of this many tile columns (plan_square: kSquareBand for
+  // else row by row in bands of this many tile columns (plan_square: square_band for
   // large matrices whose rows do not start on cache lines).
   std::uint64_t band = 0;
 };
 
-// Bands of tile columns and the matrices that take them (plan_square).
-inline constexpr std::uint64_t kSquareBand = 8;
+// Bands of tile columns and the matrices that take them (plan_square): 16 tile columns
+// of 4-byte elements, 8 of others.
+inline constexpr std::uint64_t square_band(std::size_t elem_size) {
+  return elem_size == 4 ? 16 : 8;
+}
 inline constexpr std::uint64_t kSquareBandFromBytes = std::uint64_t{4} << 30;
 
 // Whether this step moves tile rows in 16-byte vectors: where the plan takes them, the
