@@ -99,6 +99,7 @@ for bad in 1e3 -5 +5 12abc 1.5 18446744073709551616; do
   refused --shapes "$bad" "$bench" shapes --shapes "7200x1800,${bad}x5"
   refused --slices "$bad" "$bench" host --slices "2,$bad"
   refused --sizes "$bad" "$kernel_bench" square --sizes "$bad,1024"
+  refused --band-widths "$bad" "$kernel_bench" square --band-widths "8,$bad"
   refused --shapes "$bad" "$kernel_bench" onchip --shapes "4x${bad}x5"
   refused DIMS "$bad" "$plan" permute "4,$bad" 1,0
   refused PERM "$bad" "$plan" permute 4,5 "1,$bad"
@@ -121,6 +122,7 @@ list_refused "--sizes: '16384,' has an empty item" "$bench" square --sizes 16384
 list_refused "--shapes: '7200' is not of the form ROWSxCOLS" "$bench" shapes --shapes 7200
 list_refused "DIMS has 2 axes, PERM 3" "$plan" permute 4,5 0,1,2
 list_refused "--soa-shapes: '1x2x3' is not of the form IxAxBxC" "$kernel_bench" soa --soa-shapes 1x2x3
+list_refused "--band-widths: a band is 1 tile column or more" "$kernel_bench" square --band-widths 8,0
 shapes_file=$(mktemp)
 printf '7200 1800\n-5 100\n' > "$shapes_file"
 list_refused "--shapes-file line 2: '-5' is not a number" "$bench" shapes --shapes-file "$shapes_file"

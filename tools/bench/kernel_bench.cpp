@@ -57,6 +57,7 @@ struct Options {
   std::size_t tile = 0, wg_rows = 0;                            // square mode (0: planner's)
   std::vector<bool> vectors;                                    // square mode (empty: planner's)
   std::vector<bool> bands;                                      // square mode (empty: planner's)
+  std::vector<std::uint64_t> band_widths;         // square mode, in bands (empty: square_band)
   std::vector<ipt::planner::TileLayout> layouts;  // --tiles (empty: the mode's default)
 };
 
@@ -100,6 +101,8 @@ const char* const kHelp =
     "  --bands on|off|both  square: tile pairs in bands of tile columns (16 of 4-byte\n"
     "                    elements, 8 of others) or down the tile columns (default:\n"
     "                    the planner's)\n"
+    "  --band-widths W,...  square: a row in bands of each W tile columns (with\n"
+    "                    --bands off or both: and one down the tile columns)\n"
     "  --buffer exact|padded  stages: a buffer of exactly the matrix (default) or with\n"
     "                    room for any padding\n"
     "  --tiles padded|swizzled|both  the local-memory tile layout of the square and\n"
@@ -199,6 +202,12 @@ Options parse(int argc, char** argv) {
       .value("--vectors",
              [&](const std::string& v) { options.vectors = on_off_both(v, "--vectors"); })
       .value("--bands", [&](const std::string& v) { options.bands = on_off_both(v, "--bands"); })
+      .value("--band-widths",
+             [&](const std::string& v) {
+               options.band_widths = cli::parse_count_list(v, "--band-widths");
+               for (const auto w : options.band_widths)
+                 if (w == 0) throw cli::CliError("--band-widths: a band is 1 tile column or more");
+             })
       .value("--tiles",
              [&](const std::string& v) {
                using ipt::planner::TileLayout;
@@ -572,11 +581,22 @@ void run_square(Runner& runner, const Options& options, std::uint64_t elements) 
       }
       std::vector<bool> vectors = options.vectors, bands = options.bands;
       if (vectors.empty()) vectors.push_back(plan.vectors);
-      if (bands.empty()) bands.push_back(plan.band != 0);
+      if (bands.empty()) bands.push_back(plan.band != 0 || !options.band_widths.empty());
+      // The band widths to run: 0 (down the tile columns) for bands off; for bands on, the
+      // planner's width or each of --band-widths.
+      std::vector<std::uint64_t> widths;
       for (const bool band : bands)
+        if (!band)
+          widths.push_back(0);
+        else if (options.band_widths.empty())
+          widths.push_back(ipt::planner::square_band(options.elem_size));
+        else
+          widths.insert(widths.end(), options.band_widths.begin(), options.band_widths.end());
+      for (const std::uint64_t width : widths)
         for (const bool vector : vectors) {
           plan.vectors = vector;
-          plan.band = band ? ipt::planner::square_band(options.elem_size) : 0;
+          plan.band = width;
+          const bool band = width != 0;
           const bool moved = ipt::planner::square_vectors(plan, options.elem_size, false);
           if (vector && !moved) {
             std::printf(
@@ -587,7 +607,8 @@ void run_square(Runner& runner, const Options& options, std::uint64_t elements) 
           }
           runner.row("square",
                      "tile=" + std::to_string(plan.tile) + "x" + std::to_string(plan.wg_rows) +
-                         (moved ? " vectors " : " ") + (band ? "bands " : "") +
+                         (moved ? " vectors " : " ") +
+                         (band ? "bands=" + std::to_string(width) + " " : "") +
                          ipt::planner::tile_layout_name(layout),
                      dims({n, n}), n * n, [&](const StepSite& site) {
                        return ipt::planner::square_step(site, n, plan);
