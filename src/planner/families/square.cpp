@@ -79,11 +79,11 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   // orders in the same run): bands of 8 ran 38011^2 floats at 78% of the copy bandwidth
   // against 68% down the tile columns, 46340^2 at 80-84% against 74-75%, 46349^2 at 72-75%
   // against 66%, 30011^2 doubles at 77% against 72%, 50000^2 floats (rows on 32-byte
-  // sectors) at 81% against 79%; bands of 32 were no faster than 8. Below 4 GiB the winner depends
-  // on the machine: 30011^2 floats (3.4 GiB) lost on one H200 (73-77% against 77-79%) and
-  // won on another (72% against 67%); 10007^2 and 20011^2 lost on both. Rows of whole lines
-  // ran as fast either way (36000^2 and 40000^2 floats: 90-99%). Floats in vector rows
-  // take bands of 16 tile columns (64 x 64 tiles: 4 KiB of a row): 46349^2 in 5.59-5.60
+  // sectors) at 81% against 79%; bands of 32 were no faster than 8 then. Below 4 GiB the
+  // winner depends on the machine: 30011^2 floats (3.4 GiB) lost on one H200 (73-77%
+  // against 77-79%) and won on another (72% against 67%); 10007^2 and 20011^2 lost on both.
+  // Rows of whole lines ran as fast either way (36000^2 and 40000^2 floats: 90-99%). Floats
+  // (in vector rows) take bands of 16 tile columns, 4 KiB of a row: 46349^2 in 5.59-5.60
   // ms against 5.70-5.72 in bands of 8, 38011^2 3.68 against 3.79; bands of 4 and 2 were
   // slower (docs/results/square-band-width.log). Doubles keep 8 (not measured at 16).
   plan.band = rows_off_lines && n > 0 && n * elem_size > kSquareBandFromBytes / n
