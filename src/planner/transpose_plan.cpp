@@ -161,9 +161,7 @@ TransposePlan best_onchip_two_stage(const DeviceProfile& device, std::uint64_t M
     // rank as before.
     double cost = estimated_cost(device, plan, elem_size, layout);
     for (const Stage& s : plan.stages)
-      if (s.onchip && !onchip_moves_blocks(config, elem_size, s.B, s.C))
-        cost += (onchip_slowdown_without_blocks(elem_size) - 1) /
-                onchip_full_tile_efficiency(elem_size);
+      if (s.onchip) cost += onchip_cost_without_blocks(config, elem_size, s.B, s.C);
     if (best.stages.empty() || cost < best_cost) {
       best = plan;
       best_cost = cost;

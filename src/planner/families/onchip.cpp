@@ -225,6 +225,11 @@ bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t c
   return holds(rows, cols) && holds(cols, rows);
 }
 
+namespace {
+// onchip_efficiency for instances that fill their tiles.
+double full_tile_efficiency(std::size_t elem_size) { return elem_size >= 8 ? 0.8 : 0.72; }
+}  // namespace
+
 double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
                          std::size_t elem_size) {
   // On-chip instances of 64 x 15000, 128 x 10000 and 160 x 20000 floats, whose tiles are
@@ -234,10 +239,8 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
   const double used = static_cast<double>(rows * cols) /
                       static_cast<double>(onchip_tiles(config, rows, cols) *
                                           onchip_tile(config, rows, cols).area());
-  return onchip_full_tile_efficiency(elem_size) * std::sqrt(used);
+  return full_tile_efficiency(elem_size) * std::sqrt(used);
 }
-
-double onchip_full_tile_efficiency(std::size_t elem_size) { return elem_size >= 8 ? 0.8 : 0.72; }
 
 namespace {
 
@@ -299,15 +302,14 @@ OnChipConfig without_needless_hold(const OnChipConfig& config, const OnChipTile&
 
 }  // namespace
 
-bool onchip_moves_blocks(const OnChipConfig& config, std::size_t elem_size, std::uint64_t rows,
-                         std::uint64_t cols) {
+double onchip_cost_without_blocks(const OnChipConfig& config, std::size_t elem_size,
+                                  std::uint64_t rows, std::uint64_t cols) {
+  if (elem_size > 2) return 0;
   StepSite site;
   site.elem_size = elem_size;  // offset 0, one buffer
-  return step_tile(config, site, rows, cols).block > 1;
-}
-
-double onchip_slowdown_without_blocks(std::size_t elem_size) {
-  return elem_size == 1 ? 50.0 / 26.0 : elem_size == 2 ? 68.0 / 46.0 : 1.0;
+  if (step_tile(config, site, rows, cols).block > 1) return 0;
+  const double slowdown = elem_size == 1 ? 50.0 / 26.0 : 68.0 / 46.0;
+  return (slowdown - 1) / full_tile_efficiency(elem_size);
 }
 
 using namespace steps;

@@ -116,19 +116,16 @@ bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t c
 // unused rows and columns.
 double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
                          std::size_t elem_size);
-// Its value for instances that fill their tiles.
-double onchip_full_tile_efficiency(std::size_t elem_size);
 
-// Whether the on-chip step of rows x cols elem_size-byte elements, in one buffer from a
-// 4-byte word, moves them in blocks of 4-byte words (kernels/onchip.cl, IPT_BLOCK), and
-// how much longer 1- and 2-byte elements take otherwise: onchip_efficiency rates them as
-// floats, which blocks come near and tiles of elements or words do not. On an H200, the
-// random protocol's first 40 shapes (ipt-kernel-bench stages, docs/results/stages-u8.log
-// and stages-f16.log): u8 steps in blocks at a median of 50% of copy, in word tiles 26%;
-// f16 in blocks 68%, one by one 46%.
-bool onchip_moves_blocks(const OnChipConfig& config, std::size_t elem_size, std::uint64_t rows,
-                         std::uint64_t cols);
-double onchip_slowdown_without_blocks(std::size_t elem_size);
+// What an on-chip step of rows x cols 1- or 2-byte elements (in one buffer, from a 4-byte
+// word) costs beyond onchip_efficiency's estimate, in passes at full tiles, unless it moves
+// them in blocks of 4-byte words (kernels/onchip.cl, IPT_BLOCK); 0 for wider elements.
+// onchip_efficiency rates narrow elements as floats, which blocks come near and tiles of
+// elements or words do not. On an H200, the random protocol's first 40 shapes
+// (ipt-kernel-bench stages, docs/results/stages-u8.log and stages-f16.log): u8 steps in
+// blocks at a median of 50% of copy, in word tiles 26%; f16 in blocks 68%, one by one 46%.
+double onchip_cost_without_blocks(const OnChipConfig& config, std::size_t elem_size,
+                                  std::uint64_t rows, std::uint64_t cols);
 
 // Its step builder (planner/families/onchip.cpp): its program holds tiles in local memory
 // only where the rounds are fewer for it. A region left with Buffer::kNone is placed
