@@ -26,8 +26,9 @@
 // groups are vertical neighbours in the upper triangle and horizontal ones in the lower,
 // and an upper tile's right-hand neighbour comes a whole tile column (of up to n / TILE
 // pairs) later. Numbered in bands of `band` tile columns, row by row within a band, both
-// neighbours come within `band` pairs, except across the edges of bands. Matrices of
-// several GiB ran faster in bands, smaller ones slower (planner/families/square.cpp):
+// neighbours come within `band` pairs, except across the edges of bands. Matrices whose
+// tile columns hold more than a few MiB ran faster in bands, smaller ones slower
+// (planner/families/square.cpp):
 // likely the cache merges the two parts of a line when they come close together, and
 // holds a whole tile column's pairs only for the smaller matrices.
 //

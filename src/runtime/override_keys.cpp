@@ -114,9 +114,9 @@ const std::vector<OverrideKey>& keys() {
                else if (v == "on") o.plan.square_vectors = true;
                else bad_value(k, v, "auto, off or on"))},
       {"square.bands", false, "`auto`, `off`, `on`",
-       "the square kernel's tile pairs in bands of tile columns (16 of 4-byte elements, 8 of "
-       "others) for matrices of more than 4 GiB whose rows do not start on cache lines, never "
-       "or always",
+       "the square kernel's tile pairs in bands of tile columns (32 of 4- and 8-byte elements, "
+       "8 of others) for matrices whose tile columns hold more than 6 MiB and whose rows do "
+       "not start on cache lines, never or always",
        IPT_SET(if (v == "auto") o.plan.square_bands.reset();
                else if (v == "off") o.plan.square_bands = false;
                else if (v == "on") o.plan.square_bands = true;

@@ -142,16 +142,16 @@ TEST_CASE("square transpose with vector rows through IPT_OVERRIDES",
 
 TEST_CASE("square transpose with its pairs in bands through IPT_OVERRIDES",
           "[square][api][overrides][bands]") {
-  // square.bands=on orders the pairs in bands (of 16 tile columns of floats) whatever the
-  // matrix (the planner takes them only past 4 GiB); with vector rows, word tiles, 8- and 16-byte
-  // elements, and small tiles that make several bands of a small matrix.
+  // square.bands=on orders the pairs in bands (of 32 tile columns of floats) whatever the
+  // matrix (the planner takes them only for tile columns of more than 6 MiB); with vector rows,
+  // word tiles, 8- and 16-byte elements, and small tiles that make several bands of a small matrix.
   for (const char* forced : {"square.bands=on", "square.bands=on,square.tile=8,square.wg_rows=2",
                              "square.bands=on,square.vectors=on,tiles=swizzled"}) {
     ipt::test::ScopedEnv env("IPT_OVERRIDES", forced);
     INFO(forced);
     ipt_plan_info info;
     REQUIRE(ipt_plan(session().device(), 1001, 1001, 4, nullptr, &info) == IPT_SUCCESS);
-    CHECK(std::string(info.description).find("bands of 16 tile columns") != std::string::npos);
+    CHECK(std::string(info.description).find("bands of 32 tile columns") != std::string::npos);
     for (std::size_t n : {1, 9, 64, 65, 131, 257, 1001})
       for (std::size_t elem_size : {1, 2, 4, 8, 16})
         transpose_and_check(n, elem_size, n * 5 + elem_size);

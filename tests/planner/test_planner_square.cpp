@@ -173,20 +173,24 @@ TEST_CASE("the square plan orders its pairs in bands for large matrices of rows 
   DeviceProfile device;
   device.local_mem_bytes = 49152;
   device.line_bytes = 128;
-  // More than 4 GiB with rows that do not start on lines: 38011^2 floats (5.4 GiB),
-  // 30011^2 doubles (6.7 GiB), 50000^2 floats (rows on 32-byte sectors, not lines); bands
-  // of 16 tile columns of 4-byte elements, 8 of others.
-  CHECK(plan_square(device, 38011, 4).band == 16);
-  CHECK(plan_square(device, 30011, 8).band == 8);
-  CHECK(plan_square(device, 50000, 4).band == 16);
-  CHECK(plan_square(device, 65537, 1).band == 8);
-  CHECK(plan_square(device, 46349, 2).band == 8);
-  // 4 GiB or less, or rows of whole lines: down the tile columns.
-  CHECK(plan_square(device, 30011, 4).band == 0);   // 3.4 GiB
-  CHECK(plan_square(device, 32767, 4).band == 0);   // just under 4 GiB
-  CHECK(plan_square(device, 32769, 4).band == 16);  // just over
-  CHECK(plan_square(device, 40000, 4).band == 0);   // 160000-byte rows: whole lines
-  CHECK(plan_square(device, 65536, 1).band == 0);
+  // Tile columns of more than 6 MiB with rows that do not start on lines: floats and
+  // doubles (tiles 256 bytes across) of more than 24576 rows, 50000^2 floats (rows on
+  // 32-byte sectors, not lines), 2-byte elements (tiles of 64, 128 bytes) of more than
+  // 49152; bands of 32 tile columns of 4- and 8-byte elements, 8 of others.
+  CHECK(plan_square(device, 38011, 4).band == 32);
+  CHECK(plan_square(device, 30011, 4).band == 32);
+  CHECK(plan_square(device, 24577, 4).band == 32);  // just over 6 MiB
+  CHECK(plan_square(device, 24577, 8).band == 32);
+  CHECK(plan_square(device, 30011, 8).band == 32);
+  CHECK(plan_square(device, 50000, 4).band == 32);
+  CHECK(plan_square(device, 49153, 2).band == 8);
+  // 6 MiB or less, or rows of whole lines: down the tile columns.
+  CHECK(plan_square(device, 24575, 4).band == 0);  // just under
+  CHECK(plan_square(device, 21011, 8).band == 0);
+  CHECK(plan_square(device, 46349, 2).band == 0);
+  CHECK(plan_square(device, 65537, 1).band == 0);  // tiles of 64 bytes: 4 MiB
+  CHECK(plan_square(device, 40000, 4).band == 0);  // 160000-byte rows: whole lines
+  CHECK(plan_square(device, 24576, 8).band == 0);
   CHECK(plan_square(device, 1001, 4).band == 0);
   // Without cache lines, never.
   device.line_bytes = 0;
@@ -198,9 +202,9 @@ TEST_CASE("the square plan orders its pairs in bands for large matrices of rows 
   const StepSite site{4, 0, device.local_mem_bytes, false};
   const auto banded = square_step(site, 38011, plan_square(device, 38011, 4));
   REQUIRE(banded.args.size() == 6);
-  CHECK(banded.args.back().value == 16);
-  CHECK(banded.what.find("pairs in bands of 16 tile columns") != std::string::npos);
-  const auto plain = square_step(site, 30011, plan_square(device, 30011, 4));
+  CHECK(banded.args.back().value == 32);
+  CHECK(banded.what.find("pairs in bands of 32 tile columns") != std::string::npos);
+  const auto plain = square_step(site, 20011, plan_square(device, 20011, 4));
   CHECK(plain.args.back().value == 0);
   CHECK(plain.what.find("bands") == std::string::npos);
 }

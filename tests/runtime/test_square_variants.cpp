@@ -254,7 +254,7 @@ TEST_CASE("vector rows only where the step allows them", "[square][variants][vec
 }
 
 TEST_CASE("square kernel with its pairs in bands of tile columns", "[square][variants][bands]") {
-  // Bands of 1, 2, 3, 8 and 16 tile columns over 1 to 21 tile columns: bands whole and partial
+  // Bands of 1, 2, 3, 8, 16 and 32 tile columns over 1 to 38 tile columns: bands whole and partial
   // (the last one narrower), each band's rectangle above the diagonal and its triangle;
   // element by element, in vector rows, in word tiles; both index widths; batches, whose
   // matrices each start their bands anew.
@@ -267,8 +267,8 @@ TEST_CASE("square kernel with its pairs in bands of tile columns", "[square][var
                           Variant{4, 16, 4, true, false}, Variant{1, 16, 1, false, true},
                           Variant{2, 8, 2, false, true}})
     for (const bool index64 : {false, true})
-      for (const std::uint64_t band : {1, 2, 3, 8, 16})
-        for (const std::size_t n : {1, 7, 8, 9, 24, 65, 100, 130, 164})
+      for (const std::uint64_t band : {1, 2, 3, 8, 16, 32})
+        for (const std::size_t n : {1, 7, 8, 9, 24, 65, 100, 130, 164, 300})
           for (const std::uint64_t matrices : {1, 2}) {
             ipt::planner::SquarePlan plan;
             plan.tile = v.tile;
@@ -285,5 +285,5 @@ TEST_CASE("square kernel with its pairs in bands of tile columns", "[square][var
             ++moved;
             CHECK(ipt::test::check_step(step, site, matrices * n * n, 17, 900 + n + band) == "");
           }
-  CHECK(moved == 5 * 2 * 5 * 9 * 2);
+  CHECK(moved == 5 * 2 * 6 * 10 * 2);
 }

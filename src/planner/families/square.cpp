@@ -74,19 +74,19 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   // elements lost (15001^2: 74% against 79%), so they stay element by element.
   const bool rows_off_lines = device.line_bytes > 0 && n * elem_size % device.line_bytes != 0;
   plan.vectors = rows_off_lines && elem_size == 4;
-  // Pairs in bands of tile columns (kernels/square.cl says why) for matrices of more than
-  // 4 GiB whose rows do not start on cache lines. Measured (ipt-kernel-bench square, both
-  // orders in the same run): bands of 8 ran 38011^2 floats at 78% of the copy bandwidth
-  // against 68% down the tile columns, 46340^2 at 80-84% against 74-75%, 46349^2 at 72-75%
-  // against 66%, 30011^2 doubles at 77% against 72%, 50000^2 floats (rows on 32-byte
-  // sectors) at 81% against 79%; bands of 32 were no faster than 8 then. Below 4 GiB the
-  // winner depends on the machine: 30011^2 floats (3.4 GiB) lost on one H200 (73-77%
-  // against 77-79%) and won on another (72% against 67%); 10007^2 and 20011^2 lost on both.
-  // Rows of whole lines ran as fast either way (36000^2 and 40000^2 floats: 90-99%). Floats
-  // (in vector rows) take bands of 16 tile columns, 4 KiB of a row: 46349^2 in 5.59-5.60
-  // ms against 5.70-5.72 in bands of 8, 38011^2 3.68 against 3.79; bands of 4 and 2 were
-  // slower (docs/results/square-band-width.log). Doubles keep 8 (not measured at 16).
-  plan.band = rows_off_lines && n > 0 && n * elem_size > kSquareBandFromBytes / n
+  // Pairs in bands of tile columns (kernels/square.cl says why) where rows do not start on
+  // cache lines and a tile column holds more than 6 MiB: floats and doubles (tiles of 256
+  // bytes across) of more than 24576 rows. Down the tile columns, the pairs that share a
+  // line come a tile column apart. Measured (ipt-kernel-bench square, both orders in one
+  // run, bands of 32): floats 46349^2 at 81% of the copy bandwidth, 38011^2 82.5%,
+  // 30011^2 82-83% against 78-79% down the columns, 27011^2 83% against 82%, 24577^2 80%
+  // either way, 20011^2 80% against 82%; doubles 30011^2 77-79%, 24577^2 79% against
+  // 77.5%, 21011^2 and 19997^2 79-80% either way (docs/results/square-band-width.log).
+  // Floats ran fastest in bands of 32 (against 64, 48, 24, 16, 12, 8, 4 and 2), doubles in
+  // 32 and 64 alike (16 and 8 slower); 1- and 2-byte elements (tiles of 64 and 128 bytes
+  // across) keep 8, not measured. Rows of whole lines ran as fast either way (36000^2 and
+  // 40000^2 floats: 90-99%).
+  plan.band = rows_off_lines && n > kSquareBandFromColumnBytes / (plan.tile * elem_size)
                   ? square_band(elem_size)
                   : 0;
   if (forced_tile != 0) plan.tile = forced_tile;

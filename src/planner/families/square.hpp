@@ -33,12 +33,13 @@ struct SquarePlan {
   std::uint64_t band = 0;
 };
 
-// Bands of tile columns and the matrices that take them (plan_square): 16 tile columns
-// of 4-byte elements, 8 of others.
+// Bands of tile columns and the matrices that take them (plan_square): 32 tile columns
+// of 4- and 8-byte elements (8 KiB of a row), 8 of others; where a tile column holds
+// more than 6 MiB.
 inline constexpr std::uint64_t square_band(std::size_t elem_size) {
-  return elem_size == 4 ? 16 : 8;
+  return elem_size >= 4 ? 32 : 8;
 }
-inline constexpr std::uint64_t kSquareBandFromBytes = std::uint64_t{4} << 30;
+inline constexpr std::uint64_t kSquareBandFromColumnBytes = std::uint64_t{6} << 20;
 
 // Whether this step moves tile rows in 16-byte vectors: where the plan takes them, the
 // element is 4 bytes, the matrix lies in one buffer (no split) and the tile is a multiple
