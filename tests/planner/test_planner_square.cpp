@@ -184,6 +184,7 @@ TEST_CASE("the square plan orders its pairs in bands for large matrices of rows 
   CHECK(plan_square(device, 30011, 8).band == 32);
   CHECK(plan_square(device, 50000, 4).band == 32);
   CHECK(plan_square(device, 49153, 2).band == 8);
+  CHECK(plan_square(device, 20011, 16).band == 8);  // tiles of 512 bytes: 9.8 MiB
   // 6 MiB or less, or rows of whole lines: down the tile columns.
   CHECK(plan_square(device, 24575, 4).band == 0);  // just under
   CHECK(plan_square(device, 21011, 8).band == 0);

@@ -83,8 +83,8 @@ SquarePlan plan_square(const DeviceProfile& device, std::uint64_t n, std::size_t
   // either way, 20011^2 80% against 82%; doubles 30011^2 77-79%, 24577^2 79% against
   // 77.5%, 21011^2 and 19997^2 79-80% either way (docs/results/square-band-width.log).
   // Floats ran fastest in bands of 32 (against 64, 48, 24, 16, 12, 8, 4 and 2), doubles in
-  // 32 and 64 alike (16 and 8 slower); 1- and 2-byte elements (tiles of 64 and 128 bytes
-  // across) keep 8, not measured. Rows of whole lines ran as fast either way (36000^2 and
+  // 32 and 64 alike (16 and 8 slower); 1-, 2- and 16-byte elements (tiles of 64, 128 and
+  // 512 bytes across) keep 8, not measured. Rows of whole lines ran as fast either way (36000^2 and
   // 40000^2 floats: 90-99%).
   plan.band = rows_off_lines && n > kSquareBandFromColumnBytes / (plan.tile * elem_size)
                   ? square_band(elem_size)

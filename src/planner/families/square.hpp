@@ -37,7 +37,7 @@ struct SquarePlan {
 // of 4- and 8-byte elements (8 KiB of a row), 8 of others; where a tile column holds
 // more than 6 MiB.
 inline constexpr std::uint64_t square_band(std::size_t elem_size) {
-  return elem_size >= 4 ? 32 : 8;
+  return elem_size == 4 || elem_size == 8 ? 32 : 8;
 }
 inline constexpr std::uint64_t kSquareBandFromColumnBytes = std::uint64_t{6} << 20;
 
