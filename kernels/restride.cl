@@ -31,7 +31,8 @@
 // A step that comes last may also transform the values it stores (TRANSFORMED,
 // kernels/common.cl): ipt_imatcopy's alpha and conjugation cost no pass of their own.
 //
-// Host-defined: WG (work-items per group), PER_ITEM (elements per work-item), IPT_UNITS.
+// Host-defined: WG (work-items per group), PER_ITEM (elements per work-item), IPT_UNITS,
+// IPT_RARE_ITEMS.
 //
 // Units (IPT_UNITS = U > 1). Rows closed up into a compact matrix (s_out == len) land on
 // consecutive elements: a chunk's destinations are one run. From the first whose buffer
@@ -52,8 +53,21 @@
 // the unit in those words belong to other units (or to the gaps between rows) and are
 // dropped: a work-item stores only what it read for its own unit, which no other group
 // writes before this chunk is "read". A unit whose sources straddle a row's end, or whose
-// words would reach past the matrix's last row or (split) into its tail, loads element by
-// element.
+// words would reach past the matrix's last row or across a split, is rare: it loads
+// element by element (below).
+//
+// Rare units (IPT_RARE_ITEMS = R, set by the host where rows are long enough). Loaded by
+// their owners element by element, in a branch beside the word loads, they cost a 1-byte
+// unpad a sixth of its time (19101 x 15761: 0.198 ms against 0.167): the branch keeps
+// the compiler from issuing a work-item's word loads at once, and the kernel takes 40
+// registers instead of 32. With R, owners load only the units whose words lie whole in
+// the buffer or (past a split) in the tail, without a branch around the others, and
+// store every unit; meanwhile the whole group loads the chunk's rare units' elements, R
+// per work-item, into local memory, and stores them over the owners' words after a
+// barrier. Rare units sit in slots: one per row end inside the chunk, three around the
+// first source past a split, one for the matrix's last unit (the only one whose words
+// can pass the end without crossing a row's end or the split); the host gives R so that
+// a chunk's slots fit.
 
 #define CHUNK ((idx_t)WG * PER_ITEM)
 
@@ -166,6 +180,58 @@ unit_word_t unit_from_uints(__global const uint *from, uint bits) {
 #define FALLBACK_UNROLL UNROLL
 #endif
 #define PER_UINT (4 / IPT_ELEM_BYTES)
+#if IPT_RARE_ITEMS
+// Where a unit's words lie whole: in the buffer, below the end of the matrix's last row
+// (and its split), or, past a split, in the tail, below its end. Neither, or across a
+// row's end: rare.
+#define IN_BUFFER(first_byte) ((first_byte) / 4 + UNIT_UINTS + 1 <= uints_below_end)
+#if IPT_SPLIT
+#define TAIL_BYTE(at) ((split_tail_at + (at)-m.split) * IPT_ELEM_BYTES)
+#define IN_TAIL(at, tail_byte) \
+  ((at) >= m.split && (tail_byte) / 4 + UNIT_UINTS + 1 <= tail_uints_end)
+#else
+#define TAIL_BYTE(at) 0
+#define IN_TAIL(at, tail_byte) false
+#endif
+// In FOR_MY_UNITS: whether the unit's words lie whole in the buffer, or in the tail.
+// (Loaded from neither, a rare unit's word is 0 until the group stores its elements.)
+#define UNIT_PLACES                                                                       \
+  const idx_t first_byte = (offset + at) * IPT_ELEM_BYTES, tail_byte = TAIL_BYTE(at);     \
+  const bool words_in_buffer = c + IPT_UNITS <= len && IN_BUFFER(first_byte);            \
+  const bool words_in_tail = c + IPT_UNITS <= len && IN_TAIL(at, tail_byte);
+#define LOAD_UNIT_WORD                                                                    \
+  UNIT_PLACES                                                                             \
+  vw[p] = 0;                                                                              \
+  if (words_in_buffer)                                                                    \
+    vw[p] = unit_from_uints(buffer_uints + first_byte / 4, (uint)(first_byte % 4) * 8);   \
+  else if (words_in_tail)                                                                 \
+    vw[p] = unit_from_uints(tail_uints + tail_byte / 4, (uint)(tail_byte % 4) * 8);       \
+  UNROLL for (int i = 0; i < UNIT_UINTS; ++i) consumed ^= UINT_OF(vw[p], i);
+// Element u of the chunk's rare unit in slot `slot` (below): `held` where there is one,
+// with its source index `from` and destination `to`.
+#define RARE_ELEMENT(slot, u)                                                              \
+  idx_t from = 0, to = 0;                                                                  \
+  bool held = false;                                                                       \
+  if (slot < rare_rows) {                                                                  \
+    const idx_t r = rare_first_row + slot, end = (r + 1) * len;                            \
+    const idx_t into = (offset + end) % IPT_UNITS;                                         \
+    to = end - into + u;                                                                   \
+    held = into != 0;                                                                      \
+    from = to < end ? r * s_in + (to - r * len) : (r + 1) * s_in + (to - end);             \
+  } else if (slot <= rare_rows + 3) {                                                      \
+    const uint i = slot - rare_rows;                                                       \
+    const bool exists =                                                                    \
+        i < 3 ? IPT_SPLIT && k_split + i * IPT_UNITS >= 2 * IPT_UNITS : whole_end >= IPT_UNITS; \
+    const idx_t k = i < 3 ? k_split + i * IPT_UNITS - 2 * IPT_UNITS : whole_end - IPT_UNITS; \
+    if (exists && k >= a && k + IPT_UNITS <= b) {                                          \
+      const idx_t r = k / len, c = k - r * len, at = r * s_in + c;                        \
+      UNIT_PLACES                                                                          \
+      held = c + IPT_UNITS <= len && !words_in_buffer && !words_in_tail;                   \
+      from = at + u;                                                                       \
+      to = k + u;                                                                          \
+    }                                                                                      \
+  }
+#else
 // A unit's loads in FOR_MY_UNITS, into its word vw[p]: from the 4-byte words around it
 // where all end by the end of the matrix's last row and its sources lie in one row, else
 // element by element, each shifted into its place in the word.
@@ -184,8 +250,10 @@ unit_word_t unit_from_uints(__global const uint *from, uint bits) {
     vw[p] = UNIT_OF(o);                                                                   \
   }                                                                                       \
   UNROLL for (int i = 0; i < UNIT_UINTS; ++i) consumed ^= UINT_OF(vw[p], i);
+#endif
 #else
 #define IPT_SOURCE_WORDS 0
+#undef IPT_RARE_ITEMS
 #endif
 #define UNITS_PER_ITEM (PER_ITEM / IPT_UNITS)
 #define V(p, u) v[(p) * IPT_UNITS + (u)]
@@ -280,7 +348,37 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
   const idx_t uints_below_end = (offset + in_buffer) * IPT_ELEM_BYTES / 4;
   __global const uint *buffer_uints = (__global const uint *)buffer;
   unit_word_t vw[UNITS_PER_ITEM];
+#if IPT_RARE_ITEMS
+  // A chunk's rare units, by slot: the unit across each row's end inside [a, b), from
+  // rare_first_row on; where the matrix is split, the three whole units before the first
+  // source past the split (k_split, rounded down to a unit) and the one holding it; the
+  // matrix's last whole unit. Slots without a rare unit stay unused.
+  const idx_t rare_first_row = a / len;
+  const idx_t rare_rows =
+      b > a && (b - 1) / len > rare_first_row ? (b - 1) / len - rare_first_row : 0;
+#if IPT_SPLIT
+  __global const uint *tail_uints = (__global const uint *)split_tail;
+  const idx_t tail_uints_end = TAIL_BYTE((rows - 1) * s_in + len) / 4;
+  idx_t k_split = first_source_at_or_after(m.split, len, s_in);
+  k_split -= (offset + k_split) % IPT_UNITS;
+#else
+  // No split: no tail, and those three slots stay unused.
+  __global const uint *tail_uints = buffer_uints;
+  const idx_t k_split = 0;
+#endif
+  const idx_t whole_end = total - (offset + total) % IPT_UNITS;  // of the matrix's units
+  __local elem_t rare_elements[IPT_RARE_ITEMS * WG];
+#endif
   FOR_MY_UNITS(LOAD_UNIT_WORD)
+#if IPT_RARE_ITEMS
+  // The group loads the rare units' elements into local memory, IPT_RARE_ITEMS per
+  // work-item, while the owners' loads are in flight.
+  UNROLL for (int q = 0; q < IPT_RARE_ITEMS; ++q) {
+    const uint t = (uint)lid + (uint)q * WG, slot = t / IPT_UNITS, u = t % IPT_UNITS;
+    RARE_ELEMENT(slot, u)
+    if (held) rare_elements[t] = AT(m, from);
+  }
+#endif
 #else
   FOR_MY_UNITS(UNROLL for (int u = 0; u < IPT_UNITS; ++u) {
     V(p, u) = AT(m, UNIT_SOURCE(u));
@@ -329,6 +427,15 @@ void ipt_restride(__global elem_t *buffer, idx_t offset, idx_t rows, idx_t len, 
   if (loose) m.data[loose_k] = TRANSFORMED(loose_v);
 #if IPT_SOURCE_WORDS
   FOR_MY_UNITS(UNIT_WORD(k) = vw[p];)
+#if IPT_RARE_ITEMS
+  // The owners stored their rare units' words as 0: the group's rare elements over them.
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  UNROLL for (int q = 0; q < IPT_RARE_ITEMS; ++q) {
+    const uint t = (uint)lid + (uint)q * WG, slot = t / IPT_UNITS, u = t % IPT_UNITS;
+    RARE_ELEMENT(slot, u)
+    if (held) m.data[to] = rare_elements[t];
+  }
+#endif
 #else
   FOR_MY_UNITS(unit_t w; UNROLL for (int u = 0; u < IPT_UNITS; ++u) w.e[u] = TRANSFORMED(V(p, u));
                UNIT_WORD(k) = w.word;)

@@ -256,3 +256,38 @@ TEST_CASE("restride closes rows up into a compact matrix in wide stored words",
   CHECK(in_words[8] > 0);
   CHECK(in_words[16] > 0);
 }
+
+TEST_CASE("restride loads the rare units of wide-word unpads by the whole group",
+          "[restride][units]") {
+  // 1- and 2-byte rows closed up in 16-byte words: the unit across each row's end, and
+  // the matrix's last where its words pass the end, are loaded element by element by
+  // the group, R elements per work-item (IPT_RARE_ITEMS), where a chunk's fit; by their
+  // owners where they do not. Rows of 75 to 1001 elements put 1 to 15 row ends in a
+  // chunk of 1024 elements; offsets move the units' boundaries.
+  std::uint64_t seed = 3000;
+  int by_items[3] = {};
+  for (const std::size_t elem_size : {1, 2})
+    for (const std::uint64_t len : {75, 180, 600, 1001})
+      for (const std::uint64_t gap : {1, 3, 17})
+        for (const std::uint64_t offset : {0, 1, 3, 7, 13}) {
+          const std::uint64_t rows = 41;
+          INFO("len " << len << " gap " << gap << " elem " << elem_size << " offset " << offset);
+          auto config = config_of(64, 16);
+          config.word_bytes = 16;
+          const auto site = site_of(elem_size, offset);
+          const auto step =
+              ipt::planner::restride_step(site, rows, len, len + gap, len, config, {});
+          const std::uint64_t u = 16 / elem_size, slots = 1023 / len + 5;
+          const std::uint64_t items = (slots * u + 63) / 64;
+          const std::uint64_t expected = items <= 2 ? items : 0;
+          const auto at = step.options.find(" -DIPT_RARE_ITEMS=");
+          const std::uint64_t got =
+              at == std::string::npos ? 0 : std::stoul(step.options.substr(at + 18));
+          CHECK(got == expected);
+          ++by_items[got];
+          CHECK(check_step(step, site, rows * (len + gap), 3 * elem_size + 1, ++seed) == "");
+        }
+  CHECK(by_items[0] > 0);
+  CHECK(by_items[1] > 0);
+  CHECK(by_items[2] > 0);
+}

@@ -216,3 +216,35 @@ TEST_CASE("restride stores wide words on a split matrix whose destinations prece
       }
   CHECK(in_words > 0);
 }
+
+TEST_CASE("restride loads the rare units of a split matrix's wide-word unpad by the group",
+          "[split][restride][units]") {
+  // A unit whose words cross the split, or pass the tail's end, or whose sources cross a
+  // row's end, is loaded element by element by the whole group (IPT_RARE_ITEMS); units
+  // past the split load their words from the tail. Splits at, just after and well after
+  // the last destination, up to the last source element.
+  std::uint64_t seed = 4000;
+  int rare = 0;
+  for (const bool index64 : {false, true})
+    for (const std::size_t elem_size : {1, 2})
+      for (const std::uint64_t len : {180, 600, 1001})
+        for (const std::uint64_t gap : {1, 3, 17}) {
+          const std::uint64_t rows = 23, elements = rows * (len + gap), dest = rows * len;
+          ipt::planner::RestrideConfig config;
+          config.work_group = 64;
+          config.per_item = 16;
+          config.word_bytes = 16;
+          for (const std::uint64_t split :
+               {dest, dest + 1, dest + 7, dest + 17, (dest + elements) / 2, elements - 1}) {
+            INFO("len " << len << " gap " << gap << " elem " << elem_size << " index64 " << index64
+                        << " split " << split);
+            const auto site = split_site(elem_size, kOffset, split, elements, index64);
+            const auto step = ipt::planner::restride_step(
+                site, rows, len, len + gap, len, config,
+                after_tail(site, ipt::planner::restride_scratch_bytes(config, dest)));
+            rare += step.options.find(" -DIPT_RARE_ITEMS=") != std::string::npos;
+            CHECK(check_split_step(step, site, elements, ++seed) == "");
+          }
+        }
+  CHECK(rare > 0);
+}

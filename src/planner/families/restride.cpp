@@ -38,6 +38,20 @@ std::size_t stored_units(const RestrideConfig& config, std::size_t elem_size, st
   return per_item % u == 0 && len >= u && config.work_group >= 2 * (u - 1) ? u : 1;
 }
 
+// Rare-unit elements per work-item (kernels/restride.cl, IPT_RARE_ITEMS) where 1- and
+// 2-byte units are loaded as the words around them: enough for a chunk's slots (one per
+// row end inside it, three around a split, the matrix's last unit), at most
+// kMaxRareItems; 0 for shorter rows, whose units' owners load their rare ones element by
+// element.
+constexpr std::uint64_t kMaxRareItems = 2;
+std::uint64_t rare_items(std::size_t stored, std::size_t elem_size, std::uint64_t len,
+                         std::uint64_t chunk, std::size_t work_group) {
+  if (stored < 2 || elem_size >= 4) return 0;
+  const std::uint64_t slots = (chunk - 1) / len + 1 + 4;
+  const std::uint64_t items = (slots * stored + work_group - 1) / work_group;
+  return items <= kMaxRareItems ? items : 0;
+}
+
 }  // namespace
 
 Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
@@ -71,10 +85,13 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   const std::uint64_t chunks = (rows * len + chunk - 1) / chunk;
   const std::size_t stored = stored_units(config, at.elem_size, rows, len / unit, s_in / unit,
                                           s_out / unit, config.per_item / unit, at.split);
+  const std::uint64_t rare =
+      rare_items(stored, at.elem_size, len / unit, chunk / unit, config.work_group);
   Step step = launch(Family::kRestride, at, index64,
                      " -DWG=" + std::to_string(config.work_group) +
                          " -DPER_ITEM=" + std::to_string(config.per_item / unit) +
-                         (stored > 1 ? " -DIPT_UNITS=" + std::to_string(stored) : ""),
+                         (stored > 1 ? " -DIPT_UNITS=" + std::to_string(stored) : "") +
+                         (rare > 0 ? " -DIPT_RARE_ITEMS=" + std::to_string(rare) : ""),
                      chunks, config.work_group);
   // The id counter, then one "read" flag per chunk.
   step.flags = placed(scratch, Buffer::kScratch, restride_scratch_bytes(config, rows * len));
