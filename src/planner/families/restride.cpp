@@ -145,15 +145,19 @@ double restride_efficiency(std::uint64_t row_bytes) {
 
 // Chunks of 16 words per work-item, or 32 for more than 2^31 elements (64-bit only);
 // rows that fill words of 2 or 4 elements move in those; rows closed up into a compact
-// matrix are stored in wide words.
+// matrix are stored in wide words, with as many rare-unit items as their length needs.
 void restride_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
   for (const std::uint64_t elements : {std::uint64_t{1} << 20, (std::uint64_t{1} << 31) + 1})
     if (at.index64 || elements < (std::uint64_t{1} << 31))
       for (const std::uint64_t len : {1, 2, 4}) {
         const RestrideConfig config = choose_restride(device, at.elem_size, elements);
         out.push_back(restride_step(at, 2, len, len, 2 * len, config));
-        // Rows of 17 such words closed up by one into a compact matrix: wide words.
-        out.push_back(restride_step(at, 2, 17 * len, 18 * len, 17 * len, config));
+        // Rows of n such words closed up by one into a compact matrix: wide words, from
+        // 17 words on, at lengths close enough together to meet every rare-unit count.
+        for (std::uint64_t n = 16; n <= (std::uint64_t{1} << 20); n *= 2)
+          for (const std::uint64_t words : {n + 1, n + n / 2 + 1})
+            out.push_back(
+                restride_step(at, 2, words * len, (words + 1) * len, words * len, config));
       }
 }
 
