@@ -6,6 +6,7 @@
 #include "planner/launch_plan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <utility>
@@ -85,6 +86,32 @@ std::uint64_t stage_flag_bytes(const Stage& stage, const DeviceProfile& device,
                                   elem_size, stage.I * stage.A, stage.B, stage.C);
 }
 
+// A 010! stage of a split matrix (a padded plan in a buffer of just the caller's matrix)
+// in two kernels: the instances that lie wholly before the split, in the buffer alone,
+// then the others. The instances are independent, and all but the last one or two lie
+// before the split. A split kernel chooses the buffer at every access
+// (kernels/common.cl), which also keeps 1- and 2-byte elements out of words and blocks:
+// on an H200, such on-chip stages ran at 23-25% of copy for 1-byte elements, 26-36% for
+// 2-byte ones and 60-67% for 4-byte ones, where those of the same plans in a buffer with
+// room ran at 44-62%, 40-79% and 78-81%. In two kernels, the padded shapes of 300 random
+// ones took a median of 20% less time (1-byte elements), 16% (2-byte) and 5.5% (4-byte);
+// 8-byte ones, which lose little to the split, 0.4% more (an extra launch), so they, and
+// 16-byte ones, keep one kernel. The instances before the split; 0 where the stage stays
+// whole: no split, wide elements, a cycle-following 010! (its flags are one launch's), or
+// too few bytes before the split to pay for a launch.
+constexpr std::uint64_t kSplitStageFromBytes = std::uint64_t{16} << 20;
+std::uint64_t instances_before_split(const Stage& stage, const StepSite& site,
+                                     const DeviceProfile& device) {
+  if (site.split == 0 || site.elem_size > 4 || stage.kind != Stage::Kind::k010 || stage.identity())
+    return 0;
+  if (!stage.onchip && !bs_fits(device, stage.B, stage.C, site.elem_size)) return 0;
+  const std::uint64_t instances = stage.I * stage.A, each = stage.B * stage.C;
+  // The rest starts before the split (split 0 would say "no split" to its kernel).
+  const std::uint64_t before = std::min(instances, (site.split - 1) / each);
+  if (before == instances || before * each * site.elem_size < kSplitStageFromBytes) return 0;
+  return before;
+}
+
 Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& stage, Region flags,
                 Region zeroes, const PlanOverrides& overrides) {
   const std::size_t elem_size = site.elem_size;
@@ -104,6 +131,45 @@ Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& 
   if (!zeroes.empty()) throw std::logic_error("SoA-ASTA asked to zero words");
   const SoaLaunch soa = soa_launch(stage, site, device);
   return soa_step(site, stage.I, stage.A, stage.B, stage.C, soa.config, flags, soa.word);
+}
+
+// "010! on (I, B, C), its <which>: " and what the family says of the part's kernel.
+void name_stage_part(Step& step, const Stage& stage, const std::string& which) {
+  const std::string own =
+      step.what.rfind("010! on ", 0) == 0 ? step.what.substr(step.what.find(": ") + 2) : step.what;
+  step.what = "010! on (" + std::to_string(stage.I * stage.A) + ", " + std::to_string(stage.B) +
+              ", " + std::to_string(stage.C) + "), its " + which + ": " + own;
+}
+
+// A stage's kernels (each with its undo) for its first `before` instances, in the buffer
+// alone, and for the rest, from the first element after them (instances_before_split).
+std::array<std::pair<Step, Step>, 2> stage_in_two(const StepSite& site, const DeviceProfile& device,
+                                                  const Stage& stage, std::uint64_t before,
+                                                  Region head_flags, Region rest_flags,
+                                                  Region head_zeroes, Region rest_zeroes,
+                                                  const PlanOverrides& overrides) {
+  Stage head = stage, rest = stage;
+  head.I = rest.I = 1;
+  head.A = before;
+  rest.A = stage.I * stage.A - before;
+  StepSite head_site = site, rest_site = site;
+  head_site.split = 0;
+  head_site.tail = {};
+  const std::uint64_t skip = before * stage.B * stage.C;
+  rest_site.offset += skip;
+  rest_site.split -= skip;
+  Step first = stage_step(head_site, device, head, head_flags, head_zeroes, overrides);
+  name_stage_part(first, stage, "first " + std::to_string(head.A) + " instances (in the buffer)");
+  const auto rest_step = [&](const Stage& part, Region zeroes) {
+    Step step = stage_step(rest_site, device, part, rest_flags, zeroes, overrides);
+    step.move.base = skip;  // its moves count from its own first element
+    step.touches += skip;
+    name_stage_part(step, stage, "last " + std::to_string(rest.A) + " (reaching past the buffer)");
+    return step;
+  };
+  return {std::pair{std::move(first),
+                    stage_step(head_site, device, inverse(head), head_flags, {}, overrides)},
+          std::pair{rest_step(rest, rest_zeroes), rest_step(inverse(rest), {})}};
 }
 
 // The steps of a plan whose every kernel runs (not the whole-matrix on-chip kernel).
@@ -166,12 +232,18 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
         stage_flags[i] =
             layout.take(Buffer::kZeroScratch, stage_flag_bytes(*stages[i], device, stage_site));
   const Region zeroed_by_last{Buffer::kZeroScratch, 0, layout.zero_total()};
+  // A stage in two kernels (instances_before_split): each on-chip kernel its own scratch.
+  std::vector<std::uint64_t> before(stages.size());
+  std::vector<Region> rest_flags(stages.size());
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const Stage& stage = *stages[i];
-    if (stage.onchip)
+    before[i] = instances_before_split(stage, stage_site, device);
+    if (stage.onchip) {
       stage_flags[i] = layout.take(Buffer::kZeroScratch, kOnChipScratchBytes);
-    else if (!by_last)
+      if (before[i] != 0) rest_flags[i] = layout.take(Buffer::kZeroScratch, kOnChipScratchBytes);
+    } else if (!by_last) {
       stage_flags[i] = layout.take(Buffer::kScratch, stage_flag_bytes(stage, device, stage_site));
+    }
   }
   if (unpads && N > 1)
     unpad_flags = layout.take(Buffer::kScratch, restride_scratch_bytes(restride, M * N));
@@ -218,10 +290,19 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
   for (std::size_t i = 0; i < stages.size(); ++i) {
     Region zeroes;
     if (i == 0 && first_zeroes) zeroes = flags;
-    if (i + 1 == stages.size() && i > 0 && by_last && !zeroed_by_last.empty())
-      zeroes = zeroed_by_last;
-    add(stage_step(stage_site, device, *stages[i], stage_flags[i], zeroes, overrides),
-        stage_step(stage_site, device, inverse(*stages[i]), stage_flags[i], {}, overrides));
+    const bool last_zeroes = i + 1 == stages.size() && i > 0 && by_last && !zeroed_by_last.empty();
+    if (last_zeroes) zeroes = zeroed_by_last;
+    const Stage& stage = *stages[i];
+    if (before[i] == 0) {
+      add(stage_step(stage_site, device, stage, stage_flags[i], zeroes, overrides),
+          stage_step(stage_site, device, inverse(stage), stage_flags[i], {}, overrides));
+      continue;
+    }
+    // The first kernel zeroes what the stage's first would, the last what its last would.
+    for (auto& [step, undo] :
+         stage_in_two(stage_site, device, stage, before[i], stage_flags[i], rest_flags[i],
+                      last_zeroes ? Region{} : zeroes, last_zeroes ? zeroes : Region{}, overrides))
+      add(std::move(step), std::move(undo));
   }
   // The padded transpose has padded_cols rows of padded_rows; the first N are ours.
   if (unpads)
@@ -439,14 +520,15 @@ void append_part(LaunchPlan& plan, LaunchPlan part, std::uint64_t base) {
   }
   for (auto* list : {&part.steps, &part.undo})
     for (Step& step : *list) {
-      step.move.base += base;
-      step.touches += base;
       // The next part's matrix lies where this part's padding would: say where it is
-      // (a part that is itself in parts says it of its own steps already).
+      // (a part that is itself in parts says it of its own steps already), counted from
+      // the step's own first element (a stage's kernel after the split: move.base).
       if (!step.tail.empty() && part.split != 0) {
-        step.move.split = part.split;
+        step.move.split = part.split - step.move.base;
         step.move.tail_at = part.split_tail.offset / part.elem_size;
       }
+      step.move.base += base;
+      step.touches += base;
     }
   plan.steps.insert(plan.steps.end(), part.steps.begin(), part.steps.end());
   plan.undo.insert(plan.undo.end(), part.undo.begin(), part.undo.end());
@@ -593,8 +675,10 @@ std::string describe(const LaunchPlan& plan) {
            ", one after the other on one scratch (the first part's kernels below)";
   }
   if (plan.transpose.onchip) return out;
+  // A plan in parts: the steps of its first part's matrices.
+  const std::uint64_t first_part = plan.part_matrices * plan.transpose.rows * plan.transpose.cols;
   for (const Step& step : plan.steps)
-    if (step.move.base == 0) out += "\n  " + step.what;
+    if (plan.part_matrices == 0 || step.move.base < first_part) out += "\n  " + step.what;
   return out;
 }
 

@@ -288,6 +288,35 @@ TEST_CASE("max_bytes below the matrix lends nothing past it", "[padding]") {
   }
 }
 
+TEST_CASE("padded plans without room move a stage's instances before the split apart",
+          "[padding]") {
+  // Without room past the matrix, a padded plan keeps its padding in scratch (a split
+  // matrix); a 010! stage of 16 MiB or more before the split runs those instances in a
+  // kernel of their own, without the split, and the others in a second. Guard bytes
+  // around the matrix, which max_bytes keeps the plan from borrowing, stay as they were.
+  // The 2.1 plans end with that stage's 100! and an unpad; the 2.2 one ends with the
+  // stage, whose second kernel then zeroes the earlier steps' flags.
+  ScopedEnv env("IPT_OVERRIDES", "local_mem=49152");
+  std::uint64_t seed = 6200;
+  for (const auto& [rows, cols, elem_size] :
+       std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
+           {19101, 1009, 1}, {19101, 503, 2}, {19101, 263, 4}, {5003, 1999, 2}}) {
+    INFO(rows << " x " << cols << ", elem_size " << elem_size);
+    ipt_plan_options tight{};
+    tight.max_bytes = rows * cols * elem_size;
+    ipt_plan_info info;
+    REQUIRE(ipt_plan(session().device(), rows, cols, elem_size, &tight, &info) == IPT_SUCCESS);
+    INFO(info.description);
+    REQUIRE(std::string(info.description).find("instances (in the buffer)") != std::string::npos);
+    REQUIRE(std::string(info.description).find("(reaching past the buffer)") != std::string::npos);
+    GuardedMatrix m(rows, cols, elem_size, 3, 64, ++seed);
+    run(m, rows, cols, elem_size, &tight);
+    CHECK(m.check_transposed() == "");
+    run(m, cols, rows, elem_size, &tight);
+    CHECK(m.check_unchanged() == "");
+  }
+}
+
 TEST_CASE("padded plans in a sub-buffer of exactly the matrix leave its parent untouched",
           "[padding]") {
   // The matrix is a sub-buffer of exactly rows * cols elements inside a larger parent of

@@ -286,6 +286,63 @@ TEST_CASE("padded plans of a single row or column launch every step", "[planner]
     CHECK(full_problem("AMD-like", plan_call(ipt::test::amd_like(), call), call) == "");
 }
 
+TEST_CASE("a split matrix's 010! stage moves its instances before the split unsplit",
+          "[planner][model]") {
+  // A padded plan in a buffer of just the matrix splits it (its padding in scratch); the
+  // instances of its 010! stage that lie wholly before the split run in a kernel without
+  // the split (1- and 2-byte elements then in words or blocks), the others in a second.
+  const DeviceProfile device = ipt::test::nvidia_like();
+  const auto stage_kernels = [](const LaunchPlan& plan) {
+    std::vector<const Step*> kernels;
+    for (const Step& step : plan.steps)
+      if (step.family == Family::kOnChip || step.family == Family::kBs) kernels.push_back(&step);
+    return kernels;
+  };
+  for (const auto& [rows, cols, elem_size] : std::vector<std::tuple<u64, u64, std::size_t>>{
+           {19101, 15761, 1}, {19101, 15761, 2}, {12148, 17029, 4}, {5143, 18406, 1}}) {
+    const CallShape call{rows, cols, elem_size, 0, 0};
+    const LaunchPlan plan = plan_call(device, call);
+    INFO(call_text("NVIDIA-like", call) << "\n  " << describe(plan));
+    REQUIRE(plan.split == rows * cols);
+    const std::vector<const Step*> kernels = stage_kernels(plan);
+    REQUIRE(kernels.size() == 2);
+    const Step &head = *kernels[0], &rest = *kernels[1];
+    CHECK(head.options.find("IPT_SPLIT") == std::string::npos);
+    CHECK(head.tail.empty());
+    CHECK(rest.options.find("IPT_SPLIT") != std::string::npos);
+    if (elem_size == 1)
+      CHECK((head.options.find("IPT_BLOCK") != std::string::npos ||
+             head.options.find("IPT_WORDS") != std::string::npos));
+    // The second kernel starts where the first one's instances end, before the split.
+    const u64 head_elements = head.move.I * head.move.A * head.move.B * head.move.C;
+    CHECK(head.move.base == 0);
+    CHECK(rest.move.base == head_elements);
+    CHECK(rest.move.base < plan.split);
+    CHECK(rest.touches == plan.split);
+    // Both kernels take the matrix's start as their second argument (the model above
+    // follows the moves, not the arguments).
+    CHECK(head.args[1].value == 0);
+    CHECK(rest.args[1].value == head_elements);
+    CHECK(rest.args.back().value == plan.split - head_elements);  // the split, from there
+    CHECK(plan_problem("NVIDIA-like", plan, call, 0, 200000) == "");
+  }
+  // 8-byte elements lose little to the split: one kernel, as do stages with fewer bytes
+  // before the split than pay for a second launch (BS stages here: small matrices would
+  // go on chip whole).
+  PlanOverrides no_onchip;
+  no_onchip.request.onchip = OnChip::kOff;
+  for (const auto& [call, overrides] :
+       {std::pair{CallShape{19101, 15761, 8, 0, 0}, PlanOverrides{}},
+        std::pair{CallShape{1009, 991, 1, 0, 0}, no_onchip},
+        std::pair{CallShape{1013, 2003, 4, 0, 0}, no_onchip}}) {
+    const LaunchPlan plan = plan_call(device, call, overrides);
+    INFO(call_text("NVIDIA-like", call) << "\n  " << describe(plan));
+    REQUIRE(plan.split != 0);
+    CHECK(stage_kernels(plan).size() == 1);
+    CHECK(plan_problem("NVIDIA-like", plan, call, 0, 20000) == "");
+  }
+}
+
 TEST_CASE("the padded plan of 10007 x 9973 transposes, every element", "[planner][model]") {
   const CallShape call{10007, 9973, 4, 0, kUnlimited};
   const LaunchPlan plan = plan_call(ipt::test::nvidia_like(), call);
