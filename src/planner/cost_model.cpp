@@ -25,8 +25,10 @@ double estimated_cost(const DeviceProfile& device, const TransposePlan& plan, st
     else
       cost += scale / soa_stage_efficiency(device, s.C, elem_size);
   }
-  if (plan.padded_cols != plan.cols) cost += scale / restride_efficiency(plan.cols * elem_size);
-  if (plan.padded_rows != plan.rows) cost += scale / restride_efficiency(plan.rows * elem_size);
+  if (plan.padded_cols != plan.cols)
+    cost += scale / restride_efficiency(plan.cols * elem_size, elem_size, true);
+  if (plan.padded_rows != plan.rows)
+    cost += scale / restride_efficiency(plan.rows * elem_size, elem_size, false);
   return cost;
 }
 

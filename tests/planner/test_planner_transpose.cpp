@@ -149,6 +149,34 @@ TEST_CASE("padding: TPDS's 6203 x 6607 and prime sides", "[planner][padding]") {
   CHECK(sq.padded_rows == 9974);
 }
 
+TEST_CASE("padding: unpads cost little, pads of narrow elements more", "[planner][padding]") {
+  // The cost model's restride curve: long rows closed up near 90% of copy, spread as fast
+  // for 4-byte and wider elements, at about half of that for 1- and 2-byte ones.
+  CHECK(restride_efficiency(16384, 4, false) == Approx(0.9));
+  CHECK(restride_efficiency(16384, 4, true) == Approx(0.9));
+  CHECK(restride_efficiency(16384, 1, false) == Approx(0.9));
+  CHECK(restride_efficiency(16384, 1, true) < 0.5);
+  CHECK(restride_efficiency(16384, 2, true) < 0.6);
+  CHECK(restride_efficiency(40, 4, false) == Approx(0.25));
+  // So an NVIDIA-like device pads floats whose only factors give super-elements of 29
+  // (116 bytes) to a shape with super-elements of whole lines, and closes up the rows of
+  // a padded u8 prime shape instead of spreading them (both measured faster on an H200).
+  DeviceProfile device = gpu48();
+  device.local_mem_per_unit = 228 * 1024;
+  device.compute_units = 132;
+  device.line_bytes = 128;
+  device.resident_groups = true;
+  const auto floats = plan_transpose(device, 12311, 19169, 4, {}, {}, kRoom);
+  INFO(describe(floats));
+  CHECK(floats.padded());
+  for (const Stage& st : floats.stages)
+    if (st.kind == Stage::Kind::k0100) CHECK(st.C * 4 % 128 == 0);
+  const auto bytes = plan_transpose(device, 12297, 17213, 1, {}, {}, kRoom);
+  INFO(describe(bytes));
+  CHECK(bytes.padded());
+  CHECK(bytes.padded_cols == 17213);
+}
+
 TEST_CASE("padding: skinny shapes pad only the long side, keep 2 stages", "[planner][padding]") {
   for (const auto& device : {gpu48(), amd32()}) {
     for (std::uint64_t k : {2, 3, 5, 7, 17, 31}) {

@@ -36,8 +36,9 @@ RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_siz
 std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements);
 
 // Its cost curve: the fraction of the copy bandwidth that re-striding rows of `row_bytes`
-// reaches (70% for long rows, much less for short ones).
-double restride_efficiency(std::uint64_t row_bytes);
+// reaches (90% for long rows, much less for short ones), spreading them (`spread`: a
+// pad) or closing them up; pads of 1- and 2-byte elements reach about half of that.
+double restride_efficiency(std::uint64_t row_bytes, std::size_t elem_size, bool spread);
 
 // Its step builder (planner/families/restride.cpp). A region left with Buffer::kNone is placed
 // at the start of the call scratch, as a kernel run alone needs.
