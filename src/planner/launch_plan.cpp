@@ -88,17 +88,14 @@ std::uint64_t stage_flag_bytes(const Stage& stage, const DeviceProfile& device,
 
 // A 010! stage of a split matrix (a padded plan in a buffer of just the caller's matrix)
 // in two kernels: the instances that lie wholly before the split, in the buffer alone,
-// then the others. The instances are independent, and all but the last one or two lie
-// before the split. A split kernel chooses the buffer at every access
-// (kernels/common.cl), which also keeps 1- and 2-byte elements out of words and blocks:
-// on an H200, such on-chip stages ran at 23-25% of copy for 1-byte elements, 26-36% for
-// 2-byte ones and 60-67% for 4-byte ones, where those of the same plans in a buffer with
-// room ran at 44-62%, 40-79% and 78-81%. In two kernels, the padded shapes of 300 random
-// ones took a median of 20% less time (1-byte elements), 16% (2-byte) and 5.5% (4-byte);
-// 8-byte ones, which lose little to the split, 0.4% more (an extra launch), so they, and
-// 16-byte ones, keep one kernel. The instances before the split; 0 where the stage stays
-// whole: no split, wide elements, a cycle-following 010! (its flags are one launch's), or
-// too few bytes before the split to pay for a launch.
+// then the others (all but the last one or two lie before it). A split kernel chooses the
+// buffer at every access, which also keeps 1- and 2-byte elements out of words and
+// blocks: on an H200 such on-chip stages ran at half the speed of the same ones unsplit
+// (1-byte elements), a fifth slower (4-byte); in two kernels the padded shapes took 5-21%
+// less time (docs/results/split-stage.log). 8-byte elements lost nothing to the split and
+// would pay the extra launch, so wider elements keep one kernel. The instances before the
+// split; 0 where the stage stays whole: no split, wide elements, a cycle-following 010!
+// (its flags are one launch's), or too few bytes before the split to pay for a launch.
 constexpr std::uint64_t kSplitStageFromBytes = std::uint64_t{16} << 20;
 std::uint64_t instances_before_split(const Stage& stage, const StepSite& site,
                                      const DeviceProfile& device) {

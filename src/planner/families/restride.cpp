@@ -139,17 +139,12 @@ RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_siz
 }
 
 // Rows of up to 512 bytes from an early sweep; from 4 KiB, what the kernel reaches now on
-// an H200 (ipt-kernel-bench stages): unpads 87-100% of copy for every element size, pads
-// of 4- and 8-byte elements 79-92%, but pads of 2-byte elements 54% and of 1-byte ones
-// 37-51% (loaded as source words, stored element by element or in 2-byte units). With
-// the older 70% for all long rows, the planner padded too seldom where the unpadded
-// plan's super-elements are small (floats 12311 x 19169 in super-elements of 29), and
-// spread narrow rows where closing them up costs less. With this curve (ipt-bench random,
-// skinny and the primes, against the older curve, alternated twice): of the random
-// protocol's 300 shapes, the 4 f32 ones that changed plan ran 8-13% faster, the 6 f64
-// ones 5-11%, 13 of 14 f16 ones 3-23% (one 15% slower) and 10 of 14 u8 ones 3-41% (one
-// as fast, three 6-27% slower); the padded primes of u8 (24 of 50 changed) a median of
-// 34% faster, of f16 (22) 12%; one skinny shape each of f32 and f64 18-22%.
+// an H200: unpads 87-100% of copy for every element size, pads of 4- and 8-byte elements
+// 79-92%, but pads of 2-byte elements 54% and of 1-byte ones 37-51% (their stores go
+// element by element or in 2-byte units). With 70% for every long row, the planner padded
+// too seldom where the unpadded plan's super-elements are small, and spread narrow rows
+// where closing them up costs less; the plans this curve changes ran faster on the whole
+// (docs/results/restride-cost.log: all of f32 and f64, most of f16 and u8).
 double restride_efficiency(std::uint64_t row_bytes, std::size_t elem_size, bool spread) {
   static const std::pair<double, double> points[] = {{8, 0.1}, {40, 0.25}, {512, 0.7}, {4096, 0.9}};
   const double rows = interpolate_log2(points, std::size(points), static_cast<double>(row_bytes));
