@@ -132,8 +132,10 @@ Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& 
 
 // "010! on (I, B, C), its <which>: " and what the family says of the part's kernel.
 void name_stage_part(Step& step, const Stage& stage, const std::string& which) {
-  const std::string own =
-      step.what.rfind("010! on ", 0) == 0 ? step.what.substr(step.what.find(": ") + 2) : step.what;
+  const std::size_t colon = step.what.find(": ");
+  const std::string own = step.what.rfind("010! on ", 0) == 0 && colon != std::string::npos
+                              ? step.what.substr(colon + 2)
+                              : step.what;
   step.what = "010! on (" + std::to_string(stage.I * stage.A) + ", " + std::to_string(stage.B) +
               ", " + std::to_string(stage.C) + "), its " + which + ": " + own;
 }
