@@ -18,9 +18,15 @@
 # after a driver update. Environment: REPEATS (default 5) and REPEAT_SECONDS (default 150,
 # the time box of each repeated phase), HUGE (0 skips phase 3), CUDA_ARRAYS (0 skips phase
 # 4) and CUDA_LARGE (0 leaves out its largest tensor), IPT_COMMIT (the commit
-# recorded in ipt-bench's summaries). The device tool brings back at most 8 files: logs go
-# to $OUT/{suite,repeats}.log, the huge shapes' logs, CSVs and JSONs to $OUT/huge.tar.gz,
-# the summary to $OUT/summary.txt, phase 4's log to $OUT/cuda-arrays.log.
+# recorded in ipt-bench's summaries), TEST_TIMEOUT (default 300: the seconds after which a
+# test of the suite or a repeated run counts as hung and is stopped). The device tool
+# brings back at most 8 files: logs go to $OUT/{suite,repeats}.log, the huge shapes' logs,
+# CSVs and JSONs to $OUT/huge.tar.gz, the summary to $OUT/summary.txt, phase 4's log to
+# $OUT/cuda-arrays.log, what a hung run was doing to $OUT/hangs.log.
+#
+# A hang (a kernel that spins, a deadlock on the host) fails its test or run instead of
+# taking the rest of the call with it: the device tool stops a command after a few
+# minutes, and what it has not written by then is lost.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/prepare_gpu_machine.sh"
 repeats=${REPEATS:-5}
@@ -34,13 +40,65 @@ record() {  # $1 ok|FAILED, $2 what
   if [ "$1" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 }
 started=$SECONDS
+limit=${TEST_TIMEOUT:-300}
+
+# What process $1 (the command $2, running for $3 s) is doing: the GPU's load (a kernel
+# that spins keeps it busy), each thread's state, and the stacks, with the kernels on the
+# GPU where cuda-gdb can attach.
+hang_report() {
+  local debugger
+  debugger=$(command -v cuda-gdb || ls /usr/local/cuda/bin/cuda-gdb 2> /dev/null || command -v gdb)
+  {
+    echo "== running for $3 s: $2"
+    nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader
+    for t in /proc/"$1"/task/*; do
+      echo "$(cat "$t/comm") $(cat "$t/wchan") $(cut -d' ' -f3 "$t/stat")"
+    done | sort | uniq -c
+    [ -n "$debugger" ] && timeout 120 "$debugger" -p "$1" -batch -ex "info cuda kernels" \
+      -ex "thread apply all bt 16"
+  } >> "$out/hangs.log" 2>&1
+}
+# Runs the command in "$@" and stops it when it runs past $limit s (exit status 124).
+watched() {
+  "$@" &
+  local pid=$! start=$SECONDS
+  while kill -0 $pid 2> /dev/null; do
+    if ((SECONDS - start >= limit)); then
+      hang_report $pid "$*" $((SECONDS - start))
+      kill -9 $pid
+      wait $pid 2> /dev/null
+      return 124
+    fi
+    sleep 1
+  done
+  wait $pid
+}
+
+# Reports each of the suite's test processes that runs for nearly $limit s, before ctest
+# stops it (ctest's timeout says only that it ran out of time).
+watch_suite() {
+  local reported=" " pid seconds
+  while sleep 5; do
+    for pid in $(pgrep -f "$PWD/build-gpu/tests/"); do
+      seconds=$(ps -o etimes= -p "$pid" | tr -d ' ')
+      if [ -n "$seconds" ] && ((seconds >= limit - 20)) && [[ $reported != *" $pid "* ]]; then
+        hang_report "$pid" "$(tr '\0' ' ' < /proc/"$pid"/cmdline)" "$seconds"
+        reported+="$pid "
+      fi
+    done
+  done
+}
 
 # 1. The suite.
 # debian_packages is left to the Debian machines of the CI suite: it installs packages
 # with apt-get from Debian's archive, which the GPU machine (another distribution, no
 # network) cannot reach.
-(cd build-gpu && ctest --output-on-failure -j 4 -E '^debian_packages$' > "$out/suite.log" 2>&1)
+watch_suite &
+watcher=$!
+(cd build-gpu && ctest --output-on-failure -j 4 --timeout "$limit" -E '^debian_packages$' \
+  > "$out/suite.log" 2>&1)
 code=$?
+kill $watcher 2> /dev/null
 line=$(grep -E 'tests passed(, [0-9]+ tests? failed)? out of [0-9]+' "$out/suite.log" | tail -1)
 [ $code -eq 0 ] && record ok "suite: $line" || record FAILED "suite: ${line:-ctest exit $code}"
 
@@ -50,7 +108,7 @@ repeat() {  # $1 name, $2 binary, $3 Catch2 test spec
   for i in $(seq 1 "$repeats"); do
     ((SECONDS - start < box)) || break
     echo "== $1, run $i" >> "$out/repeats.log"
-    "$2" "$3" >> "$out/repeats.log" 2>&1 || bad=$((bad + 1))
+    watched "$2" "$3" >> "$out/repeats.log" 2>&1 || bad=$((bad + 1))
     runs=$i
   done
   [ $bad -eq 0 ] && [ $runs -gt 0 ] && record ok "$1: $runs runs" ||
@@ -111,6 +169,7 @@ if [ "${CUDA_ARRAYS:-1}" != 0 ]; then
   fi
 fi
 
+[ -s "$out/hangs.log" ] && echo "hung runs: their threads and stacks are in hangs.log" | tee -a "$summary"
 echo "== $((SECONDS - started)) s after the build" | tee -a "$summary"
 echo "gpu-verify: $passed passed, $failed failed" | tee -a "$summary"
 [ $failed -eq 0 ]
