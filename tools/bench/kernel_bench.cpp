@@ -125,8 +125,9 @@ const char* const kHelp =
     "  copy       the copy bandwidth in GB/s; frac: GB/s / copy\n"
     "  check      ok, WRONG, or off (--no-verify); onchip: one-pass or FALLBACK\n"
     "Configurations the device or kernel cannot run are listed as skipped, with why.\n"
-    "The stages mode prints, per shape, each step's time, GB/s and % of copy, and the\n"
-    "time outside the step kernels.\n"
+    "The stages mode prints, per shape, each step's time, GB/s and % of copy (of the\n"
+    "elements the step moves: a stage in two kernels moves part of the matrix in each),\n"
+    "and the time outside the step kernels.\n"
     "\n"
     "Exit status: 0 all results right, 1 a wrong result or a failure, 2 a bad command\n"
     "line.\n";

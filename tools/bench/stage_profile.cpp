@@ -14,6 +14,7 @@
 #include "runtime/transpose.hpp"
 #include "support/device_pattern.hpp"
 #include "support/measure.hpp"
+#include "support/step_run.hpp"
 
 namespace ipt::bench {
 
@@ -96,8 +97,12 @@ int run_stage_profile(const support::Session& session,
     for (std::size_t s = 0; s < plan.steps.size(); ++s) {
       const double t = support::stats_of(step_seconds[s]).median;
       sum += t;
-      std::printf("  step %zu %8.3f ms %8.1f GB/s %5.1f%%  %s\n", s + 1, t * 1e3, bytes / t * 1e-9,
-                  100 * bytes / t * 1e-9 / copy_gbs, plan.steps[s].what.c_str());
+      // What this kernel moves: a stage in two kernels moves part of the matrix in each, a
+      // copy only the elements a padded plan keeps in scratch.
+      const double moved =
+          2.0 * static_cast<double>(support::moved_elements(plan.steps[s].move) * elem_size);
+      std::printf("  step %zu %8.3f ms %8.1f GB/s %5.1f%%  %s\n", s + 1, t * 1e3, moved / t * 1e-9,
+                  100 * moved / t * 1e-9 / copy_gbs, plan.steps[s].what.c_str());
     }
     std::printf("  outside the step kernels (fills, gaps) %.3f ms\n", (total - sum) * 1e3);
   }

@@ -5,8 +5,9 @@
     stage_table.py LOG...
 
 Each LOG is the text output of `ipt-kernel-bench stages --shapes ... [--type T]`: per
-shape, the whole call's time and each step's (kernel time, 2*rows*cols*elem_size/t, and
-that as a percentage of the copy bandwidth measured in the same run), named
+shape, the whole call's time and each step's (kernel time, 2*elements*elem_size/t of the
+elements the step moves, and that as a percentage of the copy bandwidth measured in the
+same run), named
 stages-<type>.log (the random protocol) or stages-<protocol>-<type>.log. Prints one
 Markdown row per log: the whole call's median percentage of copy, and for each kind of
 pass the median percentage (the lowest in brackets) over the steps of that kind:

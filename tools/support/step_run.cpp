@@ -9,12 +9,18 @@
 
 namespace ipt::support {
 
+std::uint64_t moved_elements(const planner::Move& move) {
+  using Kind = planner::Move::Kind;
+  if (move.kind == Kind::kPermute) return move.I * move.A * move.B * move.C;
+  if (move.kind == Kind::kRestride) return move.rows * move.len;
+  return move.count;
+}
+
 std::vector<unsigned char> reference_of(const std::vector<unsigned char>& in,
                                         const planner::Move& move, std::size_t elem_size) {
   using Kind = planner::Move::Kind;
   if (move.kind == Kind::kPermute) {
-    const std::uint64_t elements = move.I * move.A * move.B * move.C;
-    const std::size_t bytes = static_cast<std::size_t>(elements) * elem_size;
+    const std::size_t bytes = static_cast<std::size_t>(moved_elements(move)) * elem_size;
     if (in.size() < bytes) throw std::invalid_argument("reference_of: too few bytes");
     std::vector<unsigned char> head(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(bytes));
     std::vector<unsigned char> out = in;

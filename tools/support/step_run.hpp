@@ -15,6 +15,11 @@
 
 namespace ipt::support {
 
+// The elements `move` reads and writes once each: a kPermute move's view (a part of a
+// stage in two kernels: its own instances), a kRestride move's rows, a kCopy's count.
+// A step's throughput is 2 * this * elem_size / time.
+std::uint64_t moved_elements(const planner::Move& move);
+
 // The bytes of a matrix buffer (from the matrix's start) after `move`, bit-exact: the
 // permutation of a kPermute move (support/host_reference.hpp); a kRestride move's rows at
 // their new stride, the gaps between them as they were in `in`. `in` must hold every
