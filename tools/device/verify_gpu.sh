@@ -20,7 +20,8 @@
 # the time box of each repeated phase), HUGE (0 skips phase 3), CUDA_ARRAYS (0 skips phase
 # 4) and CUDA_LARGE (0 leaves out its largest tensor), IPT_COMMIT (the commit
 # recorded in ipt-bench's summaries), TEST_TIMEOUT (default 300: the seconds after which a
-# test of the suite or a repeated run counts as hung and is stopped). The device tool
+# test of the suite or a repeated run counts as hung and is stopped), STRESS_PROCESSES
+# (default 4: the thread stress processes run at once in phase 2). The device tool
 # brings back at most 8 files: logs go to $OUT/{suite,repeats}.log, the huge shapes' logs,
 # CSVs and JSONs to $OUT/huge.tar.gz, the summary to $OUT/summary.txt, phase 4's log to
 # $OUT/cuda-arrays.log, what a hung run was doing to $OUT/hangs.log.
@@ -49,6 +50,8 @@ limit=${TEST_TIMEOUT:-300}
 hang_report() {
   local debugger
   debugger=$(command -v cuda-gdb || ls /usr/local/cuda/bin/cuda-gdb 2> /dev/null || command -v gdb)
+  exec 9>> "$out/hangs.log"
+  flock 9  # one report at a time: processes run at once in phase 2
   {
     echo "== running for $3 s: $2"
     nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader
@@ -57,7 +60,8 @@ hang_report() {
     done | sort | uniq -c
     [ -n "$debugger" ] && timeout 120 "$debugger" -p "$1" -batch -ex "info cuda kernels" \
       -ex "thread apply all bt 16"
-  } >> "$out/hangs.log" 2>&1
+  } >&9 2>&1
+  exec 9>&-
 }
 # Runs the command in "$@" and stops it when it runs past $limit s (exit status 124).
 watched() {
@@ -105,13 +109,26 @@ if [ "${SUITE:-1}" != 0 ]; then
   [ $code -eq 0 ] && record ok "suite: $line" || record FAILED "suite: ${line:-ctest exit $code}"
 fi
 
+# Runs $1 processes of the command in "$@" at once, each watched; fails when one fails.
+watched_copies() {
+  local copies=$1 pids=() code=0 pid k
+  shift
+  for k in $(seq 1 "$copies"); do
+    watched "$@" > "/tmp/verify-copy-$k.log" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || code=1; done
+  for k in $(seq 1 "$copies"); do cat "/tmp/verify-copy-$k.log"; done
+  return $code
+}
+
 # 2. Repeats, each phase time-boxed; a run counts once however many test cases it holds.
-repeat() {  # $1 name, $2 binary, $3 Catch2 test spec
+repeat() {  # $1 name, $2 binary, $3 Catch2 test spec, $4 processes at once (default 1)
   local start=$SECONDS runs=0 bad=0
   for i in $(seq 1 "$repeats"); do
     ((SECONDS - start < box)) || break
     echo "== $1, run $i" >> "$out/repeats.log"
-    watched "$2" "$3" >> "$out/repeats.log" 2>&1 || bad=$((bad + 1))
+    watched_copies "${4:-1}" "$2" "$3" >> "$out/repeats.log" 2>&1 || bad=$((bad + 1))
     runs=$i
   done
   [ $bad -eq 0 ] && [ $runs -gt 0 ] && record ok "$1: $runs runs" ||
@@ -120,7 +137,10 @@ repeat() {  # $1 name, $2 binary, $3 Catch2 test spec
 : > "$out/repeats.log"
 repeat "cycle following, on chip, undo" build-gpu/tests/ipt_internal_tests \
   "[pttwac],[soa],[onchip],[onchip_stage],[faults]"
-repeat "thread stress" build-gpu/tests/ipt_api_tests "[threads]"
+# Several processes at once: the driver's locks are shared by a process's threads, and
+# other processes' work on the GPU changes the timing of every call.
+repeat "thread stress, ${STRESS_PROCESSES:-4} processes at once" build-gpu/tests/ipt_api_tests \
+  "[threads]" "${STRESS_PROCESSES:-4}"
 
 # 3. Huge matrices, verified on the device (ipt-bench's default) in exact buffers.
 if [ "${HUGE:-1}" != 0 ]; then
