@@ -9,8 +9,8 @@
 //
 // The environment texts that shape a plan or its kernels (IPT_OVERRIDES,
 // IPT_BUILD_OPTIONS, IPT_KERNEL_DIR) are part of the key, so changing them between calls
-// never reuses a plan made under other settings. Calls with a caller-adjusted plan
-// (ipt_transpose_with_options) are not cached. Entries keep their context alive, so a
+// never reuses a plan made under other settings; so are the options of a caller-adjusted
+// plan (ipt_transpose_with_options). Entries keep their context alive, so a
 // key's context handle can never be reused by another context while it is cached.
 #pragma once
 

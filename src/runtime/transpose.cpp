@@ -12,6 +12,7 @@
 
 #include "planner/crowded_onchip.hpp"
 #include "planner/refused_plans.hpp"
+#include "planner/sequence.hpp"
 #include "runtime/checked_plans.hpp"
 #include "runtime/device_query.hpp"
 #include "runtime/environment.hpp"
@@ -95,8 +96,8 @@ CheckedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile p
       CheckedPlan prepared{prepare_plan(queue, plan), {}};
       probe_onchip_programs(queue, prepared.prepared);
       prepared.onchip = watch_verdicts(queue, prepared.prepared.plan, follows, generation);
-      // A call that keeps no plan (forced options, sources from IPT_KERNEL_DIR) checks the
-      // old verdicts of what it avoids here.
+      // A call that keeps no plan (sources from IPT_KERNEL_DIR) checks the old verdicts of
+      // what it avoids here.
       recheck_avoided(queue, prepared.onchip, prepared.prepared.plan);
       checked = std::move(prepared);
       return true;
@@ -118,6 +119,19 @@ CheckedPlan prepare_call(const cl::CommandQueue& queue, planner::DeviceProfile p
   if (!planner::plan_and_prepare(profile, overrides, with_statuses, prepare))
     std::rethrow_exception(refused);
   return std::move(*checked);
+}
+
+// What a caller-adjusted plan (ipt_transpose_with_options) asks for, in the text of a
+// checked plan's key: empty without options (max_bytes is in the key's capacity).
+std::string plan_request_key(const TransposeRequest& request) {
+  if (!request.forced_plan) return {};
+  const planner::PlanRequest& r = request.plan_request;
+  return "; options sequence " +
+         std::string(r.auto_sequence ? "auto" : planner::sequence_name(r.sequence)) + " m " +
+         std::to_string(r.m) + " n " + std::to_string(r.n) + " padding " +
+         std::to_string(static_cast<int>(r.padding)) + " padded " + std::to_string(r.padded_rows) +
+         " x " + std::to_string(r.padded_cols) + " onchip " +
+         std::to_string(static_cast<int>(r.onchip));
 }
 
 std::vector<cl::Event> wait_events(const TransposeRequest& request) {
@@ -181,19 +195,23 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
   const Borrowed<cl::Buffer> buffer(request.buffer);
   // A call that repeats an earlier one (same shape, room, offset and settings) reuses its
   // prepared plan: no planning, no building, no checks (checked_plans.hpp).
-  const CheckedPlanKey key{request.context,   request.device, request.rows,  request.cols,
-                           capacity,          request.offset, request.batch, request.elem_size,
-                           environment_key(), operation};
+  const CheckedPlanKey key{request.context,   request.device,
+                           request.rows,      request.cols,
+                           capacity,          request.offset,
+                           request.batch,     request.elem_size,
+                           environment_key(), operation + plan_request_key(request)};
   // Sources read from IPT_KERNEL_DIR may be edited between calls: such calls look their
   // programs up again (the program cache compares the text), so they keep no plan.
-  const bool cacheable = !request.forced_plan && !kernel_sources_from_files();
+  const bool cacheable = !kernel_sources_from_files();
+  // plan_at plans without the caller's options: a call with options moves no plan.
+  const bool moves = cacheable && !request.forced_plan;
   std::shared_ptr<const CheckedPlan> checked;
   bool moved = false;
   if (cacheable) checked = find_checked_plan(key);
   // A plan moved from another offset is not kept under this one: a loop over a buffer's
   // matrices would push every other call's plan out of the cache.
   if constexpr (movable) {
-    if (cacheable && checked == nullptr) {
+    if (moves && checked == nullptr) {
       checked = find_moved_plan(key);
       moved = checked != nullptr;
     }
@@ -210,7 +228,7 @@ void execute_call(const TransposeRequest& request, std::uint64_t capacity,
         overrides_for(request.forced_plan ? &request.plan_request : nullptr), request.forced_plan));
     if (cacheable) remember_checked_plan(key, Borrowed<cl::Context>(request.context), checked);
     if constexpr (movable) {
-      if (cacheable) learn_moves(key, Borrowed<cl::Context>(request.context), checked, plan_at);
+      if (moves) learn_moves(key, Borrowed<cl::Context>(request.context), checked, plan_at);
     }
   }
   const PreparedPlan& prepared = checked->prepared;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Checked plans: a call that repeats an earlier one reuses its prepared plan and skips
 // planning and preparing, yet every result stays exact, and nothing stale is ever reused:
-// other settings, another offset or another buffer room plan anew, and a call that failed
-// its checks is not remembered. A prepared plan holds its programs.
+// other settings or plan options, another offset or another buffer room plan anew, and a
+// call that failed its checks is not remembered. A prepared plan holds its programs.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
@@ -94,6 +94,44 @@ TEST_CASE("another offset, room or setting is planned anew", "[plan-cache]") {
   const auto now = rt::checked_plan_stats();
   CHECK(now.misses == before.misses + 6);
   CHECK(now.hits == before.hits + 1);
+}
+
+TEST_CASE("a call with plan options reuses its plan, and the options are part of the key",
+          "[plan-cache]") {
+  ipt::test::ScopedOverrides regular("onchip=off");
+  rt::clear_caches();
+  ipt_plan_options one_stage{}, three{}, no_padding{};
+  one_stage.sequence = IPT_SEQUENCE_ONE_STAGE;
+  three.sequence = IPT_SEQUENCE_3_1;
+  no_padding.padding = IPT_PADDING_OFF;
+  const std::size_t rows = 360, cols = 250;
+  // Each call on a fresh random matrix, checked in full; `options` null: ipt_transpose.
+  const auto call = [&](const ipt_plan_options* options, std::uint64_t seed) {
+    GuardedMatrix m(rows, cols, 4, 0, 16, seed);
+    cl_event done = nullptr;
+    const ipt_status status =
+        options == nullptr
+            ? ipt_transpose(session().queue(), m.buffer(), 0, rows, cols, 0, nullptr, &done, 4)
+            : ipt_transpose_with_options(session().queue(), m.buffer(), 0, rows, cols, 4, options,
+                                         0, nullptr, &done);
+    if (status != IPT_SUCCESS) return std::string("status ") + ipt_status_string(status);
+    clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    return m.check_transposed();
+  };
+  const auto before = rt::checked_plan_stats();
+  CHECK(call(&one_stage, 1) == "");  // planned and checked
+  CHECK(call(&one_stage, 2) == "");  // reused
+  CHECK(call(nullptr, 3) == "");     // the same shape without options: its own plan
+  CHECK(call(&three, 4) == "");      // other options: their own plan
+  CHECK(call(&no_padding, 5) == "");
+  CHECK(call(&three, 6) == "");  // reused
+  CHECK(call(nullptr, 7) == "");
+  CHECK(call(&one_stage, 8) == "");
+  const auto now = rt::checked_plan_stats();
+  CHECK(now.misses == before.misses + 4);
+  CHECK(now.hits == before.hits + 4);
+  CHECK(now.entries == 4);
 }
 
 TEST_CASE("a loop over the matrices of one buffer moves one plan between offsets, exactly",
@@ -214,6 +252,6 @@ TEST_CASE("a program's on-chip launch is probed once, not once per shape", "[pla
   const std::size_t after_first = rt::onchip_probe_count();
   CHECK(after_first - before <= first.size());
   CHECK(call(170, 150, 12) == "");
-  CHECK(call(150, 170, 13) == "");  // forced plans are prepared on every call
+  CHECK(call(150, 170, 13) == "");  // its plan reused
   CHECK(rt::onchip_probe_count() == after_first);
 }
