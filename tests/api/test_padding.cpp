@@ -319,6 +319,55 @@ TEST_CASE("padded plans without room move a stage's instances before the split a
   }
 }
 
+TEST_CASE("padded plans without room split their stages on a word, the pad and unpad at the end",
+          "[padding]") {
+  // A split at the caller's rows * cols elements rarely falls on a word of 1- or 2-byte
+  // elements: the matrix's last elements past a word go to scratch before the stages and
+  // come back after them, so that a 100! stage moves words. The guard bytes around the
+  // matrix stay as they were, and a second call brings the original back.
+  ScopedEnv env("IPT_OVERRIDES",
+                "local_mem=32768,max_wg=256,simd=32,compute_units=64,line=128,resident_groups=0");
+  std::uint64_t seed = 6300;
+  for (const auto& [rows, cols, elem_size] :
+       std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
+           {19101, 1009, 1}, {9781, 5102, 1}, {19101, 1009, 2}}) {
+    INFO(rows << " x " << cols << ", elem_size " << elem_size);
+    ipt_plan_options tight{};
+    tight.max_bytes = rows * cols * elem_size;
+    ipt_plan_info info;
+    REQUIRE(ipt_plan(session().device(), rows, cols, elem_size, &tight, &info) == IPT_SUCCESS);
+    INFO(info.description);
+    const std::string plan = info.description;
+    REQUIRE(plan.find("keep the matrix's last") != std::string::npos);
+    // A 100! stage (a line "  100! on ..." or "  0100! on ...") in words.
+    bool in_words = false;
+    for (std::size_t at = plan.find("100! on"); at != std::string::npos;
+         at = plan.find("100! on", at + 1))
+      in_words |= plan.substr(at, plan.find('\n', at) - at).find("moved as") != std::string::npos;
+    REQUIRE(in_words);
+    GuardedMatrix m(rows, cols, elem_size, 4, 64, ++seed);
+    run(m, rows, cols, elem_size, &tight);
+    CHECK(m.check_transposed() == "");
+    run(m, cols, rows, elem_size, &tight);
+    CHECK(m.check_unchanged() == "");
+  }
+  // A batch, each matrix padded in scratch in turn: the first keeps its last element (the
+  // second starts a byte into a word and keeps none).
+  const std::size_t batch = 2, rows = 19101, cols = 1009;
+  ipt_plan_info info;
+  REQUIRE(ipt_plan_batched(session().device(), batch, rows, cols, 1, nullptr, &info) ==
+          IPT_SUCCESS);
+  INFO(info.description);
+  REQUIRE(std::string(info.description).find("keep the matrix's last") != std::string::npos);
+  GuardedMatrix m(batch * rows, cols, 1, 4, 64, ++seed);
+  cl_event done = nullptr;
+  REQUIRE(ipt_transpose_batched(session().queue(), m.buffer(), 4, batch, rows, cols, 0, nullptr,
+                                &done, 1) == IPT_SUCCESS);
+  REQUIRE(clWaitForEvents(1, &done) == CL_SUCCESS);
+  clReleaseEvent(done);
+  CHECK(m.check_holds(ipt::support::permute_010(m.matrix_before(), batch, rows, cols, 1)) == "");
+}
+
 TEST_CASE("padded plans in a sub-buffer of exactly the matrix leave its parent untouched",
           "[padding]") {
   // The matrix is a sub-buffer of exactly rows * cols elements inside a larger parent of

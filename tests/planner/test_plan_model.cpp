@@ -317,13 +317,16 @@ TEST_CASE("a split matrix's 010! stage moves its instances before the split unsp
     const u64 head_elements = head.move.I * head.move.A * head.move.B * head.move.C;
     CHECK(head.move.base == 0);
     CHECK(rest.move.base == head_elements);
-    CHECK(rest.move.base < plan.split);
-    CHECK(rest.touches == plan.split);
+    // The stages' split: the plan's, or a word before it (below).
+    const u64 split = rest.move.split != 0 ? rest.move.base + rest.move.split : plan.split;
+    CHECK(split <= plan.split);
+    CHECK(rest.move.base < split);
+    CHECK(rest.touches == split);
     // Both kernels take the matrix's start as their second argument (the model above
     // follows the moves, not the arguments).
     CHECK(head.args[1].value == 0);
     CHECK(rest.args[1].value == head_elements);
-    CHECK(rest.args.back().value == plan.split - head_elements);  // the split, from there
+    CHECK(rest.args.back().value == split - head_elements);  // the split, from there
     CHECK(plan_problem("NVIDIA-like", plan, call, 0, 200000) == "");
   }
   // 8-byte elements lose little to the split: one kernel, as do stages with fewer bytes
@@ -339,6 +342,69 @@ TEST_CASE("a split matrix's 010! stage moves its instances before the split unsp
     INFO(call_text("NVIDIA-like", call) << "\n  " << describe(plan));
     REQUIRE(plan.split != 0);
     CHECK(stage_kernels(plan).size() == 1);
+    CHECK(plan_problem("NVIDIA-like", plan, call, 0, 20000) == "");
+  }
+}
+
+TEST_CASE("a split matrix's stages split on a word where a 100! stage moves words so",
+          "[planner][model]") {
+  // The caller's last elements past the word (1 to 3 here) go to scratch before the
+  // stages and come back after them; the pad and the unpad keep the split at M * N.
+  const DeviceProfile device = ipt::test::nvidia_like();
+  for (const auto& [rows, cols, elem_size, kept] :
+       std::vector<std::tuple<u64, u64, std::size_t, u64>>{
+           {19101, 15761, 1, 1}, {19101, 15761, 2, 1}, {9781, 5102, 1, 2}}) {
+    const CallShape call{rows, cols, elem_size, 0, 0};
+    const LaunchPlan plan = plan_call(device, call);
+    INFO(call_text("NVIDIA-like", call) << "\n  " << describe(plan));
+    REQUIRE(plan.split == rows * cols);
+    const u64 split = plan.split - kept;
+    int copies = 0, soa_in_words = 0;
+    for (const Step& step : plan.steps) {
+      if (step.family == Family::kCopy) {
+        ++copies;
+        CHECK(step.move.count == kept);
+        CHECK((step.move.from == Buffer::kMatrix ? step.move.from_at : step.move.to_at) == split);
+      }
+      if (step.tail.empty()) continue;
+      const u64 own = step.move.base + step.move.split;
+      if (step.family == Family::kRestride) {
+        CHECK(own == plan.split);
+      } else {
+        CHECK(own == split);
+        // The tail of the stages' split holds the kept elements, then the plan's tail.
+        CHECK(step.move.tail_at * elem_size + kept * elem_size == plan.split_tail.offset);
+      }
+      if (step.family == Family::kSoa && step.what.find("moved as") != std::string::npos)
+        ++soa_in_words;
+    }
+    CHECK(copies == 2);
+    CHECK(soa_in_words == 1);
+    CHECK(plan_problem("NVIDIA-like", plan, call, 0, 200000) == "");
+    // A call that fails after any step is undone, the kept elements back in the buffer.
+    REQUIRE(plan.undo.size() + 1 == plan.steps.size());
+    for (std::size_t done = 1; done < plan.steps.size(); ++done)
+      CHECK(check_rollback(plan, done, rows, cols, 0, 0, 20000) == "");
+  }
+  // A batch of such matrices, each padded in scratch in turn: each part's moves say which
+  // split is theirs. The second matrix starts 2 bytes into a word (its 100! stage moves
+  // no words at either split): two parts of three keep elements.
+  const CallShape batch{9781, 5102, 1, 0, 0, 3};
+  const LaunchPlan parts = plan_call(device, batch);
+  INFO(call_text("NVIDIA-like", batch) << "\n  " << describe(parts));
+  CHECK(std::count_if(parts.steps.begin(), parts.steps.end(),
+                      [](const Step& step) { return step.family == Family::kCopy; }) == 4);
+  CHECK(plan_problem("NVIDIA-like", parts, batch, 0, 200000) == "");
+  // None where the split is a whole word already, where the matrix is too small for two
+  // more launches to pay, or for elements of 4 bytes (a split matrix's words hold one).
+  PlanOverrides no_onchip;
+  no_onchip.request.onchip = OnChip::kOff;
+  for (const CallShape& call : {CallShape{19112, 15761, 1, 0, 0}, CallShape{1009, 991, 1, 0, 0},
+                                CallShape{12148, 17029, 4, 0, 0}}) {
+    const LaunchPlan plan = plan_call(device, call, no_onchip);
+    INFO(call_text("NVIDIA-like", call) << "\n  " << describe(plan));
+    REQUIRE(plan.split == call.rows * call.cols);
+    for (const Step& step : plan.steps) CHECK(step.family != Family::kCopy);
     CHECK(plan_problem("NVIDIA-like", plan, call, 0, 20000) == "");
   }
 }
