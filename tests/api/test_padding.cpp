@@ -288,34 +288,56 @@ TEST_CASE("max_bytes below the matrix lends nothing past it", "[padding]") {
   }
 }
 
+namespace {
+
+// A device without resident groups, fully described so that every device plans the
+// shapes of the split tests below alike.
+constexpr const char* kSplitDevice =
+    "local_mem=32768,max_wg=256,simd=32,compute_units=64,line=128,resident_groups=0";
+
+// The plan of a call whose max_bytes is the matrix (no room past it: padding in scratch).
+std::string tight_plan(std::size_t rows, std::size_t cols, std::size_t elem_size) {
+  ipt_plan_options tight{};
+  tight.max_bytes = rows * cols * elem_size;
+  ipt_plan_info info;
+  REQUIRE(ipt_plan(session().device(), rows, cols, elem_size, &tight, &info) == IPT_SUCCESS);
+  return info.description;
+}
+
+// A random matrix `offset` elements into its buffer, 64 guard bytes after it, transposed
+// with max_bytes the matrix and back: both results and the guards checked.
+void transpose_tight_and_back(std::size_t rows, std::size_t cols, std::size_t elem_size,
+                              std::size_t offset, std::uint64_t seed) {
+  ipt_plan_options tight{};
+  tight.max_bytes = rows * cols * elem_size;
+  GuardedMatrix m(rows, cols, elem_size, offset, 64, seed);
+  run(m, rows, cols, elem_size, &tight);
+  CHECK(m.check_transposed() == "");
+  run(m, cols, rows, elem_size, &tight);
+  CHECK(m.check_unchanged() == "");
+}
+
+}  // namespace
+
 TEST_CASE("padded plans without room move a stage's instances before the split apart",
           "[padding]") {
   // Without room past the matrix, a padded plan keeps its padding in scratch (a split
   // matrix); a 010! stage of 16 MiB or more before the split runs those instances in a
   // kernel of their own, without the split, and the others in a second. Guard bytes
   // around the matrix, which max_bytes keeps the plan from borrowing, stay as they were.
-  // A device without resident groups, fully described so that every device plans these
-  // shapes alike: the stage is BS, in the middle of a 3.1 plan, before a 100! and an
-  // unpad (2.1), or last (2.2: its second kernel zeroes the earlier steps' flags).
-  ScopedEnv env("IPT_OVERRIDES",
-                "local_mem=32768,max_wg=256,simd=32,compute_units=64,line=128,resident_groups=0");
+  // The stage is BS, in the middle of a 3.1 plan, before a 100! and an unpad (2.1), or
+  // last (2.2: its second kernel zeroes the earlier steps' flags).
+  ScopedEnv env("IPT_OVERRIDES", kSplitDevice);
   std::uint64_t seed = 6200;
   for (const auto& [rows, cols, elem_size] :
        std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
            {19101, 1009, 1}, {19101, 263, 4}, {503, 19101, 2}}) {
     INFO(rows << " x " << cols << ", elem_size " << elem_size);
-    ipt_plan_options tight{};
-    tight.max_bytes = rows * cols * elem_size;
-    ipt_plan_info info;
-    REQUIRE(ipt_plan(session().device(), rows, cols, elem_size, &tight, &info) == IPT_SUCCESS);
-    INFO(info.description);
-    REQUIRE(std::string(info.description).find("instances (in the buffer)") != std::string::npos);
-    REQUIRE(std::string(info.description).find("(reaching past the buffer)") != std::string::npos);
-    GuardedMatrix m(rows, cols, elem_size, 3, 64, ++seed);
-    run(m, rows, cols, elem_size, &tight);
-    CHECK(m.check_transposed() == "");
-    run(m, cols, rows, elem_size, &tight);
-    CHECK(m.check_unchanged() == "");
+    const std::string plan = tight_plan(rows, cols, elem_size);
+    INFO(plan);
+    REQUIRE(plan.find("instances (in the buffer)") != std::string::npos);
+    REQUIRE(plan.find("(reaching past the buffer)") != std::string::npos);
+    transpose_tight_and_back(rows, cols, elem_size, 3, ++seed);
   }
 }
 
@@ -325,19 +347,14 @@ TEST_CASE("padded plans without room split their stages on a word, the pad and u
   // elements: the matrix's last elements past a word go to scratch before the stages and
   // come back after them, so that a 100! stage moves words. The guard bytes around the
   // matrix stay as they were, and a second call brings the original back.
-  ScopedEnv env("IPT_OVERRIDES",
-                "local_mem=32768,max_wg=256,simd=32,compute_units=64,line=128,resident_groups=0");
+  ScopedEnv env("IPT_OVERRIDES", kSplitDevice);
   std::uint64_t seed = 6300;
   for (const auto& [rows, cols, elem_size] :
        std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
            {19101, 1009, 1}, {9781, 5102, 1}, {19101, 1009, 2}}) {
     INFO(rows << " x " << cols << ", elem_size " << elem_size);
-    ipt_plan_options tight{};
-    tight.max_bytes = rows * cols * elem_size;
-    ipt_plan_info info;
-    REQUIRE(ipt_plan(session().device(), rows, cols, elem_size, &tight, &info) == IPT_SUCCESS);
-    INFO(info.description);
-    const std::string plan = info.description;
+    const std::string plan = tight_plan(rows, cols, elem_size);
+    INFO(plan);
     REQUIRE(plan.find("keep the matrix's last") != std::string::npos);
     // A 100! stage (a line "  100! on ..." or "  0100! on ...") in words.
     bool in_words = false;
@@ -345,11 +362,7 @@ TEST_CASE("padded plans without room split their stages on a word, the pad and u
          at = plan.find("100! on", at + 1))
       in_words |= plan.substr(at, plan.find('\n', at) - at).find("moved as") != std::string::npos;
     REQUIRE(in_words);
-    GuardedMatrix m(rows, cols, elem_size, 4, 64, ++seed);
-    run(m, rows, cols, elem_size, &tight);
-    CHECK(m.check_transposed() == "");
-    run(m, cols, rows, elem_size, &tight);
-    CHECK(m.check_unchanged() == "");
+    transpose_tight_and_back(rows, cols, elem_size, 4, ++seed);
   }
   // A batch, each matrix padded in scratch in turn: the first keeps its last element (the
   // second starts a byte into a word and keeps none).
