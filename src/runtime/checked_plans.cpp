@@ -2,8 +2,10 @@
 #include "runtime/checked_plans.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "planner/relocation.hpp"
@@ -31,6 +33,9 @@ struct MovableEntry {
   std::shared_ptr<const CheckedPlan> checked;  // the plan `relocation` moves
 };
 
+// Entries leave the cache under its lock and are dropped after it: dropping a plan may
+// release its programs and context, driver calls that may block (a thread stuck in one
+// would hold every call that looks a plan up).
 struct Cache {
   std::mutex mutex;
   std::vector<Entry> entries;
@@ -68,13 +73,15 @@ std::shared_ptr<const CheckedPlan> find_checked_plan(const CheckedPlanKey& key) 
 void remember_checked_plan(const CheckedPlanKey& key, const cl::Context& context,
                            std::shared_ptr<const CheckedPlan> prepared) {
   Cache& c = cache();
+  std::shared_ptr<const CheckedPlan> replaced;
+  std::vector<Entry> dropped;
   std::lock_guard<std::mutex> lock(c.mutex);
   for (Entry& entry : c.entries)
     if (entry.key == key) {  // another thread's, or one planned again (new on-chip verdicts)
-      entry.checked = std::move(prepared);
+      replaced = std::exchange(entry.checked, std::move(prepared));
       return;
     }
-  if (c.entries.size() >= kMaxEntries) c.entries.clear();
+  if (c.entries.size() >= kMaxEntries) dropped.swap(c.entries);
   c.entries.push_back(Entry{key, context, std::move(prepared)});
 }
 
@@ -121,11 +128,12 @@ void learn_moves(const CheckedPlanKey& key, const cl::Context& context,
                  const std::function<planner::LaunchPlan(std::uint64_t offset)>& plan_at) {
   const CheckedPlanKey class_of = class_key(key);
   Cache& c = cache();
+  std::vector<MovableEntry> dropped;
   {
     std::lock_guard<std::mutex> lock(c.mutex);
     MovableEntry* entry = find_class(c, class_of);
     if (entry == nullptr) {
-      if (c.movable.size() >= kMaxEntries) c.movable.clear();
+      if (c.movable.size() >= kMaxEntries) dropped.swap(c.movable);
       c.movable.push_back(
           MovableEntry{class_of, context, key.offset, false, std::nullopt, nullptr});
       return;
@@ -143,27 +151,33 @@ void learn_moves(const CheckedPlanKey& key, const cl::Context& context,
       // Nothing learned: the class plans every call, as calls of unknown classes do.
     }
   }
+  std::shared_ptr<const CheckedPlan> replaced;
   std::lock_guard<std::mutex> lock(c.mutex);
   MovableEntry* entry = find_class(c, class_of);
   if (entry == nullptr || !relocation) return;
   entry->relocation = std::move(relocation);
-  entry->checked = std::move(checked);
+  replaced = std::exchange(entry->checked, std::move(checked));
 }
 
 void forget_moves(const CheckedPlanKey& key) {
   const CheckedPlanKey class_of = class_key(key);
   Cache& c = cache();
+  std::vector<MovableEntry> dropped;
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.movable.erase(std::remove_if(c.movable.begin(), c.movable.end(),
-                                 [&](const MovableEntry& e) { return e.key == class_of; }),
-                  c.movable.end());
+  const auto gone =
+      std::stable_partition(c.movable.begin(), c.movable.end(),
+                            [&](const MovableEntry& e) { return !(e.key == class_of); });
+  std::move(gone, c.movable.end(), std::back_inserter(dropped));
+  c.movable.erase(gone, c.movable.end());
 }
 
 void clear_checked_plans() {
   Cache& c = cache();
+  std::vector<Entry> entries;
+  std::vector<MovableEntry> movable;
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.entries.clear();
-  c.movable.clear();
+  entries.swap(c.entries);
+  movable.swap(c.movable);
 }
 
 CheckedPlanStats checked_plan_stats() {

@@ -174,9 +174,8 @@ void recheck(const cl::CommandQueue& queue, const VerdictRef& verdict, const pla
   try {
     const cl::Context context = queue_context(queue);
     const cl::Device device = queue_device(queue);
-    const ProgramRef program =
-        get_program(context, device, planner::family_source(step.family), step.options,
-                    step.groups_per_unit);
+    const ProgramRef program = get_program(context, device, planner::family_source(step.family),
+                                           step.options, step.groups_per_unit);
     probe(queue, program, step, verdict, OnChipVerdict::Residency::kCrowded);
   } catch (...) {
     // Advice only: the program stays avoided, and is checked again when this verdict is old.
@@ -264,8 +263,9 @@ std::size_t onchip_probe_count() { return probes.load(); }
 std::size_t onchip_probe_verdicts() { return verdicts.load(); }
 
 void clear_onchip_verdicts() {
+  std::map<Key, Entry> dropped;  // their contexts released after the lock
   std::lock_guard<std::mutex> lock(table().mutex);
-  table().entries.clear();
+  dropped.swap(table().entries);
   ++generation;  // a plan made on the verdicts dropped is made again
 }
 

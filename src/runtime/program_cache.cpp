@@ -209,10 +209,11 @@ ProgramRef get_program(const cl::Context& context, const cl::Device& device,
 }
 
 void clear_program_cache() {
-  {
-    std::lock_guard<std::mutex> lock(cache().mutex);
-    cache().programs.clear();
-  }
+  // Dropped after the lock: releasing a program may block in the driver, and every
+  // get_program waits for this lock.
+  std::map<Key, std::shared_future<ProgramRef>> dropped;
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  dropped.swap(cache().programs);
 }
 
 PooledKernel::PooledKernel(ProgramRef program, const char* name, const cl::Device& device)
