@@ -3,7 +3,10 @@
 // calling thread until those commands complete on NVIDIA's driver (clReleaseMemObject
 // waited 0.5 ms behind a 1 GiB copy). Every call released its scratch on return, so every
 // call ran synchronously. Scratch is therefore released by a completion callback of the
-// last command that uses it.
+// last command that uses it, on the driver's callback thread itself: handed from there to
+// a thread of the library's own, the releases deadlocked NVIDIA's driver (580) in every
+// run of the thread stress tests (that thread spinning inside the driver, the driver's
+// callback thread waiting for a lock inside the driver, the GPU idle).
 #pragma once
 
 #include "runtime/opencl.hpp"
