@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0
+// ipt-driver-stress: libipt's thread-stress pattern on an OpenCL driver without libipt,
+// to tell a hang of the driver from one of the library (docs/troubleshooting.md).
+//
+// Worker threads each run "calls" on a queue of their own (every other one out of order):
+// three kernels chained by events over a matrix buffer and a scratch buffer, the scratch
+// released as --release says, and every fourth call waited for and read back. Builder
+// threads build a program from the device's binary, launch one kernel of it and release
+// kernel and program while that launch is still queued, as a call does after
+// ipt_clear_cache. --release:
+//   callback  a completion callback of the call's last command releases the scratch, on
+//             the driver's callback thread (what libipt does)
+//   thread    that callback hands the scratch to one thread of the tool's own, which
+//             releases it
+//   caller    no callback: the worker releases the scratch after waiting for its call
+// A run that makes no progress for --watchdog seconds prints what each thread was doing
+// and exits with status 3; 0 when it ran its --seconds, 1 on bad arguments, 2 when an
+// OpenCL call failed.
+#include <CL/cl.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/device_select.hpp"
+
+namespace {
+
+enum class Release { kCallback, kThread, kCaller };
+
+const char* kSource =
+    "__kernel void churn(__global float* a, uint n, uint rounds) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  if (i >= n) return;\n"
+    "  float x = a[i];\n"
+    "  for (uint r = 0; r < rounds; ++r) x = x * 1.0001f + 0.5f;\n"
+    "  a[i] = x;\n"
+    "}\n";
+
+std::atomic<long> progress{0}, calls{0}, builds{0};
+std::atomic<bool> stopping{false};
+// What each thread was doing last: a step number, printed by the watchdog.
+std::atomic<int> step_of[64];
+
+void check(cl_int code, const char* what) {
+  if (code == CL_SUCCESS) return;
+  std::fprintf(stderr, "ipt-driver-stress: %s failed with OpenCL error %d\n", what, code);
+  std::fflush(stderr);
+  std::_Exit(2);
+}
+
+// One thread that releases what completion callbacks hand it (--release thread).
+struct Releaser {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::vector<cl_mem> pending;
+
+  void run() {
+    std::vector<cl_mem> batch;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        ready.wait(lock, [this] { return !pending.empty(); });
+        batch.swap(pending);
+      }
+      for (cl_mem buffer : batch) clReleaseMemObject(buffer);
+      batch.clear();
+    }
+  }
+};
+Releaser* releaser = nullptr;
+
+void CL_CALLBACK release_in_callback(cl_event, cl_int, void* buffer) {
+  clReleaseMemObject(static_cast<cl_mem>(buffer));
+}
+
+void CL_CALLBACK hand_to_releaser(cl_event, cl_int, void* buffer) {
+  {
+    std::lock_guard<std::mutex> lock(releaser->mutex);
+    releaser->pending.push_back(static_cast<cl_mem>(buffer));
+  }
+  releaser->ready.notify_one();
+}
+
+struct Setup {
+  cl_context context;
+  cl_device_id device;
+  cl_program program;
+  std::vector<unsigned char> binary;
+  Release release;
+};
+
+cl_kernel churn_kernel(cl_program program, cl_mem buffer, cl_uint n, cl_uint rounds) {
+  cl_int code = CL_SUCCESS;
+  cl_kernel kernel = clCreateKernel(program, "churn", &code);
+  check(code, "clCreateKernel");
+  check(clSetKernelArg(kernel, 0, sizeof buffer, &buffer), "clSetKernelArg");
+  check(clSetKernelArg(kernel, 1, sizeof n, &n), "clSetKernelArg");
+  check(clSetKernelArg(kernel, 2, sizeof rounds, &rounds), "clSetKernelArg");
+  return kernel;
+}
+
+void worker(const Setup& setup, int id) {
+  cl_int code = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(
+      setup.context, setup.device, id % 2 == 1 ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, &code);
+  if (code != CL_SUCCESS)  // no out-of-order queues on this device
+    queue = clCreateCommandQueue(setup.context, setup.device, 0, &code);
+  check(code, "clCreateCommandQueue");
+  const cl_uint n = 1 << 18, scratch_n = 1 << 14;
+  std::vector<float> host(64);
+  cl_mem matrix = nullptr;
+  for (long call = 0; !stopping.load(); ++call) {
+    step_of[id] = 1;
+    if (call % 8 == 0) {  // a new matrix now and then: a final release on this thread
+      if (matrix != nullptr) check(clReleaseMemObject(matrix), "clReleaseMemObject");
+      matrix = clCreateBuffer(setup.context, CL_MEM_READ_WRITE, n * 4, nullptr, &code);
+      check(code, "clCreateBuffer");
+    }
+    cl_mem scratch =
+        clCreateBuffer(setup.context, CL_MEM_READ_WRITE, scratch_n * 4, nullptr, &code);
+    check(code, "clCreateBuffer");
+    cl_kernel first = churn_kernel(setup.program, matrix, n, 20);
+    cl_kernel middle = churn_kernel(setup.program, scratch, scratch_n, 20);
+    cl_kernel last = churn_kernel(setup.program, matrix, n, 20);
+    cl_event events[3];
+    const size_t global[3] = {n, scratch_n, n};
+    cl_kernel kernels[3] = {first, middle, last};
+    step_of[id] = 2;
+    for (int k = 0; k < 3; ++k)
+      check(clEnqueueNDRangeKernel(queue, kernels[k], 1, nullptr, &global[k], nullptr,
+                                   k == 0 ? 0 : 1, k == 0 ? nullptr : &events[k - 1], &events[k]),
+            "clEnqueueNDRangeKernel");
+    step_of[id] = 3;
+    if (setup.release == Release::kCaller) {
+      check(clWaitForEvents(1, &events[2]), "clWaitForEvents");
+      check(clReleaseMemObject(scratch), "clReleaseMemObject");
+    } else {
+      check(clSetEventCallback(
+                events[2], CL_COMPLETE,
+                setup.release == Release::kCallback ? release_in_callback : hand_to_releaser,
+                scratch),
+            "clSetEventCallback");
+    }
+    check(clFlush(queue), "clFlush");
+    step_of[id] = 4;
+    if (call % 4 == 3)
+      check(clEnqueueReadBuffer(queue, matrix, CL_TRUE, 0, host.size() * 4, host.data(), 1,
+                                &events[2], nullptr),
+            "clEnqueueReadBuffer");
+    step_of[id] = 5;
+    for (int k = 0; k < 3; ++k) {
+      clReleaseEvent(events[k]);
+      clReleaseKernel(kernels[k]);
+    }
+    ++calls;
+    ++progress;
+  }
+  clFinish(queue);
+  if (matrix != nullptr) clReleaseMemObject(matrix);
+  clReleaseCommandQueue(queue);
+}
+
+void builder(const Setup& setup, int id) {
+  cl_int code = CL_SUCCESS;
+  cl_command_queue queue = clCreateCommandQueue(setup.context, setup.device, 0, &code);
+  check(code, "clCreateCommandQueue");
+  const cl_uint n = 1 << 18;
+  cl_mem buffer = clCreateBuffer(setup.context, CL_MEM_READ_WRITE, n * 4, nullptr, &code);
+  check(code, "clCreateBuffer");
+  for (long round = 0; !stopping.load(); ++round) {
+    step_of[id] = 11;
+    const unsigned char* binary = setup.binary.data();
+    const size_t size = setup.binary.size();
+    cl_int status = CL_SUCCESS;
+    cl_program program =
+        clCreateProgramWithBinary(setup.context, 1, &setup.device, &size, &binary, &status, &code);
+    check(code, "clCreateProgramWithBinary");
+    step_of[id] = 12;
+    check(clBuildProgram(program, 1, &setup.device, "", nullptr, nullptr), "clBuildProgram");
+    step_of[id] = 13;
+    cl_kernel kernel = churn_kernel(program, buffer, n, 50);
+    const size_t global = n;
+    check(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel");
+    check(clFlush(queue), "clFlush");
+    step_of[id] = 14;
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);  // its launch still queued
+    step_of[id] = 15;
+    if (round % 8 == 7) check(clFinish(queue), "clFinish");
+    ++builds;
+    ++progress;
+  }
+  clFinish(queue);
+  clReleaseMemObject(buffer);
+  clReleaseCommandQueue(queue);
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: ipt-driver-stress [--release callback|thread|caller] [--workers N]\n"
+               "                         [--builders N] [--seconds S] [--watchdog S]\n"
+               "Runs libipt's thread-stress pattern without libipt on the device IPT_DEVICE\n"
+               "names (defaults: callback, 12 workers, 3 builders, 60 s, watchdog 20 s).\n"
+               "Exit status: 0 ran its time, 3 made no progress for the watchdog's time\n"
+               "(a hang: what each thread was doing is printed), 2 an OpenCL call failed.\n");
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Release release = Release::kCallback;
+  int workers = 12, builders = 3, seconds = 60, watchdog = 20;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h" || i + 1 == argc) return usage();
+    const std::string value = argv[++i];
+    if (arg == "--release") {
+      if (value == "callback")
+        release = Release::kCallback;
+      else if (value == "thread")
+        release = Release::kThread;
+      else if (value == "caller")
+        release = Release::kCaller;
+      else
+        return usage();
+    } else if (arg == "--workers" || arg == "--builders" || arg == "--seconds" ||
+               arg == "--watchdog") {
+      const int number = std::atoi(value.c_str());
+      if (number < 0 || (number == 0 && value != "0")) return usage();
+      (arg == "--workers"    ? workers
+       : arg == "--builders" ? builders
+       : arg == "--seconds"  ? seconds
+                             : watchdog) = number;
+    } else {
+      return usage();
+    }
+  }
+  if (workers > 32 || builders > 32 || watchdog < 1) return usage();
+
+  try {
+    const ipt::support::Session session;
+    Setup setup{session.context(), session.device(), nullptr, {}, release};
+    cl_int code = CL_SUCCESS;
+    setup.program = clCreateProgramWithSource(setup.context, 1, &kSource, nullptr, &code);
+    check(code, "clCreateProgramWithSource");
+    check(clBuildProgram(setup.program, 1, &setup.device, "", nullptr, nullptr), "clBuildProgram");
+    size_t size = 0;
+    check(clGetProgramInfo(setup.program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr),
+          "clGetProgramInfo");
+    setup.binary.resize(size);
+    unsigned char* binary = setup.binary.data();
+    check(clGetProgramInfo(setup.program, CL_PROGRAM_BINARIES, sizeof binary, &binary, nullptr),
+          "clGetProgramInfo");
+    std::printf("%s: --release %s, %d workers, %d builders, %d s\n", session.description().c_str(),
+                release == Release::kCallback ? "callback"
+                : release == Release::kThread ? "thread"
+                                              : "caller",
+                workers, builders, seconds);
+    std::fflush(stdout);
+    if (release == Release::kThread) {
+      releaser = new Releaser;  // never destroyed: its thread runs until the process ends
+      std::thread([] { releaser->run(); }).detach();
+    }
+    std::vector<std::thread> threads;
+    for (int i = 0; i < workers; ++i) threads.emplace_back(worker, std::cref(setup), i);
+    for (int i = 0; i < builders; ++i) threads.emplace_back(builder, std::cref(setup), 32 + i);
+
+    using Clock = std::chrono::steady_clock;
+    const auto end = Clock::now() + std::chrono::seconds(seconds);
+    long seen = -1;
+    auto moved = Clock::now();
+    while (Clock::now() < end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const long now = progress.load();
+      if (now != seen) {
+        seen = now;
+        moved = Clock::now();
+      } else if (Clock::now() - moved > std::chrono::seconds(watchdog)) {
+        std::printf("hang: no progress for %d s after %ld calls and %ld builds; steps:", watchdog,
+                    calls.load(), builds.load());
+        for (int i = 0; i < workers; ++i) std::printf(" w%d=%d", i, step_of[i].load());
+        for (int i = 0; i < builders; ++i) std::printf(" b%d=%d", i, step_of[32 + i].load());
+        std::printf("\n");
+        std::fflush(stdout);
+        std::_Exit(3);
+      }
+    }
+    stopping = true;
+    for (auto& thread : threads) thread.join();
+    clReleaseProgram(setup.program);
+    std::printf("ok: %ld calls, %ld builds\n", calls.load(), builds.load());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ipt-driver-stress: %s\n", e.what());
+    return 2;
+  }
+}
