@@ -7,7 +7,9 @@
 // released as --release says, and every fourth call waited for and read back. Builder
 // threads build a program from the device's binary, launch one kernel of it and release
 // kernel and program while that launch is still queued, as a call does after
-// ipt_clear_cache. --release:
+// ipt_clear_cache. Churner threads each make a context of their own, run a kernel in it
+// and release it all, over and over, as the tests of threads with contexts of their own
+// do. --release:
 //   callback  a completion callback of the call's last command releases the scratch, on
 //             the driver's callback thread (what libipt does)
 //   thread    that callback hands the scratch to one thread of the tool's own, which
@@ -205,14 +207,54 @@ void builder(const Setup& setup, int id) {
   clReleaseCommandQueue(queue);
 }
 
+void churner(const Setup& setup, int id) {
+  cl_int code = CL_SUCCESS;
+  const cl_uint n = 1 << 16;
+  std::vector<float> host(n);
+  for (long round = 0; !stopping.load(); ++round) {
+    step_of[id] = 21;
+    cl_context context = clCreateContext(nullptr, 1, &setup.device, nullptr, nullptr, &code);
+    check(code, "clCreateContext");
+    cl_command_queue queue = clCreateCommandQueue(context, setup.device, 0, &code);
+    check(code, "clCreateCommandQueue");
+    const unsigned char* binary = setup.binary.data();
+    const size_t size = setup.binary.size();
+    cl_int status = CL_SUCCESS;
+    cl_program program =
+        clCreateProgramWithBinary(context, 1, &setup.device, &size, &binary, &status, &code);
+    check(code, "clCreateProgramWithBinary");
+    step_of[id] = 22;
+    check(clBuildProgram(program, 1, &setup.device, "", nullptr, nullptr), "clBuildProgram");
+    cl_mem buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, n * 4, nullptr, &code);
+    check(code, "clCreateBuffer");
+    cl_kernel kernel = churn_kernel(program, buffer, n, 10);
+    const size_t global = n;
+    step_of[id] = 23;
+    check(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel");
+    check(clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, n * 4, host.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+    step_of[id] = 24;
+    clReleaseKernel(kernel);
+    clReleaseMemObject(buffer);
+    clReleaseProgram(program);
+    clReleaseCommandQueue(queue);
+    clReleaseContext(context);
+    step_of[id] = 25;
+    ++progress;
+  }
+}
+
 int usage() {
-  std::fprintf(stderr,
-               "usage: ipt-driver-stress [--release callback|thread|caller] [--workers N]\n"
-               "                         [--builders N] [--seconds S] [--watchdog S]\n"
-               "Runs libipt's thread-stress pattern without libipt on the device IPT_DEVICE\n"
-               "names (defaults: callback, 12 workers, 3 builders, 60 s, watchdog 20 s).\n"
-               "Exit status: 0 ran its time, 3 made no progress for the watchdog's time\n"
-               "(a hang: what each thread was doing is printed), 2 an OpenCL call failed.\n");
+  std::fprintf(
+      stderr,
+      "usage: ipt-driver-stress [--release callback|thread|caller] [--workers N]\n"
+      "                         [--builders N] [--churners N] [--seconds S] [--watchdog S]\n"
+      "Runs libipt's thread-stress pattern without libipt on the device IPT_DEVICE\n"
+      "names (defaults: callback, 12 workers, 3 builders, 1 churner, 60 s, watchdog\n"
+      "20 s).\n"
+      "Exit status: 0 ran its time, 3 made no progress for the watchdog's time\n"
+      "(a hang: what each thread was doing is printed), 2 an OpenCL call failed.\n");
   return 1;
 }
 
@@ -220,7 +262,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   Release release = Release::kCallback;
-  int workers = 12, builders = 3, seconds = 60, watchdog = 20;
+  int workers = 12, builders = 3, churners = 1, seconds = 60, watchdog = 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h" || i + 1 == argc) return usage();
@@ -234,19 +276,20 @@ int main(int argc, char** argv) {
         release = Release::kCaller;
       else
         return usage();
-    } else if (arg == "--workers" || arg == "--builders" || arg == "--seconds" ||
-               arg == "--watchdog") {
+    } else if (arg == "--workers" || arg == "--builders" || arg == "--churners" ||
+               arg == "--seconds" || arg == "--watchdog") {
       const int number = std::atoi(value.c_str());
       if (number < 0 || (number == 0 && value != "0")) return usage();
       (arg == "--workers"    ? workers
        : arg == "--builders" ? builders
+       : arg == "--churners" ? churners
        : arg == "--seconds"  ? seconds
                              : watchdog) = number;
     } else {
       return usage();
     }
   }
-  if (workers > 32 || builders > 32 || watchdog < 1) return usage();
+  if (workers > 32 || builders > 16 || churners > 4 || watchdog < 1) return usage();
 
   try {
     const ipt::support::Session session;
@@ -262,11 +305,12 @@ int main(int argc, char** argv) {
     unsigned char* binary = setup.binary.data();
     check(clGetProgramInfo(setup.program, CL_PROGRAM_BINARIES, sizeof binary, &binary, nullptr),
           "clGetProgramInfo");
-    std::printf("%s: --release %s, %d workers, %d builders, %d s\n", session.description().c_str(),
+    std::printf("%s: --release %s, %d workers, %d builders, %d churners, %d s\n",
+                session.description().c_str(),
                 release == Release::kCallback ? "callback"
                 : release == Release::kThread ? "thread"
                                               : "caller",
-                workers, builders, seconds);
+                workers, builders, churners, seconds);
     std::fflush(stdout);
     if (release == Release::kThread) {
       releaser = new Releaser;  // never destroyed: its thread runs until the process ends
@@ -275,6 +319,7 @@ int main(int argc, char** argv) {
     std::vector<std::thread> threads;
     for (int i = 0; i < workers; ++i) threads.emplace_back(worker, std::cref(setup), i);
     for (int i = 0; i < builders; ++i) threads.emplace_back(builder, std::cref(setup), 32 + i);
+    for (int i = 0; i < churners; ++i) threads.emplace_back(churner, std::cref(setup), 48 + i);
 
     using Clock = std::chrono::steady_clock;
     const auto end = Clock::now() + std::chrono::seconds(seconds);
@@ -291,6 +336,7 @@ int main(int argc, char** argv) {
                     calls.load(), builds.load());
         for (int i = 0; i < workers; ++i) std::printf(" w%d=%d", i, step_of[i].load());
         for (int i = 0; i < builders; ++i) std::printf(" b%d=%d", i, step_of[32 + i].load());
+        for (int i = 0; i < churners; ++i) std::printf(" c%d=%d", i, step_of[48 + i].load());
         std::printf("\n");
         std::fflush(stdout);
         std::_Exit(3);
