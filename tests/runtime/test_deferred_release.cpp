@@ -32,19 +32,23 @@ TEST_CASE("a buffer handed over is released once its command completes, not befo
     const std::vector<cl::Event> wait{gate};
     cl::Event command;
     queue.enqueueMarkerWithWaitList(&wait, &command);
-    std::atomic<bool> deleted{false};
+    // Freed once seen set: a buffer deleted after the test gave up must not write into
+    // a flag that is gone.
+    auto* deleted = new std::atomic<bool>(false);
     cl::Buffer buffer(context, CL_MEM_READ_WRITE, 64);
-    REQUIRE(clSetMemObjectDestructorCallback(buffer(), record_deletion, &deleted) == CL_SUCCESS);
+    REQUIRE(clSetMemObjectDestructorCallback(buffer(), record_deletion, deleted) == CL_SUCCESS);
     rt::release_when_complete(command, std::move(buffer));  // the test's handle goes with it
 
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    CHECK_FALSE(deleted.load());
+    CHECK_FALSE(deleted->load());
 
     gate.setStatus(CL_COMPLETE);
     queue.finish();
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!deleted.load() && std::chrono::steady_clock::now() < end)
+    while (!deleted->load() && std::chrono::steady_clock::now() < end)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    CHECK(deleted.load());
+    const bool released = deleted->load();
+    if (released) delete deleted;
+    CHECK(released);
   }
 }
