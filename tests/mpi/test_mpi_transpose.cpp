@@ -18,38 +18,15 @@
 #include <vector>
 
 #include "ipt/ipt_mpi.h"
+#include "mpi_test_data.hpp"
 #include "support/device_select.hpp"
 #include "support/rank_device.hpp"
 
 namespace {
 
-constexpr std::size_t kOffset = 3;  // elements before the matrix in its buffer
-constexpr std::size_t kGuard = 64;  // bytes checked past the allocation
-
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// Element (i, j) of the global rows x cols matrix.
-void value(std::size_t i, std::size_t j, std::size_t cols, std::size_t e, unsigned char* out) {
-  const std::uint64_t words[2] = {mix(i * cols + j), mix(~(i * cols + j))};
-  std::memcpy(out, words, e);
-}
-
-struct Tally {
-  int passed = 0, failed = 0;
-  void check(bool ok, int rank, const std::string& what) {
-    if (ok) {
-      ++passed;
-    } else {
-      ++failed;
-      std::fprintf(stderr, "rank %d: FAILED: %s\n", rank, what.c_str());
-    }
-  }
-};
+using ipt::test::mpi::kGuard;
+using ipt::test::mpi::kOffset;
+using ipt::test::mpi::Tally;
 
 struct Run {
   MPI_Comm comm;
@@ -57,20 +34,9 @@ struct Run {
   ipt::support::Session& session;
   Tally& tally;
 
-  // The rank's buffer: random bytes, its input block written at kOffset.
-  std::vector<unsigned char> fill(std::size_t M, std::size_t N, std::size_t e, bool in,
-                                  const ipt_mpi_local& local, std::size_t bytes) {
-    std::vector<unsigned char> host(bytes);
-    for (std::size_t k = 0; k < bytes; ++k)
-      host[k] = static_cast<unsigned char>(mix(k * 31 + static_cast<std::size_t>(rank)));
-    unsigned char* const matrix = host.data() + kOffset * e;
-    for (std::size_t i = 0; i < local.local_rows; ++i)
-      for (std::size_t j = 0; j < N; ++j) {
-        const std::size_t at = in ? j * local.local_rows + i : i * N + j;
-        value(local.local_row_start + i, j, N, e, matrix + at * e);
-      }
-    (void)M;
-    return host;
+  std::vector<unsigned char> fill(std::size_t N, std::size_t e, bool in, const ipt_mpi_local& local,
+                                  std::size_t bytes) {
+    return ipt::test::mpi::filled_buffer(rank, N, e, in, local, bytes);
   }
 
   // Which entry point a case calls.
@@ -92,7 +58,7 @@ struct Run {
     const bool in = (flags & IPT_MPI_TRANSPOSED_IN) != 0;
     const bool out = (flags & IPT_MPI_TRANSPOSED_OUT) != 0;
     const std::size_t bytes = (kOffset + local.alloc_elements) * e + kGuard;
-    const std::vector<unsigned char> before = fill(M, N, e, in, local, bytes);
+    const std::vector<unsigned char> before = fill(N, e, in, local, bytes);
     cl_int code = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                    bytes, const_cast<unsigned char*>(before.data()), &code);
@@ -122,21 +88,8 @@ struct Run {
     tally.check(
         std::memcmp(after.data() + bytes - kGuard, before.data() + bytes - kGuard, kGuard) == 0,
         rank, what + ": a byte past the allocation changed");
-    // Rows [col_start, col_start + local_cols) of the cols x rows transpose: element (j, i)
-    // is the matrix's (i, col_start + j).
-    bool right = true;
-    unsigned char want[16];
-    const unsigned char* matrix = after.data() + kOffset * e;
-    for (std::size_t j = 0; j < local.local_cols && right; ++j)
-      for (std::size_t i = 0; i < M; ++i) {
-        value(i, local.local_col_start + j, N, e, want);
-        const std::size_t at = out ? i * local.local_cols + j : j * M + i;
-        if (std::memcmp(matrix + at * e, want, e) != 0) {
-          right = false;
-          break;
-        }
-      }
-    tally.check(right, rank, what + ": the transpose");
+    tally.check(ipt::test::mpi::holds_transpose(after, M, N, e, out, local), rank,
+                what + ": the transpose");
   }
 
   // ipt_mpi_plan: the plan a call would run, the scheme asked for when one is, and the
@@ -211,7 +164,7 @@ struct Run {
     ipt_mpi_local local{};
     ipt_mpi_local_size(comm, M, N, &local);
     const std::size_t bytes = (kOffset + local.alloc_elements) * e + kGuard;
-    const std::vector<unsigned char> before = fill(M, N, e, false, local, bytes);
+    const std::vector<unsigned char> before = fill(N, e, false, local, bytes);
     cl_int code = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                    bytes, const_cast<unsigned char*>(before.data()), &code);
@@ -395,11 +348,7 @@ int main(int argc, char** argv) {
     }
     run.transpose(64, 48, 2, 0);  // the world's own still there
   }
-  int counts[2] = {tally.passed, tally.failed}, totals[2] = {0, 0};
-  MPI_Reduce(counts, totals, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0) std::printf("mpi (%d ranks): %d passed, %d failed\n", ranks, totals[0], totals[1]);
-  int failed = tally.failed, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const int code = ipt::test::mpi::summarize(tally, rank, ranks);
   MPI_Finalize();
-  return any == 0 ? 0 : 1;
+  return code;
 }
