@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "transfer_seam.hpp"
+
 namespace ipt::mpi {
 namespace {
 
@@ -21,6 +23,16 @@ bool wait_all(Events& events) {
   }
   events.clear();
   return ok;
+}
+
+// Enqueues a transfer of `bytes` between the block's buffer at `at` and `host` (`reading`:
+// from the device), its event in *e; returns the enqueue's result.
+cl_int transfer(const ExchangeTarget& t, bool reading, std::size_t at, std::size_t bytes,
+                unsigned char* host, cl_event* e) {
+  if (const cl_int refused = seam::refused_transfer(reading); refused != CL_SUCCESS) return refused;
+  return reading
+             ? clEnqueueReadBuffer(t.queue, t.buffer, CL_FALSE, at, bytes, host, 0, nullptr, e)
+             : clEnqueueWriteBuffer(t.queue, t.buffer, CL_FALSE, at, bytes, host, 0, nullptr, e);
 }
 
 // The event of a command just enqueued (code its enqueue's result), kept to wait for: in
@@ -90,8 +102,7 @@ bool exchange_pairwise(const ExchangeTarget& t, const ExchangePlan& plan, Exchan
       [&](std::size_t k, Events& events) {
         const Unit u = unit(k);
         cl_event e = nullptr;
-        const cl_int code = clEnqueueReadBuffer(t.queue, t.buffer, CL_FALSE, where(u), u.bytes,
-                                                sent(k), 0, nullptr, &e);
+        const cl_int code = transfer(t, true, where(u), u.bytes, sent(k), &e);
         return enqueued(code, e, events);
       },
       [&](std::size_t k) {
@@ -103,8 +114,7 @@ bool exchange_pairwise(const ExchangeTarget& t, const ExchangePlan& plan, Exchan
       [&](std::size_t k, Events& events) {
         const Unit u = unit(k);
         cl_event e = nullptr;
-        const cl_int code = clEnqueueWriteBuffer(t.queue, t.buffer, CL_FALSE, where(u), u.bytes,
-                                                 received(k), 0, nullptr, &e);
+        const cl_int code = transfer(t, false, where(u), u.bytes, received(k), &e);
         return enqueued(code, e, events);
       });
 }
@@ -128,10 +138,8 @@ bool exchange_alltoall(const ExchangeTarget& t, const ExchangePlan& plan, Exchan
       if (q == me) continue;
       const std::size_t where = t.base + q * t.chunk + at, place = (q < me ? q : q - 1) * n;
       cl_event e = nullptr;
-      const cl_int code = reading ? clEnqueueReadBuffer(t.queue, t.buffer, CL_FALSE, where, n,
-                                                        sent(j) + place, 0, nullptr, &e)
-                                  : clEnqueueWriteBuffer(t.queue, t.buffer, CL_FALSE, where, n,
-                                                         received(j) + place, 0, nullptr, &e);
+      const cl_int code =
+          transfer(t, reading, where, n, (reading ? sent(j) : received(j)) + place, &e);
       ok = enqueued(code, e, events) && ok;  // after the call has set e
     }
     return ok;
