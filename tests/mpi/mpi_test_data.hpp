@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the MPI test programs share: the global matrix every rank's block is cut from
 // (each element a function of its index), a rank's buffer with its block and random
-// bytes around it, the check of a rank's block of the transpose, and the tally of checks
-// that rank 0 reports as run_mpi_test.sh expects.
+// bytes around it, the check of a rank's block of the transpose, the tally of checks, and
+// the run around them that reports the tally as run_mpi_test.sh expects.
 #pragma once
 
 #include <mpi.h>
@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "ipt/ipt_mpi.h"
+#include "support/device_select.hpp"
+#include "support/rank_device.hpp"
 
 namespace ipt::test::mpi {
 
@@ -78,15 +80,27 @@ struct Tally {
   }
 };
 
-// Collective over MPI_COMM_WORLD: rank 0 prints "mpi (R ranks): N passed, N failed" over
-// all ranks' checks (run_mpi_test.sh reads it); the process's exit status, 1 where any
-// rank failed a check.
-inline int summarize(const Tally& tally, int rank, int ranks) {
+// A test program's whole run: MPI started, `body(rank, ranks, session, tally)` on a
+// session on the rank's device (support::rank_device), then rank 0 prints "mpi (R
+// ranks): N passed, N failed" over all ranks' checks, which run_mpi_test.sh reads. Returns
+// the process's exit status: 1 where any rank failed a check.
+template <typename Body>
+int on_world(int& argc, char**& argv, Body body) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  Tally tally;
+  {
+    ipt::support::Session session(ipt::support::rank_device(MPI_COMM_WORLD).device);
+    body(rank, ranks, session, tally);
+  }
   int counts[2] = {tally.passed, tally.failed}, totals[2] = {0, 0};
   MPI_Reduce(counts, totals, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) std::printf("mpi (%d ranks): %d passed, %d failed\n", ranks, totals[0], totals[1]);
   int failed = tally.failed, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
   return any == 0 ? 0 : 1;
 }
 

@@ -16,8 +16,6 @@
 
 #include "ipt/ipt_mpi.h"
 #include "mpi_test_data.hpp"
-#include "support/device_select.hpp"
-#include "support/rank_device.hpp"
 #include "transfer_seam.hpp"
 
 namespace {
@@ -117,23 +115,15 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  Tally tally;
-  {
-    ipt::support::Session session(ipt::support::rank_device(MPI_COMM_WORLD).device);
-    Run run{rank, ranks, session, tally};
-    for (const ipt_mpi_scheme scheme : {IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL})
-      for (const bool reading : {true, false})
-        for (int failing = 0; failing < ranks; ++failing)
-          for (int position = 0; position < 3; ++position)
-            run.case_of(scheme, reading, failing, position);
-    const ipt_mpi_options options{0, 0, IPT_MPI_SCHEME_PAIRWISE, 0};
-    run.call(options, "after every failure", true);
-  }
-  const int code = ipt::test::mpi::summarize(tally, rank, ranks);
-  MPI_Finalize();
-  return code;
+  return ipt::test::mpi::on_world(
+      argc, argv, [](int rank, int ranks, ipt::support::Session& session, Tally& tally) {
+        Run run{rank, ranks, session, tally};
+        for (const ipt_mpi_scheme scheme : {IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL})
+          for (const bool reading : {true, false})
+            for (int failing = 0; failing < ranks; ++failing)
+              for (int position = 0; position < 3; ++position)
+                run.case_of(scheme, reading, failing, position);
+        const ipt_mpi_options options{0, 0, IPT_MPI_SCHEME_PAIRWISE, 0};
+        run.call(options, "after every failure", true);
+      });
 }

@@ -19,8 +19,6 @@
 
 #include "ipt/ipt_mpi.h"
 #include "mpi_test_data.hpp"
-#include "support/device_select.hpp"
-#include "support/rank_device.hpp"
 
 namespace {
 
@@ -280,75 +278,67 @@ struct Run {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  Tally tally;
-  {
-    ipt::support::Session session(ipt::support::rank_device(MPI_COMM_WORLD).device);
-    Run run{MPI_COMM_WORLD, rank, ranks, session, tally};
-    // Primes, skinny both ways round, fewer rows than ranks, uneven blocks, a square.
-    const std::size_t shapes[][2] = {{97, 89}, {3, 211}, {211, 3}, {2, 5},
-                                     {64, 48}, {45, 45}, {1, 7}};
-    for (const auto& shape : shapes)
-      for (const std::size_t e : {1, 2, 4, 8, 16})
-        for (unsigned flags = 0; flags < 4; ++flags) {
-          if (e != 4 && flags != 0 && shape[0] != 97) continue;  // flags: every size on one
-          run.transpose(shape[0], shape[1], e, flags);
+  return ipt::test::mpi::on_world(
+      argc, argv, [](int rank, int ranks, ipt::support::Session& session, Tally& tally) {
+        Run run{MPI_COMM_WORLD, rank, ranks, session, tally};
+        // Primes, skinny both ways round, fewer rows than ranks, uneven blocks, a square.
+        const std::size_t shapes[][2] = {{97, 89}, {3, 211}, {211, 3}, {2, 5},
+                                         {64, 48}, {45, 45}, {1, 7}};
+        for (const auto& shape : shapes)
+          for (const std::size_t e : {1, 2, 4, 8, 16})
+            for (unsigned flags = 0; flags < 4; ++flags) {
+              if (e != 4 && flags != 0 && shape[0] != 97) continue;  // flags: every size on one
+              run.transpose(shape[0], shape[1], e, flags);
+            }
+        // Each scheme, with a staging budget that cuts chunks into many pieces.
+        for (const ipt_mpi_scheme scheme : {IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL})
+          for (const std::size_t staging : {std::size_t{0}, std::size_t{4096}}) {
+            const ipt_mpi_options options{0, 0, scheme, staging};
+            run.transpose(300, 257, 8, 0, &options);
+            run.transpose(101, 3, 2, IPT_MPI_TRANSPOSED_OUT, &options);
+            run.transpose(5, 1009, 1, IPT_MPI_TRANSPOSED_IN, &options);
+          }
+        // The process default budget, as small as it goes.
+        const std::size_t previous = ipt_mpi_set_staging_bytes(4096);
+        run.transpose(300, 257, 8, 0);
+        ipt_mpi_set_staging_bytes(previous);
+        // Caller-given blocks: larger than the default (the last ranks hold nothing before, or
+        // after, or both), and of one row.
+        const std::size_t P = static_cast<std::size_t>(ranks);
+        const std::size_t given[][4] = {{61, 43, (61 + P - 1) / P + 1, 0},
+                                        {61, 43, 0, 43},
+                                        {61, 43, 61, 1 + 43 / P},
+                                        {17, 29, 17, 29},
+                                        {7, 5, (7 + P - 1) / P, 5}};
+        for (const auto& g : given)
+          for (const ipt_mpi_scheme scheme : {IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL})
+            for (unsigned flags = 0; flags < 4; ++flags) {
+              const ipt_mpi_options options{g[2], g[3], scheme, 4096};
+              run.transpose(g[0], g[1], 4, flags, &options);
+            }
+        // The typed forms.
+        run.transpose(97, 89, 4, 0, nullptr, Run::Form::f32);
+        run.transpose(89, 97, 8, IPT_MPI_TRANSPOSED_IN, nullptr, Run::Form::f64);
+        const ipt_mpi_options f64_options{0, 0, IPT_MPI_SCHEME_ALLTOALL, 4096};
+        run.transpose(61, 43, 8, IPT_MPI_TRANSPOSED_OUT, &f64_options, Run::Form::f64);
+        run.plans();
+        run.empty_ranks_without_handles();
+        run.callers_message_in_flight();
+        run.bad_input();
+        // Each communicator has the library's own beside it: ranks in reverse order on a split
+        // of the world, calls on it (the later ones reusing what the first made) around a
+        // caller's message in flight, then freed (the library's duplicate with it), twice.
+        for (int round = 0; round < 2; ++round) {
+          MPI_Comm reversed = MPI_COMM_NULL;
+          MPI_Comm_split(MPI_COMM_WORLD, 0, ranks - 1 - rank, &reversed);
+          int reversed_rank = 0;
+          MPI_Comm_rank(reversed, &reversed_rank);
+          Run other{reversed, reversed_rank, ranks, session, tally};
+          other.transpose(97, 89, 4, 0);
+          other.callers_message_in_flight();
+          other.transpose(45, 45, 8, IPT_MPI_TRANSPOSED_IN);
+          MPI_Comm_free(&reversed);
         }
-    // Each scheme, with a staging budget that cuts chunks into many pieces.
-    for (const ipt_mpi_scheme scheme : {IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL})
-      for (const std::size_t staging : {std::size_t{0}, std::size_t{4096}}) {
-        const ipt_mpi_options options{0, 0, scheme, staging};
-        run.transpose(300, 257, 8, 0, &options);
-        run.transpose(101, 3, 2, IPT_MPI_TRANSPOSED_OUT, &options);
-        run.transpose(5, 1009, 1, IPT_MPI_TRANSPOSED_IN, &options);
-      }
-    // The process default budget, as small as it goes.
-    const std::size_t previous = ipt_mpi_set_staging_bytes(4096);
-    run.transpose(300, 257, 8, 0);
-    ipt_mpi_set_staging_bytes(previous);
-    // Caller-given blocks: larger than the default (the last ranks hold nothing before, or
-    // after, or both), and of one row.
-    const std::size_t P = static_cast<std::size_t>(ranks);
-    const std::size_t given[][4] = {{61, 43, (61 + P - 1) / P + 1, 0},
-                                    {61, 43, 0, 43},
-                                    {61, 43, 61, 1 + 43 / P},
-                                    {17, 29, 17, 29},
-                                    {7, 5, (7 + P - 1) / P, 5}};
-    for (const auto& g : given)
-      for (const ipt_mpi_scheme scheme : {IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL})
-        for (unsigned flags = 0; flags < 4; ++flags) {
-          const ipt_mpi_options options{g[2], g[3], scheme, 4096};
-          run.transpose(g[0], g[1], 4, flags, &options);
-        }
-    // The typed forms.
-    run.transpose(97, 89, 4, 0, nullptr, Run::Form::f32);
-    run.transpose(89, 97, 8, IPT_MPI_TRANSPOSED_IN, nullptr, Run::Form::f64);
-    const ipt_mpi_options f64_options{0, 0, IPT_MPI_SCHEME_ALLTOALL, 4096};
-    run.transpose(61, 43, 8, IPT_MPI_TRANSPOSED_OUT, &f64_options, Run::Form::f64);
-    run.plans();
-    run.empty_ranks_without_handles();
-    run.callers_message_in_flight();
-    run.bad_input();
-    // Each communicator has the library's own beside it: ranks in reverse order on a split
-    // of the world, calls on it (the later ones reusing what the first made) around a
-    // caller's message in flight, then freed (the library's duplicate with it), twice.
-    for (int round = 0; round < 2; ++round) {
-      MPI_Comm reversed = MPI_COMM_NULL;
-      MPI_Comm_split(MPI_COMM_WORLD, 0, ranks - 1 - rank, &reversed);
-      int reversed_rank = 0;
-      MPI_Comm_rank(reversed, &reversed_rank);
-      Run other{reversed, reversed_rank, ranks, session, tally};
-      other.transpose(97, 89, 4, 0);
-      other.callers_message_in_flight();
-      other.transpose(45, 45, 8, IPT_MPI_TRANSPOSED_IN);
-      MPI_Comm_free(&reversed);
-    }
-    run.transpose(64, 48, 2, 0);  // the world's own still there
-  }
-  const int code = ipt::test::mpi::summarize(tally, rank, ranks);
-  MPI_Finalize();
-  return code;
+        run.transpose(64, 48, 2, 0);  // the world's own still there
+      });
 }
