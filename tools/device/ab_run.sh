@@ -7,7 +7,8 @@
 # libipt medians side by side; the JSON summaries go into $OUT/ab.tar.gz.
 #   bash tools/device/ab_run.sh OLD_DIR COUNT REPS ROUNDS PART...   (PART: random-f32, ...)
 # NEW_ARGS: extra ipt-bench arguments for this tree's build only (e.g. --buffer padded,
-# the buffers an older ipt-bench always gave).
+# the buffers an older ipt-bench always gave). OLD_COMMIT: the old tree's commit, for its
+# JSON summaries (a tree without its history records "unknown").
 set -uo pipefail
 old_dir=$1
 count=$2
@@ -15,7 +16,8 @@ reps=$3
 rounds=$4
 shift 4
 source "$(dirname "${BASH_SOURCE[0]}")/prepare_gpu_machine.sh"
-cmake -S "$old_dir" -B build-old -DCMAKE_BUILD_TYPE=Release -DIPT_BUILD_TESTS=OFF > "$out/build-old.log" 2>&1 &&
+cmake -S "$old_dir" -B build-old -DCMAKE_BUILD_TYPE=Release -DIPT_BUILD_TESTS=OFF \
+  -DIPT_GIT_COMMIT="${OLD_COMMIT:-}" > "$out/build-old.log" 2>&1 &&
   cmake --build build-old -j "$(nproc)" --target ipt-bench >> "$out/build-old.log" 2>&1 ||
   { tail -40 "$out/build-old.log"; exit 1; }
 dir=/tmp/ab
