@@ -21,5 +21,9 @@ cat "$out/gpu.txt"
 # The device tool copies the working tree, not always its current history: the caller
 # names the commit (IPT_COMMIT) so that ipt-bench's summaries record the right one.
 # IPT_CMAKE_ARGS: extra configure arguments (e.g. -DIPT_BUILD_TESTS=OFF for benchmarks only).
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DIPT_GIT_COMMIT="${IPT_COMMIT:-}" ${IPT_CMAKE_ARGS:-} > "$out/build.log" 2>&1 &&
+# The options are given their defaults first: build-gpu's cache keeps what an earlier
+# script of the same machine set, and a suite configured after a benchmarks-only build
+# found no tests.
+defaults="-DIPT_BUILD_TESTS=ON -DIPT_BUILD_TOOLS=ON -DIPT_BUILD_FORTRAN=ON -DIPT_BUILD_MPI=ON -DIPT_BUILD_PYTHON=ON"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DIPT_GIT_COMMIT="${IPT_COMMIT:-}" $defaults ${IPT_CMAKE_ARGS:-} > "$out/build.log" 2>&1 &&
   cmake --build build-gpu -j "$(nproc)" >> "$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
