@@ -15,6 +15,11 @@
 //   thread    that callback hands the scratch to one thread of the tool's own, which
 //             releases it
 //   caller    no callback: the worker releases the scratch after waiting for its call
+// --variants N: the builders compile N distinct programs from source in turn instead of
+// the one binary (libipt builds a program per kernel variant, each new to the driver
+// until its cache holds it), variant k holding a private array of k KiB per work-item
+// indexed at run time, so that its launches need ever more of the device's private
+// (local) memory, as libipt's larger register-tiled kernels may.
 // A run that makes no progress for --watchdog seconds prints what each thread was doing
 // and exits with status 3; 0 when it ran its --seconds, 1 on bad arguments, 2 when an
 // OpenCL call failed.
@@ -43,7 +48,13 @@ const char* kSource =
     "  size_t i = get_global_id(0);\n"
     "  if (i >= n) return;\n"
     "  float x = a[i];\n"
+    "#ifdef STACK\n"
+    "  float s[STACK];\n"
+    "  for (uint k = 0; k < STACK; ++k) s[k] = x + (float)k;\n"
+    "  for (uint r = 0; r < rounds; ++r) x = x * 1.0001f + s[(r * 7u + (uint)i) % STACK];\n"
+    "#else\n"
     "  for (uint r = 0; r < rounds; ++r) x = x * 1.0001f + 0.5f;\n"
+    "#endif\n"
     "  a[i] = x;\n"
     "}\n";
 
@@ -98,6 +109,7 @@ struct Setup {
   cl_program program;
   std::vector<unsigned char> binary;
   Release release;
+  int variants;  // 0: the builders build `binary`
 };
 
 cl_kernel churn_kernel(cl_program program, cl_mem buffer, cl_uint n, cl_uint rounds) {
@@ -180,18 +192,31 @@ void builder(const Setup& setup, int id) {
   check(code, "clCreateBuffer");
   for (long round = 0; !stopping.load(); ++round) {
     step_of[id] = 11;
-    const unsigned char* binary = setup.binary.data();
-    const size_t size = setup.binary.size();
-    cl_int status = CL_SUCCESS;
-    cl_program program =
-        clCreateProgramWithBinary(setup.context, 1, &setup.device, &size, &binary, &status, &code);
-    check(code, "clCreateProgramWithBinary");
+    cl_program program = nullptr;
+    std::string options;
+    if (setup.variants > 0) {
+      // Variant k of --variants: a private array of k KiB (256 k floats).
+      options = "-DSTACK=" + std::to_string(256 * (1 + (round + id) % setup.variants));
+      program = clCreateProgramWithSource(setup.context, 1, &kSource, nullptr, &code);
+      check(code, "clCreateProgramWithSource");
+    } else {
+      const unsigned char* binary = setup.binary.data();
+      const size_t size = setup.binary.size();
+      cl_int status = CL_SUCCESS;
+      program = clCreateProgramWithBinary(setup.context, 1, &setup.device, &size, &binary, &status,
+                                          &code);
+      check(code, "clCreateProgramWithBinary");
+    }
     step_of[id] = 12;
-    check(clBuildProgram(program, 1, &setup.device, "", nullptr, nullptr), "clBuildProgram");
+    check(clBuildProgram(program, 1, &setup.device, options.c_str(), nullptr, nullptr),
+          "clBuildProgram");
     step_of[id] = 13;
     cl_kernel kernel = churn_kernel(program, buffer, n, 50);
-    const size_t global = n;
-    check(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+    // Work-groups of 64 where the work-items hold arrays: a CPU device keeps a group's
+    // private arrays on one thread's stack (PoCL overflowed it with its own choice).
+    const size_t global = n, local = 64;
+    check(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global,
+                                 setup.variants > 0 ? &local : nullptr, 0, nullptr, nullptr),
           "clEnqueueNDRangeKernel");
     check(clFlush(queue), "clFlush");
     step_of[id] = 14;
@@ -246,15 +271,16 @@ void churner(const Setup& setup, int id) {
 }
 
 int usage() {
-  std::fprintf(
-      stderr,
-      "usage: ipt-driver-stress [--release callback|thread|caller] [--workers N]\n"
-      "                         [--builders N] [--churners N] [--seconds S] [--watchdog S]\n"
-      "Runs libipt's thread-stress pattern without libipt on the device IPT_DEVICE\n"
-      "names (defaults: callback, 12 workers, 3 builders, 1 churner, 60 s, watchdog\n"
-      "20 s).\n"
-      "Exit status: 0 ran its time, 3 made no progress for the watchdog's time\n"
-      "(a hang: what each thread was doing is printed), 2 an OpenCL call failed.\n");
+  std::fprintf(stderr,
+               "usage: ipt-driver-stress [--release callback|thread|caller] [--workers N]\n"
+               "                         [--builders N] [--churners N] [--variants N]\n"
+               "                         [--seconds S] [--watchdog S]\n"
+               "Runs libipt's thread-stress pattern without libipt on the device IPT_DEVICE\n"
+               "names (defaults: callback, 12 workers, 3 builders, 1 churner, 0 variants (the\n"
+               "builders build one binary; N: N programs from source, variant k with a private\n"
+               "array of k KiB per work-item), 60 s, watchdog 20 s).\n"
+               "Exit status: 0 ran its time, 3 made no progress for the watchdog's time\n"
+               "(a hang: what each thread was doing is printed), 2 an OpenCL call failed.\n");
   return 1;
 }
 
@@ -262,7 +288,7 @@ int usage() {
 
 int main(int argc, char** argv) {
   Release release = Release::kCallback;
-  int workers = 12, builders = 3, churners = 1, seconds = 60, watchdog = 20;
+  int workers = 12, builders = 3, churners = 1, variants = 0, seconds = 60, watchdog = 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h" || i + 1 == argc) return usage();
@@ -277,23 +303,25 @@ int main(int argc, char** argv) {
       else
         return usage();
     } else if (arg == "--workers" || arg == "--builders" || arg == "--churners" ||
-               arg == "--seconds" || arg == "--watchdog") {
+               arg == "--variants" || arg == "--seconds" || arg == "--watchdog") {
       const int number = std::atoi(value.c_str());
       if (number < 0 || (number == 0 && value != "0")) return usage();
       (arg == "--workers"    ? workers
        : arg == "--builders" ? builders
        : arg == "--churners" ? churners
+       : arg == "--variants" ? variants
        : arg == "--seconds"  ? seconds
                              : watchdog) = number;
     } else {
       return usage();
     }
   }
-  if (workers > 32 || builders > 16 || churners > 4 || watchdog < 1) return usage();
+  if (workers > 32 || builders > 16 || churners > 4 || variants > 16 || watchdog < 1)
+    return usage();
 
   try {
     const ipt::support::Session session;
-    Setup setup{session.context(), session.device(), nullptr, {}, release};
+    Setup setup{session.context(), session.device(), nullptr, {}, release, variants};
     cl_int code = CL_SUCCESS;
     setup.program = clCreateProgramWithSource(setup.context, 1, &kSource, nullptr, &code);
     check(code, "clCreateProgramWithSource");
@@ -305,12 +333,12 @@ int main(int argc, char** argv) {
     unsigned char* binary = setup.binary.data();
     check(clGetProgramInfo(setup.program, CL_PROGRAM_BINARIES, sizeof binary, &binary, nullptr),
           "clGetProgramInfo");
-    std::printf("%s: --release %s, %d workers, %d builders, %d churners, %d s\n",
+    std::printf("%s: --release %s, %d workers, %d builders, %d churners, %d variants, %d s\n",
                 session.description().c_str(),
                 release == Release::kCallback ? "callback"
                 : release == Release::kThread ? "thread"
                                               : "caller",
-                workers, builders, churners, seconds);
+                workers, builders, churners, variants, seconds);
     std::fflush(stdout);
     if (release == Release::kThread) {
       releaser = new Releaser;  // never destroyed: its thread runs until the process ends

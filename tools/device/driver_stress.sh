@@ -5,7 +5,8 @@
 # machine with each way of releasing scratch named (default: callback thread caller),
 # PROCESSES (default 4) processes at once for STRESS_SECONDS (default 60) each, and
 # prints a line per way: how many processes hung. What the hung or failed processes
-# printed goes to $OUT/driver-stress.log.
+# printed goes to $OUT/driver-stress.log. STRESS_ARGS: more arguments for each process
+# (e.g. "--builders 16 --variants 16": see ipt-driver-stress --help).
 #   bash tools/device/driver_stress.sh [WAY...]
 set -uo pipefail
 IPT_CMAKE_ARGS="-DIPT_BUILD_TESTS=OFF ${IPT_CMAKE_ARGS:-}"
@@ -23,7 +24,7 @@ for way in "${ways[@]}"; do
   for k in $(seq 1 "$processes"); do
     # The tool's watchdog ends a hung run (exit 3); the timeout only one it cannot.
     timeout -s KILL $((seconds + 120)) build-gpu/tools/ipt-driver-stress --release "$way" \
-      --seconds "$seconds" > "/tmp/driver-stress-$k.log" 2>&1 &
+      --seconds "$seconds" ${STRESS_ARGS:-} > "/tmp/driver-stress-$k.log" 2>&1 &
     pids+=($!)
   done
   for k in $(seq 1 "$processes"); do
@@ -33,5 +34,5 @@ for way in "${ways[@]}"; do
     if [ $code -eq 3 ] || [ $code -eq 137 ]; then hung=$((hung + 1)); else failed=$((failed + 1)); fi
     { echo "== --release $way, process $k: exit $code"; cat "/tmp/driver-stress-$k.log"; } >> "$log"
   done
-  echo "--release $way: $hung of $processes processes hung, $failed failed, in $seconds s" | tee -a "$log"
+  echo "--release $way ${STRESS_ARGS:-}: $hung of $processes processes hung, $failed failed, in $seconds s" | tee -a "$log"
 done
