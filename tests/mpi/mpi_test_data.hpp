@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,8 @@ inline bool holds_transpose(const std::vector<unsigned char>& buffer, std::size_
 
 struct Tally {
   int passed = 0, failed = 0;
-  void check(bool ok, int rank, const std::string& what) {
+  int rank = 0;  // named in the failures' lines
+  void check(bool ok, const std::string& what) {
     if (ok) {
       ++passed;
     } else {
@@ -81,23 +83,28 @@ struct Tally {
 };
 
 // A test program's whole run: MPI started, `body(rank, ranks, session, tally)` on a
-// session on the rank's device (support::rank_device), then rank 0 prints "mpi (R
-// ranks): N passed, N failed" over all ranks' checks, which run_mpi_test.sh reads. Returns
-// the process's exit status: 1 where any rank failed a check.
+// session on the rank's device (support::rank_device), an exception out of it a failed
+// check, then rank 0 prints "<name> (R ranks): N passed, N failed" over all ranks'
+// checks, which run_mpi_test.sh reads. Returns the process's exit status: 1 where any
+// rank failed a check.
 template <typename Body>
-int on_world(int& argc, char**& argv, Body body) {
+int on_world(int& argc, char**& argv, const char* name, Body body) {
   MPI_Init(&argc, &argv);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   Tally tally;
-  {
+  tally.rank = rank;
+  try {
     ipt::support::Session session(ipt::support::rank_device(MPI_COMM_WORLD).device);
     body(rank, ranks, session, tally);
+  } catch (const std::exception& e) {
+    tally.check(false, std::string("unexpected exception: ") + e.what());
   }
   int counts[2] = {tally.passed, tally.failed}, totals[2] = {0, 0};
   MPI_Reduce(counts, totals, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0) std::printf("mpi (%d ranks): %d passed, %d failed\n", ranks, totals[0], totals[1]);
+  if (rank == 0)
+    std::printf("%s (%d ranks): %d passed, %d failed\n", name, ranks, totals[0], totals[1]);
   int failed = tally.failed, any = 0;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();

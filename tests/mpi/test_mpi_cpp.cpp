@@ -17,26 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "mpi_test_data.hpp"
 #include "support/device_select.hpp"
-#include "support/rank_device.hpp"
 
 namespace {
 
 constexpr std::size_t kOffset = 5;  // elements before the matrix in its buffer
 constexpr std::size_t kGuard = 48;  // bytes checked past the allocation
 
-struct Tally {
-  int passed = 0, failed = 0;
-  int rank = 0;
-  void check(bool ok, const std::string& what) {
-    if (ok) {
-      ++passed;
-    } else {
-      ++failed;
-      std::fprintf(stderr, "rank %d: FAILED: %s\n", rank, what.c_str());
-    }
-  }
-};
+using ipt::test::mpi::Tally;
 
 // The same status on every rank of comm.
 bool same_on_every_rank(MPI_Comm comm, int status) {
@@ -237,73 +226,57 @@ bool device_has_doubles(const cl::CommandQueue& queue) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  Tally tally;
-  tally.rank = rank;
-  try {
-    ipt::support::Session session(ipt::support::rank_device(MPI_COMM_WORLD).device);
-    Run run{MPI_COMM_WORLD,
-            rank,
-            ranks,
-            cl::Context(session.context(), true),
-            cl::CommandQueue(session.queue(), true),
-            tally};
-    for (unsigned flags = 0; flags < 4; ++flags) run.transpose<float>("float", 37, 23, flags);
-    run.transpose<float>("float", 5, 131, 0);
-    run.transpose<std::int16_t>("int16", 29, 64, 0);
-    run.transpose<std::int16_t>("int16", 29, 64, IPT_MPI_TRANSPOSED_OUT);
+  return ipt::test::mpi::on_world(
+      argc, argv, "mpi c++", [](int rank, int ranks, ipt::support::Session& session, Tally& tally) {
+        Run run{MPI_COMM_WORLD,
+                rank,
+                ranks,
+                cl::Context(session.context(), true),
+                cl::CommandQueue(session.queue(), true),
+                tally};
+        for (unsigned flags = 0; flags < 4; ++flags) run.transpose<float>("float", 37, 23, flags);
+        run.transpose<float>("float", 5, 131, 0);
+        run.transpose<std::int16_t>("int16", 29, 64, 0);
+        run.transpose<std::int16_t>("int16", 29, 64, IPT_MPI_TRANSPOSED_OUT);
 
-    // double with the default options goes through ipt_mpi_transpose_f64: every rank
-    // refuses when one rank's device has no doubles.
-    int doubles = device_has_doubles(run.queue) ? 1 : 0, all_doubles = 0;
-    MPI_Allreduce(&doubles, &all_doubles, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (all_doubles) {
-      run.transpose<double>("double", 41, 17, 0);
-      run.transpose<double>("double", 41, 17, IPT_MPI_TRANSPOSED_IN);
-    } else {
-      const ipt_mpi_local local = ipt::mpi::local_size(MPI_COMM_WORLD, 41, 17);
-      std::vector<unsigned char> bytes((kOffset + local.alloc_elements) * 8 + kGuard, 7);
-      const cl::Buffer buffer = run.device_buffer(bytes);
-      run.rejects("double without double support", IPT_FP64_NOT_SUPPORTED, buffer, bytes, [&] {
-        ipt::mpi::transpose<double>(MPI_COMM_WORLD, run.queue, buffer, 41, 17, local, 0, {},
-                                    kOffset);
+        // double with the default options goes through ipt_mpi_transpose_f64: every rank
+        // refuses when one rank's device has no doubles.
+        int doubles = device_has_doubles(run.queue) ? 1 : 0, all_doubles = 0;
+        MPI_Allreduce(&doubles, &all_doubles, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (all_doubles) {
+          run.transpose<double>("double", 41, 17, 0);
+          run.transpose<double>("double", 41, 17, IPT_MPI_TRANSPOSED_IN);
+        } else {
+          const ipt_mpi_local local = ipt::mpi::local_size(MPI_COMM_WORLD, 41, 17);
+          std::vector<unsigned char> bytes((kOffset + local.alloc_elements) * 8 + kGuard, 7);
+          const cl::Buffer buffer = run.device_buffer(bytes);
+          run.rejects("double without double support", IPT_FP64_NOT_SUPPORTED, buffer, bytes, [&] {
+            ipt::mpi::transpose<double>(MPI_COMM_WORLD, run.queue, buffer, 41, 17, local, 0, {},
+                                        kOffset);
+          });
+        }
+
+        // Caller-given blocks: one rank holds every row (the others nothing before), then
+        // blocks larger than the default, which leave the last ranks nothing with 3 ranks.
+        ipt_mpi_options options{};
+        options.block_rows = 37;
+        options.block_cols = 12;
+        run.transpose<float>("float", 37, 23, 0, options);
+        run.transpose<double>("double, options", 37, 23, IPT_MPI_TRANSPOSED_OUT, options);
+        options.block_rows = 20;
+        options.block_cols = 16;
+        run.transpose<float>("float", 37, 23, IPT_MPI_TRANSPOSED_IN, options);
+        // Each scheme, and a small staging budget (each chunk in several pieces).
+        options = {};
+        options.scheme = IPT_MPI_SCHEME_PAIRWISE;
+        options.staging_bytes = 4096;
+        run.transpose<float>("float", 97, 61, 0, options);
+        options.scheme = IPT_MPI_SCHEME_ALLTOALL;
+        run.transpose<float>("float", 97, 61, 0, options);
+        // The raw form, 16-byte elements.
+        run.transpose<char>("raw", 13, 19, 0, {}, 16);
+
+        run.plans();
+        run.bad_input();
       });
-    }
-
-    // Caller-given blocks: one rank holds every row (the others nothing before), then
-    // blocks larger than the default, which leave the last ranks nothing with 3 ranks.
-    ipt_mpi_options options{};
-    options.block_rows = 37;
-    options.block_cols = 12;
-    run.transpose<float>("float", 37, 23, 0, options);
-    run.transpose<double>("double, options", 37, 23, IPT_MPI_TRANSPOSED_OUT, options);
-    options.block_rows = 20;
-    options.block_cols = 16;
-    run.transpose<float>("float", 37, 23, IPT_MPI_TRANSPOSED_IN, options);
-    // Each scheme, and a small staging budget (each chunk in several pieces).
-    options = {};
-    options.scheme = IPT_MPI_SCHEME_PAIRWISE;
-    options.staging_bytes = 4096;
-    run.transpose<float>("float", 97, 61, 0, options);
-    options.scheme = IPT_MPI_SCHEME_ALLTOALL;
-    run.transpose<float>("float", 97, 61, 0, options);
-    // The raw form, 16-byte elements.
-    run.transpose<char>("raw", 13, 19, 0, {}, 16);
-
-    run.plans();
-    run.bad_input();
-  } catch (const std::exception& e) {
-    tally.check(false, std::string("unexpected exception: ") + e.what());
-  }
-  int counts[2] = {tally.passed, tally.failed}, totals[2] = {0, 0};
-  MPI_Reduce(counts, totals, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank == 0)
-    std::printf("mpi c++ (%d ranks): %d passed, %d failed\n", ranks, totals[0], totals[1]);
-  int failed = tally.failed, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any == 0 ? 0 : 1;
 }

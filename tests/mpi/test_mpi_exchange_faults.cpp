@@ -64,7 +64,7 @@ struct Run {
     cl_int code = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(session.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                    bytes, const_cast<unsigned char*>(before.data()), &code);
-    tally.check(code == CL_SUCCESS, rank, what + ": clCreateBuffer");
+    tally.check(code == CL_SUCCESS, what + ": clCreateBuffer");
     const ipt_status status =
         ipt_mpi_transpose_with_options(MPI_COMM_WORLD, session.queue(), buffer, kOffset, M, N, e,
                                        local.local_rows, local.local_row_start, 0, &options);
@@ -74,11 +74,11 @@ struct Run {
     clReleaseMemObject(buffer);
     tally.check(std::memcmp(after.data(), before.data(), kOffset * e) == 0 &&
                     std::memcmp(after.data() + end, before.data() + end, kGuard) == 0,
-                rank, what + ": a byte outside the allocation changed");
+                what + ": a byte outside the allocation changed");
     if (to_succeed) {
-      tally.check(status == IPT_SUCCESS, rank,
+      tally.check(status == IPT_SUCCESS,
                   what + ": status " + std::to_string(status) + " " + ipt_mpi_last_error_message());
-      tally.check(ipt::test::mpi::holds_transpose(after, M, N, e, false, local), rank,
+      tally.check(ipt::test::mpi::holds_transpose(after, M, N, e, false, local),
                   what + ": the transpose");
     }
     return status;
@@ -95,20 +95,20 @@ struct Run {
     call(options, what + ", counting", true);
     long count = refusal.seen;
     MPI_Bcast(&count, 1, MPI_LONG, failing, MPI_COMM_WORLD);
-    tally.check(count > 0, rank, what + ": the failing rank has transfers of that way");
+    tally.check(count > 0, what + ": the failing rank has transfers of that way");
     if (count == 0) return;
     const long at = position == 0 ? 0 : position == 1 ? count / 2 : count - 1;
     refusal = Refusal{rank == failing ? at : -1, reading, 0};
     const ipt_status status = call(options, what, false);
     const bool refused = refusal.seen > at;
     refusal = Refusal{};
-    tally.check(rank != failing || refused, rank, what + ": the transfer was refused");
-    tally.check(status == IPT_BUFFER_UNDEFINED, rank,
+    tally.check(rank != failing || refused, what + ": the transfer was refused");
+    tally.check(status == IPT_BUFFER_UNDEFINED,
                 what + ": status " + std::to_string(status) + ", not IPT_BUFFER_UNDEFINED");
     const std::string message = ipt_mpi_last_error_message();
     tally.check(message.find("rank " + std::to_string(failing)) != std::string::npos &&
                     message.find("device transfer") != std::string::npos,
-                rank, what + ": the message names the rank and the transfer: " + message);
+                what + ": the message names the rank and the transfer: " + message);
   }
 };
 
@@ -116,7 +116,7 @@ struct Run {
 
 int main(int argc, char** argv) {
   return ipt::test::mpi::on_world(
-      argc, argv, [](int rank, int ranks, ipt::support::Session& session, Tally& tally) {
+      argc, argv, "mpi", [](int rank, int ranks, ipt::support::Session& session, Tally& tally) {
         Run run{rank, ranks, session, tally};
         for (const ipt_mpi_scheme scheme : {IPT_MPI_SCHEME_PAIRWISE, IPT_MPI_SCHEME_ALLTOALL})
           for (const bool reading : {true, false})

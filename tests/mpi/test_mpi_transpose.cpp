@@ -51,7 +51,7 @@ struct Run {
               ", staging " + std::to_string(options->staging_bytes);
     if (form != Form::generic) what += form == Form::f32 ? ", f32 form" : ", f64 form";
     ipt_mpi_local local{};
-    tally.check(ipt_mpi_local_size_with_options(comm, M, N, options, &local) == IPT_SUCCESS, rank,
+    tally.check(ipt_mpi_local_size_with_options(comm, M, N, options, &local) == IPT_SUCCESS,
                 what + ": local size");
     const bool in = (flags & IPT_MPI_TRANSPOSED_IN) != 0;
     const bool out = (flags & IPT_MPI_TRANSPOSED_OUT) != 0;
@@ -75,18 +75,18 @@ struct Run {
       status =
           ipt_mpi_transpose_with_options(comm, session.queue(), buffer, kOffset, M, N, e,
                                          local.local_rows, local.local_row_start, flags, options);
-    tally.check(status == IPT_SUCCESS, rank,
+    tally.check(status == IPT_SUCCESS,
                 what + ": status " + std::to_string(status) + " " + ipt_mpi_last_error_message());
     std::vector<unsigned char> after(bytes);
     clEnqueueReadBuffer(session.queue(), buffer, CL_TRUE, 0, bytes, after.data(), 0, nullptr,
                         nullptr);
     clReleaseMemObject(buffer);
-    tally.check(std::memcmp(after.data(), before.data(), kOffset * e) == 0, rank,
+    tally.check(std::memcmp(after.data(), before.data(), kOffset * e) == 0,
                 what + ": a byte before the matrix changed");
     tally.check(
         std::memcmp(after.data() + bytes - kGuard, before.data() + bytes - kGuard, kGuard) == 0,
-        rank, what + ": a byte past the allocation changed");
-    tally.check(ipt::test::mpi::holds_transpose(after, M, N, e, out, local), rank,
+        what + ": a byte past the allocation changed");
+    tally.check(ipt::test::mpi::holds_transpose(after, M, N, e, out, local),
                 what + ": the transpose");
   }
 
@@ -104,7 +104,7 @@ struct Run {
     }
     const ipt_status status = ipt_mpi_transpose(comm, nullptr, nullptr, 0, M, N, e,
                                                 local.local_rows, local.local_row_start, 0);
-    tally.check(status == IPT_SUCCESS, rank,
+    tally.check(status == IPT_SUCCESS,
                 "no queue and no buffer on a rank that holds nothing: status " +
                     std::to_string(status) + " " + ipt_mpi_last_error_message());
   }
@@ -120,7 +120,7 @@ struct Run {
     if (rank == 0) MPI_Recv(got, 4, MPI_INT, 1, 0, comm, MPI_STATUS_IGNORE);
     if (rank == 1) MPI_Wait(&request, MPI_STATUS_IGNORE);
     if (rank == 0)
-      tally.check(std::memcmp(got, payload, sizeof got) == 0, rank,
+      tally.check(std::memcmp(got, payload, sizeof got) == 0,
                   "the caller's message arrived intact after the call");
   }
 
@@ -130,30 +130,30 @@ struct Run {
       const ipt_mpi_options options{0, 0, scheme, 8192};
       ipt_mpi_plan_info info{};
       const std::string what = "plan, scheme " + std::to_string(scheme);
-      tally.check(ipt_mpi_plan(comm, 1000, 999, 4, 0, &options, &info) == IPT_SUCCESS, rank,
+      tally.check(ipt_mpi_plan(comm, 1000, 999, 4, 0, &options, &info) == IPT_SUCCESS,
                   what + ": status");
       tally.check(info.scheme != IPT_MPI_SCHEME_AUTO &&
                       (scheme == IPT_MPI_SCHEME_AUTO || info.scheme == scheme),
-                  rank, what + ": the scheme");
+                  what + ": the scheme");
       tally.check(info.ranks == static_cast<std::size_t>(ranks) &&
                       info.active_ranks == static_cast<std::size_t>(ranks) &&
                       info.block_rows == (1000 + info.ranks - 1) / info.ranks &&
                       info.chunk_bytes == info.block_rows * info.block_cols * 4,
-                  rank, what + ": blocks");
+                  what + ": blocks");
       tally.check(
           info.staging_bytes <= 8192 && info.exchange_bytes == (info.ranks - 1) * info.chunk_bytes,
-          rank, what + ": staging and volume");
-      tally.check(std::strlen(info.description) > 0, rank, what + ": description");
+          what + ": staging and volume");
+      tally.check(std::strlen(info.description) > 0, what + ": description");
       unsigned long long mine[2] = {info.scheme, info.rounds}, low[2], high[2];
       MPI_Allreduce(mine, low, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
       MPI_Allreduce(mine, high, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
-      tally.check(low[0] == high[0] && low[1] == high[1], rank,
+      tally.check(low[0] == high[0] && low[1] == high[1],
                   what + ": every rank plans the same exchange");
     }
     ipt_mpi_plan_info info{};
-    tally.check(ipt_mpi_plan(comm, 10, 10, 3, 0, nullptr, &info) == IPT_INVALID_ELEMENT_SIZE, rank,
+    tally.check(ipt_mpi_plan(comm, 10, 10, 3, 0, nullptr, &info) == IPT_INVALID_ELEMENT_SIZE,
                 "plan of 3-byte elements");
-    tally.check(ipt_mpi_plan(comm, 10, 10, 4, 0, nullptr, nullptr) == IPT_INVALID_VALUE, rank,
+    tally.check(ipt_mpi_plan(comm, 10, 10, 4, 0, nullptr, nullptr) == IPT_INVALID_VALUE,
                 "plan without info");
   }
 
@@ -177,26 +177,26 @@ struct Run {
     const std::size_t rows0 = rank == 0 ? M + 1 : M;
     tally.check(ipt_mpi_transpose(comm, session.queue(), buffer, kOffset, rows0, N, e,
                                   local.local_rows, local.local_row_start, 0) == IPT_INVALID_VALUE,
-                rank, "sizes that differ between ranks");
+                "sizes that differ between ranks");
     const std::size_t block0 = rank == 0 ? local.local_rows + 1 : local.local_rows;
     tally.check(ipt_mpi_transpose(comm, session.queue(), buffer, kOffset, M, N, e, block0,
                                   local.local_row_start, 0) == IPT_INVALID_VALUE,
-                rank, "a block that is not the rank's share");
+                "a block that is not the rank's share");
     tally.check(ipt_mpi_transpose(comm, session.queue(), buffer, kOffset, M, N, 3, local.local_rows,
                                   local.local_row_start, 0) == IPT_INVALID_ELEMENT_SIZE,
-                rank, "an element size of 3");
+                "an element size of 3");
     tally.check(ipt_mpi_transpose(comm, session.queue(), buffer, kOffset, M, N, e, local.local_rows,
                                   local.local_row_start, 8) == IPT_INVALID_VALUE,
-                rank, "unknown flags");
+                "unknown flags");
     tally.check(ipt_mpi_transpose(comm, session.queue(), buffer, bytes, M, N, e, local.local_rows,
                                   local.local_row_start, 0) == IPT_BUFFER_TOO_SMALL,
-                rank, "an offset past the buffer");
+                "an offset past the buffer");
     // Options that differ between ranks; blocks that leave rows to no rank.
     const ipt_mpi_options mine{0, 0, rank == 0 ? IPT_MPI_SCHEME_PAIRWISE : IPT_MPI_SCHEME_AUTO, 0};
     tally.check(ipt_mpi_transpose_with_options(comm, session.queue(), buffer, kOffset, M, N, e,
                                                local.local_rows, local.local_row_start, 0, &mine) ==
                     (ranks > 1 ? IPT_INVALID_VALUE : IPT_SUCCESS),
-                rank, "options that differ between ranks");
+                "options that differ between ranks");
     if (ranks == 1) {  // it ran: undo it, for the checks below
       ipt_mpi_local back{};
       ipt_mpi_local_size(comm, N, M, &back);
@@ -208,14 +208,14 @@ struct Run {
     ipt_mpi_local none{};
     tally.check(
         ipt_mpi_local_size_with_options(comm, M, N, &short_blocks, &none) == IPT_INVALID_VALUE,
-        rank, "local size: blocks that leave rows to no rank");
+        "local size: blocks that leave rows to no rank");
     tally.check(ipt_mpi_transpose_with_options(comm, session.queue(), buffer, kOffset, M, N, e,
                                                local.local_rows, local.local_row_start, 0,
                                                &short_blocks) == IPT_INVALID_VALUE,
-                rank, "blocks that leave rows to no rank");
-    tally.check(std::strstr(ipt_mpi_last_error_message(), "to no rank") != nullptr, rank,
+                "blocks that leave rows to no rank");
+    tally.check(std::strstr(ipt_mpi_last_error_message(), "to no rank") != nullptr,
                 "the message says why");
-    tally.check(unchanged(), rank, "bad input left the buffer as it was");
+    tally.check(unchanged(), "bad input left the buffer as it was");
     // The last rank's buffer forbids what the call does to it: kernels' reads or writes, or
     // (where ranks exchange) the host's transfers.
     std::vector<std::pair<cl_mem_flags, const char*>> forbidding{
@@ -235,8 +235,8 @@ struct Run {
       tally.check(
           ipt_mpi_transpose(comm, session.queue(), restricted, kOffset, M, N, e, local.local_rows,
                             local.local_row_start, 0) == IPT_INVALID_MEM_OBJECT,
-          rank, std::string("a buffer created ") + name + " on the last rank");
-      tally.check(std::strstr(ipt_mpi_last_error_message(), "CL_MEM_") != nullptr, rank,
+          std::string("a buffer created ") + name + " on the last rank");
+      tally.check(std::strstr(ipt_mpi_last_error_message(), "CL_MEM_") != nullptr,
                   std::string("the message names the flag: ") + ipt_mpi_last_error_message());
       // Read through a copy: the host may not read the restricted buffer itself.
       cl_mem copy = clCreateBuffer(session.context(), CL_MEM_READ_WRITE, bytes, nullptr, &code);
@@ -245,7 +245,7 @@ struct Run {
       clEnqueueReadBuffer(session.queue(), copy, CL_TRUE, 0, bytes, now.data(), 0, nullptr,
                           nullptr);
       clReleaseMemObject(copy);
-      tally.check(now == before, rank, std::string("a refused ") + name + " buffer is unchanged");
+      tally.check(now == before, std::string("a refused ") + name + " buffer is unchanged");
       if (restricted != buffer) clReleaseMemObject(restricted);
     }
     // A local step that fails on the last rank only (a malformed IPT_OVERRIDES makes its
@@ -255,11 +255,11 @@ struct Run {
     const ipt_status failed = ipt_mpi_transpose(comm, session.queue(), buffer, kOffset, M, N, e,
                                                 local.local_rows, local.local_row_start, 0);
     if (rank == ranks - 1) unsetenv("IPT_OVERRIDES");
-    tally.check(failed == IPT_INVALID_VALUE, rank,
+    tally.check(failed == IPT_INVALID_VALUE,
                 "a local step failing on one rank: status " + std::to_string(failed));
     tally.check(std::strstr(ipt_mpi_last_error_message(),
                             ("rank " + std::to_string(ranks - 1)).c_str()) != nullptr,
-                rank, "the message names the failing rank");
+                "the message names the failing rank");
     // The matrix and every byte outside the rank's allocation as they were; the rest of
     // the allocation is the call's workspace.
     std::vector<unsigned char> now(bytes);
@@ -270,7 +270,7 @@ struct Run {
     tally.check(
         std::memcmp(now.data(), before.data(), matrix_end) == 0 &&
             std::memcmp(now.data() + alloc_end, before.data() + alloc_end, bytes - alloc_end) == 0,
-        rank, "a failed local step left every rank's matrix as it was");
+        "a failed local step left every rank's matrix as it was");
     clReleaseMemObject(buffer);
   }
 };
@@ -279,7 +279,7 @@ struct Run {
 
 int main(int argc, char** argv) {
   return ipt::test::mpi::on_world(
-      argc, argv, [](int rank, int ranks, ipt::support::Session& session, Tally& tally) {
+      argc, argv, "mpi", [](int rank, int ranks, ipt::support::Session& session, Tally& tally) {
         Run run{MPI_COMM_WORLD, rank, ranks, session, tally};
         // Primes, skinny both ways round, fewer rows than ranks, uneven blocks, a square.
         const std::size_t shapes[][2] = {{97, 89}, {3, 211}, {211, 3}, {2, 5},
