@@ -20,6 +20,10 @@
 // until its cache holds it), variant k holding a private array of k KiB per work-item
 // indexed at run time, so that its launches need ever more of the device's private
 // (local) memory, as libipt's larger register-tiled kernels may.
+// --clearer: the builders leave their programs in a shared cache, from which the workers
+// take the kernel of each call's middle launch, and a clearer thread drops every cached
+// program every 3 ms, as ipt_clear_cache does: final program releases on a thread of their
+// own while other threads create kernels of them and their launches are queued.
 // A run that makes no progress for --watchdog seconds prints what each thread was doing
 // and exits with status 3; 0 when it ran its --seconds, 1 on bad arguments, 2 when an
 // OpenCL call failed.
@@ -58,7 +62,7 @@ const char* kSource =
     "  a[i] = x;\n"
     "}\n";
 
-std::atomic<long> progress{0}, calls{0}, builds{0};
+std::atomic<long> progress{0}, calls{0}, builds{0}, cached_calls{0};
 std::atomic<bool> stopping{false};
 // What each thread was doing last: a step number, printed by the watchdog.
 std::atomic<int> step_of[64];
@@ -110,7 +114,47 @@ struct Setup {
   std::vector<unsigned char> binary;
   Release release;
   int variants;  // 0: the builders build `binary`
+  bool clearer;  // the builders' programs go to the shared cache below
 };
+
+// The programs the builders left (--clearer), each with the cache's reference.
+struct SharedPrograms {
+  std::mutex mutex;
+  std::vector<cl_program> programs;
+
+  void put(cl_program program) {
+    std::lock_guard<std::mutex> lock(mutex);
+    programs.push_back(program);
+  }
+  // A cached program, retained for the caller, or none.
+  cl_program take_one(unsigned pick) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (programs.empty()) return nullptr;
+    cl_program program = programs[pick % programs.size()];
+    check(clRetainProgram(program), "clRetainProgram");
+    return program;
+  }
+  // Releases every cached program, after the lock, as libipt's caches do.
+  void clear() {
+    std::vector<cl_program> dropped;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      dropped.swap(programs);
+    }
+    for (cl_program program : dropped) clReleaseProgram(program);
+  }
+};
+SharedPrograms shared_programs;
+
+void clearer(int id) {
+  while (!stopping.load()) {
+    step_of[id] = 31;
+    shared_programs.clear();
+    step_of[id] = 32;
+    ++progress;
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  }
+}
 
 cl_kernel churn_kernel(cl_program program, cl_mem buffer, cl_uint n, cl_uint rounds) {
   cl_int code = CL_SUCCESS;
@@ -143,16 +187,26 @@ void worker(const Setup& setup, int id) {
         clCreateBuffer(setup.context, CL_MEM_READ_WRITE, scratch_n * 4, nullptr, &code);
     check(code, "clCreateBuffer");
     cl_kernel first = churn_kernel(setup.program, matrix, n, 20);
-    cl_kernel middle = churn_kernel(setup.program, scratch, scratch_n, 20);
+    // The middle launch's program: a cached one where there is one (--clearer), which the
+    // clearer may drop while this launch is queued.
+    cl_program cached =
+        setup.clearer ? shared_programs.take_one(static_cast<unsigned>(call + id)) : nullptr;
+    cl_kernel middle =
+        churn_kernel(cached != nullptr ? cached : setup.program, scratch, scratch_n, 20);
     cl_kernel last = churn_kernel(setup.program, matrix, n, 20);
     cl_event events[3];
-    const size_t global[3] = {n, scratch_n, n};
+    const size_t global[3] = {n, scratch_n, n}, local = 64;  // groups of 64: see builder()
     cl_kernel kernels[3] = {first, middle, last};
     step_of[id] = 2;
     for (int k = 0; k < 3; ++k)
-      check(clEnqueueNDRangeKernel(queue, kernels[k], 1, nullptr, &global[k], nullptr,
-                                   k == 0 ? 0 : 1, k == 0 ? nullptr : &events[k - 1], &events[k]),
+      check(clEnqueueNDRangeKernel(queue, kernels[k], 1, nullptr, &global[k],
+                                   setup.variants > 0 ? &local : nullptr, k == 0 ? 0 : 1,
+                                   k == 0 ? nullptr : &events[k - 1], &events[k]),
             "clEnqueueNDRangeKernel");
+    if (cached != nullptr) {
+      clReleaseProgram(cached);  // its kernel's launch still queued
+      ++cached_calls;
+    }
     step_of[id] = 3;
     if (setup.release == Release::kCaller) {
       check(clWaitForEvents(1, &events[2]), "clWaitForEvents");
@@ -221,7 +275,10 @@ void builder(const Setup& setup, int id) {
     check(clFlush(queue), "clFlush");
     step_of[id] = 14;
     clReleaseKernel(kernel);
-    clReleaseProgram(program);  // its launch still queued
+    if (setup.clearer)
+      shared_programs.put(program);  // the clearer's to release
+    else
+      clReleaseProgram(program);  // its launch still queued
     step_of[id] = 15;
     if (round % 8 == 7) check(clFinish(queue), "clFinish");
     ++builds;
@@ -274,11 +331,13 @@ int usage() {
   std::fprintf(stderr,
                "usage: ipt-driver-stress [--release callback|thread|caller] [--workers N]\n"
                "                         [--builders N] [--churners N] [--variants N]\n"
-               "                         [--seconds S] [--watchdog S]\n"
+               "                         [--clearer 0|1] [--seconds S] [--watchdog S]\n"
                "Runs libipt's thread-stress pattern without libipt on the device IPT_DEVICE\n"
                "names (defaults: callback, 12 workers, 3 builders, 1 churner, 0 variants (the\n"
                "builders build one binary; N: N programs from source, variant k with a private\n"
-               "array of k KiB per work-item), 60 s, watchdog 20 s).\n"
+               "array of k KiB per work-item), clearer 0 (1: the builders' programs are\n"
+               "cached, the workers launch kernels of them, and a thread drops them every\n"
+               "3 ms), 60 s, watchdog 20 s).\n"
                "Exit status: 0 ran its time, 3 made no progress for the watchdog's time\n"
                "(a hang: what each thread was doing is printed), 2 an OpenCL call failed.\n");
   return 1;
@@ -288,7 +347,8 @@ int usage() {
 
 int main(int argc, char** argv) {
   Release release = Release::kCallback;
-  int workers = 12, builders = 3, churners = 1, variants = 0, seconds = 60, watchdog = 20;
+  int workers = 12, builders = 3, churners = 1, variants = 0, clear_programs = 0, seconds = 60,
+      watchdog = 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h" || i + 1 == argc) return usage();
@@ -303,25 +363,29 @@ int main(int argc, char** argv) {
       else
         return usage();
     } else if (arg == "--workers" || arg == "--builders" || arg == "--churners" ||
-               arg == "--variants" || arg == "--seconds" || arg == "--watchdog") {
+               arg == "--variants" || arg == "--clearer" || arg == "--seconds" ||
+               arg == "--watchdog") {
       const int number = std::atoi(value.c_str());
       if (number < 0 || (number == 0 && value != "0")) return usage();
       (arg == "--workers"    ? workers
        : arg == "--builders" ? builders
        : arg == "--churners" ? churners
        : arg == "--variants" ? variants
+       : arg == "--clearer"  ? clear_programs
        : arg == "--seconds"  ? seconds
                              : watchdog) = number;
     } else {
       return usage();
     }
   }
-  if (workers > 32 || builders > 16 || churners > 4 || variants > 16 || watchdog < 1)
+  if (workers > 32 || builders > 16 || churners > 4 || variants > 16 || clear_programs > 1 ||
+      watchdog < 1)
     return usage();
 
   try {
     const ipt::support::Session session;
-    Setup setup{session.context(), session.device(), nullptr, {}, release, variants};
+    Setup setup{session.context(), session.device(),   nullptr, {}, release,
+                variants,          clear_programs == 1};
     cl_int code = CL_SUCCESS;
     setup.program = clCreateProgramWithSource(setup.context, 1, &kSource, nullptr, &code);
     check(code, "clCreateProgramWithSource");
@@ -333,12 +397,14 @@ int main(int argc, char** argv) {
     unsigned char* binary = setup.binary.data();
     check(clGetProgramInfo(setup.program, CL_PROGRAM_BINARIES, sizeof binary, &binary, nullptr),
           "clGetProgramInfo");
-    std::printf("%s: --release %s, %d workers, %d builders, %d churners, %d variants, %d s\n",
-                session.description().c_str(),
-                release == Release::kCallback ? "callback"
-                : release == Release::kThread ? "thread"
-                                              : "caller",
-                workers, builders, churners, variants, seconds);
+    std::printf(
+        "%s: --release %s, %d workers, %d builders, %d churners, %d variants, clearer %d, "
+        "%d s\n",
+        session.description().c_str(),
+        release == Release::kCallback ? "callback"
+        : release == Release::kThread ? "thread"
+                                      : "caller",
+        workers, builders, churners, variants, clear_programs, seconds);
     std::fflush(stdout);
     if (release == Release::kThread) {
       releaser = new Releaser;  // never destroyed: its thread runs until the process ends
@@ -348,6 +414,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < workers; ++i) threads.emplace_back(worker, std::cref(setup), i);
     for (int i = 0; i < builders; ++i) threads.emplace_back(builder, std::cref(setup), 32 + i);
     for (int i = 0; i < churners; ++i) threads.emplace_back(churner, std::cref(setup), 48 + i);
+    if (setup.clearer) threads.emplace_back(clearer, 56);
 
     using Clock = std::chrono::steady_clock;
     const auto end = Clock::now() + std::chrono::seconds(seconds);
@@ -365,6 +432,7 @@ int main(int argc, char** argv) {
         for (int i = 0; i < workers; ++i) std::printf(" w%d=%d", i, step_of[i].load());
         for (int i = 0; i < builders; ++i) std::printf(" b%d=%d", i, step_of[32 + i].load());
         for (int i = 0; i < churners; ++i) std::printf(" c%d=%d", i, step_of[48 + i].load());
+        if (setup.clearer) std::printf(" clearer=%d", step_of[56].load());
         std::printf("\n");
         std::fflush(stdout);
         std::_Exit(3);
@@ -372,8 +440,10 @@ int main(int argc, char** argv) {
     }
     stopping = true;
     for (auto& thread : threads) thread.join();
+    shared_programs.clear();
     clReleaseProgram(setup.program);
-    std::printf("ok: %ld calls, %ld builds\n", calls.load(), builds.load());
+    std::printf("ok: %ld calls (%ld of a cached program), %ld builds\n", calls.load(),
+                cached_calls.load(), builds.load());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ipt-driver-stress: %s\n", e.what());
