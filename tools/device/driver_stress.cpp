@@ -24,6 +24,9 @@
 // take the kernel of each call's middle launch, and a clearer thread drops every cached
 // program every 3 ms, as ipt_clear_cache does: final program releases on a thread of their
 // own while other threads create kernels of them and their launches are queued.
+// --spin: each call's middle launch is a grid-wide wait instead (two groups per compute
+// unit counting in the zeroed scratch, each waiting for all, with a bounded patience), as
+// libipt's on-chip kernels and their probes wait.
 // A run that makes no progress for --watchdog seconds prints what each thread was doing
 // and exits with status 3; 0 when it ran its --seconds, 1 on bad arguments, 2 when an
 // OpenCL call failed.
@@ -60,6 +63,17 @@ const char* kSource =
     "  for (uint r = 0; r < rounds; ++r) x = x * 1.0001f + 0.5f;\n"
     "#endif\n"
     "  a[i] = x;\n"
+    "}\n"
+    "// Every group's first work-item counts in a[0] and waits, at most `patience` polls,\n"
+    "// for all n groups: a grid-wide wait that ends however the groups are scheduled.\n"
+    "__kernel void spin(__global float* a, uint n, uint patience) {\n"
+    "  volatile __global uint* count = (volatile __global uint*)a;\n"
+    "  if (get_local_id(0) == 0) {\n"
+    "    atomic_inc(count);\n"
+    "    for (uint p = 0; p < patience && *count < n; ++p) {\n"
+    "    }\n"
+    "  }\n"
+    "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
     "}\n";
 
 std::atomic<long> progress{0}, calls{0}, builds{0}, cached_calls{0};
@@ -113,8 +127,9 @@ struct Setup {
   cl_program program;
   std::vector<unsigned char> binary;
   Release release;
-  int variants;  // 0: the builders build `binary`
-  bool clearer;  // the builders' programs go to the shared cache below
+  int variants;         // 0: the builders build `binary`
+  bool clearer;         // the builders' programs go to the shared cache below
+  cl_uint spin_groups;  // 0: no grid-wide waits; else the groups of each
 };
 
 // The programs the builders left (--clearer), each with the cache's reference.
@@ -156,9 +171,10 @@ void clearer(int id) {
   }
 }
 
-cl_kernel churn_kernel(cl_program program, cl_mem buffer, cl_uint n, cl_uint rounds) {
+cl_kernel churn_kernel(cl_program program, cl_mem buffer, cl_uint n, cl_uint rounds,
+                       const char* name = "churn") {
   cl_int code = CL_SUCCESS;
-  cl_kernel kernel = clCreateKernel(program, "churn", &code);
+  cl_kernel kernel = clCreateKernel(program, name, &code);
   check(code, "clCreateKernel");
   check(clSetKernelArg(kernel, 0, sizeof buffer, &buffer), "clSetKernelArg");
   check(clSetKernelArg(kernel, 1, sizeof n, &n), "clSetKernelArg");
@@ -191,18 +207,31 @@ void worker(const Setup& setup, int id) {
     // clearer may drop while this launch is queued.
     cl_program cached =
         setup.clearer ? shared_programs.take_one(static_cast<unsigned>(call + id)) : nullptr;
-    cl_kernel middle =
-        churn_kernel(cached != nullptr ? cached : setup.program, scratch, scratch_n, 20);
+    const cl_program middle_program = cached != nullptr ? cached : setup.program;
+    cl_kernel middle = setup.spin_groups > 0
+                           ? churn_kernel(middle_program, scratch, setup.spin_groups, 4000, "spin")
+                           : churn_kernel(middle_program, scratch, scratch_n, 20);
     cl_kernel last = churn_kernel(setup.program, matrix, n, 20);
-    cl_event events[3];
-    const size_t global[3] = {n, scratch_n, n}, local = 64;  // groups of 64: see builder()
+    cl_event events[3], zeroed = nullptr;
+    if (setup.spin_groups > 0) {  // the spin's count starts at 0
+      const cl_uint zero = 0;
+      check(clEnqueueFillBuffer(queue, scratch, &zero, 4, 0, 4, 0, nullptr, &zeroed),
+            "clEnqueueFillBuffer");
+    }
+    // Groups of 64 where the work-items hold arrays (see builder()) or spin.
+    const size_t local = 64;
+    const size_t global[3] = {n, setup.spin_groups > 0 ? setup.spin_groups * local : scratch_n, n};
     cl_kernel kernels[3] = {first, middle, last};
     step_of[id] = 2;
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < 3; ++k) {
+      cl_event wait[2] = {k > 0 ? events[k - 1] : nullptr, zeroed};
+      const cl_uint waits = k == 0 ? 0 : k == 1 && zeroed != nullptr ? 2 : 1;
       check(clEnqueueNDRangeKernel(queue, kernels[k], 1, nullptr, &global[k],
-                                   setup.variants > 0 ? &local : nullptr, k == 0 ? 0 : 1,
-                                   k == 0 ? nullptr : &events[k - 1], &events[k]),
+                                   setup.variants > 0 || setup.spin_groups > 0 ? &local : nullptr,
+                                   waits, waits > 0 ? wait : nullptr, &events[k]),
             "clEnqueueNDRangeKernel");
+    }
+    if (zeroed != nullptr) clReleaseEvent(zeroed);
     if (cached != nullptr) {
       clReleaseProgram(cached);  // its kernel's launch still queued
       ++cached_calls;
@@ -331,13 +360,15 @@ int usage() {
   std::fprintf(stderr,
                "usage: ipt-driver-stress [--release callback|thread|caller] [--workers N]\n"
                "                         [--builders N] [--churners N] [--variants N]\n"
-               "                         [--clearer 0|1] [--seconds S] [--watchdog S]\n"
+               "                         [--clearer 0|1] [--spin 0|1] [--seconds S]\n"
+               "                         [--watchdog S]\n"
                "Runs libipt's thread-stress pattern without libipt on the device IPT_DEVICE\n"
                "names (defaults: callback, 12 workers, 3 builders, 1 churner, 0 variants (the\n"
                "builders build one binary; N: N programs from source, variant k with a private\n"
                "array of k KiB per work-item), clearer 0 (1: the builders' programs are\n"
                "cached, the workers launch kernels of them, and a thread drops them every\n"
-               "3 ms), 60 s, watchdog 20 s).\n"
+               "3 ms), spin 0 (1: each call's middle launch is a grid-wide wait of two\n"
+               "groups per compute unit, bounded), 60 s, watchdog 20 s).\n"
                "Exit status: 0 ran its time, 3 made no progress for the watchdog's time\n"
                "(a hang: what each thread was doing is printed), 2 an OpenCL call failed.\n");
   return 1;
@@ -347,8 +378,8 @@ int usage() {
 
 int main(int argc, char** argv) {
   Release release = Release::kCallback;
-  int workers = 12, builders = 3, churners = 1, variants = 0, clear_programs = 0, seconds = 60,
-      watchdog = 20;
+  int workers = 12, builders = 3, churners = 1, variants = 0, clear_programs = 0, spin = 0,
+      seconds = 60, watchdog = 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h" || i + 1 == argc) return usage();
@@ -363,7 +394,7 @@ int main(int argc, char** argv) {
       else
         return usage();
     } else if (arg == "--workers" || arg == "--builders" || arg == "--churners" ||
-               arg == "--variants" || arg == "--clearer" || arg == "--seconds" ||
+               arg == "--variants" || arg == "--clearer" || arg == "--spin" || arg == "--seconds" ||
                arg == "--watchdog") {
       const int number = std::atoi(value.c_str());
       if (number < 0 || (number == 0 && value != "0")) return usage();
@@ -372,6 +403,7 @@ int main(int argc, char** argv) {
        : arg == "--churners" ? churners
        : arg == "--variants" ? variants
        : arg == "--clearer"  ? clear_programs
+       : arg == "--spin"     ? spin
        : arg == "--seconds"  ? seconds
                              : watchdog) = number;
     } else {
@@ -379,13 +411,20 @@ int main(int argc, char** argv) {
     }
   }
   if (workers > 32 || builders > 16 || churners > 4 || variants > 16 || clear_programs > 1 ||
-      watchdog < 1)
+      spin > 1 || watchdog < 1)
     return usage();
 
   try {
     const ipt::support::Session session;
-    Setup setup{session.context(), session.device(),   nullptr, {}, release,
-                variants,          clear_programs == 1};
+    Setup setup{session.context(), session.device(),    nullptr, {}, release,
+                variants,          clear_programs == 1, 0};
+    if (spin == 1) {
+      cl_uint units = 1;
+      check(
+          clGetDeviceInfo(setup.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr),
+          "clGetDeviceInfo");
+      setup.spin_groups = 2 * units;
+    }
     cl_int code = CL_SUCCESS;
     setup.program = clCreateProgramWithSource(setup.context, 1, &kSource, nullptr, &code);
     check(code, "clCreateProgramWithSource");
@@ -399,12 +438,12 @@ int main(int argc, char** argv) {
           "clGetProgramInfo");
     std::printf(
         "%s: --release %s, %d workers, %d builders, %d churners, %d variants, clearer %d, "
-        "%d s\n",
+        "spin %d, %d s\n",
         session.description().c_str(),
         release == Release::kCallback ? "callback"
         : release == Release::kThread ? "thread"
                                       : "caller",
-        workers, builders, churners, variants, clear_programs, seconds);
+        workers, builders, churners, variants, clear_programs, spin, seconds);
     std::fflush(stdout);
     if (release == Release::kThread) {
       releaser = new Releaser;  // never destroyed: its thread runs until the process ends
