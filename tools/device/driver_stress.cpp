@@ -166,9 +166,18 @@ void clearer(int id) {
     step_of[id] = 31;
     shared_programs.clear();
     step_of[id] = 32;
-    ++progress;
+    // Not counted as progress: it never stops, and would hide the others' hang from the
+    // watchdog.
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
   }
+}
+
+// The work-group size of the workers' and builders' launches: 64 where work-items hold
+// arrays (a CPU device keeps a group's private arrays on one thread's stack, which PoCL
+// overflowed at its own choice of size) or spin (the groups counted); else the driver's.
+const size_t* group_size(const Setup& setup) {
+  static const size_t kGroup = 64;
+  return setup.variants > 0 || setup.spin_groups > 0 ? &kGroup : nullptr;
 }
 
 cl_kernel churn_kernel(cl_program program, cl_mem buffer, cl_uint n, cl_uint rounds,
@@ -218,17 +227,15 @@ void worker(const Setup& setup, int id) {
       check(clEnqueueFillBuffer(queue, scratch, &zero, 4, 0, 4, 0, nullptr, &zeroed),
             "clEnqueueFillBuffer");
     }
-    // Groups of 64 where the work-items hold arrays (see builder()) or spin.
-    const size_t local = 64;
-    const size_t global[3] = {n, setup.spin_groups > 0 ? setup.spin_groups * local : scratch_n, n};
+    const size_t* local = group_size(setup);
+    const size_t global[3] = {n, setup.spin_groups > 0 ? setup.spin_groups * *local : scratch_n, n};
     cl_kernel kernels[3] = {first, middle, last};
     step_of[id] = 2;
     for (int k = 0; k < 3; ++k) {
       cl_event wait[2] = {k > 0 ? events[k - 1] : nullptr, zeroed};
       const cl_uint waits = k == 0 ? 0 : k == 1 && zeroed != nullptr ? 2 : 1;
-      check(clEnqueueNDRangeKernel(queue, kernels[k], 1, nullptr, &global[k],
-                                   setup.variants > 0 || setup.spin_groups > 0 ? &local : nullptr,
-                                   waits, waits > 0 ? wait : nullptr, &events[k]),
+      check(clEnqueueNDRangeKernel(queue, kernels[k], 1, nullptr, &global[k], local, waits,
+                                   waits > 0 ? wait : nullptr, &events[k]),
             "clEnqueueNDRangeKernel");
     }
     if (zeroed != nullptr) clReleaseEvent(zeroed);
@@ -295,11 +302,9 @@ void builder(const Setup& setup, int id) {
           "clBuildProgram");
     step_of[id] = 13;
     cl_kernel kernel = churn_kernel(program, buffer, n, 50);
-    // Work-groups of 64 where the work-items hold arrays: a CPU device keeps a group's
-    // private arrays on one thread's stack (PoCL overflowed it with its own choice).
-    const size_t global = n, local = 64;
-    check(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global,
-                                 setup.variants > 0 ? &local : nullptr, 0, nullptr, nullptr),
+    const size_t global = n;
+    check(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, group_size(setup), 0, nullptr,
+                                 nullptr),
           "clEnqueueNDRangeKernel");
     check(clFlush(queue), "clFlush");
     step_of[id] = 14;
