@@ -60,6 +60,14 @@
 //     written by two instructions, not one;
 //   - 8 tiles staged at a time instead of 5: no faster (doubles, 5 instead of 2: 2%
 //     slower);
+//   - the first tiles staged in local memory while work-item 0 waits, and round 0 decided
+//     by every group from the count of announcements (no decision published by one
+//     group): a median of 0.6% faster on 10 instances of the random protocol, two runs
+//     each (from 2% slower to 3% faster), the protocol's median no faster;
+//   - two teams (even and odd groups), each with its own grid-wide wait over half of the
+//     instances, one starting half a round later, so that one streams while the other
+//     waits: 4-6% and 13-14% slower on 43 x 177 x 12568 and 9 x 284 x 7791, 0-4% faster
+//     on 8 other instances, the protocol's median no faster (doubles: 0.4% slower);
 //   - after round 0, each group waiting only for the groups that hold the tiles its stores
 //     overwrite (a flag per group, set by atomic exchange; the counter where they are more
 //     than 64): 2-10% faster on 9 of 10 instances of the random protocol but 16% slower on
