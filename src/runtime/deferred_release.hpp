@@ -7,22 +7,22 @@
 // a thread of the library's own, the releases deadlocked NVIDIA's driver (580) in every
 // run of the thread stress tests (that thread spinning inside the driver, the driver's
 // callback thread waiting for a lock inside the driver, the GPU idle).
+//
+// The callback takes over the caller's reference instead of retaining one of its own: a
+// caller that kept its handle released it on its own thread, at times while the callback
+// released the other one, and the stacks of hung thread stress tests showed that too
+// (a thread spinning in clReleaseMemObject on an on-chip probe's buffer, the callback
+// thread waiting for a lock inside the driver).
 #pragma once
 
 #include "runtime/opencl.hpp"
 
 namespace ipt::runtime {
 
-// A completion callback that owns one reference to the cl_mem it is given.
-using BufferCallback = void(CL_CALLBACK*)(cl_event, cl_int, void* mem);
-
-// Keeps `buffer` alive until `done` completes (or ends abnormally), then hands a
-// reference to `callback` on the driver's callback thread. Without an event, or when the
-// callback cannot be set, nothing is handed over: the buffer is released as its handle
-// goes (correct, but may block).
-void when_complete(const cl::Event& done, const cl::Buffer& buffer, BufferCallback callback);
-
-// when_complete with a callback that releases the buffer.
+// Hands `buffer`'s reference to a callback that releases it on the driver's callback
+// thread once `done` completes (or ends abnormally); pass the last handle (std::move), so
+// that nothing is released on the calling thread. Without an event, or when the callback
+// cannot be set, the buffer is released as its handle goes (correct, but may block).
 void release_when_complete(const cl::Event& done, cl::Buffer buffer);
 
 }  // namespace ipt::runtime

@@ -114,8 +114,8 @@ void probe(const cl::CommandQueue& queue, const ProgramRef& program, const plann
   }
   ++probes;
   verdict->accept_launch();
-  release_when_complete(done[0], sync);
-  release_when_complete(done[0], one);
+  release_when_complete(done[0], std::move(sync));
+  release_when_complete(done[0], std::move(one));
   auto reading = std::make_unique<ProbeReading>();
   reading->verdict = verdict;
   reading->unjudged = unjudged;
@@ -128,11 +128,11 @@ void probe(const cl::CommandQueue& queue, const ProgramRef& program, const plann
     faults::point(faults::Site::kEnqueue, "clEnqueueReadBuffer");
     queue.enqueueReadBuffer(report, CL_FALSE, 0, 4, &reading->decision, &done, &read);
   } catch (const cl::Error&) {
-    release_when_complete(done[0], report);
+    release_when_complete(done[0], std::move(report));
     verdict->settle(unjudged);  // accepted, not judged: probed again
     return;
   }
-  release_when_complete(read, report);
+  release_when_complete(read, std::move(report));
   try {
     if (read.setCallback(CL_COMPLETE, settle_reading, reading.get()) == CL_SUCCESS) {
       reading.release();  // the callback's now
