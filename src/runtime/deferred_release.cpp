@@ -10,7 +10,7 @@ void CL_CALLBACK release_buffer(cl_event, cl_int, void* buffer) {
 
 }  // namespace
 
-void release_when_complete(const cl::Event& done, cl::Buffer buffer) {
+void release_when_complete(const cl::Event& done, cl::Buffer&& buffer) {
   if (done() == nullptr || buffer() == nullptr) return;
   if (clSetEventCallback(done(), CL_COMPLETE, release_buffer, buffer()) == CL_SUCCESS)
     buffer() = nullptr;  // the callback's reference now

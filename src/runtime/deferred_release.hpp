@@ -20,9 +20,10 @@
 namespace ipt::runtime {
 
 // Hands `buffer`'s reference to a callback that releases it on the driver's callback
-// thread once `done` completes (or ends abnormally); pass the last handle (std::move), so
-// that nothing is released on the calling thread. Without an event, or when the callback
-// cannot be set, the buffer is released as its handle goes (correct, but may block).
-void release_when_complete(const cl::Event& done, cl::Buffer buffer);
+// thread once `done` completes (or ends abnormally). An rvalue, so that the caller keeps
+// no second handle to release on its own thread. Without an event, or when the callback
+// cannot be set, `buffer` keeps its reference (released as its handle goes: correct, but
+// may block).
+void release_when_complete(const cl::Event& done, cl::Buffer&& buffer);
 
 }  // namespace ipt::runtime
