@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Catch2 main of the test binary; prints which OpenCL device the tests run on, fails a
-// test case that asserts nothing, and counts the test cases that skipped (test_skip.hpp).
+// test case that asserts nothing, counts the test cases that skipped (test_skip.hpp), and
+// writes every thread's stack on SIGUSR1 (stack_dump.hpp).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <malloc.h>
 #endif
 
+#include "helpers/stack_dump.hpp"
 #include "helpers/test_skip.hpp"
 #include "helpers/test_support.hpp"
 
@@ -50,6 +52,7 @@ void record_skip(const std::string& reason) {
 }  // namespace ipt::test
 
 int main(int argc, char* argv[]) {
+  ipt::test::install_stack_dump();  // before any thread starts
 #if defined(__GLIBC__)
   // The tests allocate and free host copies of matrices of up to a few hundred MiB, shape
   // after shape (and so does the OpenCL driver, PoCL, for its buffers). glibc's defaults

@@ -44,9 +44,16 @@ record() {  # $1 ok|FAILED, $2 what
 started=$SECONDS
 limit=${TEST_TIMEOUT:-300}
 
+# The test binaries write every thread's stack on SIGUSR1 (tests/helpers/stack_dump.hpp),
+# here, for machines without a debugger to attach.
+export IPT_TEST_STACKS_DIR=/tmp/ipt-stacks
+mkdir -p "$IPT_TEST_STACKS_DIR"
+
 # What process $1 (the command $2, running for $3 s) is doing: the GPU's load (a kernel
 # that spins keeps it busy), each thread's state, and the stacks, with the kernels on the
-# GPU where cuda-gdb can attach.
+# GPU where cuda-gdb can attach. Without a debugger, a test binary's own stack dump,
+# asked for only of a process that blocks SIGUSR1 (a test binary: to any other process
+# the signal would be fatal).
 hang_report() {
   local debugger
   debugger=$(command -v cuda-gdb || ls /usr/local/cuda/bin/cuda-gdb 2> /dev/null || command -v gdb)
@@ -58,8 +65,17 @@ hang_report() {
     for t in /proc/"$1"/task/*; do
       echo "$(cat "$t/comm") $(cat "$t/wchan") $(cut -d' ' -f3 "$t/stat")"
     done | sort | uniq -c
-    [ -n "$debugger" ] && timeout 120 "$debugger" -p "$1" -batch -ex "info cuda kernels" \
-      -ex "thread apply all bt 16"
+    local blocked
+    blocked=$(awk '/^SigBlk:/ { print $2 }' /proc/"$1"/status 2> /dev/null)
+    if [ -n "$debugger" ]; then
+      timeout 120 "$debugger" -p "$1" -batch -ex "info cuda kernels" -ex "thread apply all bt 16"
+    elif [ -n "$blocked" ] && (((0x$blocked >> 9) & 1)); then
+      kill -USR1 "$1" && sleep 5
+      python3 "$(dirname "${BASH_SOURCE[0]}")/symbolize_stacks.py" \
+        < "$IPT_TEST_STACKS_DIR/stacks-$1.txt"
+    else
+      echo "no debugger here, and the process writes no stacks of its own"
+    fi
   } >&9 2>&1
   exec 9>&-
 }
