@@ -43,9 +43,12 @@ struct Cache {
   CheckedPlanStats stats;
 };
 
+// Never destroyed, as the program cache: its entries hold contexts and programs, and
+// releasing them from a static destructor could call into an OpenCL driver that is
+// already torn down at process exit.
 Cache& cache() {
-  static Cache instance;
-  return instance;
+  static Cache* instance = new Cache;
+  return *instance;
 }
 
 }  // namespace
