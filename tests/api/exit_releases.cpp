@@ -6,8 +6,8 @@
 //
 // This program defines the clRelease* entry points itself: an executable's definitions
 // come first when libipt's calls are bound, so every release libipt makes passes through
-// them on to the driver's. It transposes matrices of the kinds that fill libipt's caches
-// (a plan moved between offsets, on-chip, padded), releases its own objects and returns.
+// them on to the driver's. It transposes matrices that fill libipt's caches (plans, one
+// moved between offsets, programs, scratch), releases its own objects and returns.
 // A handler registered before libipt's first call runs after every static libipt creates
 // later has been destroyed; it fails the run when the main thread released anything after
 // main returned. (The driver's callback thread may still run libipt's completion callbacks
@@ -107,11 +107,11 @@ int main() {
   if (std::atexit(check_at_exit) != 0) return 2;
   try {
     ipt::support::Session session;
-    // A rectangle, the same at another offset (a moved plan), an on-chip shape and one
-    // with prime sides (padding in scratch).
+    // A rectangle, the same at another offset (a moved plan), and prime sides (a padded
+    // plan, its padding in scratch).
     const bool ok = transpose_twice(session, 300, 700, 0) &&
                     transpose_twice(session, 300, 700, 64) &&
-                    transpose_twice(session, 96, 1200, 0) && transpose_twice(session, 211, 307, 0);
+                    transpose_twice(session, 1009, 2003, 0);
     clFinish(session.queue());
     if (!ok) {
       std::fprintf(stderr, "exit_releases: a transposition failed: %s\n", ipt_last_error_message());
