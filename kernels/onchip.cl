@@ -159,7 +159,8 @@
 // of copy in word tiles, 45% one per register.
 //
 // Blocks (IPT_BLOCK = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements where the matrix's
-// rows are a multiple of IPT_BLOCK and it starts on a 4-byte word). One per work-item and
+// rows are a multiple of IPT_BLOCK and it starts on a 4-byte word; or IPT_BLOCK = 2 for
+// 1-byte elements, in 2-byte words, where the rows are only even). One per work-item and
 // register, 2-byte elements ran the kernel at the time per element of floats, half the
 // bytes per load and store. An IPT_BLOCK x IPT_BLOCK block is IPT_BLOCK aligned words, one
 // in each of its rows, and its transpose is the same words with their elements exchanged
@@ -168,7 +169,11 @@
 // word, and transposes each block in registers as it stores it. Rows of any length: the
 // last block column is short by IPT_BLOCK_SHORT elements, so a block's rows start
 // PHASE(k) elements into a word and load as two words shifted together; the rows of the
-// output (the columns, a multiple of IPT_BLOCK) always start on a word.
+// output (the columns, a multiple of IPT_BLOCK) always start on a word. 2 x 2 blocks of
+// bytes ran the kernel at a median of 48% of copy where word tiles ran 27% (27 instances
+// of the random protocol's shapes with even rows and columns); with odd columns, whose
+// every other block row loads as two words, at 27-33% against 24-28% (13 instances), so
+// the host keeps word tiles there.
 
 #ifndef IPT_SWIZZLE
 #define IPT_SWIZZLE 0
@@ -191,8 +196,9 @@
 #if HELD > 0 && (IPT_WORDS > 1 || IPT_RUNTIME_TILE)
 #error "held tiles: element tiles or blocks of one shape"
 #endif
-#if IPT_BLOCK > 1 && (IPT_BLOCK * IPT_ELEM_BYTES != 4 || IPT_WORDS > 1 || IPT_RUNTIME_TILE || IPT_SPLIT)
-#error "blocks are of 4-byte words, in a matrix of one buffer"
+#if IPT_BLOCK > 1 && (IPT_BLOCK * IPT_ELEM_BYTES != 4 && IPT_BLOCK * IPT_ELEM_BYTES != 2 || \
+                      IPT_WORDS > 1 || IPT_RUNTIME_TILE || IPT_SPLIT)
+#error "blocks are of 2- or 4-byte words, in a matrix of one buffer"
 #endif
 #if IPT_BLOCK_SHORT < 0 || IPT_BLOCK_SHORT >= IPT_BLOCK
 #error "IPT_BLOCK_SHORT: fewer elements than a block"
@@ -221,7 +227,10 @@ typedef uint reg_t;
 #define STAGE_COLS (STAGE_WORDS * IPT_WORDS)  // elements per staged row
 #define STAGED(r, c) (c)
 #else
-#if IPT_BLOCK == 2
+#if IPT_BLOCK == 2 && IPT_ELEM_BYTES == 1
+typedef ushort2 reg_t;  // a 2 x 2 block of bytes: .x the word of its top row, .y of its bottom
+#define REG_WORD(v) ((uint)((v).x ^ (v).y))
+#elif IPT_BLOCK == 2
 typedef uint2 reg_t;  // a 2 x 2 block: .x the word of its top row, .y of its bottom row
 #define REG_WORD(v) ((v).x ^ (v).y)
 #elif IPT_BLOCK == 4
@@ -330,24 +339,31 @@ void store_word(matrix_t m, idx_t d, uint s, uint q, uint valid, __local const e
 // Where row k of a block starts in its word: k * n % IPT_BLOCK for rows of n elements,
 // known here since n = IPT_BLOCK * cols - IPT_BLOCK_SHORT and a block row starts on a word.
 #define PHASE(k) ((k) * (IPT_BLOCK - IPT_BLOCK_SHORT) % IPT_BLOCK)
-#define ELEM_BITS (32 / IPT_BLOCK)
+#define ELEM_BITS (8 * IPT_ELEM_BYTES)
+// A block's row: a 4-byte word, or a 2-byte one for 2 x 2 blocks of bytes.
+#if IPT_BLOCK * IPT_ELEM_BYTES == 2
+typedef ushort word_t;
+#else
+typedef uint word_t;
+#endif
+#define LOW_ELEM ((1u << ELEM_BITS) - 1)  // the bits of a word's lowest element
 
 // Row k of the block whose row 0 starts on word `top` and column c (elements), in rows of
 // n elements: a word, or two shifted together; elements past the row's end are of the
 // next row or 0, never loaded from past its last word (the store skips them).
-uint load_block_row(__global const uint *words, idx_t top, uint n, uint k, uint c) {
+word_t load_block_row(__global const word_t *words, idx_t top, uint n, uint k, uint c) {
   const uint s = PHASE(k);
   const idx_t w = top + (k * n - s) / IPT_BLOCK;
   if (s == 0) return words[w];
   const uint lo = words[w], hi = c + IPT_BLOCK - s < n ? words[w + 1] : 0;
 #ifdef __ENDIAN_LITTLE__
-  return (lo >> (ELEM_BITS * s)) | (hi << (ELEM_BITS * (IPT_BLOCK - s)));
+  return (word_t)((lo >> (ELEM_BITS * s)) | (hi << (ELEM_BITS * (IPT_BLOCK - s))));
 #else
-  return (lo << (ELEM_BITS * s)) | (hi >> (ELEM_BITS * (IPT_BLOCK - s)));
+  return (word_t)((lo << (ELEM_BITS * s)) | (hi >> (ELEM_BITS * (IPT_BLOCK - s))));
 #endif
 }
 
-reg_t load_block(__global const uint *words, idx_t top, uint n, uint c) {
+reg_t load_block(__global const word_t *words, idx_t top, uint n, uint c) {
 #if IPT_BLOCK == 2
   return (reg_t)(load_block_row(words, top, n, 0, c), load_block_row(words, top, n, 1, c));
 #else
@@ -357,11 +373,16 @@ reg_t load_block(__global const uint *words, idx_t top, uint n, uint c) {
 }
 
 // The transpose of block v: its rows k < valid stored from `top`, `row` words apart.
-void store_block(__global uint *words, idx_t top, uint row, reg_t v, uint valid) {
-#if IPT_BLOCK == 2 && defined(__ENDIAN_LITTLE__)
-  const uint out[2] = {(v.x & 0xFFFFu) | (v.y << 16), (v.x >> 16) | (v.y & 0xFFFF0000u)};
-#elif IPT_BLOCK == 2
-  const uint out[2] = {(v.x & 0xFFFF0000u) | (v.y >> 16), (v.x << 16) | (v.y & 0xFFFFu)};
+void store_block(__global word_t *words, idx_t top, uint row, reg_t v, uint valid) {
+#if IPT_BLOCK == 2
+  const uint x = v.x, y = v.y;
+#if defined(__ENDIAN_LITTLE__)
+  const word_t out[2] = {(word_t)((x & LOW_ELEM) | (y << ELEM_BITS)),
+                         (word_t)((x >> ELEM_BITS) | (y & (LOW_ELEM << ELEM_BITS)))};
+#else
+  const word_t out[2] = {(word_t)((x & (LOW_ELEM << ELEM_BITS)) | (y >> ELEM_BITS)),
+                         (word_t)((x << ELEM_BITS) | (y & LOW_ELEM))};
+#endif
 #elif defined(__ENDIAN_LITTLE__)
   // Bytes first exchanged within pairs of rows, then halves: b0 of each row to row 0, ...
   const uint t0 = (v.x & 0x00FF00FFu) | ((v.y << 8) & 0xFF00FF00u);
@@ -578,7 +599,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   __local uint ticket_of_group, decision, running, last_out;
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
 #if IPT_BLOCK > 1
-  __global uint *words = (__global uint *)(buffer + offset);  // on a word (host-checked)
+  __global word_t *words = (__global word_t *)(buffer + offset);  // on a word (host-checked)
 #endif
   const uint lid = get_local_id(0);
   // Loads: a pass covers LOAD_ROWS whole tile rows; stores: STORE_COLS whole tile columns,

@@ -156,7 +156,8 @@ TEST_CASE("narrow plans prefer on-chip instances that move in blocks of words",
   // blocks (instance rows a multiple of 4; of 2 with even columns) as otherwise. These
   // rows have divisors that allow blocks beside the one the float costs alone pick
   // (15052 = 4 * 3763: m = 3763 before; 7620 = 4 * 1905: m = 1270; 9860: m = 986;
-  // 19480: m = 974).
+  // 19480: m = 974). 1-byte elements also in 2 x 2 blocks of 2-byte words where the rows
+  // are even and the columns too (19756 = 4 * 4939: m = 898, of 2 x 449).
   const DeviceProfile device = ipt::test::nvidia_like();
   struct Case {
     std::uint64_t rows, cols;
@@ -174,10 +175,10 @@ TEST_CASE("narrow plans prefer on-chip instances that move in blocks of words",
   };
   for (const Case c :
        {Case{15052, 3374, 1, true}, Case{7620, 13101, 1, true}, Case{9860, 11563, 1, true},
-        Case{19480, 17193, 1, true}, Case{8000, 15966, 2, true},
-        // 19756 = 44 * 449: blocks only with super-elements of 44 bytes,
-        // which cost more than they save; 7611 is odd.
-        Case{19756, 13042, 1, false}, Case{7611, 12568, 1, false}}) {
+        Case{19480, 17193, 1, true}, Case{8000, 15966, 2, true}, Case{19756, 13042, 1, true},
+        // 7611 is odd; 6762 = 2 * 3381 has even divisors but odd columns, which 2 x 2
+        // blocks of bytes would load in shifted words (no faster than word tiles).
+        Case{7611, 12568, 1, false}, Case{6762, 13709, 1, false}}) {
     const LaunchPlan plan = plan_call(device, CallShape{c.rows, c.cols, c.elem_size, 0, 0, 1});
     INFO(c.rows << " x " << c.cols << ", " << c.elem_size << " bytes\n" << describe(plan));
     int onchip = 0;

@@ -386,6 +386,21 @@ TEST_CASE("1- and 2-byte elements move on chip in blocks where the matrix allows
     CHECK(ipt::planner::onchip_step(ipt::test::site_of(elem_size, 0), 3, 296, 13708, unblocked)
               .options.find("IPT_BLOCK") == std::string::npos);
   }
+  // 1-byte elements whose rows are even but not a multiple of 4: 2 x 2 blocks of 2-byte
+  // words, where the columns are even too (odd ones would load shifted words, no faster
+  // than word tiles) and the matrix starts on such a word.
+  const auto u8 = ipt::planner::choose_onchip(nvidia_like(), 1);
+  const auto u8_step = [&](std::uint64_t offset, std::uint64_t rows, std::uint64_t cols) {
+    return ipt::planner::onchip_step(ipt::test::site_of(1, offset), 3, rows, cols, u8);
+  };
+  CHECK(u8_step(0, 298, 13708).options.find("-DIPT_BLOCK=2 ") != std::string::npos);
+  CHECK(u8_step(0, 298, 13708).what.find("moved as 2-byte words, in blocks of 2 x 2") !=
+        std::string::npos);
+  CHECK(u8_step(2, 298, 13708).options.find("-DIPT_BLOCK=2 ") != std::string::npos);
+  CHECK(u8_step(1, 298, 13708).options.find("IPT_BLOCK") == std::string::npos);
+  CHECK(u8_step(0, 298, 13709).options.find("IPT_BLOCK") == std::string::npos);
+  CHECK(u8_step(0, 297, 13708).options.find("IPT_BLOCK") == std::string::npos);
+  CHECK(u8_step(0, 296, 13709).options.find("-DIPT_BLOCK=4 ") != std::string::npos);
   // Wider elements move one by one.
   CHECK_FALSE(ipt::planner::choose_onchip(nvidia_like(), 4).blocks);
 }
@@ -420,8 +435,26 @@ TEST_CASE("the on-chip kernel in blocks: one pass, rounds and cycle following", 
       }
       seed += 10;
     }
+    // 1-byte elements in 2 x 2 blocks of 2-byte words: rows even, not a multiple of 4;
+    // even columns (odd ones, and odd offsets, in word tiles).
+    for (int i = 0; elem_size == 1 && i < 6; ++i) {
+      const std::uint64_t rows = 4 * side(random) + 2, cols = 2 * side(random) + i % 2;
+      const std::uint64_t instances = 1 + i % 3;
+      if (!ipt::planner::onchip_fits(config, rows, cols)) continue;
+      for (std::uint64_t s : {seed + 5, seed + 7, seed + 6, seed + 9}) {
+        const std::string options =
+            ipt::planner::onchip_step(ipt::test::site_of(1, s % 5), instances, rows, cols, config)
+                .options;
+        INFO(instances << " x " << rows << " x " << cols << ", offset " << s % 5);
+        CHECK((options.find("-DIPT_BLOCK=2 ") != std::string::npos) ==
+              (s % 5 % 2 == 0 && cols % 2 == 0));
+        CHECK(ipt::test::run_onchip_kernel(instances, rows, cols, 1, config, false, s) == 1);
+      }
+      seed += 10;
+    }
     // Giving up: the cycle following transposes instead, element by element.
     CHECK(ipt::test::run_onchip_kernel(2, 64, 96, elem_size, config, true, 20) == 2);
+    CHECK(ipt::test::run_onchip_kernel(2, 62, 96, elem_size, config, true, 20) == 2);
     CHECK(ipt::test::run_onchip_kernel(2, 64, 93, elem_size, config, true, 25) == 2);
     // Several groups: each outcome is checked (a CPU device may not run them at once).
     config.groups = 3;

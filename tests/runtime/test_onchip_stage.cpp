@@ -241,6 +241,22 @@ TEST_CASE("the on-chip kernel holds tiles in local memory as well as registers",
     }
     // Rounds that the registers hold: no tile held.
     CHECK(ipt::test::run_onchip_kernel(3, b * 32, b * 32, elem_size, config, false, ++seed) == 1);
+    // 1-byte elements in 2 x 2 blocks (rows even, not a multiple of 4), held as well: two
+    // rounds, the last not full, where the registers alone would take three.
+    if (elem_size == 1) {
+      ipt::planner::OnChipTile halves;
+      halves.block = 2;
+      halves.rows = halves.cols = 64;
+      CHECK(ipt::planner::onchip_held_tiles(config, halves) > 0);
+      const std::uint64_t per_round = ipt::planner::onchip_group_tiles(config, halves) / (2 * 3);
+      ipt::planner::StepSite bytes;
+      bytes.elem_size = 1;
+      const std::string options =
+          ipt::planner::onchip_step(bytes, 2 * per_round - 1, 126, 180, config).options;
+      CHECK(options.find("-DIPT_BLOCK=2 ") != std::string::npos);
+      CHECK(options.find("-DHELD=") != std::string::npos);
+      CHECK(ipt::test::run_onchip_kernel(2 * per_round - 1, 126, 180, 1, config, false, 900) == 1);
+    }
   }
 }
 

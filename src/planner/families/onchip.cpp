@@ -19,7 +19,8 @@ namespace {
 
 std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, TileLayout layout) {
   if (tile.block > 1)  // a block per slot
-    return tile_slots(tile.rows / tile.block, tile.cols / tile.block, layout) * tile.block * 4;
+    return tile_slots(tile.rows / tile.block, tile.cols / tile.block, layout) * tile.block *
+           tile.block * elem_size;
   if (tile.word > 1)  // rows of the loaded words and a padding word, and a byte per row
     return (tile.rows + tile.word) * ((tile.cols / tile.word + 2) * 4 + 1);
   return tile_slots(tile.rows, tile.cols, layout) * elem_size;  // onchip.cl, IPT_SWIZZLE
@@ -244,11 +245,13 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
 
 namespace {
 
-// The tile of blocks of 4-byte words that elem_size-byte elements move in: 32 x 32 blocks
-// (block 1: 32 x 32 elements, for elements of 4 bytes or more).
-OnChipTile block_tile(std::size_t elem_size) {
+// The tile of blocks that elem_size-byte elements move in: 32 x 32 blocks of block x block
+// elements, each row of a block one word (block 1: 32 x 32 elements, for elements of 4
+// bytes or more). Blocks of 4-byte words; 1-byte elements also in 2 x 2 blocks of 2-byte
+// words (`half`), for matrices whose rows are even but not a multiple of 4.
+OnChipTile block_tile(std::size_t elem_size, bool half = false) {
   OnChipTile blocks;
-  blocks.block = elem_size < 4 ? 4 / elem_size : 1;
+  blocks.block = elem_size >= 4 ? 1 : half && elem_size == 1 ? 2 : 4 / elem_size;
   blocks.rows = blocks.cols = blocks.block * kOnChipTile;
   return blocks;
 }
@@ -261,17 +264,19 @@ std::uint64_t instances_per_round(const OnChipConfig& config, const OnChipTile& 
 
 // Blocks for a step of 1- or 2-byte elements (kernels/onchip.cl, IPT_BLOCK): where its
 // matrix's rows are a multiple of the block (so that every output row starts on a word),
-// it starts on a 4-byte word and lies in one buffer, every store moves a whole 4-byte word
-// and every load one, or two where an input row starts inside a word; in 32 x 32 tiles of
-// blocks. 2-byte elements only where no row does: with odd columns they ran no faster
-// than one by one (10 instances of the random protocol's shapes: a median of 47% of copy
-// either way; 1-byte elements 43% against 33% in word tiles). The tile shape otherwise
-// (narrow tiles, or blocks that do not fit on chip where those do).
+// it starts on a word and lies in one buffer, every store moves a whole word and every
+// load one, or two where an input row starts inside a word; in 32 x 32 tiles of blocks.
+// Blocks of 2 x 2 (2-byte elements in 4-byte words, 1-byte elements whose rows are even
+// but not a multiple of 4 in 2-byte words) only where no row does: with odd columns they
+// ran no faster than one by one or in word tiles (10 instances of the random protocol's
+// shapes, 2-byte elements: a median of 47% of copy either way; 13 of 1-byte elements in
+// 2 x 2 blocks 27-33% against 24-28%), where 4 x 4 blocks of bytes ran at 43% against 33%. The
+// tile shape otherwise (narrow tiles, or blocks that do not fit on chip where those do).
 OnChipTile step_tile(const OnChipConfig& config, const StepSite& site, std::uint64_t rows,
                      std::uint64_t cols) {
   const OnChipTile tile = onchip_tile(config, rows, cols);
   if (!config.blocks || site.elem_size > 2 || onchip_runtime_tile(tile)) return tile;
-  const OnChipTile blocks = block_tile(site.elem_size);
+  const OnChipTile blocks = block_tile(site.elem_size, rows % 4 != 0);
   const std::uint64_t b = blocks.block;
   if (rows % b != 0 || (b == 2 && cols % b != 0) || site.offset % b != 0 || site.split != 0 ||
       staged_tile_bytes(site.elem_size, blocks, config.layout) > config.stage_bytes ||
@@ -373,7 +378,8 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                 "work-group at once)";
   if (config.layout == TileLayout::kSwizzled) step.what += "; swizzled tiles";
   if (block > 1)
-    step.what += "; moved as 4-byte words, in blocks of " + std::to_string(block) + " x " +
+    step.what += "; moved as " + std::to_string(block * site.elem_size) +
+                 "-byte words, in blocks of " + std::to_string(block) + " x " +
                  std::to_string(block);
   if (tile.word > 1)
     step.what += "; moved as 4-byte words, tiles of " + std::to_string(tile.rows) + " x " +
@@ -429,6 +435,9 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
     for (std::uint64_t short_by = 1; at.elem_size == 1 && short_by < 4; ++short_by)
       if (onchip_fits(config, 64, 64 - short_by))
         out.push_back(onchip_step(at, 1, 64, 64 - short_by, config));
+    // 1-byte elements in 2 x 2 blocks: rows even, not a multiple of 4.
+    if (at.elem_size == 1 && onchip_fits(config, 62, 64))
+      out.push_back(onchip_step(at, 1, 62, 64, config));
     if (onchip_fits(config, 63, 63)) out.push_back(onchip_step(at, 1, 63, 63, config));
   }
   // More tiles than the groups' registers hold, which held tiles take on chip (onchip_step
@@ -443,12 +452,16 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
     if (onchip_fits(config, rows, kOnChipTile - 3))
       out.push_back(onchip_step(at, 1, rows, kOnChipTile - 3, config));
   }
-  const OnChipTile blocks = block_tile(at.elem_size);
-  if (blocks.block > 1 && onchip_held_tiles(config, blocks) > 0) {
+  for (const bool half : {false, true}) {
+    const OnChipTile blocks = block_tile(at.elem_size, half);
+    if (blocks.block == 1 || (half && blocks.block != 2) || onchip_held_tiles(config, blocks) == 0)
+      continue;
     const std::uint64_t instances = config.groups * onchip_register_tiles(config, blocks) + 1;
+    // Rows of 2 x 2 blocks of bytes: even, not a multiple of 4.
+    const std::uint64_t rows = blocks.rows - (half ? 2 : 0);
     for (std::uint64_t short_by = 0; short_by < (blocks.block == 4 ? 4 : 1); ++short_by)
-      if (onchip_fits(config, blocks.rows, blocks.cols - short_by))
-        out.push_back(onchip_step(at, instances, blocks.rows, blocks.cols - short_by, config));
+      if (onchip_fits(config, rows, blocks.cols - short_by))
+        out.push_back(onchip_step(at, instances, rows, blocks.cols - short_by, config));
   }
   // Longer than the 32 x 32 tiles, or the word tiles along either side, hold.
   std::vector<std::uint64_t> lengths{

@@ -24,12 +24,12 @@ inline constexpr std::uint64_t kOnChipTileArea = kOnChipTile * kOnChipTile;  // 
 inline constexpr std::uint32_t kOnChipPatience = 1u << 16;
 
 struct OnChipConfig {
-  std::size_t work_group = 0;  // WG: a divisor of 1024, at least 32 (0: no on-chip plan)
-  std::size_t tiles = 0;       // TILES: tiles one group holds in registers
-  std::size_t stage = 0;       // STAGE: tiles staged in local memory per round of stores
-  std::uint64_t groups = 0;    // groups launched: one or two per compute unit
+  std::size_t work_group = 0;         // WG: a divisor of 1024, at least 32 (0: no on-chip plan)
+  std::size_t tiles = 0;              // TILES: tiles one group holds in registers
+  std::size_t stage = 0;              // STAGE: tiles staged in local memory per round of stores
+  std::uint64_t groups = 0;           // groups launched: one or two per compute unit
   std::uint32_t groups_per_unit = 0;  // of those, on each compute unit: one or two
-  std::uint32_t patience = 0;  // polls the first group waits for the others to start
+  std::uint32_t patience = 0;         // polls the first group waits for the others to start
   std::size_t elem_size = 0;
   std::size_t stage_bytes = 0;  // local memory for staged tiles
   // The staged tiles' layout (IPT_SWIZZLE of kernels/onchip.cl).
@@ -124,6 +124,7 @@ double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::ui
 // elements or words do not. On an H200, the random protocol's first 40 shapes
 // (ipt-kernel-bench stages, docs/results/stages-u8.log and stages-f16.log): u8 steps in
 // blocks at a median of 50% of copy, in word tiles 26%; f16 in blocks 68%, one by one 46%.
+// 1-byte elements in 2 x 2 blocks of 2-byte words ran at 48% (27 shapes): as 4 x 4 ones.
 double onchip_cost_without_blocks(const OnChipConfig& config, std::size_t elem_size,
                                   std::uint64_t rows, std::uint64_t cols);
 
