@@ -353,7 +353,7 @@ TEST_CASE("a split matrix's stages split on a word where a 100! stage moves word
   const DeviceProfile device = ipt::test::nvidia_like();
   for (const auto& [rows, cols, elem_size, kept] :
        std::vector<std::tuple<u64, u64, std::size_t, u64>>{
-           {19101, 15761, 1, 1}, {19101, 15761, 2, 1}, {9781, 5102, 1, 2}}) {
+           {19101, 15761, 1, 1}, {19101, 15761, 2, 1}, {17926, 12601, 1, 2}}) {
     const CallShape call{rows, cols, elem_size, 0, 0};
     const LaunchPlan plan = plan_call(device, call);
     INFO(call_text("NVIDIA-like", call) << "\n  " << describe(plan));
@@ -389,7 +389,7 @@ TEST_CASE("a split matrix's stages split on a word where a 100! stage moves word
   // A batch of such matrices, each padded in scratch in turn: each part's moves say which
   // split is theirs. The second matrix starts 2 bytes into a word (its 100! stage moves
   // no words at either split): two parts of three keep elements.
-  const CallShape batch{9781, 5102, 1, 0, 0, 3};
+  const CallShape batch{17926, 12601, 1, 0, 0, 3};
   const LaunchPlan parts = plan_call(device, batch);
   INFO(call_text("NVIDIA-like", batch) << "\n  " << describe(parts));
   CHECK(std::count_if(parts.steps.begin(), parts.steps.end(),

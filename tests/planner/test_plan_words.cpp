@@ -3,6 +3,7 @@
 // whole words of 2 or 4 elements, of up to 16 bytes, where the super-elements, the
 // matrix's offset and a split allow, and single elements otherwise; the plan model and
 // the extents still count elements.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -104,7 +105,7 @@ TEST_CASE("exact buffers of narrow elements pad and unpad in words", "[planner][
     std::size_t elem_size, unit_bytes;
   };
   const Case cases[] = {{11896, 19330, 1, 4},
-                        {9781, 5102, 1, 2},
+                        {17926, 12601, 1, 2},
                         {7782, 10874, 2, 4},
                         {16862, 10378, 2, 4},
                         {11896, 19330, 4, 4}};
@@ -184,5 +185,31 @@ TEST_CASE("narrow plans prefer on-chip instances that move in blocks of words",
     int onchip = 0;
     CHECK(onchip_blocks(plan, &onchip) == (c.blocks ? 1 : 0));
     CHECK(onchip == 1);
+  }
+}
+
+TEST_CASE("1-byte elements pad rows where on-chip blocks repay the unpad pass",
+          "[planner][words][onchip][padding]") {
+  // Plans are ranked with what word tiles cost beyond blocks (ranked_cost), so that a
+  // plan that pads a few rows for blocks weighs its unpad pass against them: 11303 rows
+  // pad to 11304, the next multiple of 4, and 19573 to 19584, a multiple of the cache
+  // line. Floats move as fast either way and keep their unpadded plans.
+  const DeviceProfile device = ipt::test::nvidia_like();
+  struct Case {
+    std::uint64_t rows, cols, padded_rows;
+  };
+  for (const Case c : {Case{11303, 17566, 11304}, Case{19573, 12336, 19584}}) {
+    const LaunchPlan plan = plan_call(device, CallShape{c.rows, c.cols, 1, 0, 0, 1});
+    const std::string text = describe(plan);
+    INFO(text);
+    CHECK(text.find("rows closed up from " + std::to_string(c.padded_rows) + " to " +
+                    std::to_string(c.rows)) != std::string::npos);
+    CHECK(std::any_of(plan.steps.begin(), plan.steps.end(), [](const Step& step) {
+      return step.family == Family::kOnChip &&
+             step.options.find("-DIPT_BLOCK=4 ") != std::string::npos;
+    }));
+    const std::string floats = describe(plan_call(device, CallShape{c.rows, c.cols, 4, 0, 0, 1}));
+    INFO(floats);
+    CHECK(floats.find("padded") == std::string::npos);
   }
 }
