@@ -37,14 +37,16 @@ struct Kept {
   bool confirmed;
 };
 
+// Never destroyed, as the program cache: a call from another thread while the process
+// exits must find them still there (the entries' handles are released by calls only).
 std::mutex& cache_mutex() {
-  static std::mutex mutex;
-  return mutex;
+  static std::mutex* mutex = new std::mutex;
+  return *mutex;
 }
 
 std::vector<Kept>& kept() {
-  static std::vector<Kept> buffers;
-  return buffers;
+  static std::vector<Kept>* buffers = new std::vector<Kept>;
+  return *buffers;
 }
 
 // CL_COMPLETE (0), a positive status while the command is pending, a negative one when it
