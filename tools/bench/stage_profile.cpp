@@ -28,6 +28,22 @@ int run_stage_profile(const support::Session& session,
   // Data made and checked on the device: a host check of the large shapes profiled here
   // takes seconds each.
   support::DevicePattern pattern(session);
+  {
+    // The driver's floor for a call, timed as the calls below: a command that moves
+    // nothing (a 4-byte fill), from a marker to its end. A small matrix's call cannot take
+    // less.
+    cl::Buffer word(context, CL_MEM_READ_WRITE, 4);
+    std::vector<double> floor;
+    for (int r = -2; r < std::max(repetitions, 10); ++r) {
+      cl::Event marker, done;
+      queue.enqueueMarkerWithWaitList(nullptr, &marker);
+      queue.enqueueFillBuffer(word, cl_uint{0}, 0, 4, nullptr, &done);
+      done.wait();
+      if (r >= 0) floor.push_back(support::after_seconds(marker(), done()));
+    }
+    std::printf("driver floor: a 4-byte fill, from a marker to its end, %.1f us\n",
+                support::stats_of(floor).median * 1e6);
+  }
   int failed = 0;
   std::uint64_t seed = 7;  // a different array per shape
   for (const auto& [rows, cols] : shapes) {
