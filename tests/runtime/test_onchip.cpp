@@ -48,10 +48,10 @@ TEST_CASE("on-chip sizing follows the work-group, element size and local memory"
   CHECK(wide.tiles == 5);
   CHECK(wide.stage == 1);
   CHECK(onchip_held_tiles(wide, square) == 1);
-  // 1-byte elements (word tiles) in one group of 1024 per compute unit.
+  // 1-byte elements (word tiles and blocks) in two groups of 512 too.
   const auto u8 = ipt::planner::choose_onchip(nvidia_like(), 1);
-  CHECK(u8.work_group == 1024);
-  CHECK(u8.groups == 132);
+  CHECK(u8.work_group == 512);
+  CHECK(u8.groups == 264);
   CHECK(onchip_held_tiles(u8, onchip_tile(u8, 1000, 1000)) == 0);  // word tiles: none held
   const auto amd = ipt::planner::choose_onchip(amd_like(), 4);
   CHECK(amd.work_group == 256);
@@ -241,8 +241,8 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
         CHECK(config.work_group == 0);  // 64 work-items cannot hold a tile of 16-byte elements
         continue;
       }
-      // Two groups of 512 where 1024 work-items are allowed, but for 1-byte elements.
-      REQUIRE(config.work_group == (max_wg == 1024 && elem_size != 1 ? 512 : max_wg));
+      // Two groups of 512 where 1024 work-items are allowed.
+      REQUIRE(config.work_group == (max_wg == 1024 ? 512 : max_wg));
       // One group: it never waits for another, so it always goes ahead. Sides of 32 or more
       // (tiles of 32 x 32), as every tile shape is a program to build.
       config.groups = 1;
@@ -310,24 +310,26 @@ TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
   // Tiles of 15 x 31 words: 60 x 124 bytes in 16 x 32 words of registers (the row's words
   // wherever it starts; an output row's share of it likewise), 30 x 62 2-byte elements in
   // 32 x 32; staged with a padding word per row and a byte of its place in its words.
-  CHECK(u8.tiles == 2 * f32.tiles);  // one group of 1024, two of 512
+  CHECK(u8.tiles == f32.tiles);  // two groups of 512 each
   const auto bytes = onchip_tile(u8, 1294, 1339), halves = onchip_tile(f16, 20, 7000);
   CHECK(shape(bytes) == Shape{60, 124});
   CHECK(bytes.word == 4);
   CHECK(shape(halves) == Shape{30, 62});
   CHECK(halves.word == 2);
-  CHECK(ipt::planner::onchip_group_tiles(u8, bytes) == 20);
+  CHECK(ipt::planner::onchip_group_tiles(u8, bytes) == 10);
   CHECK(ipt::planner::onchip_group_tiles(f16, halves) == 20);
-  CHECK(ipt::planner::onchip_stage_tiles(u8, bytes) == 5);  // 44992 / (64 * 33 * 4 + 64)
-  // 2.6 (1.3) times the elements of float tiles on chip: 132 x 20 tiles of 60 x 124.
+  CHECK(ipt::planner::onchip_stage_tiles(u8, bytes) == 5);  // 47040 / (64 * 33 * 4 + 64)
+  // 2.6 (1.3) times the elements of float tiles on chip: 264 x 10 tiles of 60 x 124.
   CHECK(ipt::planner::onchip_fits(u8, 4300, 4300));         // 72 x 35 tiles
   CHECK_FALSE(ipt::planner::onchip_fits(u8, 4500, 4500));   // 75 x 37
   CHECK_FALSE(ipt::planner::onchip_fits(f32, 2800, 2800));  // 88 x 88 of 32 x 32: over 7392
   // Both ways round: 158400 x 124 takes 2640 x 1 tiles, its transpose 3 x 1278.
   CHECK(ipt::planner::onchip_tiles(u8, 60 * 2640, 124) == 2640);
   CHECK_FALSE(ipt::planner::onchip_fits(u8, 60 * 2640, 124));
-  // A skinny matrix that word tiles do not hold takes the element tiles as narrow as it.
-  const auto skinny = onchip_tile(u8, 463844, 6);
+  // A skinny matrix that word tiles do not hold takes the element tiles as narrow as it
+  // (here one 32 x 32 tile more than the groups hold, in registers and local memory).
+  const auto skinny = onchip_tile(u8, 473120, 6);
+  CHECK(shape(onchip_tile(u8, 473088, 6)) == Shape{32, 32});
   CHECK(shape(skinny) == Shape{128, 8});
   CHECK(skinny.word == 1);
   CHECK(onchip_tile(u8, 5000, 6).word == 4);  // it fits: fewer, fuller tiles
@@ -336,7 +338,7 @@ TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
   site.elem_size = 1;
   const auto step = ipt::planner::onchip_step(site, 1, 1294, 1339, u8);
   CHECK(step.options.find("-DIPT_WORDS=4") != std::string::npos);
-  CHECK(step.options.find("-DTR=60 -DTC=124 -DTILES=20 -DSTAGE=5") != std::string::npos);
+  CHECK(step.options.find("-DTR=60 -DTC=124 -DTILES=10 -DSTAGE=5") != std::string::npos);
   const auto swizzled =
       ipt::planner::choose_onchip(nvidia_like(), 1, ipt::planner::TileLayout::kSwizzled);
   CHECK(swizzled.word == 1);
