@@ -405,8 +405,8 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
     auto sides = padding_candidates(side, limits.min_factor, cap, max_pad, padding.max_steps);
     for (std::uint64_t s : line_multiple_sides(side, line_quantum, max_pad, padding.max_line_sides))
       if (std::find(sides.begin(), sides.end(), s) == sides.end()) sides.push_back(s);
-    // 1- and 2-byte elements: the next side whose instances can move on chip in blocks
-    // (a multiple of 4 elements; families/onchip.cpp).
+    // 1- and 2-byte elements: the next multiple of 4, whose instances can move on chip in
+    // blocks of either size (families/onchip.cpp; 2-byte ones need only an even side).
     if (elem_size < 4 && side % 4 != 0 && 4 - side % 4 <= max_pad) {
       const std::uint64_t s = side + 4 - side % 4;
       if (std::find(sides.begin(), sides.end(), s) == sides.end()) sides.push_back(s);

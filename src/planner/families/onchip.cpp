@@ -456,7 +456,7 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
   }
   for (const bool half : {false, true}) {
     const OnChipTile blocks = block_tile(at.elem_size, half);
-    if (blocks.block == 1 || (half && blocks.block != 2) || onchip_held_tiles(config, blocks) == 0)
+    if (blocks.block == 1 || (half && at.elem_size != 1) || onchip_held_tiles(config, blocks) == 0)
       continue;
     const std::uint64_t instances = config.groups * onchip_register_tiles(config, blocks) + 1;
     // Rows of 2 x 2 blocks of bytes: even, not a multiple of 4.
