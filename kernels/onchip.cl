@@ -159,21 +159,21 @@
 // of copy in word tiles, 45% one per register.
 //
 // Blocks (IPT_BLOCK = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements where the matrix's
-// rows are a multiple of IPT_BLOCK and it starts on a 4-byte word; or IPT_BLOCK = 2 for
-// 1-byte elements, in 2-byte words, where the rows are only even). One per work-item and
-// register, 2-byte elements ran the kernel at the time per element of floats, half the
-// bytes per load and store. An IPT_BLOCK x IPT_BLOCK block is IPT_BLOCK aligned words, one
-// in each of its rows, and its transpose is the same words with their elements exchanged
-// (element k of word j goes to element j of word k); so the kernel moves blocks as it moves
-// 8- or 16-byte elements (rows, cols, TR and TC count blocks), every load and store a whole
-// word, and transposes each block in registers as it stores it. Rows of any length: the
-// last block column is short by IPT_BLOCK_SHORT elements, so a block's rows start
-// PHASE(k) elements into a word and load as two words shifted together; the rows of the
-// output (the columns, a multiple of IPT_BLOCK) always start on a word. 2 x 2 blocks of
-// bytes ran the kernel at a median of 48% of copy where word tiles ran 27% (27 instances
+// rows are a multiple of IPT_BLOCK and it starts on a 4-byte word, as a split and its tail
+// do; or IPT_BLOCK = 2 for 1-byte elements, in 2-byte words, where the rows are only even).
+// One per work-item and register, 2-byte elements ran the kernel at the time per element of
+// floats, half the bytes per load and store. An IPT_BLOCK x IPT_BLOCK block is IPT_BLOCK
+// aligned words, one in each of its rows, and its transpose is the same words with their
+// elements exchanged (element k of word j goes to element j of word k); so the kernel moves
+// blocks as it moves 8- or 16-byte elements (rows, cols, TR and TC count blocks), every
+// load and store a whole word, and transposes each block in registers as it stores it. Rows
+// of any length: the last block column is short by IPT_BLOCK_SHORT elements, so a block's
+// rows start PHASE(k) elements into a word and load as two words shifted together; the rows
+// of the output (the columns, a multiple of IPT_BLOCK) always start on a word. 2 x 2 blocks
+// of bytes ran the kernel at a median of 48% of copy where word tiles ran 27% (27 instances
 // of the random protocol's shapes with even rows and columns); with odd columns, whose
-// every other block row loads as two words, at 27-33% against 24-28% (13 instances), so
-// the host keeps word tiles there.
+// every other block row loads as two words, at 27-33% against 24-28% (13 instances), so the
+// host keeps word tiles there.
 
 #ifndef IPT_SWIZZLE
 #define IPT_SWIZZLE 0
@@ -197,8 +197,8 @@
 #error "held tiles: element tiles or blocks of one shape"
 #endif
 #if IPT_BLOCK > 1 && (IPT_BLOCK * IPT_ELEM_BYTES != 4 && IPT_BLOCK * IPT_ELEM_BYTES != 2 || \
-                      IPT_WORDS > 1 || IPT_RUNTIME_TILE || IPT_SPLIT)
-#error "blocks are of 2- or 4-byte words, in a matrix of one buffer"
+                      IPT_WORDS > 1 || IPT_RUNTIME_TILE)
+#error "blocks are of 2- or 4-byte words"
 #endif
 #if IPT_BLOCK_SHORT < 0 || IPT_BLOCK_SHORT >= IPT_BLOCK
 #error "IPT_BLOCK_SHORT: fewer elements than a block"
@@ -348,14 +348,31 @@ typedef uint word_t;
 #endif
 #define LOW_ELEM ((1u << ELEM_BITS) - 1)  // the bits of a word's lowest element
 
+// The matrix as words. Split (IPT_SPLIT): the host splits it on a word and starts the
+// tail on one, so that every word lies on one side; the side is chosen per word.
+#if IPT_SPLIT
+typedef struct {
+  __global word_t *data;
+  __global word_t *tail;
+  idx_t split;  // in words
+} words_t;
+#define WORDS_OF(m) ((words_t){(__global word_t *)(m).data, (__global word_t *)(m).tail, \
+                               (m).split / IPT_BLOCK})
+#define WORD(ws, w) (*((w) < (ws).split ? (ws).data + (w) : (ws).tail + ((w) - (ws).split)))
+#else
+typedef __global word_t *words_t;
+#define WORDS_OF(m) ((__global word_t *)(m).data)
+#define WORD(ws, w) ((ws)[w])
+#endif
+
 // Row k of the block whose row 0 starts on word `top` and column c (elements), in rows of
 // n elements: a word, or two shifted together; elements past the row's end are of the
 // next row or 0, never loaded from past its last word (the store skips them).
-word_t load_block_row(__global const word_t *words, idx_t top, uint n, uint k, uint c) {
+word_t load_block_row(words_t words, idx_t top, uint n, uint k, uint c) {
   const uint s = PHASE(k);
   const idx_t w = top + (k * n - s) / IPT_BLOCK;
-  if (s == 0) return words[w];
-  const uint lo = words[w], hi = c + IPT_BLOCK - s < n ? words[w + 1] : 0;
+  if (s == 0) return WORD(words, w);
+  const uint lo = WORD(words, w), hi = c + IPT_BLOCK - s < n ? WORD(words, w + 1) : 0;
 #ifdef __ENDIAN_LITTLE__
   return (word_t)((lo >> (ELEM_BITS * s)) | (hi << (ELEM_BITS * (IPT_BLOCK - s))));
 #else
@@ -363,7 +380,7 @@ word_t load_block_row(__global const word_t *words, idx_t top, uint n, uint k, u
 #endif
 }
 
-reg_t load_block(__global const word_t *words, idx_t top, uint n, uint c) {
+reg_t load_block(words_t words, idx_t top, uint n, uint c) {
 #if IPT_BLOCK == 2
   return (reg_t)(load_block_row(words, top, n, 0, c), load_block_row(words, top, n, 1, c));
 #else
@@ -373,7 +390,7 @@ reg_t load_block(__global const word_t *words, idx_t top, uint n, uint c) {
 }
 
 // The transpose of block v: its rows k < valid stored from `top`, `row` words apart.
-void store_block(__global word_t *words, idx_t top, uint row, reg_t v, uint valid) {
+void store_block(words_t words, idx_t top, uint row, reg_t v, uint valid) {
 #if IPT_BLOCK == 2
   const uint x = v.x, y = v.y;
 #if defined(__ENDIAN_LITTLE__)
@@ -401,7 +418,7 @@ void store_block(__global word_t *words, idx_t top, uint row, reg_t v, uint vali
 #endif
 UNROLL
   for (uint k = 0; k < IPT_BLOCK; ++k)
-    if (IPT_BLOCK_SHORT == 0 || k < valid) words[top + k * row] = out[k];
+    if (IPT_BLOCK_SHORT == 0 || k < valid) WORD(words, top + k * row) = out[k];
 }
 #endif
 
@@ -599,7 +616,7 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   __local uint ticket_of_group, decision, running, last_out;
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
 #if IPT_BLOCK > 1
-  __global word_t *words = (__global word_t *)(buffer + offset);  // on a word (host-checked)
+  const words_t words = WORDS_OF(m);  // on a word (host-checked)
 #endif
   const uint lid = get_local_id(0);
   // Loads: a pass covers LOAD_ROWS whole tile rows; stores: STORE_COLS whole tile columns,

@@ -89,9 +89,9 @@ std::uint64_t stage_flag_bytes(const Stage& stage, const DeviceProfile& device,
 // A 010! stage of a split matrix (a padded plan in a buffer of just the caller's matrix)
 // in two kernels: the instances that lie wholly before the split, in the buffer alone,
 // then the others (all but the last one or two lie before it). A split kernel chooses the
-// buffer at every access, which also keeps 1- and 2-byte elements out of words and
-// blocks: on an H200 such on-chip stages ran at half the speed of the same ones unsplit
-// (1-byte elements), a fifth slower (4-byte); in two kernels the padded shapes took 5-21%
+// buffer at every access (of a word, where it moves words or blocks): on an H200 such
+// on-chip stages ran at half the speed of the same ones unsplit (1-byte elements in word
+// tiles), a fifth slower (4-byte); in two kernels the padded shapes took 5-21%
 // less time (docs/results/split-stage.log). 8-byte elements lost nothing to the split and
 // would pay the extra launch, so wider elements keep one kernel. The instances before the
 // split; 0 where the stage stays whole: no split, wide elements, a cycle-following 010!

@@ -94,7 +94,7 @@ void probe(const cl::CommandQueue& queue, const ProgramRef& program, const plann
     faults::point(faults::Site::kAllocation, "clCreateBuffer");
     sync = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size() * 4,
                       zeros.data());
-    one = cl::Buffer(context, CL_MEM_READ_WRITE, 16);
+    one = cl::Buffer(context, CL_MEM_READ_WRITE, planner::kOnChipProbeBytes);
     report = cl::Buffer(context, CL_MEM_READ_WRITE, 4);
   } catch (const cl::Error& e) {
     fail(IPT_OUT_OF_RESOURCES,

@@ -374,12 +374,21 @@ TEST_CASE("1- and 2-byte elements move on chip in blocks where the matrix allows
     CHECK(short_by(13709) == (elem_size == 1 ? 3 : -1));
     CHECK(short_by(13710) == (elem_size == 1 ? 2 : 0));
     CHECK(short_by(13711) == (elem_size == 1 ? 1 : -1));
-    // A split matrix moves element by element (or in word tiles).
+    // A split matrix keeps its blocks where it splits on a word into a tail that starts on
+    // one (every word on one side); else it moves element by element (or in word tiles).
     auto split = ipt::test::site_of(elem_size, 0);
-    split.split = 1000;
-    split.tail = {ipt::planner::Buffer::kScratch, 0, elem_size * 3 * 296 * 13708};
-    CHECK(ipt::planner::onchip_step(split, 3, 296, 13708, config).options.find("IPT_BLOCK") ==
-          std::string::npos);
+    const auto split_blocks = [&](std::uint64_t at, std::uint64_t tail_offset) {
+      split.split = at;
+      split.tail = {ipt::planner::Buffer::kScratch, tail_offset,
+                    elem_size * (3 * 296 * 13708 - at)};
+      return ipt::planner::onchip_step(split, 3, 296, 13708, config)
+                 .options.find("-DIPT_BLOCK=" + std::to_string(b)) != std::string::npos;
+    };
+    CHECK(split_blocks(1000, 0));
+    CHECK(split_blocks(1000, 4 * 64));
+    CHECK_FALSE(split_blocks(1001, 0));
+    CHECK_FALSE(split_blocks(1000 + b / 2, 0));
+    CHECK_FALSE(split_blocks(1000, 2));
     // IPT_OVERRIDES word=2 (or 1): no word wider than the element.
     DeviceProfile narrow_words = nvidia_like();
     narrow_words.word_bytes = 2;

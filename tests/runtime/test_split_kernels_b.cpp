@@ -68,18 +68,23 @@ std::string run_soa(const std::array<std::uint64_t, 4>& shape, std::size_t elem_
 
 // The on-chip kernel on a split matrix, with a zero scratch of the test's (all zero before,
 // checked all zero after) and its report: split_check.hpp's runner binds neither. Returns
-// the way the kernel went (1: one pass, 2: cycle following).
+// the way the kernel went (1: one pass, 2: cycle following). `block`: the blocks the
+// step must move (1: none), the matrix `offset` elements into its buffer.
 cl_uint run_onchip(std::uint64_t instances, std::uint64_t rows, std::uint64_t cols,
                    std::size_t elem_size, const ipt::planner::OnChipConfig& config, bool give_up,
-                   std::uint64_t split, std::uint64_t seed) {
+                   std::uint64_t split, std::uint64_t seed, std::uint64_t block = 1,
+                   std::uint64_t offset = kOffset) {
   const std::uint64_t elements = instances * rows * cols;
-  const StepSite site = split_site(elem_size, kOffset, split, elements);
+  const StepSite site = split_site(elem_size, offset, split, elements);
   // Words of call scratch after the tail for the kernel to zero on the way, checked
   // zeroed exactly: zeroing on the way must not disturb the split matrix.
   auto step = ipt::planner::onchip_step(site, instances, rows, cols, config, {},
                                         after_tail(site, 64), give_up);
   REQUIRE(step.options.find("-DIPT_SPLIT=1") != std::string::npos);
   REQUIRE(step.touches == split);
+  const std::string blocks = block > 1 ? "-DIPT_BLOCK=" + std::to_string(block) + " " : "";
+  REQUIRE((step.options.find("-DIPT_BLOCK=") != std::string::npos) == (block > 1));
+  REQUIRE(step.options.find(blocks) != std::string::npos);
 
   // Neighbours in the move's rows differ (equal 1-byte ones would hide a misplaced element).
   std::vector<unsigned char> logical =
@@ -88,7 +93,7 @@ cl_uint run_onchip(std::uint64_t instances, std::uint64_t rows, std::uint64_t co
                                     static_cast<std::size_t>(ipt::test::row_length_of(step.move)));
   const std::vector<unsigned char> expected =
       ipt::support::reference_of(logical, step.move, elem_size);
-  const std::size_t before = kOffset * elem_size, head = split * elem_size;
+  const std::size_t before = offset * elem_size, head = split * elem_size;
   std::vector<unsigned char> initial = ipt::support::random_bytes(before, seed ^ 0x5eedu);
   initial.insert(initial.end(), logical.begin(), logical.begin() + head);
   const std::size_t tail_at = site.tail.offset, tail_bytes = site.tail.bytes;
@@ -112,7 +117,7 @@ cl_uint run_onchip(std::uint64_t instances, std::uint64_t rows, std::uint64_t co
   options.scratch = &scratch;
   options.zero_scratch = &zero_scratch;
   options.report = &report;
-  ipt::support::run_steps(queue, buffer, {step}, elem_size, kOffset, {}, options).wait();
+  ipt::support::run_steps(queue, buffer, {step}, elem_size, offset, {}, options).wait();
 
   std::vector<unsigned char> buffer_now(initial.size()), scratch_now(scratch_bytes),
       zero_now(zero_bytes);
@@ -230,5 +235,88 @@ TEST_CASE("on-chip kernel on a split matrix", "[split][onchip]") {
         run_onchip(instances, rows, cols, elem_size, config, false, split, ++seed);
       }
     }
+  }
+}
+
+TEST_CASE("on-chip kernel in blocks on a split matrix", "[split][onchip]") {
+  // 1- and 2-byte elements keep their blocks (IPT_BLOCK) where the split falls on a word of
+  // them and the tail starts on one: every word then lies on one side. Splits at the first
+  // and last word, an instance boundary, a row of blocks' end and inside instances.
+  std::uint64_t seed = 73000;
+  struct Case {
+    std::size_t elem_size;
+    std::uint64_t rows, cols, block;
+  };
+  for (const Case& c : {Case{1, 64, 62, 4}, Case{1, 62, 40, 2}, Case{2, 40, 34, 2}}) {
+    ipt::planner::OnChipConfig config =
+        ipt::planner::choose_onchip(ipt::test::one_unit(256), c.elem_size);
+    REQUIRE(config.blocks);
+    config.groups = 1;
+    REQUIRE(ipt::planner::onchip_fits(config, c.rows, c.cols));
+    const std::uint64_t area = c.rows * c.cols, b = c.block;
+    for (std::uint64_t instances : {std::uint64_t{1}, std::uint64_t{3}}) {
+      const std::uint64_t elements = instances * area;
+      for (std::uint64_t split :
+           {b, area, b * c.cols, elements / 2 / b * b, elements - b, area + 7 * b}) {
+        if (split == 0 || split >= elements) continue;
+        const std::uint64_t offset = seed % 2 * b;  // 0 or a word in
+        config.groups = 1;
+        CHECK(run_onchip(instances, c.rows, c.cols, c.elem_size, config, false, split, ++seed, b,
+                         offset) == 1);
+        CHECK(run_onchip(instances, c.rows, c.cols, c.elem_size, config, true, split, ++seed, b,
+                         offset) == 2);
+        config.groups = 3;  // a CPU device may not run them at once: either way is right
+        run_onchip(instances, c.rows, c.cols, c.elem_size, config, false, split, ++seed, b, offset);
+      }
+    }
+  }
+}
+
+TEST_CASE("the probe of a split on-chip program in blocks keeps its block in its own buffer",
+          "[split][onchip]") {
+  // The probe runs a step's program on a matrix of one block, in a buffer of its own, with
+  // the split arguments pointing at the zero scratch that holds the kernel's barrier words:
+  // the split must lie past the block's words, or the block's loads and stores would read
+  // and overwrite those words. The probe transposes the block in its buffer.
+  std::uint64_t seed = 74000;
+  struct Case {
+    std::size_t elem_size;
+    std::uint64_t rows, cols, block;
+  };
+  for (const Case& c : {Case{1, 64, 64, 4}, Case{1, 62, 40, 2}, Case{2, 40, 34, 2}}) {
+    const auto config = ipt::planner::choose_onchip(ipt::test::one_unit(256), c.elem_size);
+    const StepSite site = split_site(c.elem_size, 0, c.block * c.cols, c.rows * c.cols);
+    const auto step = ipt::planner::onchip_step(site, 1, c.rows, c.cols, config);
+    REQUIRE(step.options.find("-DIPT_BLOCK=" + std::to_string(c.block) + " ") != std::string::npos);
+    REQUIRE(step.options.find("-DIPT_SPLIT=1") != std::string::npos);
+    const auto probe = ipt::planner::onchip_probe_step(step, ipt::planner::ProbeGroups::kOne);
+    INFO(probe.options);
+
+    const std::size_t bytes = ipt::planner::kOnChipProbeBytes;
+    const std::vector<unsigned char> before = ipt::support::random_bytes(bytes, ++seed);
+    // Its block's transpose, in the block's first c.block * c.block elements.
+    std::vector<unsigned char> expected = before;
+    const std::size_t b = c.block, e = c.elem_size;
+    for (std::size_t r = 0; r < b; ++r)
+      for (std::size_t k = 0; k < b; ++k)
+        std::copy_n(before.begin() + (r * b + k) * e, e, expected.begin() + (k * b + r) * e);
+    const cl::Context context(session().context(), true);
+    const cl::CommandQueue queue(session().queue(), true);
+    const cl::Buffer one(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+                         const_cast<unsigned char*>(before.data()));
+    const cl::Buffer zero_scratch(context, CL_MEM_READ_WRITE, ipt::planner::kOnChipScratchBytes);
+    queue.enqueueFillBuffer(zero_scratch, cl_uchar{0}, 0, ipt::planner::kOnChipScratchBytes);
+    const cl::Buffer report(context, CL_MEM_READ_WRITE, 4);
+    queue.enqueueFillBuffer(report, cl_uint{0}, 0, 4);
+    ipt::runtime::EnqueueOptions options;
+    options.zero_scratch = &zero_scratch;
+    options.report = &report;
+    ipt::support::run_steps(queue, one, {probe}, c.elem_size, 0, {}, options).wait();
+    std::vector<unsigned char> after(bytes);
+    cl_uint decision = 0;
+    queue.enqueueReadBuffer(one, CL_TRUE, 0, bytes, after.data());
+    queue.enqueueReadBuffer(report, CL_TRUE, 0, 4, &decision);
+    CHECK(decision == ipt::planner::kOnChipAllResident);
+    CHECK(after == expected);
   }
 }

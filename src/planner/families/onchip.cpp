@@ -266,8 +266,9 @@ std::uint64_t instances_per_round(const OnChipConfig& config, const OnChipTile& 
 
 // Blocks for a step of 1- or 2-byte elements (kernels/onchip.cl, IPT_BLOCK): where its
 // matrix's rows are a multiple of the block (so that every output row starts on a word),
-// it starts on a word and lies in one buffer, every store moves a whole word and every
-// load one, or two where an input row starts inside a word; in 32 x 32 tiles of blocks.
+// it starts on a word and a split matrix splits on one into a tail that starts on one,
+// every store moves a whole word and every load one, or two where an input row starts
+// inside a word; in 32 x 32 tiles of blocks.
 // Blocks of 2 x 2 (2-byte elements in 4-byte words, 1-byte elements whose rows are even
 // but not a multiple of 4 in 2-byte words) only where no row does: with odd columns they
 // ran no faster than one by one or in word tiles (10 instances of the random protocol's
@@ -280,7 +281,8 @@ OnChipTile step_tile(const OnChipConfig& config, const StepSite& site, std::uint
   if (!config.blocks || site.elem_size > 2 || onchip_runtime_tile(tile)) return tile;
   const OnChipTile blocks = block_tile(site.elem_size, rows % 4 != 0);
   const std::uint64_t b = blocks.block;
-  if (rows % b != 0 || (b == 2 && cols % b != 0) || site.offset % b != 0 || site.split != 0 ||
+  if (rows % b != 0 || (b == 2 && cols % b != 0) || site.offset % b != 0 || site.split % b != 0 ||
+      site.tail.offset % (b * site.elem_size) != 0 ||
       staged_tile_bytes(site.elem_size, blocks, config.layout) > config.stage_bytes ||
       tile_count(blocks, rows, cols) > config.groups * onchip_group_tiles(config, blocks))
     return tile;
@@ -416,9 +418,11 @@ Step onchip_probe_step(const Step& onchip, ProbeGroups groups) {
   probe.zeroes = {};
   probe.touches = 1;
   probe.move = permute(1, 1, 1, 1);
-  if (!onchip.tail.empty())  // a split kernel's tail, never reached
-    probe.args.insert(probe.args.end(),
-                      {buffer_arg(Buffer::kZeroScratch), ulong_arg(0), index_arg(1)});
+  // A split kernel's tail, never reached: the split past every element of the probe's
+  // buffer (a block's words before it, none of them in the tail, the zero scratch).
+  if (!onchip.tail.empty())
+    probe.args.insert(probe.args.end(), {buffer_arg(Buffer::kZeroScratch), ulong_arg(0),
+                                         index_arg(kOnChipProbeBytes / onchip.unit_bytes)});
   probe.what = "probe of the on-chip kernel";
   return probe;
 }

@@ -141,15 +141,17 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
 // line of their own. Its fallback needs no flag per element (kernels/onchip.cl).
 inline constexpr std::uint64_t kOnChipScratchBytes = 128;
 
-// The on-chip kernel's probe: the kernel of `onchip` on a matrix of one element, with
-// zero scratch of kOnChipScratchBytes, every group it launches awaited with the patience
-// of a call. For tests, it can await one group more than it launches (a device that
-// cannot hold them all, whatever the device) or launch one group only (a device that
-// holds them). It reports, through Buffer::kReport, kOnChipAllResident if every work-group ran at
-// once and the kernel's own fallback would never be taken for want of room, anything
-// else if not. Launching it also shows whether the device accepts the kernel's
-// work-group: NVIDIA's driver under-reports this kernel's limit, so asking is not enough.
+// The on-chip kernel's probe: the kernel of `onchip` on a matrix of one element (one block
+// where it moves blocks) in a buffer of kOnChipProbeBytes, with zero scratch of
+// kOnChipScratchBytes, every group it launches awaited with the patience of a call. For
+// tests, it can await one group more than it launches (a device that cannot hold them all,
+// whatever the device) or launch one group only (a device that holds them). It reports,
+// through Buffer::kReport, kOnChipAllResident if every work-group ran at once and the
+// kernel's own fallback would never be taken for want of room, anything else if not.
+// Launching it also shows whether the device accepts the kernel's work-group: NVIDIA's
+// driver under-reports this kernel's limit, so asking is not enough.
 inline constexpr std::uint32_t kOnChipAllResident = 1;  // DECISION_GO of kernels/onchip.cl
+inline constexpr std::uint64_t kOnChipProbeBytes = 16;  // a block of 4 x 4 bytes
 enum class ProbeGroups { kAll, kOneMore, kOne };
 Step onchip_probe_step(const Step& onchip, ProbeGroups groups = ProbeGroups::kAll);
 
