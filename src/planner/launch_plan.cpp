@@ -111,28 +111,36 @@ std::uint64_t instances_before_split(const Stage& stage, const StepSite& site,
 
 // A split at the caller's M * N elements (a padded plan in a buffer of just the matrix)
 // rarely falls on a word of 1- or 2-byte elements, and a 100! kernel then moves them
-// element by element; on an H200 the 100! stage of 19101 x 15761 bytes took 0.365 ms so
-// against 0.220 ms in words. The stages can split instead where a word starts: the
-// caller's elements past that point (fewer than a word) are copied to scratch before the
-// first stage, just before the tail, and back after the last. The elements kept so: the
-// fewest that give a 100! stage wider words, 0 where none gains or the matrix is too
-// small for two more launches to pay (kSplitStageFromBytes).
+// element by element (on an H200 the 100! stage of 19101 x 15761 bytes took 0.365 ms so
+// against 0.220 ms in words), an on-chip kernel without blocks (the instance that reaches
+// past the buffer ran at 14-17% of copy in 1-byte word tiles). The stages can split
+// instead where a word starts: the caller's elements past that point (fewer than a word)
+// are copied to scratch before the first stage, just before the tail, and back after the
+// last. The elements kept so: the fewest that give a 100! stage wider words and every
+// on-chip stage its blocks, 0 where none gains or the matrix is too small for two more
+// launches to pay (kSplitStageFromBytes).
 std::uint64_t split_kept_elements(const std::vector<const Stage*>& stages, std::uint64_t split,
                                   std::uint64_t offset, std::size_t elem_size,
-                                  const DeviceProfile& device) {
+                                  const DeviceProfile& device, TileLayout onchip_tiles) {
   if (split * elem_size < kSplitStageFromBytes) return 0;
+  // Words of elements, powers of two: a split on the widest is on each of the others.
+  std::uint64_t word = 1;
+  const OnChipConfig onchip = choose_onchip(device, elem_size, onchip_tiles);
+  for (const Stage* stage : stages)
+    if (stage->onchip)
+      word = std::max(word, onchip_block(onchip, elem_size, offset, stage->B, stage->C));
   const std::uint64_t widest =
       widest_word_factor(site_word_bytes(device.word_bytes, true), elem_size);
-  for (std::uint64_t word = widest; word > 1; word /= 2) {
-    const std::uint64_t kept = split % word;
-    if (kept == 0) return 0;  // whole words already
-    for (const Stage* stage : stages)
-      if (stage->kind == Stage::Kind::k0100 &&
-          word_factor(device, elem_size, stage->C, offset, split - kept) >
-              word_factor(device, elem_size, stage->C, offset, split))
-        return kept;
-  }
-  return 0;
+  for (std::uint64_t w = widest; w > word && split % w != 0; w /= 2)
+    if (std::any_of(stages.begin(), stages.end(), [&](const Stage* stage) {
+          return stage->kind == Stage::Kind::k0100 &&
+                 word_factor(device, elem_size, stage->C, offset, split - split % w) >
+                     word_factor(device, elem_size, stage->C, offset, split);
+        })) {
+      word = w;
+      break;
+    }
+  return split % word;
 }
 
 Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& stage, Region flags,
@@ -230,8 +238,9 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
   const std::vector<const Stage*> stages = moving_stages(plan);
   // The caller's last elements that the stages keep in scratch with the tail
   // (split_kept_elements); the pad and the unpad split at M * N.
-  const std::uint64_t kept =
-      split ? split_kept_elements(stages, M * N, launch.offset, elem_size, device) : 0;
+  const std::uint64_t kept = split ? split_kept_elements(stages, M * N, launch.offset, elem_size,
+                                                         device, overrides.request.onchip_tiles)
+                                   : 0;
   const Region saved = layout.take(Buffer::kScratch, (extra + kept) * elem_size);
   launch.borrowed_bytes = tail * elem_size;
   if (split) {

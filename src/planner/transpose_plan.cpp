@@ -138,6 +138,10 @@ void mark_onchip_stages(const DeviceProfile& device, TransposePlan& plan, std::s
 // pads rows for blocks weighs its unpad pass against word tiles: on an H200, the 87 of
 // the random protocol's 300 u8 shapes whose plans this changed (85 now pad, by 1 to 93
 // rows) ran in a median of 0.87 of the time (p10 0.76, p90 0.96; 4 slower, at most 1.14).
+// With word tiles costed at their speed in two groups per compute unit, 75 more pad; with
+// that and blocks on a split matrix, the 178 u8 plans that changed ran in a median of 0.92
+// of the time (p10 0.79, p90 0.99; 10 over 2% slower, at most 1.25: small matrices whose
+// padded plans pay for more commands, or whose 100! stage moves odd super-elements slowly).
 double ranked_cost(const DeviceProfile& device, const TransposePlan& plan, std::size_t elem_size,
                    TileLayout layout) {
   double cost = estimated_cost(device, plan, elem_size, layout);

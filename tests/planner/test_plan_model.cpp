@@ -395,6 +395,30 @@ TEST_CASE("a split matrix's stages split on a word where a 100! stage moves word
   CHECK(std::count_if(parts.steps.begin(), parts.steps.end(),
                       [](const Step& step) { return step.family == Family::kCopy; }) == 4);
   CHECK(plan_problem("NVIDIA-like", parts, batch, 0, 200000) == "");
+  // Where the 100! stage moves no words (super-elements of 4303 bytes), for the on-chip
+  // stage's 4 x 4 blocks, whose words a split must not cut.
+  {
+    const CallShape call{1626, 12909, 1, 0, 0};
+    const LaunchPlan plan = plan_call(device, call);
+    INFO(call_text("NVIDIA-like", call) << "\n  " << describe(plan));
+    REQUIRE(plan.split == call.rows * call.cols);
+    CHECK(plan.split % 4 == 2);
+    int copies = 0, split_blocks = 0;
+    for (const Step& step : plan.steps) {
+      if (step.family == Family::kCopy) {
+        ++copies;
+        CHECK(step.move.count == 2);
+      }
+      if (step.family == Family::kSoa) CHECK(step.what.find("moved as") == std::string::npos);
+      if (step.family == Family::kOnChip && !step.tail.empty()) {
+        CHECK(step.move.base + step.move.split == plan.split - 2);
+        split_blocks += step.options.find("-DIPT_BLOCK=4 ") != std::string::npos;
+      }
+    }
+    CHECK(copies == 2);
+    CHECK(split_blocks == 1);
+    CHECK(plan_problem("NVIDIA-like", plan, call, 0, 200000) == "");
+  }
   // None where the split is a whole word already, where the matrix is too small for two
   // more launches to pay, or for elements of 4 bytes (a split matrix's words hold one).
   PlanOverrides no_onchip;

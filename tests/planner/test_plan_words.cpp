@@ -69,11 +69,14 @@ TEST_CASE("narrow SoA steps move words, and plans stay exact", "[planner][words]
   // 7810 x 7167 takes 2.1 on the NVIDIA-like profile: super-elements of m = 710 (2-byte
   // elements), 1562 (1-byte ones, whose on-chip word tiles hold longer instances).
   // 4-byte ones: 710 too (8-byte words), 8-byte ones: m = 355 (in 8-byte words: odd).
+  // Unpadded: 1-byte elements pad two rows for on-chip blocks (7812 = 4 * 1953).
+  PlanOverrides unpadded;
+  unpadded.request.padding = Padding::kOff;
   for (std::size_t elem_size : {1, 2, 4, 8}) {
     const std::uint64_t m = elem_size == 1 ? 1562 : elem_size == 8 ? 355 : 710;
     for (std::uint64_t offset : {0, 1, 2}) {
       const CallShape call{7810, 7167, elem_size, offset, 0, 1};
-      const LaunchPlan plan = plan_call(device, call);
+      const LaunchPlan plan = plan_call(device, call, unpadded);
       INFO(describe(plan) << "\noffset " << offset);
       const std::uint64_t word = word_factor(device, elem_size, m, offset);
       CHECK(soa_word_bytes(plan) == elem_size * word);
@@ -178,9 +181,13 @@ TEST_CASE("narrow plans prefer on-chip instances that move in blocks of words",
        {Case{15052, 3374, 1, true}, Case{7620, 13101, 1, true}, Case{9860, 11563, 1, true},
         Case{19480, 17193, 1, true}, Case{8000, 15966, 2, true}, Case{19756, 13042, 1, true},
         // 7611 is odd; 6762 = 2 * 3381 has even divisors but odd columns, which 2 x 2
-        // blocks of bytes would load in shifted words (no faster than word tiles).
+        // blocks of bytes would load in shifted words (no faster than word tiles). (Both
+        // pad a few rows for blocks where padding is on: the test below.)
         Case{7611, 12568, 1, false}, Case{6762, 13709, 1, false}}) {
-    const LaunchPlan plan = plan_call(device, CallShape{c.rows, c.cols, c.elem_size, 0, 0, 1});
+    PlanOverrides overrides;
+    if (!c.blocks) overrides.request.padding = Padding::kOff;
+    const LaunchPlan plan =
+        plan_call(device, CallShape{c.rows, c.cols, c.elem_size, 0, 0, 1}, overrides);
     INFO(c.rows << " x " << c.cols << ", " << c.elem_size << " bytes\n" << describe(plan));
     int onchip = 0;
     CHECK(onchip_blocks(plan, &onchip) == (c.blocks ? 1 : 0));
@@ -191,14 +198,15 @@ TEST_CASE("narrow plans prefer on-chip instances that move in blocks of words",
 TEST_CASE("1-byte elements pad rows where on-chip blocks repay the unpad pass",
           "[planner][words][onchip][padding]") {
   // Plans are ranked with what word tiles cost beyond blocks (ranked_cost), so that a
-  // plan that pads a few rows for blocks weighs its unpad pass against them: 11303 rows
-  // pad to 11304, the next multiple of 4, and 19573 to 19584, a multiple of the cache
+  // plan that pads a few rows for blocks weighs its unpad pass against them: 11303 and
+  // 7611 rows pad to the next multiple of 4, and 19573 to 19584, a multiple of the cache
   // line. Floats move as fast either way and keep their unpadded plans.
   const DeviceProfile device = ipt::test::nvidia_like();
   struct Case {
     std::uint64_t rows, cols, padded_rows;
   };
-  for (const Case c : {Case{11303, 17566, 11304}, Case{19573, 12336, 19584}}) {
+  for (const Case c :
+       {Case{11303, 17566, 11304}, Case{19573, 12336, 19584}, Case{7611, 12568, 7612}}) {
     const LaunchPlan plan = plan_call(device, CallShape{c.rows, c.cols, 1, 0, 0, 1});
     const std::string text = describe(plan);
     INFO(text);

@@ -311,13 +311,18 @@ OnChipConfig without_needless_hold(const OnChipConfig& config, const OnChipTile&
 
 }  // namespace
 
+std::uint64_t onchip_block(const OnChipConfig& config, std::size_t elem_size, std::uint64_t offset,
+                           std::uint64_t rows, std::uint64_t cols) {
+  StepSite site;
+  site.elem_size = elem_size;
+  site.offset = offset;  // one buffer
+  return step_tile(config, site, rows, cols).block;
+}
+
 double onchip_cost_without_blocks(const OnChipConfig& config, std::size_t elem_size,
                                   std::uint64_t rows, std::uint64_t cols) {
-  if (elem_size > 2) return 0;
-  StepSite site;
-  site.elem_size = elem_size;  // offset 0, one buffer
-  if (step_tile(config, site, rows, cols).block > 1) return 0;
-  const double slowdown = elem_size == 1 ? 50.0 / 26.0 : 68.0 / 46.0;
+  if (elem_size > 2 || onchip_block(config, elem_size, 0, rows, cols) > 1) return 0;
+  const double slowdown = elem_size == 1 ? 55.0 / 19.0 : 68.0 / 46.0;
   return (slowdown - 1) / full_tile_efficiency(elem_size);
 }
 

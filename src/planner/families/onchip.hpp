@@ -117,14 +117,22 @@ bool onchip_fits(const OnChipConfig& config, std::uint64_t rows, std::uint64_t c
 double onchip_efficiency(const OnChipConfig& config, std::uint64_t rows, std::uint64_t cols,
                          std::size_t elem_size);
 
+// The elements per word of the blocks in which an on-chip step moves rows x cols
+// elem_size-byte elements of one buffer from element `offset` (kernels/onchip.cl,
+// IPT_BLOCK); 1 where it moves none. A split matrix keeps them where it splits on such a
+// word into a tail that starts on one.
+std::uint64_t onchip_block(const OnChipConfig& config, std::size_t elem_size, std::uint64_t offset,
+                           std::uint64_t rows, std::uint64_t cols);
+
 // What an on-chip step of rows x cols 1- or 2-byte elements (in one buffer, from a 4-byte
 // word) costs beyond onchip_efficiency's estimate, in passes at full tiles, unless it moves
 // them in blocks of 4-byte words (kernels/onchip.cl, IPT_BLOCK); 0 for wider elements.
 // onchip_efficiency rates narrow elements as floats, which blocks come near and tiles of
 // elements or words do not. On an H200, the random protocol's first 40 shapes
-// (ipt-kernel-bench stages, docs/results/stages-u8.log and stages-f16.log): u8 steps in
-// blocks at a median of 50% of copy, in word tiles 26%; f16 in blocks 68%, one by one 46%.
-// 1-byte elements in 2 x 2 blocks of 2-byte words ran at 48% (27 shapes): as 4 x 4 ones.
+// (ipt-kernel-bench stages): u8 steps in blocks at a median of 55% of copy, in word tiles
+// 19% (in two groups of 512 per compute unit); f16 in blocks 68%, one by one 46%
+// (docs/results/stages-f16.log). 1-byte elements in 2 x 2 blocks of 2-byte words ran at
+// 48-52%: as 4 x 4 ones.
 double onchip_cost_without_blocks(const OnChipConfig& config, std::size_t elem_size,
                                   std::uint64_t rows, std::uint64_t cols);
 
