@@ -73,7 +73,10 @@ typedef struct {
 #define SPLIT_PARAMS , __global elem_t *split_tail, ulong split_tail_at, idx_t split_at
 #define MATRIX(buffer, offset) \
   ((matrix_t){(buffer) + (offset), split_tail + split_tail_at, split_at})
-#define AT(m, i) (*((i) < (m).split ? (m).data + (i) : (m).tail + ((i) - (m).split)))
+// Unit i of a split array: before `split` in data, from it on in tail (the on-chip
+// kernel's blocks also index their words so).
+#define SPLIT_AT(data, tail, split, i) (*((i) < (split) ? (data) + (i) : (tail) + ((i) - (split))))
+#define AT(m, i) SPLIT_AT((m).data, (m).tail, (m).split, i)
 // Elements first..last, when they all lie on one side of the split, as one array (its
 // element 0 is `first`); else 0, and each access goes through AT. A kernel that indexes
 // such a run directly saves choosing the buffer at every access, which cost the split

@@ -358,7 +358,7 @@ typedef struct {
 } words_t;
 #define WORDS_OF(m) ((words_t){(__global word_t *)(m).data, (__global word_t *)(m).tail, \
                                (m).split / IPT_BLOCK})
-#define WORD(ws, w) (*((w) < (ws).split ? (ws).data + (w) : (ws).tail + ((w) - (ws).split)))
+#define WORD(ws, w) SPLIT_AT((ws).data, (ws).tail, (ws).split, w)
 #else
 typedef __global word_t *words_t;
 #define WORDS_OF(m) ((__global word_t *)(m).data)
