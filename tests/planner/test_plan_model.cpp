@@ -381,6 +381,18 @@ TEST_CASE("a split matrix's stages split on a word where a 100! stage moves word
     CHECK(copies == 2);
     CHECK(soa_in_words == 1);
     CHECK(plan_problem("NVIDIA-like", plan, call, 0, 200000) == "");
+    // The elements the stages leave at the kept places and around them (the stages end
+    // with the padded transpose, padded_cols rows of padded_rows), which sampling seldom
+    // meets: each ends at its transposed place.
+    const PlanModel model(plan);
+    const u64 padded_rows = plan.transpose.padded_rows;
+    for (u64 at = split - 3; at < plan.split + 3; ++at) {
+      const u64 r = at % padded_rows, c = at / padded_rows;
+      if (r >= rows || c >= cols) continue;
+      const std::optional<Position> end = model.final_position({Buffer::kMatrix, r * cols + c});
+      INFO("the element (" << r << ", " << c << ") at " << at << " after the stages");
+      CHECK((end && *end == Position{Buffer::kMatrix, c * rows + r}));
+    }
     // A call that fails after any step is undone, the kept elements back in the buffer.
     REQUIRE(plan.undo.size() + 1 == plan.steps.size());
     for (std::size_t done = 1; done < plan.steps.size(); ++done)
