@@ -121,7 +121,10 @@
 // (0: staged tiles of TR x (TC + 1), the padding column keeping column reads off one
 // bank; 1: of TR x TC, each row's columns permuted instead, SWZ_COL of common.cl, which is
 // conflict-free also for the skinny tiles and small elements where the padding column is
-// not), IPT_WORDS (see below).
+// not), IPT_WORDS (see below), IPT_CYCLES_ONLY (1: no tiles, every group straight to the
+// cycle following below: the undo of an on-chip step whose inverse would need a program
+// of its own, which runs only when a later command of its call fails, and which a
+// driver translates in a fraction of a tile program's time).
 //
 // Narrow and short tiles (IPT_RUNTIME_TILE=1): one build for every shape of TR * TC = 1024,
 // TC = 2^tile_cols_log2 a kernel argument, so that skinny matrices of every width need one
@@ -192,6 +195,12 @@
 #endif
 #ifndef HELD
 #define HELD 0
+#endif
+#ifndef IPT_CYCLES_ONLY
+#define IPT_CYCLES_ONLY 0
+#endif
+#if IPT_CYCLES_ONLY && (HELD > 0 || IPT_WORDS > 1 || IPT_BLOCK > 1 || IPT_RUNTIME_TILE)
+#error "cycles only: elements one by one, the staged tiles' local memory holding the heads"
 #endif
 #if HELD > 0 && (IPT_WORDS > 1 || IPT_RUNTIME_TILE)
 #error "held tiles: element tiles or blocks of one shape"
@@ -633,6 +642,21 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
     my_ticket = atomic_inc(&sync[0]);
     decision = DECISION_ABORT;  // stays so for a group that arrives after the close
   }
+#if IPT_CYCLES_ONLY
+  // The permutation's cycles alone, by the groups whose tickets come before the ticket-0
+  // group decides (all of them when all run), with no tile in registers or local memory.
+  if (lid == 0) {
+    ticket_of_group = my_ticket;
+    if ((my_ticket & CLOSED) == 0) {
+      atomic_inc(&sync[2]);
+      running = decide(sync, my_ticket, groups, patience) >> 2;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if ((ticket_of_group & CLOSED) == 0)
+    follow_cycles(m, rows, cols, instances, ticket_of_group, running, &sync[4], &sink[lid],
+                  (__local elem_t *)stage);
+#else
   {
     const uint tile_rows = (rows + TR - 1) / TR, tile_cols = (cols + TC - 1) / TC;
     const uint instance_tiles = tile_rows * tile_cols;
@@ -820,6 +844,7 @@ UNROLL
                     (__local elem_t *)stage);
 #endif
   }
+#endif
   // After the work, so that it delays no group's arrival at the ticket or the barrier.
   for (ulong w = get_global_id(0); w < zero_words; w += get_global_size(0))
     zero_base[zero_word + w] = 0;

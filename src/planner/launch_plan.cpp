@@ -164,6 +164,36 @@ Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& 
   return soa_step(site, stage.I, stage.A, stage.B, stage.C, soa.config, flags, soa.word);
 }
 
+// The undo of `forward`: `inverse`, the step of the inverse transposition, unless that is
+// an on-chip step of another program than forward's (blocks or word tiles that fit a
+// shape one way only); then the same transposition by the kernel's cycle following alone
+// (onchip_cycles_step). Every call builds its undo programs before its first command, so
+// that undoing it never builds anything, yet runs them only when a later command fails;
+// such inverse programs of 1-byte elements, in word tiles, took the driver of an H200
+// 2.5-5 s each to build with its cache cold, most of their calls' first-call time.
+Step undo_step(const Step& forward, Step inverse, const StepSite& site, const DeviceProfile& device,
+               const PlanOverrides& overrides) {
+  if (inverse.family != Family::kOnChip ||
+      (forward.family == inverse.family && forward.options == inverse.options &&
+       forward.groups_per_unit == inverse.groups_per_unit))
+    return inverse;
+  // An on-chip step's move is the transposition of its I instances of A x B.
+  const Move& move = inverse.move;
+  return onchip_cycles_step(site, move.I, move.A, move.B,
+                            choose_onchip(device, site.elem_size, overrides.request.onchip_tiles),
+                            inverse.flags);
+}
+
+// A stage's step and its undo.
+std::pair<Step, Step> stage_and_undo(const StepSite& site, const DeviceProfile& device,
+                                     const Stage& stage, Region flags, Region zeroes,
+                                     const PlanOverrides& overrides) {
+  Step step = stage_step(site, device, stage, flags, zeroes, overrides);
+  Step undo = undo_step(step, stage_step(site, device, inverse(stage), flags, {}, overrides), site,
+                        device, overrides);
+  return {std::move(step), std::move(undo)};
+}
+
 // "010! on (I, B, C), its <which>: " and what the family says of the part's kernel.
 void name_stage_part(Step& step, const Stage& stage, const std::string& which) {
   const std::size_t colon = step.what.find(": ");
@@ -191,18 +221,16 @@ std::array<std::pair<Step, Step>, 2> stage_in_two(const StepSite& site, const De
   const std::uint64_t skip = before * stage.B * stage.C;
   rest_site.offset += skip;
   rest_site.split -= skip;
-  Step first = stage_step(head_site, device, head, head_flags, head_zeroes, overrides);
-  name_stage_part(first, stage, "first " + std::to_string(head.A) + " instances (in the buffer)");
-  const auto rest_step = [&](const Stage& part, Region zeroes) {
-    Step step = stage_step(rest_site, device, part, rest_flags, zeroes, overrides);
-    step.move.base = skip;  // its moves count from its own first element
-    step.touches += skip;
-    name_stage_part(step, stage, "last " + std::to_string(rest.A) + " (reaching past the buffer)");
-    return step;
-  };
-  return {std::pair{std::move(first),
-                    stage_step(head_site, device, inverse(head), head_flags, {}, overrides)},
-          std::pair{rest_step(rest, rest_zeroes), rest_step(inverse(rest), {})}};
+  auto first = stage_and_undo(head_site, device, head, head_flags, head_zeroes, overrides);
+  name_stage_part(first.first, stage,
+                  "first " + std::to_string(head.A) + " instances (in the buffer)");
+  auto last = stage_and_undo(rest_site, device, rest, rest_flags, rest_zeroes, overrides);
+  for (Step* step : {&last.first, &last.second}) {
+    step->move.base = skip;  // its moves count from its own first element
+    step->touches += skip;
+    name_stage_part(*step, stage, "last " + std::to_string(rest.A) + " (reaching past the buffer)");
+  }
+  return {std::move(first), std::move(last)};
 }
 
 // The steps of a plan whose every kernel runs (not the whole-matrix on-chip kernel).
@@ -356,8 +384,9 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     if (last_zeroes) zeroes = zeroed_by_last;
     const Stage& stage = *stages[i];
     if (before[i] == 0) {
-      add(stage_step(stage_site, device, stage, stage_flags[i], zeroes, overrides),
-          stage_step(stage_site, device, inverse(stage), stage_flags[i], {}, overrides));
+      auto [step, undo] =
+          stage_and_undo(stage_site, device, stage, stage_flags[i], zeroes, overrides);
+      add(std::move(step), std::move(undo));
       continue;
     }
     // The first kernel zeroes what the stage's first would, the last what its last would.
@@ -444,7 +473,9 @@ LaunchPlan plan_with_padding(const DeviceProfile& device, const CallShape& call,
     if (call.undo_last) {
       // The transposed matrix transposed back, in the same zero scratch, which the
       // runtime zeroes before it as before any undo.
-      Step undo = onchip_step(site, 1, plan.cols, plan.rows, config, {}, {}, false);
+      Step undo = undo_step(launch.steps.back(),
+                            onchip_step(site, 1, plan.cols, plan.rows, config, {}, {}, false), site,
+                            device, overrides);
       undo.fill_before = undo.flags;
       undo.what = "undo " + launch.steps.back().what;
       launch.undo.push_back(std::move(undo));
@@ -525,7 +556,8 @@ LaunchPlan plan_stage_part(const DeviceProfile& device, const Stage& stage, std:
   if (plan.steps.empty()) return plan;
   const Step& step = plan.steps.front();
   const StepSite site{elem_size, offset, device.local_mem_bytes, step.index64};
-  Step undo = stage_step(site, device, inverse(stage), step.flags, {}, {});
+  Step undo = undo_step(step, stage_step(site, device, inverse(stage), step.flags, {}, {}), site,
+                        device, {});
   undo.fill_before = undo.flags;
   undo.what = "undo " + step.what;
   plan.undo.push_back(std::move(undo));

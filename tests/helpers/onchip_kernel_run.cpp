@@ -14,7 +14,7 @@ namespace ipt::test {
 
 cl_uint run_onchip_kernel(std::size_t instances, std::size_t rows, std::size_t cols,
                           std::size_t elem_size, const ipt::planner::OnChipConfig& config,
-                          bool give_up, std::uint64_t seed) {
+                          bool give_up, std::uint64_t seed, bool cycles_only) {
   using ipt::planner::Buffer;
   const std::size_t offset = seed % 5;
   const cl::CommandQueue queue(session().queue(), true);
@@ -24,16 +24,19 @@ cl_uint run_onchip_kernel(std::size_t instances, std::size_t rows, std::size_t c
   // earlier kernel's flags that the call's last kernel clears).
   const std::size_t bytes = ipt::planner::kOnChipScratchBytes;
   const std::size_t lead = 16, trail = 64, dirty = (lead + bytes + trail + 15) / 16 * 16;
-  const std::size_t total = dirty + 160, zeroed_at = dirty + 12, zeroed = 34 * 4;
+  const std::size_t total = dirty + 160, zeroed_at = dirty + 12, zeroed = cycles_only ? 0 : 34 * 4;
   const cl::Buffer zero_scratch(context, CL_MEM_READ_WRITE, total);
   queue.enqueueFillBuffer(zero_scratch, cl_uchar{0}, 0, dirty);
   queue.enqueueFillBuffer(zero_scratch, cl_uchar{0xA5}, dirty, 160);
   const cl::Buffer report(context, CL_MEM_READ_WRITE, 4);
   queue.enqueueFillBuffer(report, cl_uint{0}, 0, 4);
   const auto site = site_of(elem_size, offset);
-  const auto step = ipt::planner::onchip_step(site, instances, rows, cols, config,
-                                              {Buffer::kZeroScratch, lead, bytes},
+  const ipt::planner::Region scratch{Buffer::kZeroScratch, lead, bytes};
+  const auto step =
+      cycles_only ? ipt::planner::onchip_cycles_step(site, instances, rows, cols, config, scratch)
+                  : ipt::planner::onchip_step(site, instances, rows, cols, config, scratch,
                                               {Buffer::kZeroScratch, zeroed_at, zeroed}, give_up);
+  REQUIRE((step.options.find("-DIPT_CYCLES_ONLY=1") != std::string::npos) == cycles_only);
   ipt::runtime::EnqueueOptions options;
   options.zero_scratch = &zero_scratch;
   options.report = &report;

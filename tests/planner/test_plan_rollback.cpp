@@ -9,6 +9,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "helpers/plan_model.hpp"
@@ -182,6 +183,46 @@ TEST_CASE("plans with on-chip 010! stages roll back", "[planner][rollback]") {
     }
   }
   CHECK(onchip >= 6);
+}
+
+TEST_CASE("an on-chip step whose inverse runs another program is undone by cycle following",
+          "[planner][rollback]") {
+  // 1- and 2-byte stages in blocks whose inverse shape takes none (its rows not a multiple
+  // of the block), split or not: the undo runs the kernel's cycle following alone, a
+  // program of its own that builds fast, instead of an inverse in word tiles or element by
+  // element. Where the inverse runs the forward's program (floats), it stays the undo.
+  const DeviceProfile device = ipt::test::nvidia_like();
+  int cycles = 0, shared = 0;
+  for (const auto& [rows, cols, elem_size] :
+       std::vector<std::tuple<u64, u64, std::size_t>>{{6762, 13709, 1},
+                                                      {7811, 7167, 1},
+                                                      {6763, 13709, 2},
+                                                      {17887, 5910, 4},
+                                                      {19101, 1519, 4}}) {
+    for (u64 capacity : {u64{0}, kUnlimited}) {
+      CallShape call{rows, cols, elem_size, 0, capacity};
+      call.undo_last = true;
+      const LaunchPlan plan = plan_call(device, call);
+      INFO(call_text("NVIDIA-like", call) << "\n  " << describe(plan));
+      REQUIRE(plan.undo.size() == plan.steps.size());
+      for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+        const Step &step = plan.steps[i], &undo = plan.undo[i];
+        if (step.family != Family::kOnChip) continue;
+        INFO(step.what << " [" << step.options << "], undone by " << undo.what << " ["
+                       << undo.options << "]");
+        const bool by_cycles = undo.options.find("-DIPT_CYCLES_ONLY=1") != std::string::npos;
+        CHECK(by_cycles == (undo.options != step.options));
+        CHECK(undo.family == Family::kOnChip);
+        CHECK(undo.move.I * undo.move.A * undo.move.B == step.move.I * step.move.A * step.move.B);
+        cycles += by_cycles;
+        shared += !by_cycles;
+      }
+      for (std::size_t done = 1; done <= plan.steps.size(); ++done)
+        CHECK(check_rollback(plan, done, rows, cols, capacity, 0, 20000) == "");
+    }
+  }
+  CHECK(cycles >= 6);
+  CHECK(shared >= 2);
 }
 
 TEST_CASE("a plan with no undo for a step refuses to roll back past it", "[planner][rollback]") {

@@ -44,6 +44,7 @@ struct Case {
   bool room;  // a buffer of ipt_padded_size bytes (a padded plan borrows), else exact
   // ipt_permute's tensor (rows: its elements, cols 1) and permutation.
   std::vector<std::size_t> dims = {}, perm = {};
+  std::size_t offset = 3;  // of the matrix in its buffer, in elements
 };
 
 // Every plan class the runtime enqueues. The small local memory makes plans of several
@@ -65,6 +66,17 @@ const Case kCases[] = {
      "resident_groups=1,local_mem=49152,compute_units=1,sequence=2.1,m=32", false},
     {"on-chip 010! stage, its fallback", 384, 1000, 4,
      "resident_groups=1,local_mem=49152,compute_units=1,onchip.abort=1,sequence=2.1,m=32", false},
+    // In blocks one way only (the matrix on a word): undone by the kernel's cycle
+    // following alone.
+    {"on-chip 010! stage in blocks",
+     384,
+     1001,
+     1,
+     "resident_groups=1,local_mem=49152,compute_units=1,sequence=2.1,m=64",
+     false,
+     {},
+     {},
+     4},
 };
 
 // Permutations whose plans are several block swaps, one after the other on one scratch:
@@ -134,7 +146,7 @@ class FaultRun {
         queue_(queue),
         entry_(entry),
         after_(after_bytes(c) + 5),
-        matrix_(batch() * c.rows, c.cols, c.elem_size, 3, after_, seed) {}
+        matrix_(batch() * c.rows, c.cols, c.elem_size, c.offset, after_, seed) {}
 
   std::size_t batch() const { return entry_ == Entry::kBatched ? 2 : 1; }
 

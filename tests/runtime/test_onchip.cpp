@@ -5,9 +5,11 @@
 // the words it is given zeroed), and whole calls through the public API, one kernel that
 // must give the transpose whichever way it went. Random data, every element size, guard
 // bytes around the matrix.
+#include <array>
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "helpers/fault_injection.hpp"
 #include "helpers/onchip_kernel_run.hpp"
@@ -279,6 +281,27 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
       const std::uint64_t rows = std::min<std::uint64_t>(100, 32 * 3 * config.tiles - 7);
       ipt::test::run_onchip_kernel(1, rows, 29, elem_size, config, false, ++seed);
       CHECK(ipt::test::run_onchip_kernel(1, rows, 29, elem_size, config, true, ++seed) == 2);
+    }
+}
+
+TEST_CASE("the on-chip kernel's cycle following alone transposes any shape, scratch left zero",
+          "[onchip]") {
+  // The undo of an on-chip step whose inverse would need a program of its own: shapes that
+  // no tile program of the configuration holds on chip, and small ones, in one group and
+  // in several (each running or not: any count of them follows the cycles).
+  std::uint64_t seed = 5100;
+  for (std::size_t elem_size : {1, 2, 4, 8, 16})
+    for (std::uint64_t groups : {1, 3}) {
+      DeviceProfile profile = ipt::test::one_unit(1024);
+      auto config = ipt::planner::choose_onchip(profile, elem_size);
+      config.groups = groups;
+      for (const auto& [instances, rows, cols] : std::vector<std::array<std::uint64_t, 3>>{
+               {1, 61, 63}, {3, 5, 37}, {1, 2000, 3}, {2, 129, 130}}) {
+        INFO(instances << " x (" << rows << " x " << cols << "), elem_size " << elem_size << ", "
+                       << groups << " groups");
+        CHECK(ipt::test::run_onchip_kernel(instances, rows, cols, elem_size, config, false, ++seed,
+                                           true) == 2);
+      }
     }
 }
 

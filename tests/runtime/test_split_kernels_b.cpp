@@ -73,14 +73,17 @@ std::string run_soa(const std::array<std::uint64_t, 4>& shape, std::size_t elem_
 cl_uint run_onchip(std::uint64_t instances, std::uint64_t rows, std::uint64_t cols,
                    std::size_t elem_size, const ipt::planner::OnChipConfig& config, bool give_up,
                    std::uint64_t split, std::uint64_t seed, std::uint64_t block = 1,
-                   std::uint64_t offset = kOffset) {
+                   std::uint64_t offset = kOffset, bool cycles_only = false) {
   const std::uint64_t elements = instances * rows * cols;
   const StepSite site = split_site(elem_size, offset, split, elements);
   // Words of call scratch after the tail for the kernel to zero on the way, checked
-  // zeroed exactly: zeroing on the way must not disturb the split matrix.
-  auto step = ipt::planner::onchip_step(site, instances, rows, cols, config, {},
-                                        after_tail(site, 64), give_up);
+  // zeroed exactly: zeroing on the way must not disturb the split matrix. (The cycle
+  // following alone, an undo's step, zeroes none.)
+  auto step = cycles_only ? ipt::planner::onchip_cycles_step(site, instances, rows, cols, config)
+                          : ipt::planner::onchip_step(site, instances, rows, cols, config, {},
+                                                      after_tail(site, 64), give_up);
   REQUIRE(step.options.find("-DIPT_SPLIT=1") != std::string::npos);
+  REQUIRE((step.options.find("-DIPT_CYCLES_ONLY=1") != std::string::npos) == cycles_only);
   REQUIRE(step.touches == split);
   const std::string blocks = block > 1 ? "-DIPT_BLOCK=" + std::to_string(block) + " " : "";
   REQUIRE((step.options.find("-DIPT_BLOCK=") != std::string::npos) == (block > 1));
@@ -98,7 +101,7 @@ cl_uint run_onchip(std::uint64_t instances, std::uint64_t rows, std::uint64_t co
   initial.insert(initial.end(), logical.begin(), logical.begin() + head);
   const std::size_t tail_at = site.tail.offset, tail_bytes = site.tail.bytes;
   const std::size_t zeroed_at = step.zeroes.offset, zeroed = step.zeroes.bytes;
-  const std::size_t scratch_bytes = zeroed_at + zeroed + 128;
+  const std::size_t scratch_bytes = std::max(zeroed_at + zeroed, tail_at + tail_bytes) + 128;
   std::vector<unsigned char> scratch_initial(scratch_bytes, 0xA5);
   std::copy(logical.begin() + head, logical.end(), scratch_initial.begin() + tail_at);
   const std::size_t zero_bytes = step.flags.offset + step.flags.bytes + 64;
@@ -234,6 +237,22 @@ TEST_CASE("on-chip kernel on a split matrix", "[split][onchip]") {
         config.groups = 3;  // a CPU device may not run them at once: either way is right
         run_onchip(instances, rows, cols, elem_size, config, false, split, ++seed);
       }
+    }
+  }
+}
+
+TEST_CASE("the on-chip kernel's cycle following alone on a split matrix", "[split][onchip]") {
+  // An undo's step: any shape, the split at an instance boundary, inside a row and at the
+  // first and last element.
+  std::uint64_t seed = 72500;
+  for (std::size_t elem_size : {1, 2, 8}) {
+    auto config = ipt::planner::choose_onchip(ipt::test::one_unit(1024), elem_size);
+    for (std::uint64_t groups : {1, 3}) {
+      config.groups = groups;
+      const std::uint64_t instances = 3, rows = 37, cols = 29, area = rows * cols;
+      for (std::uint64_t split : split_points(instances * area, {area, cols + 5, 2 * area + 17}))
+        CHECK(run_onchip(instances, rows, cols, elem_size, config, false, split, ++seed, 1, kOffset,
+                         true) == 2);
     }
   }
 }

@@ -12,6 +12,7 @@
 
 #include "planner/families/step_building.hpp"
 #include "planner/families/variants.hpp"
+#include "planner/work_limits.hpp"
 
 namespace ipt::planner {
 
@@ -396,6 +397,49 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   return with_split(std::move(step), site);
 }
 
+Step onchip_cycles_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
+                        std::uint64_t cols, const OnChipConfig& config, Region scratch) {
+  check_elem_size(site.elem_size);
+  if (config.work_group == 0 || instances == 0 || instances > UINT32_MAX ||
+      rows * cols > UINT32_MAX)
+    throw std::logic_error("cycle following on chip for a matrix it does not take");
+  // Its few registers let NVIDIA's driver report the group it was built for: no probe.
+  const std::size_t work_group = std::min(kMaxDefaultWorkGroup, config.work_group);
+  OnChipConfig plain = config;
+  plain.layout = TileLayout::kPadded;
+  plain.hold = false;
+  const std::size_t stage = std::max<std::size_t>(1, onchip_stage_tiles(plain, OnChipTile{}));
+  const bool index64 = site.index64 || needs_index64(site.offset, instances * rows * cols);
+  Step step =
+      launch(Family::kOnChip, site, index64,
+             " -DWG=" + std::to_string(work_group) + " -DTR=" + std::to_string(kOnChipTile) +
+                 " -DTC=" + std::to_string(kOnChipTile) +
+                 " -DTILES=1 -DSTAGE=" + std::to_string(stage) + " -DIPT_CYCLES_ONLY=1",
+             config.groups, work_group);
+  step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
+  if (step.flags.buffer != Buffer::kZeroScratch)
+    throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
+  // onchip_step's arguments; the kernel reads neither the rounds nor the tile shape.
+  step.args = {buffer_arg(Buffer::kMatrix),
+               index_arg(site.offset),
+               uint_arg(rows),
+               uint_arg(cols),
+               uint_arg(instances),
+               uint_arg(instances),
+               uint_arg(0),
+               buffer_arg(step.flags.buffer),
+               ulong_arg(step.flags.offset / 4),
+               uint_arg(config.groups),
+               uint_arg(config.patience)};
+  add_zeroing(step, {});
+  step.args.push_back(buffer_arg(Buffer::kReport));
+  step.touches = instances * rows * cols;
+  step.move = permute(instances, rows, cols, 1);
+  step.what = "010! on " + shape_text(instances, rows, cols) +
+              ": cycle following (the on-chip kernel without its tiles)";
+  return with_split(std::move(step), site);
+}
+
 constexpr std::size_t kTileShapeArg = 6;  // tile_cols_log2 of ipt_onchip
 
 Step onchip_probe_step(const Step& onchip, ProbeGroups groups) {
@@ -439,6 +483,8 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
   const OnChipConfig config = choose_onchip(device, at.elem_size, TileLayout::kPadded);
   if (config.work_group == 0) return;
   if (onchip_fits(config, 64, 64)) out.push_back(onchip_step(at, 1, 64, 64, config));
+  // The undo of a step whose inverse would run a program of its own (launch_plan.cpp).
+  out.push_back(onchip_cycles_step(at, 1, 64, 63, config));
   // 1- and 2-byte elements: the 64 x 64 above in blocks where `at` allows them (1-byte
   // ones also with rows 1 to 3 elements short of a block), and in word tiles or element
   // by element in 63 x 63.

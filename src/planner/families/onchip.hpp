@@ -144,6 +144,15 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                  std::uint64_t cols, const OnChipConfig& config, Region scratch = {},
                  Region zeroes = {}, bool give_up = false);
 
+// The same transposition by the kernel's cycle following alone (IPT_CYCLES_ONLY of
+// kernels/onchip.cl): elements one by one, no tile in registers, groups of
+// kMaxDefaultWorkGroup, any shape that fits 32-bit instance indices. Slow, but a program
+// a driver translates in a fraction of a tile program's time: the undo of an on-chip step
+// whose inverse would need a program of its own (launch_plan.cpp), which every call builds
+// first and runs only when a later command of the call fails.
+Step onchip_cycles_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
+                        std::uint64_t cols, const OnChipConfig& config, Region scratch = {});
+
 // Scratch of the on-chip kernel, whatever the matrix: its polled words (tickets,
 // decision, loads announced, groups gone, arrivals at the fallback's barrier) on a cache
 // line of their own. Its fallback needs no flag per element (kernels/onchip.cl).
