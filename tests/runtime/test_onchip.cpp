@@ -286,9 +286,9 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
 
 TEST_CASE("the on-chip kernel's cycle following alone transposes any shape, scratch left zero",
           "[onchip]") {
-  // The undo of an on-chip step whose inverse would need a program of its own: shapes that
-  // no tile program of the configuration holds on chip, and small ones, in one group and
-  // in several (each running or not: any count of them follows the cycles).
+  // The undo of an on-chip step whose inverse would need a program of its own: odd, short,
+  // skinny and several instances, none of them shaped for blocks, in one group and in
+  // several (each running or not: any count of them follows the cycles).
   std::uint64_t seed = 5100;
   for (std::size_t elem_size : {1, 2, 4, 8, 16})
     for (std::uint64_t groups : {1, 3}) {
