@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "planner/batch_plan.hpp"
+#include "planner/kernel_variants.hpp"
 #include "planner/narrow_words.hpp"
 
 namespace ipt::planner {
@@ -173,9 +174,7 @@ Step stage_step(const StepSite& site, const DeviceProfile& device, const Stage& 
 // 2.5-5 s each to build with its cache cold, most of their calls' first-call time.
 Step undo_step(const Step& forward, Step inverse, const StepSite& site, const DeviceProfile& device,
                const PlanOverrides& overrides) {
-  if (inverse.family != Family::kOnChip ||
-      (forward.family == inverse.family && forward.options == inverse.options &&
-       forward.groups_per_unit == inverse.groups_per_unit))
+  if (inverse.family != Family::kOnChip || variant_of(inverse) == variant_of(forward))
     return inverse;
   // An on-chip step's move is the transposition of its I instances of A x B.
   const Move& move = inverse.move;

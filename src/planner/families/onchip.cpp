@@ -329,6 +329,31 @@ double onchip_cost_without_blocks(const OnChipConfig& config, std::size_t elem_s
 
 using namespace steps;
 
+namespace {
+
+// The arguments of ipt_onchip, in its order: the matrix, its shape and rounds, the
+// step's scratch words (step.flags), the groups awaited and for how long, the words zeroed
+// on the way and the report.
+void set_onchip_args(Step& step, const StepSite& site, std::uint64_t rows, std::uint64_t cols,
+                     std::uint64_t instances, std::uint64_t per_round, std::uint64_t tile_cols_log2,
+                     std::uint64_t groups, std::uint64_t patience, const Region& zeroes) {
+  step.args = {buffer_arg(Buffer::kMatrix),
+               index_arg(site.offset),
+               uint_arg(rows),
+               uint_arg(cols),
+               uint_arg(instances),
+               uint_arg(per_round),
+               uint_arg(tile_cols_log2),
+               buffer_arg(step.flags.buffer),
+               ulong_arg(step.flags.offset / 4),
+               uint_arg(groups),
+               uint_arg(patience)};
+  add_zeroing(step, zeroes);
+  step.args.push_back(buffer_arg(Buffer::kReport));
+}
+
+}  // namespace
+
 Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
                  std::uint64_t cols, const OnChipConfig& config, Region scratch, Region zeroes,
                  bool give_up) {
@@ -365,15 +390,10 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
-  step.args = {buffer_arg(Buffer::kMatrix), index_arg(site.offset), uint_arg(rows / block),
-               uint_arg(block_cols), uint_arg(instances), uint_arg(per_round),
-               uint_arg(runtime_tile ? log2_of(tile.cols) : 0), buffer_arg(step.flags.buffer),
-               ulong_arg(step.flags.offset / 4),
-               // Waiting for one group more than launched never ends: the fallback.
-               uint_arg(config.groups + (give_up ? 1 : 0)),
-               uint_arg(give_up ? 16u : config.patience)};
-  add_zeroing(step, zeroes);
-  step.args.push_back(buffer_arg(Buffer::kReport));
+  // Waiting for one group more than launched never ends: the fallback.
+  set_onchip_args(step, site, rows / block, block_cols, instances, per_round,
+                  runtime_tile ? log2_of(tile.cols) : 0, config.groups + (give_up ? 1 : 0),
+                  give_up ? 16u : config.patience, zeroes);
   step.touches = instances * rows * cols;
   step.move = permute(instances, rows, cols, 1);
   if (instances == 1)
@@ -419,20 +439,9 @@ Step onchip_cycles_step(const StepSite& site, std::uint64_t instances, std::uint
   step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
-  // onchip_step's arguments; the kernel reads neither the rounds nor the tile shape.
-  step.args = {buffer_arg(Buffer::kMatrix),
-               index_arg(site.offset),
-               uint_arg(rows),
-               uint_arg(cols),
-               uint_arg(instances),
-               uint_arg(instances),
-               uint_arg(0),
-               buffer_arg(step.flags.buffer),
-               ulong_arg(step.flags.offset / 4),
-               uint_arg(config.groups),
-               uint_arg(config.patience)};
-  add_zeroing(step, {});
-  step.args.push_back(buffer_arg(Buffer::kReport));
+  // The kernel reads neither the rounds nor the tile shape.
+  set_onchip_args(step, site, rows, cols, instances, instances, 0, config.groups, config.patience,
+                  {});
   step.touches = instances * rows * cols;
   step.move = permute(instances, rows, cols, 1);
   step.what = "010! on " + shape_text(instances, rows, cols) +
