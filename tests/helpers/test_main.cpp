@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Catch2 main of the test binary; prints which OpenCL device the tests run on, fails a
 // test case that asserts nothing, counts the test cases that skipped (test_skip.hpp), and
-// writes every thread's stack on SIGUSR1 (stack_dump.hpp).
+// writes every thread's stack on SIGUSR1 (stack_dump.hpp). With it, Catch2's own
+// implementation, which tests/CMakeLists.txt compiles with options of its own.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -32,13 +33,6 @@ struct CaseCounter : Catch::TestEventListenerBase {
 }  // namespace
 
 CATCH_REGISTER_LISTENER(CaseCounter)
-
-#if defined(__SANITIZE_ADDRESS__)
-// The address-sanitized build also has UBSan (stopping at the first report): its reports
-// name the call path. Here rather than in UBSAN_OPTIONS, which ctest cannot pass to a
-// discovered test beside LSAN_OPTIONS (tests/CMakeLists.txt).
-extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1"; }
-#endif
 
 namespace ipt::test {
 
