@@ -51,11 +51,12 @@ int main(int argc, char* argv[]) {
   // The tests allocate and free host copies of matrices of up to a few hundred MiB, shape
   // after shape (and so does the OpenCL driver, PoCL, for its buffers). glibc's defaults
   // return most of that to the kernel at each free and fault it in again, zeroed, at the
-  // next allocation: on the 2-core CI machine that took a third of a sweep's CPU time
-  // (padding's random shapes: 55 s of CPU, 38 s with these settings). Blocks up to 32 MiB
-  // come from the heap, which keeps what it had. Only the process's memory reuse changes;
+  // next allocation: on the 2-core CI machine that took most of a sweep's time. Every
+  // block comes from the heap (no mmap), which keeps up to 1 GiB of what is freed: one of
+  // padding's random-shape sweeps took 34 s with blocks above 32 MiB mapped, 17 s with
+  // none (its peak memory about 1.2 GiB either way). Only the process's memory reuse changes;
   // every check is the same. (Sanitized builds replace malloc: there, nothing changes.)
-  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 #endif
   Catch::Session catch_session;
