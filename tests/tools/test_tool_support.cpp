@@ -123,6 +123,31 @@ TEST_CASE("GuardedMatrix: the matrix without equal neighbours, the guards random
     }
 }
 
+TEST_CASE("GuardedMatrix's checks report any one byte changed, guards included", "[support]") {
+  // Every device test's verdict: a check that missed a byte would pass wrong kernels.
+  const std::size_t rows = 5, cols = 7, elem_size = 4, offset = 3, after = 9;
+  const ipt::test::GuardedMatrix m(rows, cols, elem_size, offset, after, 7);
+  const cl_command_queue queue = ipt::test::session().queue();
+  const std::vector<unsigned char> initial = m.initial();
+  REQUIRE(m.check_unchanged() == "");
+  // Not transposed yet: the reference differs (a 5 x 7 matrix has no fixed layout).
+  CHECK(m.check_transposed() != "");
+  for (std::size_t i = 0; i < initial.size(); ++i) {
+    CAPTURE(i);
+    const unsigned char changed = static_cast<unsigned char>(initial[i] ^ 0x10);
+    REQUIRE(clEnqueueWriteBuffer(queue, m.buffer(), CL_TRUE, i, 1, &changed, 0, nullptr, nullptr) ==
+            CL_SUCCESS);
+    const std::string report = m.check_unchanged();
+    CHECK(report.find("byte " + std::to_string(i) + " ") != std::string::npos);
+    CHECK(report.find("1 bytes differ") != std::string::npos);
+    CHECK(m.check_guards() ==
+          (i < offset * elem_size || i >= initial.size() - after ? report : std::string()));
+    REQUIRE(clEnqueueWriteBuffer(queue, m.buffer(), CL_TRUE, i, 1, &initial[i], 0, nullptr,
+                                 nullptr) == CL_SUCCESS);
+  }
+  CHECK(m.check_unchanged() == "");
+}
+
 TEST_CASE("IPT_TEST_SEED replaces a test's fixed seed, but only a decimal number does",
           "[support]") {
   {
