@@ -422,12 +422,28 @@ std::uint64_t check_every_failure(const Case& c, cl_command_queue queue, std::ui
   return allocations;
 }
 
+// The cases from `begin` to `end` (in two halves, so that neither holds up the end of a
+// parallel ctest run: under ThreadSanitizer the whole took 94 s).
+void check_cases(std::size_t begin, std::size_t end) {
+  std::uint64_t seed = 3100 + begin;
+  for (std::size_t i = begin; i < end; ++i) {
+    const Case& c = kCases[i];
+    INFO(c.name);
+    const std::uint64_t allocations = check_every_failure(c, session().queue(), ++seed);
+    // Scratch, zero scratch or both, whose allocation failed in turn; the square
+    // kernel's plan needs none.
+    if (std::string(c.name) != "square") CHECK(allocations >= 1);
+  }
+}
+
 }  // namespace
 
-TEST_CASE("a call that fails at any command or allocation loses nothing", "[faults]") {
-  std::uint64_t seed = 3100, allocations = 0;
-  for (const Case& c : kCases) allocations += check_every_failure(c, session().queue(), ++seed);
-  CHECK(allocations >= std::size(kCases));  // scratch, zero scratch or both
+TEST_CASE("a call that fails at any command or allocation loses nothing, part 1", "[faults]") {
+  check_cases(0, std::size(kCases) / 2);
+}
+
+TEST_CASE("a call that fails at any command or allocation loses nothing, part 2", "[faults]") {
+  check_cases(std::size(kCases) / 2, std::size(kCases));
 }
 
 TEST_CASE("ipt_permute fails as safely, its block swaps undone", "[faults]") {
