@@ -54,8 +54,9 @@ int main(int argc, char* argv[]) {
   // next allocation: on the 2-core CI machine that took most of a sweep's time. Every
   // block comes from the heap (no mmap), which keeps up to 1 GiB of what is freed: one of
   // padding's random-shape sweeps took 34 s with blocks above 32 MiB mapped, 17 s with
-  // none (its peak memory about 1.2 GiB either way). Only the process's memory reuse changes;
-  // every check is the same. (Sanitized builds replace malloc: there, nothing changes.)
+  // none (its peak memory about 1.2 GiB either way). Only the process's memory reuse
+  // changes; every check is the same. (Sanitized builds replace malloc: there, nothing
+  // changes.)
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
 #endif
