@@ -51,6 +51,30 @@ TEST_CASE("a program is built once per key and shared between threads", "[cache]
   CHECK(rt::program_cache_size() == 0);
 }
 
+// NVIDIA's driver builds such a program first only for its PTX, at its assembler's lowest
+// level (runtime/program_cache.cpp): what comes out must be the PTX of a build at the
+// default level with the directive added, and count as one build from source.
+TEST_CASE("a program for two groups per compute unit is the default build's, asked for them",
+          "[cache]") {
+  ScopedEnv no_disk("IPT_CACHE_DISABLE", "1");  // built from source, not loaded
+  rt::clear_program_cache();
+  // A binary's bytes up to any terminating zeros (PTX text may carry one).
+  const auto binary = [](const rt::ProgramRef& program) {
+    auto bytes = program->program().getInfo<CL_PROGRAM_BINARIES>().at(0);
+    while (!bytes.empty() && bytes.back() == 0) bytes.pop_back();
+    return bytes;
+  };
+  const auto before = rt::program_cache_stats().source_builds;
+  const auto plain = binary(rt::get_program(context(), device(), "square", kOptions));
+  const auto for_two = binary(rt::get_program(context(), device(), "square", kOptions, 2));
+  CHECK(rt::program_cache_stats().source_builds - before == 2);
+  REQUIRE_FALSE(plain.empty());
+  if (const auto asked = rt::with_min_groups_per_unit(plain, 2))
+    CHECK(for_two == *asked);  // PTX: the same text, with the directive
+  else
+    CHECK(for_two == plain);  // other binaries: nothing to ask
+}
+
 TEST_CASE("IPT_KERNEL_DIR replaces the embedded sources, and build failures carry the log",
           "[cache]") {
   namespace fs = std::filesystem;
