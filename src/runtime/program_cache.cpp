@@ -123,51 +123,57 @@ std::optional<cl::Program> for_groups_per_unit(const cl::Context& context, const
 
 // Of a program that is built again from its PTX (for_groups_per_unit), the first build
 // serves only for that PTX. NVIDIA's driver can translate it at its assembler's lowest
-// level: the PTX is the same text at every level (the on-chip programs of floats, driver
-// 580), and with the driver's cache cold such a first build took 20-30% less time on an
-// H200 (0.34 s against 0.43 s, 0.44 against 0.62). Other drivers refuse the option, and
-// their binaries are not PTX.
+// level: the PTX is the same text at every level, and with the driver's cache cold such a
+// first build took 20-30% less time on an H200 (0.34 s against 0.43 s, 0.44 s against
+// 0.62 s for on-chip programs of floats). Other platforms build as without it.
 constexpr const char* kPtxOnlyOption = " -cl-nv-opt-level=0";
 
 bool takes_ptx_only_option(const cl::Device& device) {
   try {
-    return device.getInfo<CL_DEVICE_VENDOR>().find("NVIDIA") != std::string::npos;
+    const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>(), true);
+    return platform.getInfo<CL_PLATFORM_NAME>().find("NVIDIA") != std::string::npos;
   } catch (const cl::Error&) {
     return false;
   }
 }
 
-// The program built from source for `groups_per_unit` groups on each compute unit through
-// a first build for its PTX alone; nothing where any part of that fails, and the caller
-// builds as without it (which reports a failure of the source itself, with its log).
-std::optional<cl::Program> via_ptx_only_build(const cl::Context& context, const cl::Device& device,
-                                              const std::string& source, const std::string& options,
-                                              std::uint32_t groups_per_unit) {
-  std::optional<cl::Program> program;
+// The program built from source for its PTX alone (kPtxOnlyOption); nothing where the
+// driver refuses that build.
+std::optional<cl::Program> ptx_only_build(const cl::Context& context, const cl::Device& device,
+                                          const std::string& source, const std::string& options) {
   try {
-    cl::Program first(context, source);
-    first.build(std::vector<cl::Device>{device}, (options + kPtxOnlyOption).c_str());
-    program = for_groups_per_unit(context, device, first, options, groups_per_unit);
+    faults::point(faults::Site::kAllocation, "clCreateProgramWithSource");
+    cl::Program program(context, source);
+    faults::point(faults::Site::kCall, "clBuildProgram");
+    program.build(std::vector<cl::Device>{device}, (options + kPtxOnlyOption).c_str());
+    return program;
   } catch (const cl::Error&) {
     return std::nullopt;
   }
-  if (program) count(&ProgramCacheStats::source_builds);
-  return program;
 }
 
 // The program built from source, for `groups_per_unit` groups on each compute unit where
 // the device's compiler can be asked for that; else as it is (the on-chip kernel's probe
 // finds out whether its groups all run). One group needs nothing: a group of a size the
-// device launches at all runs.
+// device launches at all runs. A build refused at the lowest level is built as without
+// it, which reports a failure of the source itself with its log.
 cl::Program build_from_source_for_groups(const cl::Context& context, const cl::Device& device,
                                          const std::string& family, const std::string& source,
                                          const std::string& options,
                                          std::uint32_t groups_per_unit) {
-  if (groups_per_unit >= 2 && takes_ptx_only_option(device))
-    if (auto program = via_ptx_only_build(context, device, source, options, groups_per_unit))
-      return *program;
+  if (groups_per_unit < 2) return build_from_source(context, device, family, source, options);
+  if (takes_ptx_only_option(device)) {
+    if (const auto first = ptx_only_build(context, device, source, options)) {
+      if (auto rebuilt = for_groups_per_unit(context, device, *first, options, groups_per_unit)) {
+        count(&ProgramCacheStats::source_builds);
+        count(&ProgramCacheStats::ptx_only_builds);
+        return *rebuilt;
+      }
+      // No directive taken: the program at the default level, as it is.
+      return build_from_source(context, device, family, source, options);
+    }
+  }
   cl::Program program = build_from_source(context, device, family, source, options);
-  if (groups_per_unit < 2) return program;
   auto rebuilt = for_groups_per_unit(context, device, program, options, groups_per_unit);
   return rebuilt ? *rebuilt : program;
 }

@@ -135,8 +135,9 @@ class PooledKernel {
 
 // How programs were obtained since the process started (for tests and diagnostics).
 struct ProgramCacheStats {
-  std::size_t source_builds = 0;  // compiled from source
-  std::size_t disk_loads = 0;     // built from a binary found in the disk cache
+  std::size_t source_builds = 0;    // compiled from source
+  std::size_t ptx_only_builds = 0;  // of those, first built only for their PTX (NVIDIA)
+  std::size_t disk_loads = 0;       // built from a binary found in the disk cache
 };
 ProgramCacheStats program_cache_stats();
 
