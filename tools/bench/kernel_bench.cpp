@@ -113,9 +113,9 @@ const char* const kHelp =
     "a bad one exits 2 with a message naming the option.\n"
     "\n"
     "Output: a header with the device and the copy bandwidth (clEnqueueCopyBuffer\n"
-    "between two device buffers of the largest array's size, shapes given or --mib's,\n"
-    "1 MiB to 1 GiB, bytes read + written / median time of 10 copies after a warm-up,\n"
-    "as ipt-bench and ipt-demo),\n"
+    "between two device buffers of the largest array's size, of the shapes run or\n"
+    "--mib's, 1 MiB to 1 GiB, bytes read + written / median time of 10 copies after\n"
+    "a warm-up, as ipt-bench and ipt-demo),\n"
     "then one line per kernel configuration:\n"
     "  kernel     the kernel (BS, PTTWAC, 100!, pad, unpad, square, onchip, ...)\n"
     "  variant    its configuration (work-group size, tile, spreading, ...)\n"
@@ -434,21 +434,22 @@ std::string dims(std::initializer_list<std::uint64_t> values) {
 // Padding and unpadding (kernels/restride.cl) of 10^8-element matrices by one row or
 // column of padding: the target is 40% of the copy bandwidth. Throughput counts
 // the matrix read once and written once.
+struct RestrideShape {
+  std::uint64_t rows, len, s_in, s_out;
+};
+constexpr RestrideShape kRestrideShapes[] = {
+    {10000, 10000, 10000, 10001}, {10000, 10000, 10001, 10000},   {100000, 1000, 1000, 1001},
+    {100000, 1000, 1001, 1000},   {1000, 100000, 100000, 100001}, {1000, 100000, 100001, 100000},
+    {10000000, 10, 10, 11},       {10000000, 10, 11, 10}};
+
 void run_restride(Runner& runner, const Options& options) {
-  struct Shape {
-    std::uint64_t rows, len, s_in, s_out;
-  };
-  const Shape shapes[] = {{10000, 10000, 10000, 10001},   {10000, 10000, 10001, 10000},
-                          {100000, 1000, 1000, 1001},     {100000, 1000, 1001, 1000},
-                          {1000, 100000, 100000, 100001}, {1000, 100000, 100001, 100000},
-                          {10000000, 10, 10, 11},         {10000000, 10, 11, 10}};
   const std::size_t elem = options.elem_size;
   ipt::planner::DeviceProfile profile;  // only the local memory matters for the defaults
   const auto device = cl::Device(ipt::support::select_device().device, true);
   profile.local_mem_bytes = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   profile.max_work_group_size = device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   const auto config = ipt::planner::choose_restride(profile, elem);
-  for (const Shape& s : shapes) {
+  for (const RestrideShape& s : kRestrideShapes) {
     const std::uint64_t extent = s.rows * std::max(s.s_in, s.s_out);
     const std::string name = std::to_string(s.rows) + "x" + std::to_string(s.len) + " " +
                              std::to_string(s.s_in) + "->" + std::to_string(s.s_out);
@@ -669,12 +670,10 @@ void use_tiles(const std::string& overrides, ipt::planner::TileLayout layout) {
   std::printf("IPT_OVERRIDES=%s\n", text.c_str());
 }
 
-}  // namespace
-
 // The bytes of the run's largest array: of the shapes given, else --mib's. The copy
-// bandwidth is measured on that many bytes (up to 1 GiB), as ipt-bench does. Copies of
-// 128 MiB, whatever the shapes, measured 3.88-3.98 TB/s on an H200 where ipt-bench's of
-// 1 GiB measure 4.20-4.22, so the fractions of copy of larger arrays came out 5-8% high.
+// bandwidth is measured on that many bytes (1 MiB to 1 GiB), as ipt-bench does: a copy
+// runs slower the smaller it is (its launch a larger share of its time), so a kernel is
+// compared with a copy of its own array's size.
 std::uint64_t largest_array_bytes(const Options& options) {
   std::uint64_t largest = 0;
   const auto take = [&](std::initializer_list<std::uint64_t> dims) {
@@ -691,9 +690,13 @@ std::uint64_t largest_array_bytes(const Options& options) {
     for (const auto& s : options.soa_shapes) take({s[0], s[1], s[2], s[3]});
   if (options.mode == "square")
     for (const std::uint64_t n : options.sizes) take({n, n});
+  if (options.mode == "restride")
+    for (const RestrideShape& r : kRestrideShapes) take({r.rows, std::max(r.s_in, r.s_out)});
   if (largest == 0) return std::uint64_t{options.mib} << 20;
   return largest > UINT64_MAX / options.elem_size ? UINT64_MAX : largest * options.elem_size;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows appear as they are measured
@@ -707,7 +710,7 @@ int main(int argc, char** argv) {
                      std::min<std::uint64_t>(largest, std::size_t{1} << 30))));
     const double copy_gbs = copy.gbs;
     std::printf(
-        "device: %s\nmode %s, %zu-byte elements, arrays of up to %.3g MiB, %d timed runs\n"
+        "device: %s\nmode %s, %zu-byte elements, arrays of up to %.2f MiB, %d timed runs\n"
         "copy bandwidth: %s\n",
         session.description().c_str(), options.mode.c_str(), options.elem_size,
         static_cast<double>(largest) / (1 << 20), options.repetitions,
