@@ -431,9 +431,8 @@ std::string dims(std::initializer_list<std::uint64_t> values) {
   return text;
 }
 
-// Padding and unpadding (kernels/restride.cl) of 10^8-element matrices by one row or
-// column of padding: the target is 40% of the copy bandwidth. Throughput counts
-// the matrix read once and written once.
+// The matrices that run_restride pads and unpads: rows of len elements, from a stride of
+// s_in elements to one of s_out.
 struct RestrideShape {
   std::uint64_t rows, len, s_in, s_out;
 };
@@ -442,6 +441,9 @@ constexpr RestrideShape kRestrideShapes[] = {
     {100000, 1000, 1001, 1000},   {1000, 100000, 100000, 100001}, {1000, 100000, 100001, 100000},
     {10000000, 10, 10, 11},       {10000000, 10, 11, 10}};
 
+// Padding and unpadding (kernels/restride.cl) of 10^8-element matrices by one row or
+// column of padding: the target is 40% of the copy bandwidth. Throughput counts
+// the matrix read once and written once.
 void run_restride(Runner& runner, const Options& options) {
   const std::size_t elem = options.elem_size;
   ipt::planner::DeviceProfile profile;  // only the local memory matters for the defaults
@@ -670,10 +672,10 @@ void use_tiles(const std::string& overrides, ipt::planner::TileLayout layout) {
   std::printf("IPT_OVERRIDES=%s\n", text.c_str());
 }
 
-// The bytes of the run's largest array: of the shapes given, else --mib's. The copy
-// bandwidth is measured on that many bytes (1 MiB to 1 GiB), as ipt-bench does: a copy
-// runs slower the smaller it is (its launch a larger share of its time), so a kernel is
-// compared with a copy of its own array's size.
+// The bytes of the run's largest array: of the shapes it runs (given, or restride's
+// own), else --mib's. The copy bandwidth is measured on that many bytes (1 MiB to 1 GiB),
+// as ipt-bench does: a copy runs slower the smaller it is (its launch a larger share of
+// its time), so a kernel is compared with a copy of its own array's size.
 std::uint64_t largest_array_bytes(const Options& options) {
   std::uint64_t largest = 0;
   const auto take = [&](std::initializer_list<std::uint64_t> dims) {
