@@ -492,6 +492,7 @@ void run_soa_shape(Runner& runner, const Options& options, std::uint64_t I, std:
   auto local = chosen;
   local.regs = 0;
   local.chunk = 0;
+  local.words = false;  // words of narrow elements move in registers only
   row(local, "");
   // The default unit in smaller work-groups (fewer units share each barrier), with as
   // many more groups.
