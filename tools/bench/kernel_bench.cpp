@@ -725,8 +725,7 @@ int main(int argc, char** argv) {
     const std::uint64_t elements = (std::uint64_t{options.mib} << 20) / options.elem_size;
     const std::uint64_t largest = largest_array_bytes(options);
     const auto copy = ipt::support::measure_copy_bandwidth(
-        session, ipt::support::copy_bytes_for(static_cast<std::size_t>(
-                     std::min<std::uint64_t>(largest, std::size_t{1} << 30))));
+        session, ipt::support::copy_bytes_for(static_cast<std::size_t>(largest)));
     const double copy_gbs = copy.gbs;
     std::printf(
         "device: %s\nmode %s, %zu-byte elements, arrays of up to %.2f MiB, %d timed runs\n"
