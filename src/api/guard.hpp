@@ -12,6 +12,18 @@
 
 namespace ipt::api {
 
+// Stores the message `compose` builds. Building it allocates: where that fails, the
+// message is left empty and the status alone says what failed (as ipt_set_last_error
+// does), so that no exception escapes a handler of `guarded` and ends the process.
+template <typename Compose>
+void set_message(Compose&& compose) noexcept {
+  try {
+    set_last_error(compose());
+  } catch (...) {
+    clear_last_error();
+  }
+}
+
 template <typename Body>
 ipt_status guarded(const char* function, Body&& body) noexcept {
   try {
@@ -19,20 +31,22 @@ ipt_status guarded(const char* function, Body&& body) noexcept {
     body();
     return IPT_SUCCESS;
   } catch (const ipt::Error& e) {
-    set_last_error(std::string(function) + ": " + e.what());
+    set_message([&] { return std::string(function) + ": " + e.what(); });
     return e.status();
   } catch (const cl::Error& e) {
-    set_last_error(std::string(function) + ": " + e.what() + " failed with OpenCL error " +
-                   std::to_string(e.err()));
+    set_message([&] {
+      return std::string(function) + ": " + e.what() + " failed with OpenCL error " +
+             std::to_string(e.err());
+    });
     return e.err() < 0 ? static_cast<ipt_status>(e.err()) : IPT_INTERNAL_ERROR;
   } catch (const std::bad_alloc&) {
-    set_last_error(std::string(function) + ": out of host memory");
+    set_message([&] { return std::string(function) + ": out of host memory"; });
     return IPT_OUT_OF_HOST_MEMORY;
   } catch (const std::exception& e) {
-    set_last_error(std::string(function) + ": internal error: " + e.what());
+    set_message([&] { return std::string(function) + ": internal error: " + e.what(); });
     return IPT_INTERNAL_ERROR;
   } catch (...) {
-    set_last_error(std::string(function) + ": internal error: unknown exception");
+    set_message([&] { return std::string(function) + ": internal error: unknown exception"; });
     return IPT_INTERNAL_ERROR;
   }
 }

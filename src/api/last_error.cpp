@@ -6,8 +6,8 @@ namespace {
 thread_local std::string message;
 }
 
-void set_last_error(std::string text) { message = std::move(text); }
-void clear_last_error() { message.clear(); }
-const char* last_error() { return message.c_str(); }
+void set_last_error(std::string text) noexcept { message = std::move(text); }
+void clear_last_error() noexcept { message.clear(); }
+const char* last_error() noexcept { return message.c_str(); }
 
 }  // namespace ipt::api

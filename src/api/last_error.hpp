@@ -6,8 +6,8 @@
 
 namespace ipt::api {
 
-void set_last_error(std::string message);
-void clear_last_error();
-const char* last_error();
+void set_last_error(std::string message) noexcept;  // moves it in: no allocation
+void clear_last_error() noexcept;
+const char* last_error() noexcept;
 
 }  // namespace ipt::api
