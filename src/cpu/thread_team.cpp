@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu/thread_team.hpp"
 
+#include <system_error>
+
 namespace ipt::cpu {
 
 ThreadTeam::ThreadTeam(unsigned threads) {
+  // Where the system refuses a thread (its limit on threads or memory), the team is the
+  // threads that started: every job still runs on all of them.
   try {
     for (unsigned t = 1; t < threads; ++t) helpers_.emplace_back([this, t] { serve(t); });
+  } catch (const std::system_error&) {
   } catch (...) {
     stop();
     throw;

@@ -17,8 +17,8 @@ namespace ipt::cpu {
 
 class ThreadTeam {
  public:
-  // `threads` threads in all, the calling one among them (at least 1). Throws
-  // std::system_error when a thread cannot start (none is left running).
+  // `threads` threads in all, the calling one among them (at least 1); fewer where the
+  // system cannot start that many (size() says how many).
   explicit ThreadTeam(unsigned threads);
   ~ThreadTeam();
   ThreadTeam(const ThreadTeam&) = delete;

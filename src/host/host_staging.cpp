@@ -15,7 +15,9 @@ namespace ipt::host {
 using namespace ipt::runtime;  // the layer below: requests, launches, the fault seam
 
 unsigned staging_threads(unsigned requested, std::uint64_t bytes) {
-  if (requested != 0) return requested;
+  // A request beyond a few threads per hardware thread only adds threads that wait for a
+  // core (4294967295 started threads until the system refused them).
+  if (requested != 0) return std::min(requested, 4 * cpu::default_threads());
   return static_cast<unsigned>(
       std::min<std::uint64_t>(cpu::default_threads(), 1 + bytes / (std::uint64_t{4} << 20)));
 }

@@ -15,6 +15,7 @@
 #include "helpers/test_seed.hpp"
 #include "helpers/test_skip.hpp"
 #include "helpers/test_support.hpp"
+#include "host/host_staging.hpp"
 #include "host/host_transpose.hpp"
 #include "ipt/ipt.h"
 #include "runtime/error.hpp"
@@ -572,4 +573,25 @@ TEST_CASE("host calls through the device wait for the queue's earlier commands",
       CHECK(m.check_transposed() == "");
       clReleaseMemObject(source);
     }
+}
+
+TEST_CASE("host matrices through the device: any thread count asked for", "[host]") {
+  // The copies' threads: as asked up to a few per hardware thread, then no more (the
+  // largest count asked started threads until the system refused them, and the call
+  // failed as an internal error).
+  const unsigned most = 4 * ipt::cpu::default_threads();
+  CHECK(ipt::host::staging_threads(3, 1000) == std::min(3u, most));
+  CHECK(ipt::host::staging_threads(4294967295u, 1000) == most);
+  CHECK(ipt::host::staging_threads(0, 1000) == 1);  // one per 4 MiB by default
+  std::uint64_t seed = 2890;
+  for (unsigned threads : {4294967295u, 100000u}) {
+    INFO(threads << " threads");
+    HostMatrix sliced(97, 128, 4, ++seed);
+    REQUIRE(sliced_call(sliced, 3, 4096, threads) == IPT_SUCCESS);
+    CHECK(sliced.check_transposed() == "");
+    HostMatrix api(64, 48, 4, ++seed);
+    REQUIRE(host_call(session().queue(), api, IPT_HOST_DEVICE, threads, IPT_HOST_PIN_AUTO, 2) ==
+            IPT_SUCCESS);
+    CHECK(api.check_transposed() == "");
+  }
 }
