@@ -102,6 +102,7 @@ std::size_t checked_matrix_bytes(std::size_t rows, std::size_t cols, std::size_t
   if (!valid_element_size(elem_size))
     fail(IPT_INVALID_ELEMENT_SIZE,
          "elem_size is " + std::to_string(elem_size) + "; it must be 1, 2, 4, 8 or 16");
+  if (rows == 0 || cols == 0 || batch == 0) return 0;  // nothing to move, whatever the rest
   std::size_t elements = 0, bytes = 0;
   if (__builtin_mul_overflow(rows, cols, &elements) ||
       __builtin_mul_overflow(elements, elem_size, &bytes))
