@@ -118,14 +118,39 @@ class CallKernels {
   std::vector<PooledKernel> steps_, undo_;
 };
 
+// compose()'s text, or none where host memory is out.
+template <typename Compose>
+std::string message_or_empty(Compose&& compose) noexcept {
+  try {
+    return compose();
+  } catch (...) {
+    return std::string();
+  }
+}
+
+// ipt::Error(status, message), or with no message where copying it runs out of host
+// memory: the status is what the caller must get. (Copying an Error copies no text.)
+Error error_with_status(ipt_status status, const std::string& message) noexcept {
+  try {
+    return Error(status, message);
+  } catch (...) {
+    return Error(status, std::string());
+  }
+}
+
 // Enqueues the undo of the first `done` steps (planner::rollback_plan) after them and
 // throws: CallRolledBack with the undo's last event when it is enqueued, else
 // IPT_BUFFER_UNDEFINED.
+// The messages are built where host memory allows, and are empty where it does not: an
+// allocation that fails here must not replace the status that says what state the buffer
+// is in (IPT_OUT_OF_HOST_MEMORY would say it is unchanged, and skip the undo).
 [[noreturn]] void roll_back(Chain& chain, const PreparedPlan& prepared, CallKernels& kernels,
                             std::size_t done, const BoundBuffers& buffers,
                             const std::exception_ptr& cause) {
-  const std::string what = cause_of(cause) + ", after " + std::to_string(done) + " of the " +
-                           std::to_string(prepared.plan.steps.size()) + " kernels were enqueued";
+  const std::string what = message_or_empty([&] {
+    return cause_of(cause) + ", after " + std::to_string(done) + " of the " +
+           std::to_string(prepared.plan.steps.size()) + " kernels were enqueued";
+  });
   try {
     const planner::LaunchPlan undo = planner::rollback_plan(prepared.plan, done);
     for (std::size_t k = 0; k < undo.steps.size(); ++k) {
@@ -137,14 +162,19 @@ class CallKernels {
       chain.step(kernels.undo(done - 1 - k), step, buffers, last);
     }
   } catch (...) {
-    fail(IPT_BUFFER_UNDEFINED, what + "; undoing them failed too (" +
-                                   cause_of(std::current_exception()) +
-                                   "): the buffer's contents are undefined");
+    const std::exception_ptr undo_failure = std::current_exception();
+    throw error_with_status(IPT_BUFFER_UNDEFINED, message_or_empty([&] {
+                              return what + "; undoing them failed too (" + cause_of(undo_failure) +
+                                     "): the buffer's contents are undefined";
+                            }));
   }
-  throw CallRolledBack(what +
-                           "; they were undone: once the commands enqueued complete, the "
-                           "buffer holds its original bytes",
-                       chain.take_last());
+  const Error rolled_back = error_with_status(
+      IPT_ROLLED_BACK, message_or_empty([&] {
+        return what +
+               "; they were undone: once the commands enqueued complete, the buffer holds its "
+               "original bytes";
+      }));
+  throw CallRolledBack(rolled_back, chain.take_last());
 }
 
 }  // namespace
@@ -235,13 +265,22 @@ cl::Event enqueue_plan(const cl::CommandQueue& queue, const cl::Buffer& buffer,
   } catch (...) {
     if (done == 0) throw;  // nothing has touched the caller's buffer
     const std::exception_ptr cause = std::current_exception();
+    // The zero scratch is left dirty: released once the commands complete (the undo's,
+    // where it was enqueued), never kept. Nothing here may replace the status thrown.
+    const auto release_after = [&](const cl::Event& last) noexcept {
+      try {
+        if (zero.buffer() != nullptr) release_when_complete(last, std::move(zero.buffer));
+        if (scratch.buffer() != nullptr) give_back_scratch(last, use, std::move(scratch.buffer));
+      } catch (...) {  // released as the call returns: legal while commands use them
+      }
+    };
     try {
       roll_back(chain, prepared, kernels, done, buffers, cause);
+    } catch (const CallRolledBack& rolled_back) {
+      release_after(rolled_back.done);
+      throw;
     } catch (...) {
-      // The zero scratch is left dirty: released once the commands complete, never kept.
-      if (zero.buffer() != nullptr) release_when_complete(chain.last(), std::move(zero.buffer));
-      if (scratch.buffer() != nullptr)
-        give_back_scratch(chain.last(), use, std::move(scratch.buffer));
+      release_after(chain.last());
       throw;
     }
   }

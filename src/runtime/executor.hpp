@@ -27,8 +27,9 @@ struct PreparedPlan {
 // completes, the buffer holds its original bytes again. Status IPT_ROLLED_BACK.
 class CallRolledBack : public Error {
  public:
-  CallRolledBack(const std::string& message, cl::Event done_)
-      : Error(IPT_ROLLED_BACK, message), done(std::move(done_)) {}
+  // With the status and message of `rolled_back`, copied without allocating.
+  CallRolledBack(const Error& rolled_back, cl::Event done_) noexcept
+      : Error(rolled_back), done(std::move(done_)) {}
   cl::Event done;
 };
 
