@@ -143,16 +143,17 @@ unsigned host_slices(const HostRequest& request) {
 }
 
 void execute_host_transpose(const HostRequest& request) {
-  if (request.rows <= 1 || request.cols <= 1) return;  // its transpose has the same bytes
+  // The caller's earlier commands may still write the host memory (a read into it): every
+  // way, the CPU's too, starts once they are done, and a call returns only then, also for
+  // a row or a column, whose transpose has the same bytes. No upload may start before
+  // either: NVIDIA's driver took the host memory of a non-blocking write at its enqueue (a
+  // call transposed the stale contents of a 96 x 128 matrix whose read was still pending),
+  // and a CL_MEM_USE_HOST_PTR buffer may cache it when created. An invalid queue fails
+  // here (IPT_INVALID_COMMAND_QUEUE).
+  if (request.queue != nullptr) Borrowed<cl::CommandQueue>(request.queue).finish();
+  if (request.rows <= 1 || request.cols <= 1) return;
   const std::size_t bytes =
       static_cast<std::size_t>(request.rows * request.cols * request.elem_size);
-  // The caller's earlier commands may still write the host memory (a read into it): every
-  // way, the CPU's too, starts once they are done. No upload may start before either:
-  // NVIDIA's driver took the host memory of a non-blocking write at its enqueue (a call
-  // transposed the stale contents of a 96 x 128 matrix whose read was still pending), and
-  // a CL_MEM_USE_HOST_PTR buffer may cache it when created. An invalid queue fails here
-  // (IPT_INVALID_COMMAND_QUEUE).
-  if (request.queue != nullptr) Borrowed<cl::CommandQueue>(request.queue).finish();
   if (host_scheme(request) == IPT_HOST_CPU)
     cpu::transpose(request.host, request.rows, request.cols, request.elem_size, request.threads);
   else if (const std::uint64_t part = host_stream_part(request); part != 0)

@@ -4,10 +4,12 @@
 // the matrix untouched; the automatic choice; a failure at any device step leaves the
 // host matrix as it was; bad input gets its status with the matrix unchanged.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cpu/cpu_transpose.hpp"
@@ -571,6 +573,41 @@ TEST_CASE("host calls through the device wait for the queue's earlier commands",
                                            : host_call(session().queue(), m, IPT_HOST_CPU, 2);
       CHECK(status == IPT_SUCCESS);
       CHECK(m.check_transposed() == "");
+      clReleaseMemObject(source);
+    }
+}
+
+TEST_CASE("host calls on a row or a column return once the queue's earlier commands are done",
+          "[host]") {
+  // The caller's read into the host matrix waits for a user event that another thread
+  // completes later: the call (whose transposition moves nothing) must return after the
+  // read has brought its bytes, as for any other shape.
+  std::uint64_t seed = 2895;
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{1, 300}, {300, 1}})
+    for (const ipt_host_scheme scheme : {IPT_HOST_DEVICE, IPT_HOST_CPU}) {
+      INFO(rows << " x " << cols << (scheme == IPT_HOST_CPU ? ", on the CPU" : ", device"));
+      HostMatrix m(rows, cols, 4, ++seed);
+      cl_int code = CL_SUCCESS;
+      cl_mem source = clCreateBuffer(session().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                     m.bytes, m.original.data(), &code);
+      REQUIRE(code == CL_SUCCESS);
+      const auto stale = ipt::support::random_bytes(m.bytes, seed ^ 0xabc);
+      std::memcpy(m.data(), stale.data(), m.bytes);
+      cl_event gate = clCreateUserEvent(session().context(), &code);
+      REQUIRE(code == CL_SUCCESS);
+      REQUIRE(clEnqueueReadBuffer(session().queue(), source, CL_FALSE, 0, m.bytes, m.data(), 1,
+                                  &gate, nullptr) == CL_SUCCESS);
+      std::thread opener([gate] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        clSetUserEventStatus(gate, CL_COMPLETE);
+      });
+      const ipt_status status = host_call(session().queue(), m, scheme, 1);
+      const bool read_done = m.check_transposed() == "";  // before the thread may open it
+      opener.join();
+      clFinish(session().queue());
+      CHECK(status == IPT_SUCCESS);
+      CHECK(read_done);
+      clReleaseEvent(gate);
       clReleaseMemObject(source);
     }
 }
