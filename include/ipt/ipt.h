@@ -546,7 +546,8 @@ typedef enum ipt_host_pinning {
 typedef struct ipt_host_options {
   ipt_host_scheme scheme;   /* IPT_HOST_AUTO, or the way to use */
   unsigned threads;         /* host threads of the CPU path and of the asynchronous */
-                            /* scheme's copies; 0: one per hardware thread */
+                            /* scheme's copies; 0: one per hardware thread; fewer for a */
+                            /* small matrix, and the copies at most 4 per hardware thread */
   ipt_host_pinning pinning; /* the synchronous scheme's transfers */
   unsigned slices;          /* the device path's Q: 0 the library's choice (4 from 16 MiB */
                             /* on, else 1), 1 the synchronous scheme, 2 to */
