@@ -13,53 +13,10 @@
 #include <ipt/ipt.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
+#include "helpers/failing_allocations.hpp"
 #include "support/device_select.hpp"
-
-namespace {
-
-// Allocations counted from when armed: the one numbered `fail_from` and, with `fail_all`,
-// every later one fail. 0: none fails.
-long armed_count = -1;
-long fail_from = 0;
-bool fail_all = false;
-
-void* allocate(std::size_t size) {
-  if (armed_count >= 0) {
-    ++armed_count;
-    if (fail_from > 0 && (armed_count == fail_from || (fail_all && armed_count > fail_from)))
-      return nullptr;
-  }
-  return std::malloc(size == 0 ? 1 : size);
-}
-
-void arm(long from, bool all) {
-  armed_count = 0;
-  fail_from = from;
-  fail_all = all;
-}
-
-void disarm() { armed_count = -1; }
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (void* p = allocate(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  if (void* p = allocate(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return allocate(size); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return allocate(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 int main() {
   try {
@@ -86,11 +43,11 @@ int main() {
     long runs = 0;
     for (const bool all : {false, true})
       for (long from = 1; from <= 64; ++from) {
-        arm(from, all);
+        ipt::test::fail_allocations(from, all);
         const ipt_status s1 =
             ipt_transpose(session.queue(), buffer, 0, 5, 7, 0, nullptr, nullptr, 3);
         const ipt_status s2 = ipt_padded_size(device, 5, 7, 4, &bytes);
-        disarm();
+        ipt::test::allow_allocations();
         ++runs;
         if (s1 != IPT_INVALID_ELEMENT_SIZE && s1 != IPT_OUT_OF_HOST_MEMORY) {
           std::fprintf(stderr, "from %ld%s: ipt_transpose returned %d\n", from, all ? " on" : "",
@@ -124,7 +81,7 @@ int main() {
                 runs);
     return 0;
   } catch (const std::exception& e) {
-    disarm();
+    ipt::test::allow_allocations();
     std::fprintf(stderr, "messages_out_of_memory: %s\n", e.what());
     return 2;
   }

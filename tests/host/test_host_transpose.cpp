@@ -546,6 +546,26 @@ TEST_CASE("streamed host matrices: a device that fails leaves the CPU to finish"
   CHECK(m.check_unchanged() == "");
 }
 
+namespace {
+
+// The host matrix filled with stale bytes, and a read of its original bytes into it
+// enqueued without blocking (after `gate`, where given) on the session's queue; returns
+// the read's source buffer, for the caller to release.
+cl_mem pending_read_into(HostMatrix& m, std::uint64_t seed, cl_event gate) {
+  cl_int code = CL_SUCCESS;
+  cl_mem source = clCreateBuffer(session().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                 m.bytes, m.original.data(), &code);
+  REQUIRE(code == CL_SUCCESS);
+  const auto stale = ipt::support::random_bytes(m.bytes, seed ^ 0xabc);
+  std::memcpy(m.data(), stale.data(), m.bytes);
+  REQUIRE(clEnqueueReadBuffer(session().queue(), source, CL_FALSE, 0, m.bytes, m.data(),
+                              gate != nullptr ? 1 : 0, gate != nullptr ? &gate : nullptr,
+                              nullptr) == CL_SUCCESS);
+  return source;
+}
+
+}  // namespace
+
 TEST_CASE("host calls through the device wait for the queue's earlier commands", "[host]") {
   IPT_TEST_SEED(first_seed, 2812);
   std::uint64_t seed = first_seed;
@@ -559,14 +579,7 @@ TEST_CASE("host calls through the device wait for the queue's earlier commands",
                     : way == 2 ? ", streamed"
                                : ", on the CPU with the queue given"));
       HostMatrix m(rows, cols, 4, ++seed);
-      cl_int code = CL_SUCCESS;
-      cl_mem source = clCreateBuffer(session().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                     m.bytes, m.original.data(), &code);
-      REQUIRE(code == CL_SUCCESS);
-      const auto stale = ipt::support::random_bytes(m.bytes, seed ^ 0xabc);
-      std::memcpy(m.data(), stale.data(), m.bytes);
-      REQUIRE(clEnqueueReadBuffer(session().queue(), source, CL_FALSE, 0, m.bytes, m.data(), 0,
-                                  nullptr, nullptr) == CL_SUCCESS);
+      cl_mem source = pending_read_into(m, seed, nullptr);
       const ipt_status status = way == 0   ? sliced_call(m, 1, 0)
                                 : way == 1 ? sliced_call(m, 3, 0)
                                 : way == 2 ? streamed_call(m, 6000)
@@ -588,15 +601,9 @@ TEST_CASE("host calls on a row or a column return once the queue's earlier comma
       INFO(rows << " x " << cols << (scheme == IPT_HOST_CPU ? ", on the CPU" : ", device"));
       HostMatrix m(rows, cols, 4, ++seed);
       cl_int code = CL_SUCCESS;
-      cl_mem source = clCreateBuffer(session().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                     m.bytes, m.original.data(), &code);
-      REQUIRE(code == CL_SUCCESS);
-      const auto stale = ipt::support::random_bytes(m.bytes, seed ^ 0xabc);
-      std::memcpy(m.data(), stale.data(), m.bytes);
       cl_event gate = clCreateUserEvent(session().context(), &code);
       REQUIRE(code == CL_SUCCESS);
-      REQUIRE(clEnqueueReadBuffer(session().queue(), source, CL_FALSE, 0, m.bytes, m.data(), 1,
-                                  &gate, nullptr) == CL_SUCCESS);
+      cl_mem source = pending_read_into(m, seed, gate);
       std::thread opener([gate] {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         clSetUserEventStatus(gate, CL_COMPLETE);

@@ -15,53 +15,13 @@
 #include <ipt/ipt.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <new>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "helpers/failing_allocations.hpp"
 #include "helpers/fault_injection.hpp"
 #include "support/device_select.hpp"
-
-namespace {
-
-long armed_count = -1;  // allocations since arm_allocations(); -1: not counting
-long fail_from = 0;
-bool fail_all = false;
-
-void* allocate(std::size_t size) {
-  if (armed_count >= 0) {
-    ++armed_count;
-    if (armed_count == fail_from || (fail_all && armed_count > fail_from)) return nullptr;
-  }
-  return std::malloc(size == 0 ? 1 : size);
-}
-
-void arm_allocations(long from, bool all) {
-  fail_from = from;
-  fail_all = all;
-  armed_count = 0;
-}
-
-void disarm_allocations() { armed_count = -1; }
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (void* p = allocate(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  if (void* p = allocate(size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return allocate(size); }
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return allocate(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 int main() {
   namespace faults = ipt::runtime::faults;
@@ -103,10 +63,10 @@ int main() {
         for (long from = 1; from <= 40; ++from) {
           if (!upload()) return 2;
           faults::arm({command});
-          arm_allocations(from, all);
+          ipt::test::fail_allocations(from, all);
           const ipt_status status =
               ipt_transpose_f32(session.queue(), buffer, 0, rows, cols, 0, nullptr, nullptr);
-          disarm_allocations();
+          ipt::test::allow_allocations();
           faults::disarm();
           ++runs;
           rolled_back += status == IPT_ROLLED_BACK;
@@ -131,7 +91,7 @@ int main() {
                 rolled_back);
     return 0;
   } catch (const std::exception& e) {
-    disarm_allocations();
+    ipt::test::allow_allocations();
     std::fprintf(stderr, "rollback_out_of_memory: %s\n", e.what());
     return 2;
   }
