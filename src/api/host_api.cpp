@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The exported host-transposition entry points: validate, then hand over to the runtime.
-#include <cstring>
 #include <string>
-#include <type_traits>
 
 #include "api/guard.hpp"
 #include "api/validate.hpp"
@@ -15,15 +13,6 @@ static_assert(IPT_HOST_MAX_SLICES == ipt::host::kMaxHostSlices,
 
 namespace {
 
-// An enumeration field as the int a C caller stored: C allows any int there, while
-// reading one outside the enumerators' range as the enum type is undefined in C++.
-template <typename Enum>
-int raw_value(const Enum& field) {
-  std::underlying_type_t<Enum> value;
-  std::memcpy(&value, &field, sizeof value);
-  return static_cast<int>(value);
-}
-
 ipt_status transpose_host(const char* function, cl_command_queue queue, void* host, size_t rows,
                           size_t cols, size_t elem_size, const ipt_host_options* options) noexcept {
   return ipt::api::guarded(function, [&] {
@@ -34,7 +23,8 @@ ipt_status transpose_host(const char* function, cl_command_queue queue, void* ho
     request.cols = cols;
     request.elem_size = elem_size;
     if (options != nullptr) {
-      const int scheme = raw_value(options->scheme), pinning = raw_value(options->pinning);
+      const int scheme = ipt::api::raw_value(options->scheme),
+                pinning = ipt::api::raw_value(options->pinning);
       if (scheme != IPT_HOST_AUTO && scheme != IPT_HOST_DEVICE && scheme != IPT_HOST_CPU)
         ipt::fail(IPT_INVALID_VALUE, "unknown ipt_host_scheme " + std::to_string(scheme));
       if (pinning != IPT_HOST_PIN_AUTO && pinning != IPT_HOST_PIN_OFF && pinning != IPT_HOST_PIN_ON)

@@ -44,7 +44,7 @@ bool column_major(char ordering) {
 }
 
 Scalar scalar_of(ipt_scalar_type type) {
-  switch (type) {
+  switch (ipt::api::raw_value(type)) {
     case IPT_SCALAR_NONE:
       return Scalar::kNone;
     case IPT_SCALAR_F32:
@@ -57,7 +57,7 @@ Scalar scalar_of(ipt_scalar_type type) {
       return Scalar::kC64;
   }
   ipt::fail(IPT_INVALID_VALUE,
-            "the scalar type " + std::to_string(static_cast<int>(type)) + " is unknown");
+            "the scalar type " + std::to_string(ipt::api::raw_value(type)) + " is unknown");
 }
 
 // alpha's parts as raw bits, each in the low bits of its word; whether it is exactly 1

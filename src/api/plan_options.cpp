@@ -1,25 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "api/plan_options.hpp"
 
-#include <cstring>
 #include <optional>
 #include <string>
 
+#include "api/validate.hpp"
 #include "runtime/error.hpp"
 
 namespace ipt::api {
 
 namespace {
-
-// A C caller may store any int in an enum field; reading it as the C++ enum would be
-// undefined for values outside the enumerators' range, so the raw value is read.
-template <typename Enum>
-int raw_value(const Enum& field) {
-  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized on supported ABIs");
-  int value = 0;
-  std::memcpy(&value, &field, sizeof value);
-  return value;
-}
 
 // The planner's sequence that an ipt_sequence value names; none for IPT_SEQUENCE_AUTO,
 // IPT_SEQUENCE_ON_CHIP (a planner option, not a sequence) and values outside the enum.

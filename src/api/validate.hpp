@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 
 #include "runtime/opencl.hpp"
 
@@ -14,6 +15,16 @@ struct PermuteRequest;
 }  // namespace ipt::runtime
 
 namespace ipt::api {
+
+// An enumeration argument or field as the int a C caller stored. C allows any int there,
+// while reading one outside the enumerators' range as the C++ enum type is undefined.
+template <typename Enum>
+int raw_value(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized on supported ABIs");
+  int value = 0;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
 
 // Throws ipt::Error with the status documented in ipt.h for the first problem found.
 // Fills in request.context, request.device and request.buffer_bytes.
