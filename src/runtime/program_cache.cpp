@@ -130,11 +130,8 @@ constexpr const char* kPtxOnlyOption = " -cl-nv-opt-level=0";
 
 bool takes_ptx_only_option(const cl::Device& device) {
   try {
-    // Read as the raw handle: opencl.hpp versions differ in the type getInfo returns.
-    cl_platform_id id = nullptr;
-    if (clGetDeviceInfo(device(), CL_DEVICE_PLATFORM, sizeof id, &id, nullptr) != CL_SUCCESS)
-      return false;
-    const cl::Platform platform(id, true);
+    // One argument: opencl.hpp versions return cl_platform_id or cl::Platform here.
+    const cl::Platform platform(device.getInfo<CL_DEVICE_PLATFORM>());
     return platform.getInfo<CL_PLATFORM_NAME>().find("NVIDIA") != std::string::npos;
   } catch (const cl::Error&) {
     return false;
