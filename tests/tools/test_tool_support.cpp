@@ -14,6 +14,7 @@
 #include "helpers/test_support.hpp"
 #include "support/cli_values.hpp"
 #include "support/command_line.hpp"
+#include "support/device_select.hpp"
 #include "support/host_reference.hpp"
 #include "support/random_data.hpp"
 
@@ -265,4 +266,18 @@ TEST_CASE("the tools' command line: options, values, flags and positionals, in o
                     "--tiles takes padded, swizzled or both, not 'x'");
   CHECK_THROWS_WITH(ipt::support::one_of("x", "--one", {"first", "warmup"}),
                     "--one takes first or warmup, not 'x'");
+}
+
+TEST_CASE("without IPT_DEVICE the tools take the first GPU, else the first device", "[support]") {
+  using ipt::support::DeviceChoice;
+  const DeviceChoice cpu{nullptr, nullptr, "Portable Computing Language | cpu", CL_DEVICE_TYPE_CPU};
+  const DeviceChoice gpu{nullptr, nullptr, "NVIDIA CUDA | H200", CL_DEVICE_TYPE_GPU};
+  const DeviceChoice gpu2{nullptr, nullptr, "AMD | gfx90a",
+                          CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT};
+  const DeviceChoice other{nullptr, nullptr, "Xilinx | fpga", CL_DEVICE_TYPE_ACCELERATOR};
+  using Devices = std::vector<DeviceChoice>;
+  CHECK(ipt::support::default_choice(Devices{cpu, gpu, gpu2}).description == gpu.description);
+  CHECK(ipt::support::default_choice(Devices{gpu2, cpu, gpu}).description == gpu2.description);
+  CHECK(ipt::support::default_choice(Devices{other, cpu}).description == other.description);
+  CHECK(ipt::support::default_choice(Devices{cpu}).description == cpu.description);
 }

@@ -76,7 +76,7 @@ const char* const kHelp =
     "Measures libipt's in-place transposition on the OpenCL device, verifies every\n"
     "result, and prints each throughput beside the device's copy bandwidth measured in\n"
     "the same run. The device is the one IPT_DEVICE names by a part of its name\n"
-    "(default: the first OpenCL device).\n"
+    "(default: the first GPU, else the first OpenCL device).\n"
     "\n"
     "Modes:\n"
     "  random     [--count N (1000)] [--seed S (2015)] [--min N (1000)] [--max N (20000)]\n"

@@ -33,7 +33,7 @@ const char* const kHelp =
     "\n"
     "Options: -h, --help  this text\n"
     "Environment: IPT_DEVICE picks the device by a part of its name (default: the\n"
-    "first OpenCL device).\n"
+    "first GPU, else the first OpenCL device).\n"
     "Exit status: 0 every result was right, 1 a transposition failed or was wrong,\n"
     "2 a bad command line or no usable device.\n";
 

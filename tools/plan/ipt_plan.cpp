@@ -40,8 +40,9 @@ constexpr const char* kUsage =
     "\n"
     "Numbers are plain decimal digits: no sign, no 0x, no exponent, no separators.\n"
     "Environment: IPT_DEVICE picks the device by a part of its name (default: the first\n"
-    "OpenCL device); IPT_OVERRIDES changes what the planner assumes of it, as in the\n"
-    "library (for example IPT_OVERRIDES=local_mem=49152 shows a 48 KiB device's plan).\n"
+    "GPU, else the first OpenCL device); IPT_OVERRIDES changes what the planner assumes\n"
+    "of it, as in the library (for example IPT_OVERRIDES=local_mem=49152 shows a 48 KiB\n"
+    "device's plan).\n"
     "Exit status: 0 the plan was printed, 1 the library refused the shape (its status and\n"
     "reason are printed), 2 a bad command line.\n";
 

@@ -27,6 +27,14 @@ std::string device_name(cl_device_id device) {
   return name;
 }
 
+cl_device_type device_type(cl_device_id device) {
+  cl_device_type type = 0;
+  clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, nullptr);
+  return type;
+}
+
+bool is_gpu(const DeviceChoice& choice) { return (choice.type & CL_DEVICE_TYPE_GPU) != 0; }
+
 }  // namespace
 
 void check(cl_int code, const char* what) {
@@ -48,9 +56,15 @@ std::vector<DeviceChoice> list_devices() {
     std::vector<cl_device_id> devices(num_devices);
     clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, num_devices, devices.data(), nullptr);
     for (cl_device_id device : devices)
-      result.push_back({platform, device, platform_name(platform) + " | " + device_name(device)});
+      result.push_back({platform, device, platform_name(platform) + " | " + device_name(device),
+                        device_type(device)});
   }
   return result;
+}
+
+const DeviceChoice& default_choice(const std::vector<DeviceChoice>& devices) {
+  const auto gpu = std::find_if(devices.begin(), devices.end(), is_gpu);
+  return gpu != devices.end() ? *gpu : devices.front();
 }
 
 namespace {
@@ -74,7 +88,7 @@ DeviceChoice select_device(const std::string& filter) {
     throw std::runtime_error(
         "no OpenCL device found: install an OpenCL driver (for a CPU device on Debian: "
         "apt-get install pocl-opencl-icd)");
-  if (wanted.empty()) return devices.front();
+  if (wanted.empty()) return default_choice(devices);
   for (const auto& choice : devices)
     if (matches(choice, wanted)) return choice;
   std::string message = "IPT_DEVICE='" + wanted + "' matches no device; available:";
@@ -87,7 +101,8 @@ std::vector<DeviceChoice> platform_devices(const std::string& filter) {
   const std::string wanted = wanted_device(filter);
   std::vector<DeviceChoice> devices;
   for (const auto& choice : list_devices())
-    if (choice.platform == first.platform && (wanted.empty() || matches(choice, wanted)))
+    if (choice.platform == first.platform &&
+        (wanted.empty() ? is_gpu(choice) == is_gpu(first) : matches(choice, wanted)))
       devices.push_back(choice);
   return devices;
 }

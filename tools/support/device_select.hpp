@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Device selection shared by the tests and the tools: the IPT_DEVICE environment variable
 // holds a case-insensitive substring of "platform name | device name" (for example
-// "NVIDIA" or "pocl"); unset, the first device of the first platform is used.
+// "NVIDIA" or "pocl"); unset, the first GPU is used, else the first device: a machine with
+// a GPU and a CPU driver (PoCL) would otherwise test and time whichever ICD lists first.
 #pragma once
 
 #include <CL/cl.h>
@@ -15,17 +16,22 @@ struct DeviceChoice {
   cl_platform_id platform = nullptr;
   cl_device_id device = nullptr;
   std::string description;  // "platform name | device name"
+  cl_device_type type = 0;
 };
 
 // Every device of every platform, in ICD order.
 std::vector<DeviceChoice> list_devices();
+
+// The first GPU of `devices`, else their first; `devices` must not be empty.
+const DeviceChoice& default_choice(const std::vector<DeviceChoice>& devices);
 
 // The device IPT_DEVICE names (or `filter` when not empty); throws std::runtime_error
 // listing the available devices when none matches or no OpenCL device exists.
 DeviceChoice select_device(const std::string& filter = "");
 
 // The devices of the platform of the device select_device(filter) picks that match the
-// filter too (every device of that platform when none is given), in ICD order: one
+// filter too (without a filter, every device of that platform of the picked device's
+// kind: its GPUs where it is a GPU), in ICD order: one
 // process per device (an MPI rank per GPU) takes the k-th, k modulo their number.
 std::vector<DeviceChoice> platform_devices(const std::string& filter = "");
 
