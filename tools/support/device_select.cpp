@@ -101,8 +101,7 @@ std::vector<DeviceChoice> platform_devices(const std::string& filter) {
   const std::string wanted = wanted_device(filter);
   std::vector<DeviceChoice> devices;
   for (const auto& choice : list_devices())
-    if (choice.platform == first.platform &&
-        (wanted.empty() ? is_gpu(choice) == is_gpu(first) : matches(choice, wanted)))
+    if (choice.platform == first.platform && (wanted.empty() || matches(choice, wanted)))
       devices.push_back(choice);
   return devices;
 }

@@ -30,8 +30,7 @@ const DeviceChoice& default_choice(const std::vector<DeviceChoice>& devices);
 DeviceChoice select_device(const std::string& filter = "");
 
 // The devices of the platform of the device select_device(filter) picks that match the
-// filter too (without a filter, every device of that platform of the picked device's
-// kind: its GPUs where it is a GPU), in ICD order: one
+// filter too (every device of that platform when none is given), in ICD order: one
 // process per device (an MPI rank per GPU) takes the k-th, k modulo their number.
 std::vector<DeviceChoice> platform_devices(const std::string& filter = "");
 
