@@ -84,7 +84,11 @@
 //     as in word tiles where neither rows nor columns are multiples of 4 (a median of
 //     25.8% of copy against 25.3% on 11 instances of the random protocol), at 36%
 //     against 28% where only the columns are (11 x 5997 x 1596), but aligned blocks at
-//     31-33% against 46-48%; 2-byte elements with odd rows as fast as one by one (45%).
+//     31-33% against 46-48%; 2-byte elements with odd rows as fast as one by one (45%);
+//   - taller tiles of 1024 elements (64 x 16, 128 x 8, 256 x 4), each built for its shape
+//     with held tiles, so that an output row's share of a tile takes 256-1024 bytes, not
+//     128: 9-10 on-chip stages of the random protocol (floats) took a median of 2.5%, 12%
+//     and 12% longer, and the protocol's median fell 1.6% (64 x 16) and 4% (128 x 8).
 // Larger rounds help a little: with tiles held in local memory as well (HELD, below),
 // rounds 1.4 times larger ran floats 1-2 points of copy faster, doubles 3. Fewer, fuller
 // rounds of one matrix (other factors of its side) barely: 6762 x 13709 floats in 14
