@@ -130,12 +130,22 @@
 // of its own, which runs only when a later command of its call fails, and which a
 // driver translates in a fraction of a tile program's time).
 //
-// Narrow and short tiles (IPT_RUNTIME_TILE=1): one build for every shape of TR * TC = 1024,
-// TC = 2^tile_cols_log2 a kernel argument, so that skinny matrices of every width need one
-// program, not eight (a GPU driver takes about half a second to translate each). A work-item
+// Narrow and short tiles (IPT_RUNTIME_TILE=1): one build for every shape, TC = tile_width a
+// kernel argument and TR = 1024 / TC, so that skinny matrices of every width need one
+// program (a GPU driver takes about half a second to translate each). The tile is as narrow
+// (short) as the matrix, whatever its width: k < 32 columns in tiles of 1024 / k rows,
+// which the columns fill, where tiles a power of two wide left up to 44% of every tile empty
+// (9 columns in 16) and so of the registers that hold the matrix on chip. A tile holds TR *
+// TC <= 1024 elements, and element q = p * WG + lid of a work-item's pass p is at tile row
+// q / TC, column q % TC as loaded (rows of the matrix, TC long) and at q % TR, q / TR as
+// stored (rows of the output, TR long); a work-item computes the four once. A work-item
 // moves the same 1024 / WG registers per tile whatever its shape, so the registers stay
-// unrolled; only the tile's index arithmetic takes shifts by an argument, and the staged
-// tiles take STAGE_SLOTS elements each, room for the largest of the shapes.
+// unrolled. The staged tiles take STAGE_SLOTS elements each, room for the largest of the
+// shapes: a short tile by rows of TC | 1 elements, a narrow one by columns of TR | 1, so
+// that a tile of 1024 elements takes at most 1055 slots, where padding the narrow ones'
+// rows took up to 1536 (512 x 3) and left room for fewer tiles held (HELD); the odd stride
+// spreads the reads across its side over the banks. (Never swizzled: the swizzle needs
+// powers of two.)
 //
 // Word tiles (IPT_WORDS = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements; plans use them
 // for 1-byte ones, planner/families/onchip.cpp says why). Moved one per work-item and
@@ -206,8 +216,8 @@
 #if IPT_CYCLES_ONLY && (HELD > 0 || IPT_WORDS > 1 || IPT_BLOCK > 1 || IPT_RUNTIME_TILE)
 #error "cycles only: elements one by one, the staged tiles' local memory holding the heads"
 #endif
-#if HELD > 0 && (IPT_WORDS > 1 || IPT_RUNTIME_TILE)
-#error "held tiles: element tiles or blocks of one shape"
+#if HELD > 0 && IPT_WORDS > 1
+#error "held tiles: element tiles or blocks"
 #endif
 #if IPT_BLOCK > 1 && (IPT_BLOCK * IPT_ELEM_BYTES != 4 && IPT_BLOCK * IPT_ELEM_BYTES != 2 || \
                       IPT_WORDS > 1 || IPT_RUNTIME_TILE)
@@ -222,10 +232,13 @@
 #if IPT_WORDS > 1 && IPT_RUNTIME_TILE
 #error "word tiles have one shape"
 #endif
+#if IPT_SWIZZLE && IPT_RUNTIME_TILE
+#error "narrow and short tiles stage padded"
+#endif
 #if IPT_RUNTIME_TILE
 #define TILE_AREA 1024u
-#define TC (1u << tile_cols_log2)  // the kernel's argument: valid in its body only
-#define TR (TILE_AREA >> tile_cols_log2)
+#define TC tile_width // the kernel's argument: valid in its body only
+#define TR runtime_tr  // TILE_AREA / TC, computed once in the kernel's body
 #endif
 #if IPT_WORDS > 1 && IPT_WORDS * IPT_ELEM_BYTES != 4
 #error "IPT_WORDS elements make one 4-byte word"
@@ -272,6 +285,23 @@ typedef elem_t reg_t;
 #endif
 #define LOAD_ROWS (WG / TCW)    // tile rows per pass of loads
 #define STORE_COLS (WG / TRW)   // tile columns (output rows) per pass of stores
+// Where a work-item's element of pass p lies in a tile: at LOAD_ROW, LOAD_COL as loaded
+// (a pass covers LOAD_ROWS whole tile rows), at STORE_ROW, STORE_COL as stored (STORE_COLS
+// whole tile columns, which are rows of the output), if IN_TILE (narrow and short tiles:
+// see above). Word tiles: LOAD_COL and STORE_ROW count words.
+#if IPT_RUNTIME_TILE
+#define LOAD_ROW(p) load_row[p]
+#define LOAD_COL(p) load_col[p]
+#define STORE_ROW(p) store_row[p]
+#define STORE_COL(p) store_col[p]
+#define IN_TILE(p) ((uint)(p) * WG + lid < tile_elements)
+#else
+#define LOAD_ROW(p) ((uint)(p) * LOAD_ROWS + lr)
+#define LOAD_COL(p) lc
+#define STORE_ROW(p) sr
+#define STORE_COL(p) ((uint)(p) * STORE_COLS + sc)
+#define IN_TILE(p) 1
+#endif
 #define REGS (TILES * PASSES)
 // The fallback's heads per work-item: what the stage array holds (it keeps them there).
 #define SLOTS (STAGE * STAGE_SLOTS / WG)
@@ -607,7 +637,7 @@ void leave(volatile __global uint *sync, __local uint *last_out) {
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uint instances,
-                uint per_round, uint tile_cols_log2, volatile __global uint *scratch_base, ulong scratch_word,
+                uint per_round, uint tile_width, volatile __global uint *scratch_base, ulong scratch_word,
                 uint groups, uint patience, __global uint *zero_base, ulong zero_word,
                 ulong zero_words, __global uint *report SPLIT_PARAMS) {
   volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
@@ -617,8 +647,9 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
 #define STAGE_AT(jj, r, c) (((__local elem_t *)stage[jj][r])[c])
 #define STAGE_SLOT(jj, r, c) stage[jj][r][c]  // word c of staged row r
 #elif IPT_RUNTIME_TILE
-  __local elem_t stage[STAGE][STAGE_SLOTS];  // rows of STAGE_COLS elements
-#define STAGE_SLOT(jj, r, c) stage[jj][(r) * STAGE_COLS + STAGED(r, c)]
+  // By rows or by columns (see above); the first HELD slots as below.
+  __local elem_t stage[BATCH][STAGE_SLOTS];
+#define STAGE_SLOT(jj, r, c) stage[jj][(r) * stage_row + (c) * stage_col]
 #else
   // Padded or swizzled (see IPT_SWIZZLE); its first HELD slots hold tiles from their loads
   // to their stores, then all of them stage.
@@ -632,10 +663,23 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   const words_t words = WORDS_OF(m);  // on a word (host-checked)
 #endif
   const uint lid = get_local_id(0);
-  // Loads: a pass covers LOAD_ROWS whole tile rows; stores: STORE_COLS whole tile columns,
-  // which are rows of the output. (Word tiles: lc and sr count words.)
+#if IPT_RUNTIME_TILE
+  const uint runtime_tr = TILE_AREA / tile_width, tile_elements = runtime_tr * tile_width;
+  const uint stage_row = TC < TR ? 1u : TC | 1u, stage_col = TC < TR ? TR | 1u : 1u;
+  uint load_row[PASSES], load_col[PASSES], store_row[PASSES], store_col[PASSES];
+UNROLL
+  for (int p = 0; p < PASSES; ++p) {
+    const uint q = (uint)p * WG + lid;
+    load_row[p] = q / TC;
+    load_col[p] = q - load_row[p] * TC;
+    store_col[p] = q / TR;
+    store_row[p] = q - store_col[p] * TR;
+  }
+#else
+  // A pass's place in a tile (LOAD_ROW and the others above).
   const uint lr = lid / TCW, lc = lid - lr * TCW;
   const uint sc = lid / TRW, sr = lid - sc * TRW;
+#endif
 
   // The ticket is taken on arrival, but its value is needed only once round 0's loads are
   // issued: work-item 0 reads it then, so that no group waits for the atomic's round trip
@@ -709,9 +753,9 @@ UNROLL
           for (int j = 0; j < HELD; ++j) {
 UNROLL
             for (int p = 0; p < PASSES; ++p) {
-              const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
+              const uint row = ti * TR + LOAD_ROW(p), col = tj * TC + LOAD_COL(p);
               h[j * PASSES + p] = (reg_t)(0);
-              if ((uint)j < in_local && row < rows && col < cols)
+              if ((uint)j < in_local && IN_TILE(p) && row < rows && col < cols)
                 h[j * PASSES + p] = LOAD_AT(row, col);
             }
             if ((uint)j < in_local) NEXT_TILE(src)
@@ -721,7 +765,7 @@ UNROLL
             if ((uint)j < in_local) {
 UNROLL
               for (int p = 0; p < PASSES; ++p)
-                STAGE_SLOT(j, (uint)p * LOAD_ROWS + lr, lc) = h[j * PASSES + p];
+                if (IN_TILE(p)) STAGE_SLOT(j, LOAD_ROW(p), LOAD_COL(p)) = h[j * PASSES + p];
             }
         }
 UNROLL
@@ -733,16 +777,16 @@ UNROLL
 UNROLL
             for (int p = 0; p < PASSES; ++p) {
 #if IPT_WORDS > 1
-              const uint trow = (uint)p * LOAD_ROWS + lr, row = ti * TR + trow;
+              const uint trow = LOAD_ROW(p), row = ti * TR + trow;
               if (trow < TR && row < rows) {
                 const idx_t e = src + (idx_t)(row * cols + tj * TC);
                 const uint s = MISALIGNED(RUN(m, e, e));
-                reg[j * PASSES + p] = load_word(m, e, s, lc, end);
-                if (lc == 0) shift[j][trow] = (uchar)s;
+                reg[j * PASSES + p] = load_word(m, e, s, LOAD_COL(p), end);
+                if (LOAD_COL(p) == 0) shift[j][trow] = (uchar)s;
               }
 #else
-              const uint row = ti * TR + (uint)p * LOAD_ROWS + lr, col = tj * TC + lc;
-              if (row < rows && col < cols) reg[j * PASSES + p] = LOAD_AT(row, col);
+              const uint row = ti * TR + LOAD_ROW(p), col = tj * TC + LOAD_COL(p);
+              if (IN_TILE(p) && row < rows && col < cols) reg[j * PASSES + p] = LOAD_AT(row, col);
 #endif
             }
             NEXT_TILE(src)
@@ -785,9 +829,9 @@ UNROLL
         if ((uint)jj < in_local) {
 UNROLL
           for (int p = 0; p < PASSES; ++p) {
-            const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
-            if (orow < cols && ocol < rows)
-              STORE_AT(orow, ocol, STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc));
+            const uint orow = tj * TC + STORE_COL(p), ocol = ti * TR + STORE_ROW(p);
+            if (IN_TILE(p) && orow < cols && ocol < rows)
+              STORE_AT(orow, ocol, STAGE_SLOT(jj, STORE_ROW(p), STORE_COL(p)));
           }
           NEXT_TILE(dst)
         }
@@ -803,9 +847,9 @@ UNROLL
             if (base + jj < TILES && in_local + (uint)(base + jj) < mine) {
 UNROLL
               for (int p = 0; p < PASSES; ++p) {
-                const uint row = (uint)p * LOAD_ROWS + lr;
-                STAGE_SLOT(jj, row, lc) =
-                    reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];  // (words: lc's)
+                if (IN_TILE(p))
+                  STAGE_SLOT(jj, LOAD_ROW(p), LOAD_COL(p)) =
+                      reg[(base + jj < TILES ? base + jj : 0) * PASSES + p];
               }
             }
           }
@@ -817,18 +861,18 @@ UNROLL
               for (int p = 0; p < PASSES; ++p) {
 #if IPT_WORDS > 1
                 // Output row orow's segment of the tile: the tile's rows that lie in the
-                // instance, from element d on; sr counts its words.
-                const uint c = (uint)p * STORE_COLS + sc, orow = tj * TC + c;
+                // instance, from element d on; STORE_ROW counts its words.
+                const uint c = STORE_COL(p), orow = tj * TC + c;
                 if (c < TC && orow < cols) {
                   const uint valid = min((uint)TR, rows - ti * TR);
                   const idx_t d = dst + (idx_t)(orow * rows + ti * TR);
-                  store_word(m, d, MISALIGNED(RUN(m, d, d)), sr, valid, &STAGE_AT(jj, 0, c),
+                  store_word(m, d, MISALIGNED(RUN(m, d, d)), STORE_ROW(p), valid, &STAGE_AT(jj, 0, c),
                              shift[base + jj < TILES ? base + jj : 0]);
                 }
 #else
-                const uint orow = tj * TC + (uint)p * STORE_COLS + sc, ocol = ti * TR + sr;
-                if (orow < cols && ocol < rows)
-                  STORE_AT(orow, ocol, STAGE_SLOT(jj, sr, (uint)p * STORE_COLS + sc));
+                const uint orow = tj * TC + STORE_COL(p), ocol = ti * TR + STORE_ROW(p);
+                if (IN_TILE(p) && orow < cols && ocol < rows)
+                  STORE_AT(orow, ocol, STAGE_SLOT(jj, STORE_ROW(p), STORE_COL(p)));
 #endif
               }
               NEXT_TILE(dst)

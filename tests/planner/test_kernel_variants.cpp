@@ -90,7 +90,7 @@ TEST_CASE("an element size has a few dozen kernel programs", "[planner][variants
       // 4-byte words, their square, BS and on-chip kernels have word tiles, their on-chip
       // blocks come split too, and their unpads in wide words come with 0, 1 or 2
       // rare-unit items.
-      CHECK(narrow.size() <= 124);
+      CHECK(narrow.size() <= 125);
       // With 64-bit indices each program again, and the restrides' larger chunks of
       // matrices past 2^31 elements (families/restride.cpp), in elements and in words.
       CHECK(all.size() <= 2 * narrow.size() + 16);
@@ -196,14 +196,15 @@ TEST_CASE("narrow and short on-chip tiles share one program", "[planner][variant
           whole.insert(v.options);
       INFO(name << ", " << elem_size << "-byte elements");
       const auto runtime_shaped = std::count_if(whole.begin(), whole.end(), [](const auto& o) {
-        return o.find("-DIPT_RUNTIME_TILE=1") != std::string::npos;
+        return o.find("-DIPT_RUNTIME_TILE=1") != std::string::npos &&
+               o.find("-DHELD=") == std::string::npos;
       });
       CHECK(runtime_shaped == 1);
       // 32 x 32 tiles, the runtime-shaped build and the cycle following alone (undo steps);
       // 1- and 2-byte elements also tiles of blocks (1-byte ones: one build for each length
       // of the rows mod the block, and one of 2 x 2 blocks) and 1-byte ones word tiles. Each
-      // build of 32 x 32 tiles or blocks has a twin that also holds tiles in local memory
-      // where the device's local memory leaves room for them.
+      // build of 32 x 32 tiles, narrow and short tiles or blocks has a twin that also holds
+      // tiles in local memory where the device's local memory leaves room for them.
       const auto held = std::count_if(whole.begin(), whole.end(), [](const auto& o) {
         return o.find("-DHELD=") != std::string::npos;
       });
@@ -218,9 +219,9 @@ TEST_CASE("narrow and short on-chip tiles share one program", "[planner][variant
       CHECK(cycles == 1);
       CHECK(whole.size() - held == (elem_size == 1 ? 9u : elem_size == 2 ? 4u : 3u));
       if (name == std::string("NVIDIA-like"))  // 228 KiB a multiprocessor: room everywhere
-        CHECK(held == (elem_size == 1 ? 6 : elem_size == 2 ? 2 : 1));
+        CHECK(held == (elem_size == 1 ? 7 : elem_size == 2 ? 3 : 2));
       else
-        CHECK(held <= blocks + 1);
+        CHECK(held <= blocks + 2);
     }
   }
 }

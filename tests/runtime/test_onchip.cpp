@@ -96,8 +96,9 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   auto shape = [](ipt::planner::OnChipTile t) { return Shape{t.rows, t.cols}; };
   CHECK(shape(onchip_tile(f32, 1294, 1339)) == Shape{32, 32});
   CHECK(shape(onchip_tile(f32, 40, 33)) == Shape{32, 32});
-  // Few columns, too many for square tiles: a power of two at least as wide, as much longer.
-  CHECK(shape(onchip_tile(f32, 463844, 6)) == Shape{128, 8});
+  // Few columns, too many for square tiles: as wide, as long as 1024 elements allow.
+  CHECK(shape(onchip_tile(f32, 463844, 6)) == Shape{170, 6});
+  CHECK(shape(onchip_tile(f32, 489690, 9)) == Shape{113, 9});
   CHECK(shape(onchip_tile(f32, 1000000, 2)) == Shape{512, 2});
   CHECK(shape(onchip_tile(f32, 200000, 17)) == Shape{32, 32});
   CHECK(shape(onchip_tile(f32, 250000, 16)) == Shape{64, 16});  // 7813 square ones: over 7392
@@ -105,48 +106,52 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   CHECK(shape(onchip_tile(f32, 100000, 2)) == Shape{32, 32});
   CHECK(shape(onchip_tile(f32, 20, 7000)) == Shape{32, 32});
   // Few rows: the same, turned.
-  CHECK(shape(onchip_tile(f32, 6, 463844)) == Shape{8, 128});
+  CHECK(shape(onchip_tile(f32, 6, 463844)) == Shape{6, 170});
+  CHECK(shape(onchip_tile(f32, 18, 250555)) == Shape{18, 56});
   CHECK(shape(onchip_tile(f32, 1, 6000000)) == Shape{2, 512});  // at most 512 wide
   CHECK(shape(onchip_tile(f32, 3, 3)) == Shape{32, 32});
-  // 6 columns in 8-wide tiles: 3624 tiles, where 32-wide ones needed 14496 (over 5280).
-  CHECK(ipt::planner::onchip_tiles(f32, 463844, 6) == 3624);
+  // 6 columns in 6-wide tiles: 2729 tiles, where 32-wide ones needed 14496 (over 7392),
+  // 8-wide ones 3624. Narrow and short tiles are held in local memory too: 28 a group, as
+  // square ones, each staged by columns of an odd length (6 x 171; at most 30 x 35).
+  CHECK(ipt::planner::onchip_tiles(f32, 463844, 6) == 2729);
+  CHECK(ipt::planner::onchip_group_tiles(f32, onchip_tile(f32, 463844, 6)) == 28);
   CHECK(ipt::planner::onchip_fits(f32, 463844, 6));
   CHECK(ipt::planner::onchip_fits(f32, 6, 463844));
-  CHECK_FALSE(ipt::planner::onchip_fits(f32, 5280 * 512 + 1, 2));
-  CHECK(ipt::planner::onchip_fits(f32, 5280 * 512, 2));
-  // Neither side beyond the work-group: 256 items take tiles of at least 4 x 256.
+  CHECK_FALSE(ipt::planner::onchip_fits(f32, 7392 * 512 + 1, 2));
+  CHECK(ipt::planner::onchip_fits(f32, 7392 * 512, 2));
+  CHECK_FALSE(ipt::planner::onchip_fits(f32, 7392 * 113 + 1, 9));
+  CHECK(ipt::planner::onchip_fits(f32, 9, 7392 * 113));
+  // Either side beyond the work-group: 256 items move a 512 x 2 tile in 4 passes.
   const auto amd = ipt::planner::choose_onchip(amd_like(), 4);
-  CHECK(shape(onchip_tile(amd, 1000000, 2)) == Shape{256, 4});
-  CHECK(shape(onchip_tile(amd, 1, 1000000)) == Shape{4, 256});
+  CHECK(shape(onchip_tile(amd, 1000000, 2)) == Shape{512, 2});
+  CHECK(shape(onchip_tile(amd, 1, 1000000)) == Shape{2, 512});
   // Every staged tile fits local memory: with 24 KiB, 16-byte elements stage no 32 x 32
-  // tile in half of it, so one group of 1024 takes the unit (20416 bytes to stage in),
-  // and tiles widen from 512 x 2 (512 x 3 staged: 24576 bytes) and 256 x 4 (20480) to
-  // 128 x 8.
+  // tile in half of it, so one group of 1024 takes the unit (20416 bytes to stage in), where
+  // a 512 x 2 tile stages as 2 columns of 513 elements (16416 bytes; padded by rows, as 512
+  // x 3, it took 24576) and the largest, 34 x 30, as 30 of 35 (16800).
   DeviceProfile small = nvidia_like();
   small.local_mem_bytes = 24 * 1024;
   small.local_mem_per_unit = 0;  // 24 KiB a unit
   const auto wide = ipt::planner::choose_onchip(small, 16);
   REQUIRE(wide.work_group == 1024);
   CHECK(wide.groups == 132);
-  CHECK(shape(onchip_tile(wide, 1000000, 2)) == Shape{128, 8});
-  // With 48 KiB a unit, two groups of 512: 22464 bytes each, where 256 x 4 stages (20480);
-  // with 48 KiB each (a unit of 228 KiB), 512 x 2.
-  DeviceProfile shared = nvidia_like();
-  shared.local_mem_per_unit = 0;
-  const auto wide512 = ipt::planner::choose_onchip(shared, 16);
-  REQUIRE(wide512.work_group == 512);
-  CHECK(shape(onchip_tile(wide512, 1000000, 2)) == Shape{256, 4});
-  CHECK(shape(onchip_tile(ipt::planner::choose_onchip(nvidia_like(), 16), 1000000, 2)) ==
-        Shape{512, 2});
+  CHECK(shape(onchip_tile(wide, 1000000, 2)) == Shape{512, 2});
+  CHECK(shape(onchip_tile(wide, 1000000, 5)) == Shape{204, 5});
+  // Where the tile as narrow as the matrix does not stage, square ones (no narrow or short
+  // tile stages in fewer elements than those of 1014 to 1050 that each takes).
+  auto tight = wide;
+  tight.stage_bytes = 16420;
+  CHECK(shape(onchip_tile(tight, 1000000, 6)) == Shape{170, 6});  // 6 x 171 x 16: 16416 bytes
+  CHECK(shape(onchip_tile(tight, 1000000, 7)) == Shape{32, 32});  // 7 x 147 x 16: 16464
   CHECK(ipt::planner::onchip_stage_tiles(wide, onchip_tile(wide, 1000000, 2)) >= 1);
   for (std::uint64_t narrow = 1; narrow < 32; ++narrow)
     for (const auto& config : {f32, amd, wide}) {
       const auto t = onchip_tile(config, 7000000, narrow);
       INFO(narrow << " columns, work-group " << config.work_group);
-      CHECK(t.rows * t.cols == 1024);
-      CHECK(t.cols >= std::min<std::uint64_t>(narrow, 32));
-      CHECK(t.rows <= config.work_group);
-      CHECK(t.cols <= config.work_group);
+      // The kernel derives the rows from the columns (onchip.cl, IPT_RUNTIME_TILE).
+      CHECK(t.rows == 1024 / t.cols);
+      CHECK(t.rows * t.cols > 1024 - 32);
+      CHECK(t.cols >= std::max<std::uint64_t>(narrow, 2));
       CHECK(ipt::planner::onchip_stage_tiles(config, t) >= 1);
     }
 }
@@ -258,8 +263,9 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
         CHECK(ipt::test::run_onchip_kernel(1, rows, cols, elem_size, config, false, ++seed) == 1);
       }
       // A skinny or a wide matrix in tiles as narrow (short) as it, filling the group but
-      // for half a tile: one shape for five of the configurations, as every tile shape is
-      // a program to build (20-25 s each on PoCL).
+      // for half a tile, its registers and the tiles it holds in local memory: one shape
+      // for five of the configurations, as every build is a program to build (20-25 s
+      // each on PoCL). Widths of powers of two and not, 1024 elements a tile or fewer.
       const bool skinny = elem_size == 4 ? max_wg != 256 : max_wg == 256;
       if (elem_size == 4 || (elem_size == 16 && max_wg != 64)) {
         const std::uint64_t widths[] = {2, 5, 13, 9, 1, 7, 3};
@@ -267,8 +273,10 @@ TEST_CASE("the on-chip kernel transposes in one pass or by cycle following, scra
         // Longer than square tiles hold, so that the tiles are narrow.
         const auto tile = ipt::planner::onchip_tile(
             config, 32 * ipt::planner::onchip_group_tiles(config, {}) + 1, narrow);
-        REQUIRE(tile.cols < 32);
-        const std::uint64_t length = tile.rows * config.tiles - tile.rows / 2;
+        REQUIRE(tile.cols == std::max<std::uint64_t>(narrow, 2));
+        if (elem_size == 4) REQUIRE(ipt::planner::onchip_held_tiles(config, tile) > 0);
+        const std::uint64_t length =
+            tile.rows * ipt::planner::onchip_group_tiles(config, tile) - tile.rows / 2;
         INFO((skinny ? length : narrow) << " x " << (skinny ? narrow : length));
         CHECK(ipt::test::run_onchip_kernel(1, skinny ? length : narrow, skinny ? narrow : length,
                                            elem_size, config, false, ++seed) == 1);
@@ -353,7 +361,7 @@ TEST_CASE("1-byte elements move on chip in word tiles", "[onchip][planner]") {
   // (here one 32 x 32 tile more than the groups hold, in registers and local memory).
   const auto skinny = onchip_tile(u8, 473120, 6);
   CHECK(shape(onchip_tile(u8, 473088, 6)) == Shape{32, 32});
-  CHECK(shape(skinny) == Shape{128, 8});
+  CHECK(shape(skinny) == Shape{170, 6});
   CHECK(skinny.word == 1);
   CHECK(onchip_tile(u8, 5000, 6).word == 4);  // it fits: fewer, fuller tiles
   // The kernel is built for words; a swizzled configuration keeps elements.
@@ -559,24 +567,28 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
     CHECK(swizzled.tiles == padded.tiles);
     CHECK(swizzled.stage_bytes == padded.stage_bytes);
   }
-  // Skinny tiles lose the most to the padding column: 512 x 2 doubles stage as 512 x 3.
-  // Narrow and short tiles share one build, which stages as many of each as of the
-  // largest (512 x 3 padded).
+  // Narrow and short tiles are never swizzled (their sides need not be powers of two): one
+  // build stages them all, in either layout, as many as of the largest (34 x 30, by 30
+  // columns of 35: 8400 bytes of doubles, 2 of 22464, or 1 beside 1 held).
   const auto f64 = ipt::planner::choose_onchip(gpu, 8);
   const auto f64_swizzled = ipt::planner::choose_onchip(gpu, 8, kSwizzled);
-  CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{512, 2}) == 1);
-  CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{512, 2}) == 2);
-  CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{128, 8}) == 1);
-  CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, OnChipTile{128, 8}) == 2);
-  CHECK(ipt::planner::onchip_stage_tiles(f64, OnChipTile{2, 512}) == 1);  // not 2 x 513
-  // With little local memory a skinny tile of 16-byte elements is narrowest swizzled.
+  for (const OnChipTile tile : {OnChipTile{512, 2}, OnChipTile{170, 6}, OnChipTile{2, 512}}) {
+    CHECK(ipt::planner::onchip_stage_tiles(f64, tile) == 1);
+    CHECK(ipt::planner::onchip_held_tiles(f64, tile) == 1);
+    CHECK(ipt::planner::onchip_stage_tiles(f64_swizzled, tile) == 1);
+    CHECK(ipt::planner::onchip_held_tiles(f64_swizzled, tile) == 1);
+  }
+  auto f64_unheld = f64;
+  f64_unheld.hold = false;
+  CHECK(ipt::planner::onchip_stage_tiles(f64_unheld, OnChipTile{512, 2}) == 2);
+  // With little local memory a skinny tile of 16-byte elements is as narrow either way.
   DeviceProfile small = gpu;
   small.local_mem_bytes = 24 * 1024;
   const auto wide = ipt::planner::choose_onchip(small, 16);
   const auto wide_swizzled = ipt::planner::choose_onchip(small, 16, kSwizzled);
   const auto tile = ipt::planner::onchip_tile(wide, 1000000, 2);
   const auto tile_swizzled = ipt::planner::onchip_tile(wide_swizzled, 1000000, 2);
-  CHECK((tile.rows == 128 && tile.cols == 8));
+  CHECK((tile.rows == 512 && tile.cols == 2));
   CHECK((tile_swizzled.rows == 512 && tile_swizzled.cols == 2));
   // The layout leaves the groups as they are, also where only a swizzled 32 x 32 tile of
   // 16-byte elements would stage in half the local memory (16384 + 2112 bytes of 18944).
@@ -658,12 +670,13 @@ TEST_CASE("the on-chip kernel with swizzled tiles: one pass, rounds and cycle fo
     ipt::test::run_onchip_kernel(1, 60, 97, elem_size, config, false, ++seed);
     CHECK(ipt::test::run_onchip_kernel(1, 60, 97, elem_size, config, true, ++seed) == 2);
   }
-  // A skinny matrix in tiles of 128 x 8, filling the group but for half a tile.
+  // A skinny matrix in tiles of 170 x 6 (never swizzled), filling the group's registers but
+  // for half a tile.
   auto config = ipt::planner::choose_onchip(profile, 4, TileLayout::kSwizzled);
   config.groups = 1;
   const auto tile =
       ipt::planner::onchip_tile(config, 32 * ipt::planner::onchip_group_tiles(config, {}) + 1, 6);
-  REQUIRE((tile.rows == 128 && tile.cols == 8));
+  REQUIRE((tile.rows == 170 && tile.cols == 6));
   const std::uint64_t length = tile.rows * config.tiles - tile.rows / 2;
   CHECK(ipt::test::run_onchip_kernel(1, length, 6, 4, config, false, ++seed) == 1);
   CHECK(ipt::test::run_onchip_kernel(1, length, 6, 4, config, true, ++seed) == 2);

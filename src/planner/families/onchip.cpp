@@ -19,6 +19,11 @@ namespace ipt::planner {
 namespace {
 
 std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, TileLayout layout) {
+  // Narrow and short tiles: by columns of an odd number of elements (rows of a short one),
+  // in any layout (onchip.cl).
+  if (onchip_runtime_tile(tile))
+    return (tile.cols < tile.rows ? tile.cols * (tile.rows | 1) : tile.rows * (tile.cols | 1)) *
+           elem_size;
   if (tile.block > 1)  // a block per slot
     return tile_slots(tile.rows / tile.block, tile.cols / tile.block, layout) * tile.block *
            tile.block * elem_size;
@@ -27,27 +32,34 @@ std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, T
   return tile_slots(tile.rows, tile.cols, layout) * elem_size;  // onchip.cl, IPT_SWIZZLE
 }
 
+// The narrow (short) tile of `side` < 32 columns (rows): as many rows (columns) as 1024
+// elements hold.
+OnChipTile skinny_tile(std::uint64_t side, bool narrow) {
+  OnChipTile tile;
+  tile.rows = narrow ? kOnChipTileArea / side : side;
+  tile.cols = narrow ? side : kOnChipTileArea / side;
+  return tile;
+}
+
 // Elements of local memory a staged tile of the runtime-shaped build takes: room for the
 // largest narrow or short tile that onchip_tile can return (STAGE_SLOTS of onchip.cl).
 std::uint64_t runtime_tile_slots(const OnChipConfig& config) {
   std::uint64_t slots = 0;
-  for (std::uint64_t side = std::max<std::uint64_t>(1, kOnChipTileArea / config.work_group);
-       side < kOnChipTile; side *= 2)
-    for (const auto& [rows, cols] :
-         {std::pair{kOnChipTileArea / side, side}, std::pair{side, kOnChipTileArea / side}}) {
-      OnChipTile tile;
-      tile.rows = rows;
-      tile.cols = cols;
-      if (staged_tile_bytes(config.elem_size, tile, config.layout) <= config.stage_bytes)
-        slots = std::max(slots, tile_slots(rows, cols, config.layout));
+  for (std::uint64_t side = 2; side < kOnChipTile; ++side)
+    for (const bool narrow : {false, true}) {
+      const std::uint64_t bytes =
+          staged_tile_bytes(config.elem_size, skinny_tile(side, narrow), {});
+      if (bytes <= config.stage_bytes) slots = std::max(slots, bytes / config.elem_size);
     }
   return slots;
 }
 
-std::uint32_t log2_of(std::uint64_t power_of_two) {
-  std::uint32_t log = 0;
-  while ((std::uint64_t{1} << log) < power_of_two) ++log;
-  return log;
+// Bytes of local memory a staged (or held) tile of this shape takes in `layout`: for a
+// narrow or short one, those of the largest (one build holds them all).
+std::uint64_t stage_slot_bytes(const OnChipConfig& config, const OnChipTile& tile,
+                               TileLayout layout) {
+  return onchip_runtime_tile(tile) ? runtime_tile_slots(config) * config.elem_size
+                                   : staged_tile_bytes(config.elem_size, tile, layout);
 }
 
 std::uint64_t tile_count(const OnChipTile& tile, std::uint64_t rows, std::uint64_t cols) {
@@ -145,7 +157,7 @@ std::size_t onchip_register_tiles(const OnChipConfig& config, const OnChipTile& 
 namespace {
 
 bool holds_tiles(const OnChipConfig& config, const OnChipTile& tile) {
-  return config.hold && tile.word == 1 && !onchip_runtime_tile(tile);
+  return config.hold && tile.word == 1;
 }
 
 }  // namespace
@@ -157,7 +169,7 @@ bool holds_tiles(const OnChipConfig& config, const OnChipTile& tile) {
 // changed nothing; the held ones are what counts.
 std::size_t onchip_held_tiles(const OnChipConfig& config, const OnChipTile& tile) {
   if (!holds_tiles(config, tile)) return 0;
-  const std::uint64_t staged = staged_tile_bytes(config.elem_size, tile, config.layout);
+  const std::uint64_t staged = stage_slot_bytes(config, tile, config.layout);
   const std::uint64_t slots = config.stage_bytes / staged;
   const std::size_t stage = onchip_stage_tiles(config, tile);
   return slots > stage ? static_cast<std::size_t>(slots - stage) : 0;
@@ -183,29 +195,21 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
   // groups for 12021 x 3), and skinny doubles that fit either way ran 15% slower in
   // narrow tiles, floats 4%.
   if (tile_count(tile, rows, cols) <= config.groups * onchip_group_tiles(config, tile)) return tile;
-  std::uint64_t side = std::max<std::uint64_t>(1, kOnChipTileArea / config.work_group);
-  while (side < (narrow ? cols : rows)) side *= 2;
-  // Wider where the tile does not stage in local memory (a padded 512 x 2 tile of 16-byte
-  // elements takes 24 KiB, more than half of 48; 256 x 4 takes 20), up to square tiles.
-  for (; side < kOnChipTile; side *= 2) {
-    OnChipTile shaped;
-    shaped.rows = narrow ? kOnChipTileArea / side : side;
-    shaped.cols = narrow ? side : kOnChipTileArea / side;
-    if (staged_tile_bytes(config.elem_size, shaped, config.layout) <= config.stage_bytes)
-      return shaped;
-  }
-  return tile;
+  // As narrow (short) as the matrix, at least 2, where that tile stages in local memory;
+  // else square ones (every narrow or short tile stages in 1014 to 1050 elements, so none
+  // wider would).
+  const OnChipTile shaped = skinny_tile(std::max<std::uint64_t>(2, narrow ? cols : rows), narrow);
+  return staged_tile_bytes(config.elem_size, shaped, config.layout) <= config.stage_bytes ? shaped
+                                                                                          : tile;
 }
 
 std::size_t onchip_stage_tiles(const OnChipConfig& config, const OnChipTile& tile) {
-  const std::uint64_t staged = onchip_runtime_tile(tile)
-                                   ? runtime_tile_slots(config) * config.elem_size
-                                   : staged_tile_bytes(config.elem_size, tile, config.layout);
+  const std::uint64_t staged = stage_slot_bytes(config, tile, config.layout);
   // In 16 KiB padded, so that a layout changes only what a staged tile takes.
   const std::uint64_t most =
       holds_tiles(config, tile)
-          ? std::max<std::uint64_t>(
-                1, 16 * 1024 / staged_tile_bytes(config.elem_size, tile, TileLayout::kPadded))
+          ? std::max<std::uint64_t>(1,
+                                    16 * 1024 / stage_slot_bytes(config, tile, TileLayout::kPadded))
           : 8;
   return std::min<std::size_t>({static_cast<std::size_t>(std::min<std::uint64_t>(most, 8)),
                                 onchip_register_tiles(config, tile),
@@ -368,6 +372,8 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
   const std::uint64_t short_by = block_cols * block - cols;  // the last block column's
   const bool index64 = site.index64 || needs_index64(site.offset, instances * rows * cols);
   const bool runtime_tile = onchip_runtime_tile(tile);
+  if (runtime_tile && tile.rows != kOnChipTileArea / tile.cols)
+    throw std::logic_error("a narrow or short on-chip tile the kernel cannot derive");
   const std::string shape =
       runtime_tile
           ? " -DIPT_RUNTIME_TILE=1 -DSTAGE_SLOTS=" + std::to_string(runtime_tile_slots(config))
@@ -382,8 +388,9 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                               ? " -DHELD=" + std::to_string(onchip_held_tiles(used, tile))
                               : std::string()) +
                          " -DSTAGE=" + std::to_string(onchip_stage_tiles(used, tile)) +
-                         (tile.word > 1 ? " -DIPT_WORDS=" + std::to_string(tile.word)
-                                        : std::string(tile_layout_option(config.layout))),
+                         (tile.word > 1  ? " -DIPT_WORDS=" + std::to_string(tile.word)
+                          : runtime_tile ? std::string()  // always padded (onchip.cl)
+                                         : std::string(tile_layout_option(config.layout))),
                      config.groups, config.work_group);
   step.probed_launch = true;
   step.groups_per_unit = config.groups_per_unit;
@@ -392,7 +399,7 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
   // Waiting for one group more than launched never ends: the fallback.
   set_onchip_args(step, site, rows / block, block_cols, instances, per_round,
-                  runtime_tile ? log2_of(tile.cols) : 0, config.groups + (give_up ? 1 : 0),
+                  runtime_tile ? tile.cols : 0, config.groups + (give_up ? 1 : 0),
                   give_up ? 16u : config.patience, zeroes);
   step.touches = instances * rows * cols;
   step.move = permute(instances, rows, cols, 1);
@@ -517,6 +524,13 @@ void onchip_variants(const DeviceProfile& device, const StepSite& at, std::vecto
         square.rows * (config.groups * onchip_register_tiles(config, square)) + 1;
     if (onchip_fits(config, rows, kOnChipTile - 3))
       out.push_back(onchip_step(at, 1, rows, kOnChipTile - 3, config));
+  }
+  // Narrow tiles (one build for every width), more than the registers hold.
+  if (const OnChipTile narrow = skinny_tile(3, true); onchip_held_tiles(config, narrow) > 0) {
+    const std::uint64_t rows =
+        narrow.rows * (config.groups * onchip_register_tiles(config, narrow)) + 1;
+    if (onchip_fits(config, rows, narrow.cols))
+      out.push_back(onchip_step(at, 1, rows, narrow.cols, config));
   }
   for (const bool half : {false, true}) {
     const OnChipTile blocks = block_tile(at.elem_size, half);

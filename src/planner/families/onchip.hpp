@@ -5,6 +5,7 @@
 // a device.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -49,13 +50,14 @@ struct OnChipConfig {
 
 // The tile shape (TR x TC in onchip.cl) for a rows x cols matrix: 32 x 32, except for a
 // matrix with fewer than 32 columns (rows) that does not fit in 32 x 32 tiles, whose
-// tiles are as narrow (short) as it, to a power of two, and as much longer: the 32-wide
-// tiles of 463844 x 6 floats were three-quarters empty and did not fit on chip. Both
-// sides at most the work-group (a pass of loads covers whole tile rows, one of stores
-// whole tile columns), and a tile stages in local memory (in config.layout: a padded
-// skinny tile takes half as much again as a swizzled one). With word tiles (config.word
-// > 1; kernels/onchip.cl explains them), 15 x 31 words (60 x 124 bytes, 30 x 62 2-byte
-// elements) instead of 32 x 32, except for skinny matrices that then do not fit.
+// tiles are exactly as narrow (short) as it, at least 2, and as long as 1024 elements
+// allow (170 x 6, 113 x 9): the 32-wide tiles of 463844 x 6 floats were three-quarters
+// empty and did not fit on chip, and tiles a power of two wide left 9 columns a 16-wide
+// tile's 56%. Such a tile stages by columns (rows, if short) of an odd number of
+// elements, in any layout, where it fits local memory; else the tile is square. With
+// word tiles (config.word > 1; kernels/onchip.cl explains them), 15 x 31 words (60 x 124
+// bytes, 30 x 62 2-byte elements) instead of 32 x 32, except for skinny matrices that
+// then do not fit.
 struct OnChipTile {
   std::uint64_t rows = kOnChipTile, cols = kOnChipTile;
   std::size_t word = 1;  // elements per register: IPT_WORDS
@@ -64,16 +66,18 @@ struct OnChipTile {
   std::size_t block = 1;
   std::uint64_t area() const { return rows * cols; }
   // Registers of a group that hold it: a word tile loads a word more per row and stages
-  // a word's rows more than it holds.
+  // a word's rows more than it holds; narrow and short tiles of fewer than 1024 elements
+  // take the registers of 1024.
   std::uint64_t registers() const {
     if (block > 1) return rows * cols / block;
-    return word > 1 ? (rows + word) * (cols / word + 1) : rows * cols;
+    return word > 1 ? (rows + word) * (cols / word + 1) : std::max(rows * cols, kOnChipTileArea);
   }
 };
 OnChipTile onchip_word_tile(std::size_t word);
 
 // Narrow and short tiles (element by element, not 32 x 32) share one kernel build, which
-// takes the tile's shape as an argument (IPT_RUNTIME_TILE of kernels/onchip.cl).
+// takes the tile's width as an argument (IPT_RUNTIME_TILE of kernels/onchip.cl), and
+// its twin that holds tiles in local memory too.
 inline bool onchip_runtime_tile(const OnChipTile& tile) {
   return tile.word == 1 && tile.rows != tile.cols;
 }
