@@ -141,11 +141,12 @@
 // stored (rows of the output, TR long); a work-item computes the four once. A work-item
 // moves the same 1024 / WG registers per tile whatever its shape, so the registers stay
 // unrolled. The staged tiles take STAGE_SLOTS elements each, room for the largest of the
-// shapes: a short tile by rows of TC | 1 elements, a narrow one by columns of TR | 1, so
-// that a tile of 1024 elements takes at most 1055 slots, where padding the narrow ones'
-// rows took up to 1536 (512 x 3) and left room for fewer tiles held (HELD); the odd stride
-// spreads the reads across its side over the banks. (Never swizzled: the swizzle needs
-// powers of two.)
+// shapes: by rows, a slot of padding after every PAD_EVERY elements (128 bytes), as a 32 x
+// 32 tile of floats pads its rows to 33, so that a tile takes at most 1055 slots of floats
+// where a padding column took up to 1536 (512 x 3) and left room for fewer tiles held
+// (HELD). The padding spreads the reads down a tile's columns over the banks. Staged by
+// columns of an odd length instead, narrow tiles ran their kernel 5-15% slower (the loads'
+// writes to local memory met in banks). (Never swizzled: the swizzle needs powers of two.)
 //
 // Word tiles (IPT_WORDS = 4 / IPT_ELEM_BYTES, for 1- and 2-byte elements; plans use them
 // for 1-byte ones, planner/families/onchip.cpp says why). Moved one per work-item and
@@ -647,9 +648,11 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
 #define STAGE_AT(jj, r, c) (((__local elem_t *)stage[jj][r])[c])
 #define STAGE_SLOT(jj, r, c) stage[jj][r][c]  // word c of staged row r
 #elif IPT_RUNTIME_TILE
-  // By rows or by columns (see above); the first HELD slots as below.
+  // Padded by 128 bytes (see above); the first HELD slots as below.
   __local elem_t stage[BATCH][STAGE_SLOTS];
-#define STAGE_SLOT(jj, r, c) stage[jj][(r) * stage_row + (c) * stage_col]
+#define PAD_EVERY (128 / IPT_ELEM_BYTES)
+#define PADDED(x) ((x) + (x) / PAD_EVERY)
+#define STAGE_SLOT(jj, r, c) stage[jj][PADDED((r) * TC + (c))]
 #else
   // Padded or swizzled (see IPT_SWIZZLE); its first HELD slots hold tiles from their loads
   // to their stores, then all of them stage.
@@ -665,7 +668,6 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
   const uint lid = get_local_id(0);
 #if IPT_RUNTIME_TILE
   const uint runtime_tr = TILE_AREA / tile_width, tile_elements = runtime_tr * tile_width;
-  const uint stage_row = TC < TR ? 1u : TC | 1u, stage_col = TC < TR ? TR | 1u : 1u;
   uint load_row[PASSES], load_col[PASSES], store_row[PASSES], store_col[PASSES];
 UNROLL
   for (int p = 0; p < PASSES; ++p) {

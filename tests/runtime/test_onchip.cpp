@@ -112,7 +112,7 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   CHECK(shape(onchip_tile(f32, 3, 3)) == Shape{32, 32});
   // 6 columns in 6-wide tiles: 2729 tiles, where 32-wide ones needed 14496 (over 7392),
   // 8-wide ones 3624. Narrow and short tiles are held in local memory too: 28 a group, as
-  // square ones, each staged by columns of an odd length (6 x 171; at most 30 x 35).
+  // square ones, each staged by rows padded after every 32 (at most 1055 slots).
   CHECK(ipt::planner::onchip_tiles(f32, 463844, 6) == 2729);
   CHECK(ipt::planner::onchip_group_tiles(f32, onchip_tile(f32, 463844, 6)) == 28);
   CHECK(ipt::planner::onchip_fits(f32, 463844, 6));
@@ -127,8 +127,8 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   CHECK(shape(onchip_tile(amd, 1, 1000000)) == Shape{2, 512});
   // Every staged tile fits local memory: with 24 KiB, 16-byte elements stage no 32 x 32
   // tile in half of it, so one group of 1024 takes the unit (20416 bytes to stage in), where
-  // a 512 x 2 tile stages as 2 columns of 513 elements (16416 bytes; padded by rows, as 512
-  // x 3, it took 24576) and the largest, 34 x 30, as 30 of 35 (16800).
+  // a 512 x 2 tile stages in 1151 slots (18416 bytes, a slot of padding after every 8
+  // elements; with a padding column, as 512 x 3, it took 24576).
   DeviceProfile small = nvidia_like();
   small.local_mem_bytes = 24 * 1024;
   small.local_mem_per_unit = 0;  // 24 KiB a unit
@@ -137,12 +137,12 @@ TEST_CASE("on-chip tiles are as narrow as a skinny matrix and as short as a wide
   CHECK(wide.groups == 132);
   CHECK(shape(onchip_tile(wide, 1000000, 2)) == Shape{512, 2});
   CHECK(shape(onchip_tile(wide, 1000000, 5)) == Shape{204, 5});
-  // Where the tile as narrow as the matrix does not stage, square ones (no narrow or short
-  // tile stages in fewer elements than those of 1014 to 1050 that each takes).
+  // Where the tile as narrow as the matrix does not stage, square ones (no narrower tile
+  // would stage in fewer slots).
   auto tight = wide;
-  tight.stage_bytes = 16420;
-  CHECK(shape(onchip_tile(tight, 1000000, 6)) == Shape{170, 6});  // 6 x 171 x 16: 16416 bytes
-  CHECK(shape(onchip_tile(tight, 1000000, 7)) == Shape{32, 32});  // 7 x 147 x 16: 16464
+  tight.stage_bytes = 18400;
+  CHECK(shape(onchip_tile(tight, 1000000, 6)) == Shape{170, 6});  // 1147 slots: 18352 bytes
+  CHECK(shape(onchip_tile(tight, 1000000, 8)) == Shape{32, 32});  // 1151 slots: 18416
   CHECK(ipt::planner::onchip_stage_tiles(wide, onchip_tile(wide, 1000000, 2)) >= 1);
   for (std::uint64_t narrow = 1; narrow < 32; ++narrow)
     for (const auto& config : {f32, amd, wide}) {
@@ -568,8 +568,8 @@ TEST_CASE("swizzled on-chip tiles stage without the padding column",
     CHECK(swizzled.stage_bytes == padded.stage_bytes);
   }
   // Narrow and short tiles are never swizzled (their sides need not be powers of two): one
-  // build stages them all, in either layout, as many as of the largest (34 x 30, by 30
-  // columns of 35: 8400 bytes of doubles, 2 of 22464, or 1 beside 1 held).
+  // build stages them all, in either layout, as many as of the largest (1087 slots of
+  // doubles, a slot of padding after every 16: 8696 bytes, 2 of 22464, or 1 beside 1 held).
   const auto f64 = ipt::planner::choose_onchip(gpu, 8);
   const auto f64_swizzled = ipt::planner::choose_onchip(gpu, 8, kSwizzled);
   for (const OnChipTile tile : {OnChipTile{512, 2}, OnChipTile{170, 6}, OnChipTile{2, 512}}) {

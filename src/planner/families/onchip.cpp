@@ -19,11 +19,12 @@ namespace ipt::planner {
 namespace {
 
 std::uint64_t staged_tile_bytes(std::size_t elem_size, const OnChipTile& tile, TileLayout layout) {
-  // Narrow and short tiles: by columns of an odd number of elements (rows of a short one),
-  // in any layout (onchip.cl).
-  if (onchip_runtime_tile(tile))
-    return (tile.cols < tile.rows ? tile.cols * (tile.rows | 1) : tile.rows * (tile.cols | 1)) *
-           elem_size;
+  // Narrow and short tiles: by rows, a slot of padding after every 128 bytes, in any layout
+  // (onchip.cl, PADDED).
+  if (onchip_runtime_tile(tile)) {
+    const std::uint64_t elements = tile.rows * tile.cols, pad_every = 128 / elem_size;
+    return (elements + (elements - 1) / pad_every) * elem_size;
+  }
   if (tile.block > 1)  // a block per slot
     return tile_slots(tile.rows / tile.block, tile.cols / tile.block, layout) * tile.block *
            tile.block * elem_size;
@@ -196,8 +197,8 @@ OnChipTile onchip_tile(const OnChipConfig& config, std::uint64_t rows, std::uint
   // narrow tiles, floats 4%.
   if (tile_count(tile, rows, cols) <= config.groups * onchip_group_tiles(config, tile)) return tile;
   // As narrow (short) as the matrix, at least 2, where that tile stages in local memory;
-  // else square ones (every narrow or short tile stages in 1014 to 1050 elements, so none
-  // wider would).
+  // else square ones (every narrow or short tile of 993 to 1024 elements stages padded as
+  // those of 1024 nearly do, so none wider would).
   const OnChipTile shaped = skinny_tile(std::max<std::uint64_t>(2, narrow ? cols : rows), narrow);
   return staged_tile_bytes(config.elem_size, shaped, config.layout) <= config.stage_bytes ? shaped
                                                                                           : tile;

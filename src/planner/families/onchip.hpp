@@ -53,8 +53,8 @@ struct OnChipConfig {
 // tiles are exactly as narrow (short) as it, at least 2, and as long as 1024 elements
 // allow (170 x 6, 113 x 9): the 32-wide tiles of 463844 x 6 floats were three-quarters
 // empty and did not fit on chip, and tiles a power of two wide left 9 columns a 16-wide
-// tile's 56%. Such a tile stages by columns (rows, if short) of an odd number of
-// elements, in any layout, where it fits local memory; else the tile is square. With
+// tile's 56%. Such a tile stages by rows, padded after every 128 bytes, in any layout,
+// where it fits local memory; else the tile is square. With
 // word tiles (config.word > 1; kernels/onchip.cl explains them), 15 x 31 words (60 x 124
 // bytes, 30 x 62 2-byte elements) instead of 32 x 32, except for skinny matrices that
 // then do not fit.
