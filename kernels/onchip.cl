@@ -238,7 +238,7 @@
 #endif
 #if IPT_RUNTIME_TILE
 #define TILE_AREA 1024u
-#define TC tile_width // the kernel's argument: valid in its body only
+#define TC tile_width  // the kernel's argument: valid in its body only
 #define TR runtime_tr  // TILE_AREA / TC, computed once in the kernel's body
 #endif
 #if IPT_WORDS > 1 && IPT_WORDS * IPT_ELEM_BYTES != 4
@@ -868,8 +868,8 @@ UNROLL
                 if (c < TC && orow < cols) {
                   const uint valid = min((uint)TR, rows - ti * TR);
                   const idx_t d = dst + (idx_t)(orow * rows + ti * TR);
-                  store_word(m, d, MISALIGNED(RUN(m, d, d)), STORE_ROW(p), valid, &STAGE_AT(jj, 0, c),
-                             shift[base + jj < TILES ? base + jj : 0]);
+                  store_word(m, d, MISALIGNED(RUN(m, d, d)), STORE_ROW(p), valid,
+                             &STAGE_AT(jj, 0, c), shift[base + jj < TILES ? base + jj : 0]);
                 }
 #else
                 const uint orow = tj * TC + STORE_COL(p), ocol = ti * TR + STORE_ROW(p);
