@@ -86,6 +86,28 @@ __global elem_t *run_of(matrix_t m, idx_t first, idx_t last) {
   if (first >= m.split) return m.tail + (first - m.split);
   return 0;
 }
+// OP(EL) on the `len` elements of m from `first` on, EL(e) being element first + e: as
+// one array where they all lie on one side of the split (run_of), through AT where they
+// straddle it. A kernel's runs of consecutive elements then choose the buffer once, and
+// all but the one run across the split run as fast as without a split. Without a split,
+// the run is a pointer to its first element too: unrolled accesses then address it with
+// constant offsets, where indexing from the matrix's start (32-bit indices, which may
+// wrap) cost address arithmetic at every access; the 100! steps of skinny matrices ran a
+// median of 19% faster so (up to 29%).
+#define ON_RUN(m, first, len, OP)                                                      \
+  {                                                                                    \
+    const matrix_t on_run_m = (m);                                                     \
+    const idx_t on_run_first = (first), on_run_len = (len);                            \
+    __global elem_t *on_run =                                                          \
+        on_run_len > 0 ? run_of(on_run_m, on_run_first, on_run_first + on_run_len - 1) : 0; \
+    if (on_run != 0) {                                                                 \
+      OP(RUN_EL)                                                                       \
+    } else {                                                                           \
+      OP(SPLIT_EL)                                                                     \
+    }                                                                                  \
+  }
+#define RUN_EL(e) on_run[e]
+#define SPLIT_EL(e) AT(on_run_m, on_run_first + (e))
 #else
 typedef struct {
   __global elem_t *data;
@@ -93,6 +115,12 @@ typedef struct {
 #define SPLIT_PARAMS
 #define MATRIX(buffer, offset) ((matrix_t){(buffer) + (offset)})
 #define AT(m, i) ((m).data[i])
+#define ON_RUN(m, first, len, OP)                        \
+  {                                                      \
+    __global elem_t *on_run = (m).data + (first);        \
+    OP(RUN_EL)                                           \
+  }
+#define RUN_EL(e) on_run[e]
 #endif
 
 // Swizzled local tiles (IPT_SWIZZLE=1 in square.cl and onchip.cl): a tile of H rows of W

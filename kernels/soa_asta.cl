@@ -194,22 +194,7 @@ typedef elem_t reg_t;
     carry[e] = next_value[e];             \
   }
 #endif
-#define CHUNK_AT(e) AT(m, base + (e))
-#define RUN_AT(e) run[e]
-#if IPT_SPLIT
-#define ON_CHUNK(OP)                                                               \
-  {                                                                                \
-    __global elem_t *run = len > 0 ? run_of(m, base, base + len - 1) : 0;          \
-    if (run != 0) {                                                                \
-      OP(RUN_AT)                                                                   \
-    } else {                                                                       \
-      OP(CHUNK_AT)                                                                 \
-    }                                                                              \
-  }
-#else
-#define ON_CHUNK(OP) \
-  { OP(CHUNK_AT) }
-#endif
+#define ON_CHUNK(OP) ON_RUN(m, base, len, OP)
 
 #if SHIFTED_WORDS
 // Word k of the buffer (kp1 = k + 1; 0: the word before the buffer, never stored), its
