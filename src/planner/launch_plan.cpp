@@ -94,15 +94,22 @@ std::uint64_t stage_flag_bytes(const Stage& stage, const DeviceProfile& device,
 // on-chip stages ran at half the speed of the same ones unsplit (1-byte elements in word
 // tiles), a fifth slower (4-byte); in two kernels the padded shapes took 5-21%
 // less time (docs/results/split-stage.log). 8-byte elements lost nothing to the split and
-// would pay the extra launch, so wider elements keep one kernel. The instances before the
-// split; 0 where the stage stays whole: no split, wide elements, a cycle-following 010!
-// (its flags are one launch's), or too few bytes before the split to pay for a launch.
+// would pay the extra launch, so wider elements keep one kernel. A BS kernel chooses the
+// buffer once per chunk of tiles (kernels/bs.cl), so only its word tiles of 1- and 2-byte
+// elements, which need one buffer, gain from a kernel without the split. The instances
+// before the split; 0 where the stage stays whole: no split, wide elements, BS without
+// word tiles, a cycle-following 010! (its flags are one launch's), or too few bytes
+// before the split to pay for a launch.
 constexpr std::uint64_t kSplitStageFromBytes = std::uint64_t{16} << 20;
 std::uint64_t instances_before_split(const Stage& stage, const StepSite& site,
                                      const DeviceProfile& device) {
   if (site.split == 0 || site.elem_size > 4 || stage.kind != Stage::Kind::k010 || stage.identity())
     return 0;
-  if (!stage.onchip && !bs_fits(device, stage.B, stage.C, site.elem_size)) return 0;
+  if (!stage.onchip &&
+      (!bs_fits(device, stage.B, stage.C, site.elem_size) ||
+       !choose_bs(device, stage.I * stage.A, stage.B, stage.C, site.elem_size).words ||
+       narrow_word(site.elem_size, site.offset, false, stage.B * stage.C) == 1))
+    return 0;
   const std::uint64_t instances = stage.I * stage.A, each = stage.B * stage.C;
   // The rest starts before the split (split 0 would say "no split" to its kernel).
   const std::uint64_t before = std::min(instances, (site.split - 1) / each);

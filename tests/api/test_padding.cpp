@@ -322,21 +322,42 @@ void transpose_tight_and_back(std::size_t rows, std::size_t cols, std::size_t el
 TEST_CASE("padded plans without room move a stage's instances before the split apart",
           "[padding]") {
   // Without room past the matrix, a padded plan keeps its padding in scratch (a split
-  // matrix); a 010! stage of 16 MiB or more before the split runs those instances in a
-  // kernel of their own, without the split, and the others in a second. Guard bytes
-  // around the matrix, which max_bytes keeps the plan from borrowing, stay as they were.
-  // The stage is BS, in the middle of a 3.1 plan, before a 100! and an unpad (2.1), or
-  // last (2.2: its second kernel zeroes the earlier steps' flags).
+  // matrix); a BS 010! stage of 1- or 2-byte elements with 16 MiB or more before the split
+  // runs those instances in a kernel of their own, in 4-byte words, which need one buffer,
+  // and the others in a second. Guard bytes around the matrix, which max_bytes keeps the
+  // plan from borrowing, stay as they were. The stage is in the middle of a 2.1 plan,
+  // before a 100! and an unpad, or last (2.2: its second kernel zeroes the earlier steps'
+  // flags).
   ScopedEnv env("IPT_OVERRIDES", kSplitDevice);
   std::uint64_t seed = 6200;
   for (const auto& [rows, cols, elem_size] :
-       std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
-           {19101, 1009, 1}, {19101, 263, 4}, {503, 19101, 2}}) {
+       std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{{19101, 1009, 1},
+                                                                      {503, 19101, 2}}) {
     INFO(rows << " x " << cols << ", elem_size " << elem_size);
     const std::string plan = tight_plan(rows, cols, elem_size);
     INFO(plan);
     REQUIRE(plan.find("instances (in the buffer)") != std::string::npos);
     REQUIRE(plan.find("(reaching past the buffer)") != std::string::npos);
+    transpose_tight_and_back(rows, cols, elem_size, 3, ++seed);
+  }
+}
+
+TEST_CASE("padded plans without room keep a BS stage of wider elements in one kernel",
+          "[padding]") {
+  // Its kernel takes each chunk of tiles on one side of the split as one array and only
+  // the chunk across the split element by element: one group of tiles at a time (large
+  // tiles), several (tiles of fewer than 512 elements), middle and last stages.
+  ScopedEnv env("IPT_OVERRIDES", kSplitDevice);
+  std::uint64_t seed = 6250;
+  for (const auto& [rows, cols, elem_size] :
+       std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
+           {19101, 263, 4}, {503, 19101, 4}, {1252829, 8, 4}, {7, 2391397, 4}}) {
+    INFO(rows << " x " << cols << ", elem_size " << elem_size);
+    const std::string plan = tight_plan(rows, cols, elem_size);
+    INFO(plan);
+    REQUIRE(plan.find("BS tiles") != std::string::npos);
+    REQUIRE(plan.find("padded to") != std::string::npos);
+    REQUIRE(plan.find("(reaching past the buffer)") == std::string::npos);
     transpose_tight_and_back(rows, cols, elem_size, 3, ++seed);
   }
 }
