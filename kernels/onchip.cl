@@ -88,7 +88,11 @@
 //   - taller tiles of 1024 elements (64 x 16, 128 x 8, 256 x 4), each built for its shape
 //     with held tiles, so that an output row's share of a tile takes 256-1024 bytes, not
 //     128: 9-10 on-chip stages of the random protocol (floats) took a median of 2.5%, 12%
-//     and 12% longer, and the protocol's median fell 1.6% (64 x 16) and 4% (128 x 8).
+//     and 12% longer, and the protocol's median fell 1.6% (64 x 16) and 4% (128 x 8);
+//   - each tile's elements addressed from a pointer to its corner, at offsets computed once
+//     (as the 100! kernel's chunks, where that saved a fifth of small stages' time): the
+//     on-chip steps of 40 random shapes took 2.5% longer (0.96-1.07), the protocol's
+//     median fell 1.5%.
 // Larger rounds help a little: with tiles held in local memory as well (HELD, below),
 // rounds 1.4 times larger ran floats 1-2 points of copy faster, doubles 3. Fewer, fuller
 // rounds of one matrix (other factors of its side) barely: 6762 x 13709 floats in 14
