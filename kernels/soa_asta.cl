@@ -257,17 +257,18 @@ uint buffer_word(__global elem_t *buffer, idx_t kp1, idx_t end) {
   {                                                                                       \
     const uint sub = (uint)((to) % WE);                                                   \
     const uint nwords = (sub + len + WE - 1) / WE;                                        \
-    const idx_t k0 = (to) / WE;                                                           \
+    /* the chunk's first word as a pointer: the stores below at constant offsets */       \
+    __global uint *to_words = (__global uint *)buffer + (to) / WE;                        \
     UNROLL for (int r = 0; r < REGS; ++r) {                                               \
       const uint w = lane + (uint)r * VW;                                                 \
       if (w < nwords) {                                                                   \
         if (w * WE >= sub && w * WE + WE <= sub + len) {                                  \
-          ((__global uint *)buffer)[k0 + w] = carry[r];                                   \
+          to_words[w] = carry[r];                                                         \
         } else {                                                                          \
           UNROLL for (uint j = 0; j < WE; ++j) {                                          \
             const uint e = w * WE + j; /* chunk element e - sub */                        \
             if (e >= sub && e < sub + len)                                                \
-              buffer[(k0 + w) * WE + j] = (elem_t)(carry[r] >> ELEM_BITS(j));             \
+              ((__global elem_t *)to_words)[e] = (elem_t)(carry[r] >> ELEM_BITS(j));      \
           }                                                                               \
         }                                                                                 \
       }                                                                                   \
