@@ -642,9 +642,9 @@ void leave(volatile __global uint *sync, __local uint *last_out) {
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uint instances,
-                uint per_round, uint tile_width, volatile __global uint *scratch_base, ulong scratch_word,
-                uint groups, uint patience, __global uint *zero_base, ulong zero_word,
-                ulong zero_words, __global uint *report SPLIT_PARAMS) {
+                uint per_round, uint tile_width, volatile __global uint *scratch_base,
+                ulong scratch_word, uint groups, uint patience, __global uint *zero_base,
+                ulong zero_word, ulong zero_words, __global uint *report SPLIT_PARAMS) {
   volatile __global uint *sync = scratch_base + scratch_word;  // zero: see above
 #if IPT_WORDS > 1
   __local uint stage[STAGE][LR][STAGE_WORDS];
