@@ -317,6 +317,30 @@ void transpose_tight_and_back(std::size_t rows, std::size_t cols, std::size_t el
   CHECK(m.check_unchanged() == "");
 }
 
+using Shapes = std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>;
+
+// A line the plan in words holds (present) or lacks.
+struct PlanText {
+  const char* text;
+  bool present;
+};
+
+// Each shape's plan without room holds or lacks each text, and each shape goes there and
+// back (transpose_tight_and_back, seeds from seed + 1).
+void check_tight_shapes(const Shapes& shapes, std::uint64_t seed,
+                        const std::vector<PlanText>& expected) {
+  for (const auto& [rows, cols, elem_size] : shapes) {
+    INFO(rows << " x " << cols << ", elem_size " << elem_size);
+    const std::string plan = tight_plan(rows, cols, elem_size);
+    INFO(plan);
+    for (const PlanText& e : expected) {
+      INFO("\"" << e.text << "\" " << (e.present ? "present" : "absent"));
+      REQUIRE((plan.find(e.text) != std::string::npos) == e.present);
+    }
+    transpose_tight_and_back(rows, cols, elem_size, 3, ++seed);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("padded plans without room move a stage's instances before the split apart",
@@ -329,17 +353,8 @@ TEST_CASE("padded plans without room move a stage's instances before the split a
   // before a 100! and an unpad, or last (2.2: its second kernel zeroes the earlier steps'
   // flags).
   ScopedEnv env("IPT_OVERRIDES", kSplitDevice);
-  std::uint64_t seed = 6200;
-  for (const auto& [rows, cols, elem_size] :
-       std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{{19101, 1009, 1},
-                                                                      {503, 19101, 2}}) {
-    INFO(rows << " x " << cols << ", elem_size " << elem_size);
-    const std::string plan = tight_plan(rows, cols, elem_size);
-    INFO(plan);
-    REQUIRE(plan.find("instances (in the buffer)") != std::string::npos);
-    REQUIRE(plan.find("(reaching past the buffer)") != std::string::npos);
-    transpose_tight_and_back(rows, cols, elem_size, 3, ++seed);
-  }
+  check_tight_shapes({{19101, 1009, 1}, {503, 19101, 2}}, 6200,
+                     {{"instances (in the buffer)", true}, {"(reaching past the buffer)", true}});
 }
 
 TEST_CASE("padded plans without room keep a BS stage of wider elements in one kernel",
@@ -348,18 +363,9 @@ TEST_CASE("padded plans without room keep a BS stage of wider elements in one ke
   // the chunk across the split element by element: one group of tiles at a time (large
   // tiles), several (tiles of fewer than 512 elements), middle and last stages.
   ScopedEnv env("IPT_OVERRIDES", kSplitDevice);
-  std::uint64_t seed = 6250;
-  for (const auto& [rows, cols, elem_size] :
-       std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
-           {19101, 263, 4}, {503, 19101, 4}, {1252829, 8, 4}, {7, 2391397, 4}}) {
-    INFO(rows << " x " << cols << ", elem_size " << elem_size);
-    const std::string plan = tight_plan(rows, cols, elem_size);
-    INFO(plan);
-    REQUIRE(plan.find("BS tiles") != std::string::npos);
-    REQUIRE(plan.find("padded to") != std::string::npos);
-    REQUIRE(plan.find("(reaching past the buffer)") == std::string::npos);
-    transpose_tight_and_back(rows, cols, elem_size, 3, ++seed);
-  }
+  check_tight_shapes(
+      {{19101, 263, 4}, {503, 19101, 4}, {1252829, 8, 4}, {7, 2391397, 4}}, 6250,
+      {{"BS tiles", true}, {"padded to", true}, {"(reaching past the buffer)", false}});
 }
 
 TEST_CASE("padded plans without room split their stages on a word, the pad and unpad at the end",
