@@ -42,6 +42,8 @@ LaunchPlan plan_around_crowded(const DeviceProfile& device, const PlanOverrides&
     return plan;
   std::vector<Step> avoided;
   add_crowded(plan, device, avoided);
+  // What the last on-chip plan tried went around: the programs of the plans before it.
+  std::vector<Step> around;
   if (device.onchip_groups != 1) {
     DeviceProfile one_group = device;
     one_group.onchip_groups = 1;
@@ -50,13 +52,23 @@ LaunchPlan plan_around_crowded(const DeviceProfile& device, const PlanOverrides&
       plan.avoided = std::move(avoided);
       return plan;
     }
+    around = avoided;
     add_crowded(plan, device, avoided);
   }
   PlanOverrides without = overrides;
   without.request.onchip = OnChip::kOff;
-  plan = plan_of(device, without);
-  plan.avoided = std::move(avoided);
-  return plan;
+  try {
+    LaunchPlan off = plan_of(device, without);
+    off.avoided = std::move(avoided);
+    return off;
+  } catch (...) {
+    // No plan without the on-chip kernel (a sequence the caller forced whose tiles fit no
+    // work-group; `plan_of` may report that in its own error type): the last on-chip plan,
+    // whose kernel follows the cycles where its groups do not all run at once, slowly but
+    // right, rather than a refusal.
+    plan.avoided = std::move(around);
+    return plan;
+  }
 }
 
 }  // namespace ipt::planner

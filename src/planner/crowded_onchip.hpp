@@ -21,8 +21,10 @@ using CallPlanner = std::function<LaunchPlan(const DeviceProfile&, const PlanOve
 // The plan of `plan_of`, around the on-chip programs that `device` lists as crowded, on
 // a device where the planner counts on resident groups and unless the caller forced the
 // on-chip kernel: planned again with one group per compute unit, then with the on-chip
-// kernel off (a planner that must run it, as a lone stage's, still does). The plan's
-// `avoided` lists the on-chip steps it went around. Throws what `plan_of` throws.
+// kernel off (a planner that must run it, as a lone stage's, still does; a sequence the
+// caller forced whose tiles only the on-chip kernel moves keeps the last on-chip plan
+// tried, whose kernel falls back to cycle following). The plan's `avoided` lists the
+// on-chip steps it went around. Throws what `plan_of` throws.
 LaunchPlan plan_around_crowded(const DeviceProfile& device, const PlanOverrides& overrides,
                                const CallPlanner& plan_of);
 

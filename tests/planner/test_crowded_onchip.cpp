@@ -4,6 +4,7 @@
 // nothing changes where the caller forced the on-chip kernel or the device promises no
 // resident groups.
 #include <catch2/catch.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,21 @@ TEST_CASE("plans go around crowded on-chip programs: one group per unit, then no
   const ip::LaunchPlan without = ip::plan_around_crowded(one, overrides, plan_of);
   CHECK(onchip_group(without) == 0);
   CHECK(without.avoided.size() == 1);
+
+  // A planner with no plan without the on-chip kernel (a forced sequence whose tiles fit
+  // no work-group): the last on-chip plan tried, which runs its crowded program (the
+  // kernel's fallback keeps it right), having gone around the ones before it only.
+  const ip::CallPlanner needs_onchip = [](const ip::DeviceProfile& d, const ip::PlanOverrides& o) {
+    if (o.request.onchip == ip::OnChip::kOff) throw std::invalid_argument("no tile fits");
+    return plan_of(d, o);
+  };
+  const ip::LaunchPlan kept_onchip = ip::plan_around_crowded(device, overrides, needs_onchip);
+  CHECK(onchip_group(kept_onchip) == 1024);
+  REQUIRE(kept_onchip.avoided.size() == 1);
+  CHECK(kept_onchip.avoided[0].options == two_groups);
+  const ip::LaunchPlan one_kept = ip::plan_around_crowded(one, overrides, needs_onchip);
+  CHECK(onchip_group(one_kept) == 1024);
+  CHECK(one_kept.avoided.empty());
 
   // A forced on-chip kernel, or a device that promises no resident groups: as planned.
   ip::PlanOverrides forced;

@@ -67,7 +67,8 @@ std::string transpose(std::size_t rows, std::size_t cols, std::uint64_t seed,
           ? ipt_transpose_f32(session().queue(), m.buffer(), 3, rows, cols, 0, nullptr, &done)
           : ipt_transpose_with_options(session().queue(), m.buffer(), 3, rows, cols, 4, options, 0,
                                        nullptr, &done);
-  if (status != IPT_SUCCESS) return std::string("status ") + ipt_status_string(status);
+  if (status != IPT_SUCCESS)
+    return std::string("status ") + ipt_status_string(status) + ": " + ipt_last_error_message();
   clWaitForEvents(1, &done);
   clReleaseEvent(done);
   return m.check_transposed();
@@ -173,6 +174,30 @@ TEST_CASE("calls are planned around an on-chip kernel whose groups do not all ru
   ipt_plan_options onchip{};
   onchip.sequence = IPT_SEQUENCE_ON_CHIP;
   CHECK(transpose(rows, cols, 6, &onchip) == "");
+  rt::clear_caches();
+}
+
+TEST_CASE("a forced sequence whose tiles only the on-chip kernel moves runs where it is crowded",
+          "[plan-cache][onchip]") {
+  const ipt::test::ScopedOverrides env("resident_groups=1,local_mem=49152,compute_units=16");
+  const EmbeddedSources embedded;
+  rt::clear_caches();
+  // 2.1 with m = 400: tiles of 400 x 1000 floats, far beyond a work-group's local memory,
+  // within what 16 compute units hold on chip. Planned around its crowded programs, the
+  // call has no plan without the on-chip kernel: it keeps the last one tried (the kernel
+  // follows the cycles instead), where it had come back IPT_INVALID_VALUE.
+  ipt_plan_options forced{};
+  forced.sequence = IPT_SEQUENCE_2_1;
+  forced.m = 400;
+  const std::size_t rows = 800, cols = 1000;
+  const SteeredProbes crowded(ipt::planner::ProbeGroups::kOneMore);
+  const RecheckAge never(std::chrono::hours(1));
+  const ProbesSince probes;
+  for (std::uint64_t seed = 40; seed < 44; ++seed) {
+    CHECK(transpose(rows, cols, seed, &forced) == "");
+    REQUIRE(probes.all_back());
+  }
+  CHECK(probes.launched() == 2);  // both configurations judged crowded, once each
   rt::clear_caches();
 }
 
