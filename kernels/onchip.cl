@@ -97,8 +97,8 @@
 //     in blocks of 4-byte words (tiles of 64 x 32 elements, so that a round held as many
 //     elements; where rows and columns are even): the on-chip steps of the 58 random f32
 //     shapes that took them ran in a median of 1.000 of the time on an H200 (0.84-1.10:
-//     0.84-0.88 on a split's small last instances, at 46-55% of copy, up to 1.10 on the
-//     fastest steps, at 70-76%), 1.004 on an H100; in tiles of 32 x 64, 1.016; doubles
+//     0.84-0.88 on small steps at 44-55% of copy, most of them a split's last instance, up
+//     to 1.10 on the fastest, at 70-76%), 1.004 on an H100; in tiles of 32 x 64, 1.016; doubles
 //     1.017-1.023 (blocks stage 16-byte slots one tile at a time, element tiles three); the
 //     random protocol's medians as before.
 // Larger rounds help a little: with tiles held in local memory as well (HELD, below),
