@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The runs behind docs/performance.md, on the NVIDIA GPU machine, in two parts that each
-# fit one device call (run them back to back: the second reuses the first's build):
+# fit one device call (back to back, the second reuses the first's build; on another
+# machine it builds again and lists the same shapes):
 #
 #   IPT_COMMIT=<sha> bash tools/device/headline_run.sh ipt     # libipt's protocols
 #   IPT_COMMIT=<sha> bash tools/device/headline_run.sh peers   # the peers, same shapes
@@ -62,7 +63,12 @@ case $part in
     step latency $bench latency --csv "$dir/latency.csv" --json "$dir/latency.json"
     ;;
   peers)
-    [ -f "$dir/random-shapes.txt" ] || { echo "run the ipt part first" | tee -a "$summary"; exit 1; }
+    # The shapes the ipt part ran, listed again where this machine did not run it (a
+    # machine given back between the two calls): the same counts and seeds.
+    [ -f "$dir/random-shapes.txt" ] ||
+      $bench random --count "$count" --list-shapes --shapes-out "$dir/random-shapes.txt" > /dev/null
+    [ -f "$dir/skinny-shapes.txt" ] ||
+      $bench skinny --count "$count" --list-shapes --shapes-out "$dir/skinny-shapes.txt" > /dev/null
     printf '16384 16384\n8192 8192\n4099 4099\n' > "$dir/square-shapes.txt"
     peers=tools/compare/cuda_peers.py
     for t in f32 f64 u8 f16; do
