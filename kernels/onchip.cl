@@ -74,7 +74,22 @@
 //     33 x 5997 x 532, whose groups all kept the counter; doubles from 13% slower to 6%
 //     faster; 2-byte elements 1-12% slower. With the flag a plain store after the
 //     counter's increment and one warp polling: wrong results on the GPU (right on a
-//     CPU device), and up to 11 points slower on 8 of 10 instances;
+//     CPU device), and up to 11 points slower on 8 of 10 instances. Floats only, again:
+//     the range of groups a group's stores overwrite bounded tile by tile (the input rows
+//     that an output tile's elements span), a work-item polling each group of it. A
+//     group choosing the counter for a wide range while others wait on flags is wrong:
+//     the groups on flags go on to the next round and raise the counter before every
+//     group has loaded (wrong results on the GPU); the choice must be the same for the
+//     whole grid. With flags everywhere, the on-chip steps of 30 random shapes (padded
+//     and swizzled tiles, 60 kernels) took a median of 0.97 of the time (0.92-1.09; the 8
+//     at 1.04-1.09 tall instances such as 16 x 6861 x 796, where every group's stores
+//     span the whole instance and all groups poll every flag), and the protocol's f32
+//     median rose 0.35% (1093.7 to 1097.6 GB/s, two runs each). Flags only in rounds
+//     whose groups' tiles lie within a tile row (tile columns at least twice a group's
+//     tiles) or that hold 4 instances or more, the counter elsewhere: 0.97 (0.94-1.02) on
+//     19 of those shapes, the tall ones at 1.005-1.012. On-chip steps take half of a
+//     call's time, so at most 1.5% for the protocol, for a scratch word per group and a
+//     second way to wait;
 //   - 2-byte elements in blocks where the columns are odd, the second row of each block
 //     loaded as two words shifted together: a median of 47% of copy on 10 instances, as
 //     one by one; with 8 tiles a group instead of 10 (64 registers, no spill), no faster;
@@ -106,8 +121,7 @@
 // rounds of one matrix (other factors of its side) barely: 6762 x 13709 floats in 14
 // rounds of 483 x 13709 took 0.274 ms, in 23 of 294 x 13709 0.278; 5997 x 17556 in 15
 // rounds of 5997 x 399 0.310 ms, in 28 of 5997 x 627 0.309. So the waits, taken one by
-// one, are not what the rounds lose; the narrower wait above, without its losses, might
-// be.
+// one, are not what the rounds lose; the narrower wait above saves about 3% of their time.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
