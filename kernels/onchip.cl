@@ -87,9 +87,11 @@
 //     median rose 0.35% (1093.7 to 1097.6 GB/s, two runs each). Flags only in rounds
 //     whose groups' tiles lie within a tile row (tile columns at least twice a group's
 //     tiles) or that hold 4 instances or more, the counter elsewhere: 0.97 (0.94-1.02) on
-//     19 of those shapes, the tall ones at 1.005-1.012. On-chip steps take half of a
-//     call's time, so at most 1.5% for the protocol, for a scratch word per group and a
-//     second way to wait;
+//     19 of those shapes, the tall ones at 1.005-1.012; the 20th, 31 x 8791 x 146, never
+//     ended: its last round, of fewer instances, waited on the counter for increments
+//     that the rounds on flags had not made (every round must raise it). On-chip steps
+//     take half of a call's time, so at most 1.5% for the protocol, for a scratch word
+//     per group and a second way to wait;
 //   - 2-byte elements in blocks where the columns are odd, the second row of each block
 //     loaded as two words shifted together: a median of 47% of copy on 10 instances, as
 //     one by one; with 8 tiles a group instead of 10 (64 registers, no spill), no faster;
