@@ -68,30 +68,16 @@
 //     instances, one starting half a round later, so that one streams while the other
 //     waits: 4-6% and 13-14% slower on 43 x 177 x 12568 and 9 x 284 x 7791, 0-4% faster
 //     on 8 other instances, the protocol's median no faster (doubles: 0.4% slower);
-//   - after round 0, each group waiting only for the groups that hold the tiles its stores
-//     overwrite (a flag per group, set by atomic exchange; the counter where they are more
-//     than 64): 2-10% faster on 9 of 10 instances of the random protocol but 16% slower on
-//     33 x 5997 x 532, whose groups all kept the counter; doubles from 13% slower to 6%
-//     faster; 2-byte elements 1-12% slower. With the flag a plain store after the
-//     counter's increment and one warp polling: wrong results on the GPU (right on a
-//     CPU device), and up to 11 points slower on 8 of 10 instances. Floats only, again:
-//     the range of groups a group's stores overwrite bounded tile by tile (the input rows
-//     that an output tile's elements span), a work-item polling each group of it. A
-//     group choosing the counter for a wide range while others wait on flags is wrong:
-//     the groups on flags go on to the next round and raise the counter before every
-//     group has loaded (wrong results on the GPU); the choice must be the same for the
-//     whole grid. With flags everywhere, the on-chip steps of 30 random shapes (padded
-//     and swizzled tiles, 60 kernels) took a median of 0.97 of the time (0.92-1.09; the 8
-//     at 1.04-1.09 tall instances such as 16 x 6861 x 796, where every group's stores
-//     span the whole instance and all groups poll every flag), and the protocol's f32
-//     median rose 0.35% (1093.7 to 1097.6 GB/s, two runs each). Flags only in rounds
-//     whose groups' tiles lie within a tile row (tile columns at least twice a group's
-//     tiles) or that hold 4 instances or more, the counter elsewhere: 0.97 (0.94-1.02) on
-//     19 of those shapes, the tall ones at 1.005-1.012; the 20th, 31 x 8791 x 146, never
-//     ended: its last round, of fewer instances, waited on the counter for increments
-//     that the rounds on flags had not made (every round must raise it). On-chip steps
-//     take half of a call's time, so at most 1.5% for the protocol, for a scratch word
-//     per group and a second way to wait;
+//   - narrow waits (below) in other forms: the counter where a group's range held more
+//     than 64 groups: 2-10% faster on 9 of 10 instances of the random protocol but 16%
+//     slower on 33 x 5997 x 532, whose groups all kept the counter; doubles from 13% slower
+//     to 6% faster; 2-byte elements 1-12% slower. With the flag a plain store after the
+//     counter's increment and one warp polling: wrong results on the GPU (right on a CPU
+//     device), and up to 11 points slower on 8 of 10 instances. Each group choosing flags
+//     or the counter by its own range: wrong results on the GPU (see "Narrow waits").
+//     Flags in every round after round 0: 1.04-1.09 of the time on tall instances such as
+//     16 x 6861 x 796, where every group's stores span the whole instance and all groups
+//     poll every flag;
 //   - 2-byte elements in blocks where the columns are odd, the second row of each block
 //     loaded as two words shifted together: a median of 47% of copy on 10 instances, as
 //     one by one; with 8 tiles a group instead of 10 (64 registers, no spill), no faster;
@@ -123,7 +109,26 @@
 // rounds of one matrix (other factors of its side) barely: 6762 x 13709 floats in 14
 // rounds of 483 x 13709 took 0.274 ms, in 23 of 294 x 13709 0.278; 5997 x 17556 in 15
 // rounds of 5997 x 399 0.310 ms, in 28 of 5997 x 627 0.309. So the waits, taken one by
-// one, are not what the rounds lose; the narrower wait above saves about 3% of their time.
+// one, are not what the rounds lose; the narrow waits below save 2-3% of their time.
+//
+// Narrow waits (4-byte element tiles; the host defines IPT_FLAG_WORDS and IPT_FLAGS_AT).
+// After round 0, where every group is known to run, a round's stores need only the groups
+// whose tiles they overwrite to have loaded, and that is few groups where a group's tiles
+// lie within a tile row (its output rows' shares then lie in a band of input rows) or an
+// instance is a small part of the round. In such rounds each group, once its loads have
+// completed (as below), sets its flag to the round's number by atomic exchange and waits
+// only for the range of groups that overwritten_groups bounds, a work-item polling each;
+// in the others it waits on the counter. The choice is the round's, the same in every
+// group (its shape decides): a group on the counter could see it raised by groups on
+// flags that went on to the next round. And every round raises the counter, so that a
+// round on it after rounds on flags counts every group's loads of every round.
+// Measured with floats (the on-chip steps of 30 random shapes, padded and swizzled tiles,
+// against the counter alone): a median of 0.973 and 0.984 of the time in two runs
+// (0.91-1.08; tall instances, on the counter, 1.00-1.03), the random protocol's shapes
+// 0.992 (0.987 where the plan takes an on-chip 010! stage). A round on the counter after
+// rounds on flags that did not raise it never ended. Doubles and narrower elements keep
+// the counter: narrow waits were not found faster for them (above), and
+// overwritten_groups bounds element tiles only, not words or blocks.
 //
 // Why the writes cannot clobber unread data. A group announces "loaded" (sync[2]) only
 // once every one of its loads has COMPLETED: a GPU keeps a load in flight past a barrier
@@ -339,6 +344,20 @@ typedef elem_t reg_t;
 #define DECISION_GO 1u
 #define DECISION_ABORT 2u
 #define SYNC_WORDS 5  // tickets, decision, loaded, left, arrived at the fallback's barrier
+// Narrow waits (4-byte element tiles; see "Narrow waits" above): IPT_FLAG_WORDS flags, one
+// per group, from word IPT_FLAGS_AT of the scratch on (host-defined: past the line of the
+// sync words, which the waits on the counter poll).
+#ifndef IPT_FLAG_WORDS
+#define IPT_FLAG_WORDS 0
+#define IPT_FLAGS_AT SYNC_WORDS
+#endif
+#if IPT_FLAGS_AT < SYNC_WORDS
+#error "the flags after the sync words"
+#endif
+#define NARROW_WAIT                                                                 \
+  (IPT_ELEM_BYTES == 4 && IPT_WORDS == 1 && IPT_BLOCK == 1 && !IPT_RUNTIME_TILE && \
+   !IPT_CYCLES_ONLY && IPT_FLAG_WORDS > 0)
+#define FLAG_WORDS (NARROW_WAIT ? IPT_FLAG_WORDS : 0)
 
 // Within an instance, element p = r * cols + c (row r, column c) goes to c * rows + r.
 // An instance holds fewer than 2^32 elements (the host checks), so 32-bit arithmetic.
@@ -638,7 +657,29 @@ void leave(volatile __global uint *sync, __local uint *last_out) {
   barrier(CLK_LOCAL_MEM_FENCE);
   if (*last_out == 0) return;
   if (lid < SYNC_WORDS) sync[lid] = 0;
+  const uint flags = min((uint)get_num_groups(0), (uint)FLAG_WORDS);
+  for (uint w = lid; w < flags; w += get_local_size(0)) sync[IPT_FLAGS_AT + w] = 0;
 }
+
+#if NARROW_WAIT
+// The groups whose tiles hold what the stores of tile t (of the round's tiles, `per_group`
+// a group) overwrite, as a range [*lo, *hi] of group ids that may hold more. The tile's
+// output rows cover the elements [a, b] of its instance; in the input those lie in rows
+// ra to rb, and so in tiles from tile row ra / TR to rb / TR (all of their columns where
+// ra < rb).
+void overwritten_groups(uint t, uint rows, uint cols, uint tile_cols, uint instance_tiles,
+                        uint per_group, uint *lo, uint *hi) {
+  const uint i = t / instance_tiles, u = t - i * instance_tiles;
+  const uint ti = u / tile_cols, tj = u - ti * tile_cols;
+  const uint a = tj * TC * rows + ti * TR;
+  const uint b = (min(cols, tj * TC + TC) - 1) * rows + min(rows, ti * TR + TR) - 1;
+  const uint ra = a / cols, rb = b / cols;
+  const uint first = ra / TR * tile_cols + (ra == rb ? (a - ra * cols) / TC : 0);
+  const uint last = rb / TR * tile_cols + (ra == rb ? (b - rb * cols) / TC : tile_cols - 1);
+  *lo = (i * instance_tiles + first) / per_group;
+  *hi = (i * instance_tiles + last) / per_group;
+}
+#endif
 
 // In the kernel: the value (element or block) at row, col of the instance at `src`, and
 // the store of v at output row orow, column ocol of the instance at `dst`.
@@ -689,6 +730,12 @@ void ipt_onchip(__global elem_t *buffer, idx_t offset, uint rows, uint cols, uin
 #endif
   __local volatile uint sink[WG];
   __local uint ticket_of_group, decision, running, last_out;
+#if NARROW_WAIT
+  // Round k's range of groups to wait for, in slot k % 2: filled by the round's loads,
+  // read after their barrier, when work-item 0 clears the other slot for the next round.
+  __local uint wait_lo[2], wait_hi[2];
+  volatile __global uint *flags = sync + IPT_FLAGS_AT;  // group g's: the last round it loaded
+#endif
   const matrix_t m = MATRIX(buffer, offset);  // every access: AT (common.cl)
 #if IPT_BLOCK > 1
   const words_t words = WORDS_OF(m);  // on a word (host-checked)
@@ -757,6 +804,15 @@ UNROLL
       const uint per_group = (round_tiles + groups - 1) / groups;  // <= HELD + TILES (host)
       const uint first = get_group_id(0) * per_group;
       const uint mine = first >= round_tiles ? 0 : min(per_group, round_tiles - first);
+#if NARROW_WAIT
+      // After round 0, the round waits on flags or on the counter, the same way in every
+      // group (see "Narrow waits" above): on flags where a group's tiles lie within a tile
+      // row (tile rows of at least twice its tiles) or the round holds 4 instances or more.
+      const bool flagged = k > 0 && get_num_groups(0) <= FLAG_WORDS &&
+                           (tile_cols >= 2 * per_group || min(per_round, instances - i0) >= 4);
+#else
+      const bool flagged = false;
+#endif
       // Of those, the first in_local are held in local memory: only what the registers do
       // not hold, so that rounds the registers hold (whole small matrices) go without.
 #if HELD > 0
@@ -823,6 +879,16 @@ UNROLL
           }
         }
       }
+#if NARROW_WAIT
+      // While the loads are in flight: the groups this round's stores wait for.
+      if (flagged && lid < mine) {
+        uint lo, hi;
+        overwritten_groups(first + lid, rows, cols, tile_cols, instance_tiles, per_group, &lo,
+                           &hi);
+        atomic_min(&wait_lo[k & 1], lo);
+        atomic_max(&wait_hi[k & 1], hi);
+      }
+#endif
       // Only now, with every load issued: a use right after each load would make the
       // work-item wait for one load before issuing the next.
 UNROLL
@@ -830,6 +896,11 @@ UNROLL
       sink[lid] = consumed;  // waits for every load (see above)
       mem_fence(CLK_GLOBAL_MEM_FENCE);
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#if NARROW_WAIT
+      // The range of groups to wait for in a round on flags, empty if this group stores
+      // nothing.
+      const uint wait_first = wait_lo[k & 1], wait_last = wait_hi[k & 1];
+#endif
       if (lid == 0) {
         if (k == 0) {
           ticket_of_group = my_ticket;
@@ -840,11 +911,27 @@ UNROLL
             running = d >> 2;
           }
         } else {
+          // Raised in every round, so that a round on the counter after rounds on flags
+          // finds it counting every group's loads of every round.
           atomic_inc(&sync[2]);
-          while (sync[2] < groups * (k + 1)) {  // every group is running (GO)
-          }
+          if (!flagged)
+            while (sync[2] < groups * (k + 1)) {  // every group is running (GO)
+            }
         }
+#if NARROW_WAIT
+        if (flagged) atomic_xchg(&flags[get_group_id(0)], k);
+        wait_lo[(k + 1) & 1] = UINT_MAX;  // the next round's, last read in round k - 1
+        wait_hi[(k + 1) & 1] = 0;
+#endif
       }
+#if NARROW_WAIT
+      // Each group of the range polled by a work-item (this group's flag among them, set
+      // above by work-item 0 before it polls).
+      if (flagged && wait_first <= wait_last)
+        for (uint g = wait_first + lid; g <= wait_last; g += WG)
+          while (flags[g] < k) {
+          }
+#endif
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
       if (decision != DECISION_GO) break;  // only in round 0: nothing was written
 

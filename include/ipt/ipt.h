@@ -178,7 +178,8 @@ IPT_API const char* ipt_version_string(void);
  * instead (slower). Either way the event completes with the matrix transposed. The same
  * kernel also runs the 010! stage of most large matrices' plans (instances of m x N rows
  * at a time), which turns three passes into two; its fallback needs no flags (128 bytes
- * of scratch).
+ * of scratch, and for 4-byte elements 4 bytes per work-group: about 1 KiB on a GPU of 132
+ * compute units).
  *
  * Padding. A side without good factors (a prime, say) would leave only slow plans, so
  * the call may transpose a slightly larger matrix instead: at most 0.5% more elements, a

@@ -316,8 +316,10 @@ void add_sequence_steps(LaunchPlan& launch, const DeviceProfile& device,
     const Stage& stage = *stages[i];
     before[i] = instances_before_split(stage, stage_site, device);
     if (stage.onchip) {
-      stage_flags[i] = layout.take(Buffer::kZeroScratch, kOnChipScratchBytes);
-      if (before[i] != 0) rest_flags[i] = layout.take(Buffer::kZeroScratch, kOnChipScratchBytes);
+      const std::uint64_t bytes = onchip_scratch_bytes(
+          choose_onchip(device, elem_size, overrides.request.onchip_tiles), elem_size);
+      stage_flags[i] = layout.take(Buffer::kZeroScratch, bytes);
+      if (before[i] != 0) rest_flags[i] = layout.take(Buffer::kZeroScratch, bytes);
     } else if (!by_last) {
       stage_flags[i] = layout.take(Buffer::kScratch, stage_flag_bytes(stage, device, stage_site));
     }

@@ -88,7 +88,7 @@ void probe(const cl::CommandQueue& queue, const ProgramRef& program, const plann
   const cl::Device device = queue_device(queue);
   PooledKernel kernel(program, planner::family_kernel(step.family), device);
   const planner::Step probe_step = planner::onchip_probe_step(step, faults::onchip_probe_groups());
-  std::vector<cl_uint> zeros(planner::kOnChipScratchBytes / 4, 0);
+  std::vector<cl_uint> zeros(probe_step.flags.bytes / 4, 0);
   cl::Buffer sync, one, report;
   try {
     faults::point(faults::Site::kAllocation, "clCreateBuffer");

@@ -22,7 +22,7 @@ cl_uint run_onchip_kernel(std::size_t instances, std::size_t rows, std::size_t c
   // One zero scratch, as a call's: the kernel's scratch 16 bytes in, zero bytes around it,
   // then, from `dirty` on, 160 bytes of 0xA5 of which it must zero words 3 to 36 (an
   // earlier kernel's flags that the call's last kernel clears).
-  const std::size_t bytes = ipt::planner::kOnChipScratchBytes;
+  const std::size_t bytes = ipt::planner::onchip_scratch_bytes(config, elem_size);
   const std::size_t lead = 16, trail = 64, dirty = (lead + bytes + trail + 15) / 16 * 16;
   const std::size_t total = dirty + 160, zeroed_at = dirty + 12, zeroed = cycles_only ? 0 : 34 * 4;
   const cl::Buffer zero_scratch(context, CL_MEM_READ_WRITE, total);

@@ -179,7 +179,9 @@ TEST_CASE("the planner picks the on-chip attempt for small non-square matrices o
       CHECK(launch.steps[0].flags.buffer == ipt::planner::Buffer::kZeroScratch);
       CHECK(launch.fill.empty());
       CHECK(launch.scratch_bytes == 0);
-      CHECK(launch.zero_scratch_bytes == ipt::planner::kOnChipScratchBytes);
+      // The sync words' line, then a flag for each of its groups (4-byte elements).
+      CHECK(launch.zero_scratch_bytes ==
+            ipt::planner::kOnChipSyncBytes + 4 * ipt::planner::choose_onchip(gpu, 4).groups);
     }
     // A prime side without room to pad: the regular plan is one kernel, but a slow one.
     const auto prime = ipt::planner::plan_transpose(gpu, 3001, 1777, 4);

@@ -15,6 +15,7 @@
 #include "helpers/fault_injection.hpp"
 #include "helpers/onchip_kernel_run.hpp"
 #include "helpers/test_profiles.hpp"
+#include "helpers/test_skip.hpp"
 #include "helpers/test_support.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/families/bs.hpp"
@@ -23,6 +24,7 @@
 #include "planner/families/restride.hpp"
 #include "planner/families/soa.hpp"
 #include "planner/transpose_plan.hpp"
+#include "runtime/device_query.hpp"
 #include "runtime/opencl.hpp"
 
 using ipt::planner::DeviceProfile;
@@ -206,6 +208,52 @@ TEST_CASE("the on-chip kernel moves many instances in rounds", "[onchip_stage]")
       ipt::test::run_onchip_kernel(9, 50, 33, elem_size, config, false, ++seed);
       CHECK(ipt::test::run_onchip_kernel(9, 50, 33, elem_size, config, true, ++seed) == 2);
     }
+}
+
+TEST_CASE("on-chip rounds of floats wait on flags or on the counter, every group running",
+          "[onchip_stage]") {
+  // After round 0 the kernel's groups wait, round by round, either each for the groups
+  // whose tiles its stores overwrite (a flag per group) or all for all (the counter):
+  // flags where a group's tiles lie within a tile row or a round holds 4 instances or
+  // more (kernels/onchip.cl). Races show only where every group of the device's own
+  // configuration runs at once, so the real device and its groups; shapes sized from
+  // them for rounds on flags only, on the counter only, and on flags then the counter.
+  const ScopedEnv no_overrides("IPT_OVERRIDES", nullptr);
+  const auto profile = ipt::runtime::query_device_profile(session().device());
+  if (!profile.resident_groups)
+    IPT_SKIP("this device does not run every work-group at once (a GPU does)");
+  const auto config = ipt::planner::choose_onchip(profile, 4);
+  const std::uint64_t group_tiles = ipt::planner::onchip_group_tiles(config, {});
+  const std::uint64_t round_tiles = config.groups * group_tiles;  // of 32 x 32
+  INFO(config.groups << " groups of " << group_tiles << " tiles");
+  struct Case {
+    const char* what;
+    std::uint64_t instances, rows, cols;
+  };
+  // Wide: tile rows longer than twice a group's tiles, an instance half a round.
+  const std::uint64_t wide_cols = 32 * (2 * group_tiles + 1) - 5;
+  const std::uint64_t wide_rows = 32 * (round_tiles / (2 * group_tiles + 1) / 2) - 3;
+  // Short and wide: a tile's output rows come from a stretch of an input row that the
+  // tiles of many groups hold, so each group waits for many (a range cut short shows
+  // here).
+  const std::uint64_t short_rows = 32 * 10 - 3;
+  const std::uint64_t short_cols = 32 * (round_tiles / 2 / 10) - 5;
+  // Tall: two tile columns, an instance a third of a round (rounds of 3 instances, the
+  // counter), or a fifth (rounds of 5 on flags, then a last round of 1, whose groups'
+  // tiles span tile rows, on the counter).
+  const std::uint64_t tall_cols = 55;
+  const Case cases[] = {
+      {"flags (tiles within a tile row)", 5, wide_rows, wide_cols},
+      {"flags (a tile's stores wait for many groups)", 5, short_rows, short_cols},
+      {"the counter", 7, 32 * (round_tiles / 2 / 3) - 7, tall_cols},
+      {"flags, then the counter", 11, 32 * (round_tiles / 2 / 5) - 11, tall_cols},
+  };
+  std::uint64_t seed = 4300;
+  for (const Case& c : cases) {
+    INFO(c.what << ": " << c.instances << " x (" << c.rows << " x " << c.cols << ")");
+    REQUIRE(ipt::planner::onchip_fits(config, c.rows, c.cols));
+    CHECK(ipt::test::run_onchip_kernel(c.instances, c.rows, c.cols, 4, config, false, ++seed) == 1);
+  }
 }
 
 TEST_CASE("the on-chip kernel holds tiles in local memory as well as registers", "[onchip_stage]") {

@@ -323,8 +323,8 @@ TEST_CASE("the probe of a split on-chip program in blocks keeps its block in its
     const cl::CommandQueue queue(session().queue(), true);
     const cl::Buffer one(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                          const_cast<unsigned char*>(before.data()));
-    const cl::Buffer zero_scratch(context, CL_MEM_READ_WRITE, ipt::planner::kOnChipScratchBytes);
-    queue.enqueueFillBuffer(zero_scratch, cl_uchar{0}, 0, ipt::planner::kOnChipScratchBytes);
+    const cl::Buffer zero_scratch(context, CL_MEM_READ_WRITE, probe.flags.bytes);
+    queue.enqueueFillBuffer(zero_scratch, cl_uchar{0}, 0, probe.flags.bytes);
     const cl::Buffer report(context, CL_MEM_READ_WRITE, 4);
     queue.enqueueFillBuffer(report, cl_uint{0}, 0, 4);
     ipt::runtime::EnqueueOptions options;

@@ -335,6 +335,13 @@ double onchip_cost_without_blocks(const OnChipConfig& config, std::size_t elem_s
 
 using namespace steps;
 
+bool onchip_narrow_waits(std::size_t elem_size) { return elem_size == 4; }
+
+std::uint64_t onchip_scratch_bytes(const OnChipConfig& config, std::size_t elem_size) {
+  if (!onchip_narrow_waits(elem_size)) return kOnChipSyncBytes;
+  return kOnChipSyncBytes + 4 * std::min<std::uint64_t>(config.groups, kOnChipFlagWords);
+}
+
 namespace {
 
 // The arguments of ipt_onchip, in its order: the matrix, its shape and rounds, the
@@ -392,11 +399,15 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
                          " -DSTAGE=" + std::to_string(onchip_stage_tiles(used, tile)) +
                          (tile.word > 1  ? " -DIPT_WORDS=" + std::to_string(tile.word)
                           : runtime_tile ? std::string()  // always padded (onchip.cl)
-                                         : std::string(tile_layout_option(config.layout))),
+                                         : std::string(tile_layout_option(config.layout))) +
+                         (onchip_narrow_waits(site.elem_size)
+                              ? " -DIPT_FLAGS_AT=" + std::to_string(kOnChipSyncBytes / 4) +
+                                    " -DIPT_FLAG_WORDS=" + std::to_string(kOnChipFlagWords)
+                              : std::string()),
                      config.groups, config.work_group);
   step.probed_launch = true;
   step.groups_per_unit = config.groups_per_unit;
-  step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
+  step.flags = placed(scratch, Buffer::kZeroScratch, onchip_scratch_bytes(config, site.elem_size));
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
   // Waiting for one group more than launched never ends: the fallback.
@@ -445,7 +456,7 @@ Step onchip_cycles_step(const StepSite& site, std::uint64_t instances, std::uint
                  " -DTC=" + std::to_string(kOnChipTile) +
                  " -DTILES=1 -DSTAGE=" + std::to_string(stage) + " -DIPT_CYCLES_ONLY=1",
              config.groups, work_group);
-  step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipScratchBytes);
+  step.flags = placed(scratch, Buffer::kZeroScratch, kOnChipSyncBytes);  // no narrow waits
   if (step.flags.buffer != Buffer::kZeroScratch)
     throw std::logic_error("the on-chip kernel's scratch is not zero scratch");
   // The kernel reads neither the rounds nor the tile shape.
@@ -481,7 +492,7 @@ Step onchip_probe_step(const Step& onchip, ProbeGroups groups) {
                 ulong_arg(0),
                 ulong_arg(0),
                 buffer_arg(Buffer::kReport)};
-  probe.flags = {Buffer::kZeroScratch, 0, kOnChipScratchBytes};
+  probe.flags = {Buffer::kZeroScratch, 0, onchip.flags.bytes};
   probe.zeroes = {};
   probe.touches = 1;
   probe.move = permute(1, 1, 1, 1);

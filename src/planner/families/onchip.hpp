@@ -157,14 +157,19 @@ Step onchip_step(const StepSite& site, std::uint64_t instances, std::uint64_t ro
 Step onchip_cycles_step(const StepSite& site, std::uint64_t instances, std::uint64_t rows,
                         std::uint64_t cols, const OnChipConfig& config, Region scratch = {});
 
-// Scratch of the on-chip kernel, whatever the matrix: its polled words (tickets,
-// decision, loads announced, groups gone, arrivals at the fallback's barrier) on a cache
-// line of their own. Its fallback needs no flag per element (kernels/onchip.cl).
-inline constexpr std::uint64_t kOnChipScratchBytes = 128;
+// Scratch of the on-chip kernel: its polled words (tickets, decision, loads announced,
+// groups gone, arrivals at the fallback's barrier) on a cache line of their own; for
+// 4-byte elements then a word per work-group (up to kOnChipFlagWords groups; more wait
+// on the counter), which its narrow waits poll. Its fallback needs no flag per element
+// (kernels/onchip.cl).
+inline constexpr std::uint64_t kOnChipSyncBytes = 128;
+inline constexpr std::uint64_t kOnChipFlagWords = 1024;
+bool onchip_narrow_waits(std::size_t elem_size);
+std::uint64_t onchip_scratch_bytes(const OnChipConfig& config, std::size_t elem_size);
 
 // The on-chip kernel's probe: the kernel of `onchip` on a matrix of one element (one block
 // where it moves blocks) in a buffer of kOnChipProbeBytes, with zero scratch of
-// kOnChipScratchBytes, every group it launches awaited with the patience of a call. For
+// onchip's (its flags' size), every group it launches awaited with the patience of a call. For
 // tests, it can await one group more than it launches (a device that cannot hold them all,
 // whatever the device) or launch one group only (a device that holds them). It reports,
 // through Buffer::kReport, kOnChipAllResident if every work-group ran at once and the
