@@ -4,7 +4,9 @@
 # on the GPU machine: builds both, then runs each benchmark part with the old and the new
 # build alternately, ROUNDS times, so that both see the same GPU state. Every result is
 # verified on the device and the copy bandwidth is measured by each run. Prints the
-# libipt medians side by side; the JSON summaries go into $OUT/ab.tar.gz.
+# libipt medians side by side, then per part the per-shape time ratios new / old
+# (ab_shapes.py: whole-run medians drift about 1% between runs of one build, per-shape
+# ratios resolve less); the JSON summaries and CSVs go into $OUT/ab.tar.gz.
 #   bash tools/device/ab_run.sh OLD_DIR COUNT REPS ROUNDS PART...   (PART: random-f32, ...)
 # NEW_ARGS: extra ipt-bench arguments for this tree's build only (e.g. --buffer padded,
 # the buffers an older ipt-bench always gave). OLD_COMMIT: the old tree's commit, for its
@@ -36,9 +38,12 @@ for part in "$@"; do
       [ "$build" = old ] && bin=build-old/tools/ipt-bench && extra=()
       json="$dir/$part-$build-$round.json"
       timeout 280 "$bin" "$mode" --count "$count" --type "$type" --reps "$reps" --baselines none \
-        "${extra[@]}" --json "$json" > "$dir/$part-$build-$round.log" 2>&1
+        "${extra[@]}" --json "$json" --csv "$dir/$part-$build-$round.csv" \
+        > "$dir/$part-$build-$round.log" 2>&1
       echo "$part round $round $build: exit $? median $(median "$json") GB/s, copy $(copy "$json") GB/s"
     done
   done
+  runs() { ls "$dir/$part-$1"-*.csv | paste -sd, -; }
+  python3 "$(dirname "${BASH_SOURCE[0]}")/ab_shapes.py" "$(runs old)" "$(runs new)" 2>&1
 done | tee "$out/ab-summary.txt"
 tar czf "$out/ab.tar.gz" -C "$dir" .
