@@ -28,6 +28,7 @@ median() {  # the libipt row's median of a JSON summary
   grep -o '"library": "libipt"[^}]*"median_gbs": [0-9.]*' "$1" | grep -o '[0-9.]*$' | head -1
 }
 copy() { grep -o '"copy_gbs": [0-9.]*' "$1" | grep -o '[0-9.]*$'; }
+runs() { ls "$dir/$1-$2"-*.csv | paste -sd, -; }  # part $1's CSVs of build $2, comma-separated
 for part in "$@"; do
   mode=${part%-*}
   type=${part#*-}
@@ -43,7 +44,6 @@ for part in "$@"; do
       echo "$part round $round $build: exit $? median $(median "$json") GB/s, copy $(copy "$json") GB/s"
     done
   done
-  runs() { ls "$dir/$part-$1"-*.csv | paste -sd, -; }
-  python3 "$(dirname "${BASH_SOURCE[0]}")/ab_shapes.py" "$(runs old)" "$(runs new)" 2>&1
+  python3 "$(dirname "${BASH_SOURCE[0]}")/ab_shapes.py" "$(runs "$part" old)" "$(runs "$part" new)" 2>&1
 done | tee "$out/ab-summary.txt"
 tar czf "$out/ab.tar.gz" -C "$dir" .
