@@ -104,6 +104,12 @@
 //     to 1.10 on the fastest, at 70-76%), 1.004 on an H100; in tiles of 32 x 64, 1.016; doubles
 //     1.017-1.023 (blocks stage 16-byte slots one tile at a time, element tiles three); the
 //     random protocol's medians as before.
+//   - shares dealt by arrival: each round after round 0 left every group all but 3 of
+//     its tiles and dealt the rest, in chunks of 6 from a counter per round, to the groups
+//     that finished the previous round first, so that no round waits for a slow group's
+//     full share: the random protocol's shapes took a median of 1.008 of the time (floats,
+//     which lose the narrow waits with it), 0.999 (doubles) and 1.010 (2-byte elements) on
+//     an H100. Groups do not finish their rounds unevenly enough for it to pay.
 // Larger rounds help a little: with tiles held in local memory as well (HELD, below),
 // rounds 1.4 times larger ran floats 1-2 points of copy faster, doubles 3. Fewer, fuller
 // rounds of one matrix (other factors of its side) barely: 6762 x 13709 floats in 14

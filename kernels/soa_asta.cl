@@ -115,6 +115,10 @@
 // barrier's global fence as well (0.999; formally unsafe, for the measurement only); the
 // random, skinny, 1- and 2-byte and primes protocols stayed within the spread of two runs
 // with them.
+// Nor the registers that hold a unit's chunks: with the carried chunk in local memory
+// (each lane its own slots) and only the loaded one in registers, so that more units fit
+// a compute unit, the random protocol's shapes took a median of 1.003 (f32) and 0.999
+// (f64) of the time on an H100, the skinny protocol's 1.008.
 
 #define WG (VW * UNITS)
 #ifndef SHIFTED_WORDS
