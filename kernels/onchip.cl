@@ -109,7 +109,17 @@
 //     that finished the previous round first, so that no round waits for a slow group's
 //     full share: the random protocol's shapes took a median of 1.008 of the time (floats,
 //     which lose the narrow waits with it), 0.999 (doubles) and 1.010 (2-byte elements) on
-//     an H100. Groups do not finish their rounds unevenly enough for it to pay.
+//     an H100: it did not shorten the waits timed below.
+//   - the next round's tiles prefetched into the L2 cache (prefetch.global.L2 of each tile
+//     row's lines, a build for NVIDIA only) while the round waits: loads took 3.6 us
+//     instead of 4.6 but the waits twice as long (timed as below), the on-chip steps of 7
+//     random shapes 1.11-1.38 of the time, the random protocol's shapes 1.13 (floats) and
+//     1.09 (doubles) on an H100; prefetched as the stores begin instead, 1.17-1.38.
+// Timed by round (work-item 0 of each group reading the GPU's global timer, in a build for
+// the measurement only; 23 rounds of 294 x 13709 floats on an H100, narrow waits): a
+// group's loads took a median of 4.6 us (the slowest group's 6.2-7.3), its wait 3.2-4.4
+// us (up to 13) and its stores 5.2 us: a quarter of a group's time goes to waiting for the
+// slowest loads.
 // Larger rounds help a little: with tiles held in local memory as well (HELD, below),
 // rounds 1.4 times larger ran floats 1-2 points of copy faster, doubles 3. Fewer, fuller
 // rounds of one matrix (other factors of its side) barely: 6762 x 13709 floats in 14
