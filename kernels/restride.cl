@@ -112,6 +112,34 @@ void wait_read(volatile __global int *flags, idx_t chunk) {
 #define ELEMENT_INDEX_STEP
 #define ELEMENT_INDEX_WRAP
 #endif
+#ifndef IPT_RELATIVE32
+#define IPT_RELATIVE32 0
+#endif
+#if IPT_INDEX_64 && IPT_RELATIVE32
+// 64-bit indices whose offsets within a chunk fit 32 bits (the host checks that a chunk's
+// rows span less than 2^32 elements of either stride): the chunk's first row's index in 64
+// bits, once, and each element's offset from it carried in 32 bits.
+#define FOR_MY_ELEMENTS(stride, BODY)                                  \
+  {                                                                    \
+    const idx_t base_ = r0 * (stride);                                 \
+    uint c_ = (uint)first_c, at_ = (uint)(first_dr * (stride) + first_c); \
+    const uint step_ = (uint)(step_rows * (stride) + step_cols);       \
+    const uint wrap_ = (uint)((stride) - len), len_ = (uint)len;       \
+    const uint step_cols_ = (uint)step_cols;                           \
+    UNROLL for (int p = 0; p < PER_ITEM; ++p) {                        \
+      if ((uint)p * WG < mine) {                                       \
+        const idx_t i = base_ + at_;                                   \
+        BODY                                                           \
+      }                                                                \
+      at_ += step_;                                                    \
+      c_ += step_cols_;                                                \
+      if (c_ >= len_) {                                                \
+        c_ -= len_;                                                    \
+        at_ += wrap_;                                                  \
+      }                                                                \
+    }                                                                  \
+  }
+#else
 #define FOR_MY_ELEMENTS(stride, BODY)                                  \
   {                                                                    \
     idx_t dr = first_dr, c = first_c;                                  \
@@ -131,6 +159,7 @@ void wait_read(volatile __global int *flags, idx_t chunk) {
       }                                                                \
     }                                                                  \
   }
+#endif
 #define LOAD(EL) FOR_MY_ELEMENTS(s_in, v[p] = EL(i); consumed ^= ELEM_WORD(v[p]);)
 #define STORE(EL) FOR_MY_ELEMENTS(s_out, EL(i) = TRANSFORMED(v[p]);)
 #define MATRIX_AT(i) AT(m, i)
@@ -259,6 +288,30 @@ unit_word_t unit_from_uints(__global const uint *from, uint bits) {
 #define V(p, u) v[(p) * IPT_UNITS + (u)]
 // The work-item's units are lid + p * WG: each stored at element k and loaded from row r,
 // column c, source index `at`; (r, c) advances by WG units without a division.
+#if IPT_INDEX_64 && IPT_RELATIVE32
+// As FOR_MY_ELEMENTS: the first unit's row in 64 bits, the offsets from it in 32.
+#define FOR_MY_UNITS(BODY)                                                  \
+  {                                                                         \
+    const idx_t r_ = first_k / len, at_base_ = r_ * s_in;                   \
+    uint kk_ = 0, cc_ = (uint)(first_k - r_ * len), aa_ = cc_;              \
+    const uint kstep_ = (uint)unit_step, cstep_ = (uint)unit_cols;          \
+    const uint astep_ = (uint)(unit_rows * s_in + unit_cols);               \
+    const uint awrap_ = (uint)(s_in - len), len_ = (uint)len;               \
+    UNROLL for (int p = 0; p < UNITS_PER_ITEM; ++p) {                       \
+      if ((uint)p * WG + (uint)lid < units) {                               \
+        const idx_t k = first_k + kk_, c = cc_, at = at_base_ + aa_;        \
+        BODY                                                                \
+      }                                                                     \
+      kk_ += kstep_;                                                        \
+      aa_ += astep_;                                                        \
+      cc_ += cstep_;                                                        \
+      if (cc_ >= len_) {                                                    \
+        cc_ -= len_;                                                        \
+        aa_ += awrap_;                                                      \
+      }                                                                     \
+    }                                                                       \
+  }
+#else
 #define FOR_MY_UNITS(BODY)                                       \
   {                                                              \
     idx_t k = first_k, r = first_k / len, c = first_k - r * len; \
@@ -276,6 +329,7 @@ unit_word_t unit_from_uints(__global const uint *from, uint bits) {
       }                                                          \
     }                                                            \
   }
+#endif
 // The source index of element u of the unit at `at`, column c: rows are at least U
 // elements long, so a unit crosses at most one row's end.
 #define UNIT_SOURCE(u) (at + (u) + (c + (u) >= len ? s_in - len : 0))

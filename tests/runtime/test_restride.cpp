@@ -92,7 +92,10 @@ TEST_CASE("restride moves rows of 1- and 2-byte elements that fill words in word
   std::uint64_t seed = 100;
   auto wide = config_of(64, 16);  // the 64-bit kernels of matrices past 2^31 elements
   wide.force_index64 = true;
-  for (const auto& config : {config_of(256, 64), config_of(64, 16), config_of(4, 2), wide})
+  auto wide_offsets = wide;  // and the offsets within a chunk in 64 bits too
+  wide_offsets.force_offsets64 = true;
+  for (const auto& config :
+       {config_of(256, 64), config_of(64, 16), config_of(4, 2), wide, wide_offsets})
     for (std::size_t elem_size : {1, 2})
       for (const Case& c : cases)
         for (const std::uint64_t offset : {0, 1, 2, 4}) {
@@ -111,6 +114,8 @@ TEST_CASE("restride moves rows of 1- and 2-byte elements that fill words in word
           CHECK(step.options.rfind("-DIPT_ELEM_BYTES=" + std::to_string(elem_size * unit) + " ",
                                    0) == 0);
           CHECK(step.index64 == config.force_index64);
+          CHECK((step.options.find(" -DIPT_RELATIVE32=1") != std::string::npos) ==
+                (config.force_index64 && !config.force_offsets64));
           CHECK(check_step(step, site, c.rows * std::max(c.s_in, c.s_out), 3 * elem_size + 1,
                            ++seed) == "");
         }
@@ -121,6 +126,9 @@ TEST_CASE("restride with 64-bit indices and the planner's configurations", "[res
   forced.force_index64 = true;
   CHECK(run_restride({300, 77, 77, 80}, 8, forced, 70) == "");
   CHECK(run_restride({300, 77, 80, 77}, 8, forced, 71) == "");
+  forced.force_offsets64 = true;
+  CHECK(run_restride({300, 77, 77, 80}, 8, forced, 74) == "");
+  CHECK(run_restride({300, 77, 80, 77}, 8, forced, 75) == "");
   ipt::planner::DeviceProfile gpu;
   gpu.local_mem_bytes = 48 * 1024;
   ipt::planner::DeviceProfile amd;
@@ -223,7 +231,9 @@ TEST_CASE("restride closes rows up into a compact matrix in wide stored words",
   };
   std::uint64_t seed = 2000;
   int in_words[17] = {};  // steps by bytes per word
-  for (const bool index64 : {false, true})
+  // 32-bit indices; 64-bit ones with each element's offset from its chunk's first row in
+  // 32 bits (as the planner builds them); 64-bit ones throughout.
+  for (const int width : {32, 64, 128})
     for (const Config k : {Config{32, 16, 16}, Config{16, 16, 16}, Config{8, 4, 16},
                            Config{4, 4, 16}, Config{256, 16, 16}, Config{16, 8, 8}})
       for (const std::size_t elem_size : {1, 2, 4})
@@ -231,9 +241,10 @@ TEST_CASE("restride closes rows up into a compact matrix in wide stored words",
           for (const std::uint64_t offset : {0, 1, 2, 3, 5, 15}) {
             INFO("rows " << c.rows << " len " << c.len << " " << c.s_in << " -> " << c.s_out
                          << " elem " << elem_size << " offset " << offset << " wg " << k.wg
-                         << " per item " << k.per_item << " index64 " << index64);
+                         << " per item " << k.per_item << " width " << width);
             auto config = config_of(k.wg, k.per_item);
-            config.force_index64 = index64;
+            config.force_index64 = width > 32;
+            config.force_offsets64 = width > 64;
             config.word_bytes = k.word_bytes;
             const auto site = site_of(elem_size, offset);
             const auto step =
@@ -249,6 +260,7 @@ TEST_CASE("restride closes rows up into a compact matrix in wide stored words",
             const std::size_t units =
                 at == std::string::npos ? 1 : std::stoul(step.options.substr(at + 13));
             CHECK(units == expected);
+            CHECK((step.options.find(" -DIPT_RELATIVE32=1") != std::string::npos) == (width == 64));
             ++in_words[units * elem_size <= 16 ? units * elem_size : 0];
             CHECK(check_step(step, site, c.rows * std::max(c.s_in, c.s_out), 3 * elem_size + 1,
                              ++seed) == "");

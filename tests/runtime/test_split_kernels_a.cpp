@@ -157,16 +157,20 @@ TEST_CASE("restride on a split matrix, padding and unpadding", "[split][restride
                         {2, 2, 2, 3},        {2, 2, 3, 2},      {60, 50, 50, 80},
                         {60, 50, 80, 50}};
   std::uint64_t seed = 400;
-  for (const bool index64 : {false, true})
+  // 32-bit indices; 64-bit ones with the offsets within a chunk in 32 bits (as planned);
+  // 64-bit ones throughout.
+  for (const int width : {32, 64, 128})
     for (const std::size_t elem_size : {1, 4, 8, 16})
       for (const Case& c : cases) {
+        const bool index64 = width > 32;
         ipt::planner::RestrideConfig config;
         config.work_group = 16;
         config.per_item = 2;  // chunks of 32: many groups wait on each other across the split
+        config.force_offsets64 = width > 64;
         const std::uint64_t elements = c.rows * std::max(c.s_in, c.s_out);
         for (const std::uint64_t split : splits_of(elements, std::max(c.s_in, c.s_out))) {
           INFO("rows " << c.rows << " len " << c.len << " " << c.s_in << " -> " << c.s_out
-                       << " elem " << elem_size << " index64 " << index64 << " split " << split);
+                       << " elem " << elem_size << " width " << width << " split " << split);
           const auto site = split_site(elem_size, kOffset, split, elements, index64);
           const std::uint64_t flag_bytes =
               ipt::planner::restride_scratch_bytes(config, c.rows * c.len);

@@ -16,6 +16,9 @@ struct RestrideConfig {
   std::size_t work_group = 256;
   std::size_t per_item = 8;
   bool force_index64 = false;
+  // With 64-bit indices, each element's offset from its chunk's first row in 64 bits too,
+  // even where 32 bits hold it (restride_step).
+  bool force_offsets64 = false;
   // The widest word (bytes) in which rows of narrower elements move (word_factor).
   std::size_t word_bytes = 4;
 };
