@@ -171,7 +171,7 @@ void restride_variants(const DeviceProfile& device, const StepSite& at, std::vec
         const RestrideConfig config = choose_restride(device, at.elem_size, elements);
         out.push_back(restride_step(at, 2, len, len, 2 * len, config));
         // Strides so long that a chunk's offsets take 64 bits (imatcopy's strides, rows
-        // of billions of elements).
+        // of billions of elements; `far` below for the wide words).
         if (at.index64) {
           out.push_back(restride_step(at, 2, len, len, len << 32, config));
           out.push_back(restride_step(at, 2, len, len << 32, len, config));
@@ -180,8 +180,9 @@ void restride_variants(const DeviceProfile& device, const StepSite& at, std::vec
         // 17 words on, at lengths close enough together to meet every rare-unit count.
         for (std::uint64_t n = 16; n <= (std::uint64_t{1} << 20); n *= 2)
           for (const std::uint64_t words : {n + 1, n + n / 2 + 1})
-            out.push_back(
-                restride_step(at, 2, words * len, (words + 1) * len, words * len, config));
+            for (const std::uint64_t far : {std::uint64_t{0}, at.index64 ? len << 32 : 0})
+              out.push_back(
+                  restride_step(at, 2, words * len, (words + 1) * len + far, words * len, config));
       }
 }
 
