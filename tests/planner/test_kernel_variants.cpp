@@ -161,29 +161,33 @@ TEST_CASE("restrides of narrow rows in words are in the set at every matrix size
           "[planner][variants]") {
   // A padded plan's pad or unpad of 1- and 2-byte rows that fill words runs the restride
   // of those words (families/restride.cpp), whose build depends on the matrix's size: past 2^31
-  // elements each work-item holds twice the words, in 64-bit indices. Whole or split (an
-  // exact buffer's padding room in scratch).
+  // elements in 64-bit indices, each work-item of a pad holding twice the words. Whole or
+  // split (an exact buffer's padding room in scratch); unpads closed up into a compact
+  // matrix, in wide words.
   for (const auto& [name, device] : profiles())
     for (std::size_t elem_size : {1, 2}) {
       const auto variants = kernel_variants(device, elem_size);
       for (const u64 elements : {u64{1} << 24, (u64{1} << 31) + 4, u64{3} << 30})
         for (const u64 len : {4000, 4002, 4001})
-          for (const bool split : {false, true}) {
-            ipt::planner::StepSite site{elem_size, 0, device.local_mem_bytes, false};
-            if (split) {
-              site.split = elements / 2 / 64 * 64;
-              site.tail = {ipt::planner::Buffer::kScratch, 256, elements};
+          for (const bool split : {false, true})
+            for (const bool spread : {true, false}) {
+              ipt::planner::StepSite site{elem_size, 0, device.local_mem_bytes, false};
+              if (split) {
+                site.split = elements / 2 / 64 * 64;
+                site.tail = {ipt::planner::Buffer::kScratch, 256, elements};
+              }
+              // As a padded plan makes it: the config of the padded matrix's elements.
+              const u64 rows = elements / len + 1;
+              const auto config =
+                  ipt::planner::choose_restride(device, elem_size, rows * (len + 8));
+              const auto step =
+                  spread ? ipt::planner::restride_step(site, rows, len, len, len + 8, config)
+                         : ipt::planner::restride_step(site, rows, len, len + 8, len, config);
+              INFO(name << ", " << elem_size << "-byte elements, " << elements
+                        << " elements, rows of " << len << (split ? ", split: " : ": ") << step.what
+                        << " [" << step.options << "]");
+              CHECK(std::binary_search(variants.begin(), variants.end(), variant_of(step)));
             }
-            // As a padded plan makes it: the config of the padded matrix's elements.
-            const u64 rows = elements / len + 1;
-            const auto step = ipt::planner::restride_step(
-                site, rows, len, len, len + 8,
-                ipt::planner::choose_restride(device, elem_size, rows * (len + 8)));
-            INFO(name << ", " << elem_size << "-byte elements, " << elements
-                      << " elements, rows of " << len << (split ? ", split: " : ": ") << step.what
-                      << " [" << step.options << "]");
-            CHECK(std::binary_search(variants.begin(), variants.end(), variant_of(step)));
-          }
     }
 }
 

@@ -2,6 +2,7 @@
 // Default configurations of the elementary transpositions (planner/families/*.hpp)
 // as a 48 KiB / 1024 / 32-wide (NVIDIA-like) and a 32 KiB / 256 / 64-wide (AMD-like)
 // device would get them, and the index width of every family's step. No device needed.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
 #include <stdexcept>
@@ -164,6 +165,38 @@ TEST_CASE("SoA start slices: whole words when units are fewer, down to one item 
       // ... and the next smaller slice would leave units without one.
       if (slice > 1) CHECK(words * (64 / slice) > units);
     }
+}
+
+TEST_CASE("restride defaults: spreads past 2^31 elements take twice the words, flags for both",
+          "[planner][restride]") {
+  // A pad's spread of more than 2^31 elements ran faster with 32 words per work-item, the
+  // unpad's close-up with 16 (families/restride.hpp); a pad's undo closes up with the
+  // pad's flags, so they count the smaller chunks.
+  for (const auto& profile : {nvidia_like(), amd_like()})
+    for (std::size_t elem_size : {1, 2, 4, 8, 16})
+      for (const std::uint64_t elements : {std::uint64_t{1} << 24, std::uint64_t{3} << 30}) {
+        INFO(elem_size << "-byte elements, " << elements << " elements");
+        const RestrideConfig config = choose_restride(profile, elem_size, elements);
+        const bool large = elements > (std::uint64_t{1} << 31);
+        const std::size_t words = 16 * std::max<std::size_t>(1, 4 / elem_size);
+        const std::size_t close =
+            std::min<std::size_t>({words, kMaxRestrideItems, kMaxRestrideBytes / elem_size});
+        const std::size_t spread = std::min<std::size_t>(
+            {(large ? 2 : 1) * words, kMaxRestrideItems, kMaxRestrideBytes / elem_size});
+        StepSite site;
+        site.elem_size = elem_size;
+        site.index64 = large;
+        const auto per_item = [](const Step& step) {
+          const auto at = step.options.find("-DPER_ITEM=");
+          REQUIRE(at != std::string::npos);
+          return std::stoull(step.options.substr(at + 11));
+        };
+        // Rows of 100 and 101 elements: no wider words, one element per unit.
+        CHECK(per_item(restride_step(site, 1000, 100, 100, 101, config)) == spread);
+        CHECK(per_item(restride_step(site, 1000, 100, 101, 100, config)) == close);
+        const std::size_t chunk = config.work_group * std::min(close, spread);
+        CHECK(restride_scratch_bytes(config, elements) == ((elements + chunk - 1) / chunk + 1) * 4);
+      }
 }
 
 TEST_CASE("every family's step takes 64-bit indices once offset + extent reaches its bound",

@@ -137,8 +137,8 @@ TEST_CASE("restride with 64-bit indices and the planner's configurations", "[res
   for (const auto& device : {gpu, amd})
     for (std::size_t elem_size : {2, 4, 16})
       for (std::uint64_t elements : {std::uint64_t{0}, std::uint64_t{1} << 33}) {
-        // Matrices of more than 2^31 elements get larger chunks; the kernel is run here on
-        // a small one with the same build.
+        // Spreads of matrices of more than 2^31 elements get larger chunks; the kernel is
+        // run here on a small one with the same builds, both ways.
         const auto config = ipt::planner::choose_restride(device, elem_size, elements);
         // The chunk lives in registers: at most kMaxRestrideBytes per work-item, and at
         // least 8 KiB per chunk (one flag per chunk).

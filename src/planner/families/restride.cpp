@@ -63,13 +63,15 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
     throw std::invalid_argument("restride: a stride is shorter than the row");
   if (rows <= 1 || len == 0 || s_in == s_out)
     return nothing(Family::kRestride, "restride: nothing moves");
+  const std::size_t per_item =
+      s_out > s_in && config.spread_per_item != 0 ? config.spread_per_item : config.per_item;
   // Elements narrower than the device's word move in units of up to 4 elements
   // (word_factor) where every row starts on a unit's boundary in both layouts and is whole
   // units long: the restride of those units, with the same bytes per work-item, so the
   // same chunks and flags. Moved one by one, 1-byte rows closed up at a third of a float
   // row's speed. A split matrix (kernels/common.cl) keeps its units whole where the split
   // and the tail's place are multiples of the unit.
-  const std::uint64_t run = std::gcd(std::gcd(len, config.per_item), std::gcd(s_in, s_out));
+  const std::uint64_t run = std::gcd(std::gcd(len, per_item), std::gcd(s_in, s_out));
   std::size_t unit = static_cast<std::size_t>(
       word_factor(config.word_bytes, site.elem_size, run, site.offset, site.split));
   while (unit > 1 && site.tail.offset % (site.elem_size * unit) != 0) unit /= 2;
@@ -81,10 +83,10 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   // index in 32 bits a little longer; one rule is worth more).
   const std::uint64_t extent = rows * std::max(s_in, s_out);
   const bool index64 = site.index64 || config.force_index64 || needs_index64(site.offset, extent);
-  const std::uint64_t chunk = config.work_group * config.per_item;
+  const std::uint64_t chunk = config.work_group * per_item;
   const std::uint64_t chunks = (rows * len + chunk - 1) / chunk;
   const std::size_t stored = stored_units(config, at.elem_size, rows, len / unit, s_in / unit,
-                                          s_out / unit, config.per_item / unit, at.split);
+                                          s_out / unit, per_item / unit, at.split);
   const std::uint64_t rare =
       rare_items(stored, at.elem_size, len / unit, chunk / unit, config.work_group);
   // With 64-bit indices, the offsets of a chunk's elements from its first row in 32 bits
@@ -97,7 +99,7 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
                           chunk / unit / (len / unit) + 3 <= (std::uint64_t{1} << 32) / widest;
   Step step = launch(Family::kRestride, at, index64,
                      " -DWG=" + std::to_string(config.work_group) +
-                         " -DPER_ITEM=" + std::to_string(config.per_item / unit) +
+                         " -DPER_ITEM=" + std::to_string(per_item / unit) +
                          (stored > 1 ? " -DIPT_UNITS=" + std::to_string(stored) : "") +
                          (rare > 0 ? " -DIPT_RARE_ITEMS=" + std::to_string(rare) : "") +
                          (relative32 ? " -DIPT_RELATIVE32=1" : ""),
@@ -130,7 +132,10 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
 }
 
 std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements) {
-  const std::uint64_t chunk = std::uint64_t{config.work_group} * config.per_item;
+  const std::size_t per_item = config.spread_per_item != 0
+                                   ? std::min(config.per_item, config.spread_per_item)
+                                   : config.per_item;
+  const std::uint64_t chunk = std::uint64_t{config.work_group} * per_item;
   return ((elements + chunk - 1) / chunk + 1) * 4;  // the id counter, a flag per chunk
 }
 
@@ -139,10 +144,13 @@ RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_siz
   RestrideConfig config;
   config.work_group = std::min<std::size_t>(
       kMaxDefaultWorkGroup, floor_pow2(std::max<std::size_t>(1, device.max_work_group_size)));
-  const std::size_t words = elements > (std::uint64_t{1} << 31) ? 32 : 16;
   const std::size_t size = std::max<std::size_t>(1, elem_size);
-  config.per_item = std::min<std::size_t>(
-      {words * std::max<std::size_t>(1, 4 / size), kMaxRestrideItems, kMaxRestrideBytes / size});
+  const auto items = [&](std::size_t words) {
+    return std::min<std::size_t>(
+        {words * std::max<std::size_t>(1, 4 / size), kMaxRestrideItems, kMaxRestrideBytes / size});
+  };
+  config.per_item = items(16);
+  if (elements > (std::uint64_t{1} << 31)) config.spread_per_item = items(32);
   config.word_bytes = device.word_bytes;
   return config;
 }
@@ -161,9 +169,10 @@ double restride_efficiency(std::uint64_t row_bytes, std::size_t elem_size, bool 
   return rows * (elem_size == 1 ? 0.45 : 0.6);
 }
 
-// Chunks of 16 words per work-item, or 32 for more than 2^31 elements (64-bit only);
-// rows that fill words of 2 or 4 elements move in those; rows closed up into a compact
-// matrix are stored in wide words, with as many rare-unit items as their length needs.
+// Chunks of 16 words per work-item, or 32 for spreads of more than 2^31 elements (64-bit
+// only); rows that fill words of 2 or 4 elements move in those; rows closed up into a
+// compact matrix are stored in wide words, with as many rare-unit items as their length
+// needs.
 void restride_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
   for (const std::uint64_t elements : {std::uint64_t{1} << 20, (std::uint64_t{1} << 31) + 1})
     if (at.index64 || elements < (std::uint64_t{1} << 31))

@@ -15,6 +15,8 @@ namespace ipt::planner {
 struct RestrideConfig {
   std::size_t work_group = 256;
   std::size_t per_item = 8;
+  // Elements per work-item of a spread (a stride growing: a pad); 0: per_item.
+  std::size_t spread_per_item = 0;
   bool force_index64 = false;
   // With 64-bit indices, each element's offset from its chunk's first row in 64 bits too,
   // even where 32 bits hold it (restride_step).
@@ -25,17 +27,19 @@ struct RestrideConfig {
 
 // Defaults: 256 work-items (the compiled-kernel limit of NVIDIA's driver:
 // kMaxDefaultWorkGroup), each holding 16 words of the chunk in registers (16 floats, 8
-// doubles, 64 bytes), 32 for a matrix of more than 2^31 `elements` (64-bit indices), at
-// most kMaxRestrideItems elements and kMaxRestrideBytes. Measured with ipt-kernel-bench
-// stages, 8 words per work-item closed up 15095 x 18501 floats at 75% of copy and
-// 100003 x 43003 at 45%; 16 words at 85% and 54%; 32 at 79% and 57%. Chunks are at least
-// 16 KiB: the flag per chunk costs at most 0.025% of the matrix.
+// doubles, 64 bytes), at most kMaxRestrideItems elements and kMaxRestrideBytes; spreads
+// of a matrix of more than 2^31 `elements` (64-bit indices) 32 words. Measured with
+// ipt-kernel-bench stages: the spread of 90001 x 100003 floats to rows of 100032 ran at
+// 79% of copy with 32 words, 74% with 16; closing up 100160 x 43003 floats (16-byte
+// stores) at 82% with 16, 77% with 32. Chunks are at least 16 KiB: the flag per chunk
+// costs at most 0.025% of the matrix.
 inline constexpr std::size_t kMaxRestrideItems = 64, kMaxRestrideBytes = 256;
 RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_size,
                                std::uint64_t elements = 0);
 
-// Scratch of a restride launch over `elements` elements: its id counter and one 32-bit
-// "read" flag per chunk of work_group * per_item elements.
+// Scratch of a restride launch over `elements` elements, either way: its id counter and
+// one 32-bit "read" flag per chunk of work_group * per_item elements (or spread_per_item,
+// whichever is smaller).
 std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements);
 
 // Its cost curve: the fraction of the copy bandwidth that re-striding rows of `row_bytes`
