@@ -169,10 +169,10 @@ double restride_efficiency(std::uint64_t row_bytes, std::size_t elem_size, bool 
   return rows * (elem_size == 1 ? 0.45 : 0.6);
 }
 
-// Chunks of 16 words per work-item, or 32 for spreads of more than 2^31 elements (64-bit
-// only); rows that fill words of 2 or 4 elements move in those; rows closed up into a
-// compact matrix are stored in wide words, with as many rare-unit items as their length
-// needs.
+// Chunks of 16 elements or 4-byte words per work-item, twice that for spreads of more
+// than 2^31 elements (64-bit only); rows that fill words of 2 or 4 elements move in
+// those; rows closed up into a compact matrix are stored in wide words, with as many
+// rare-unit items as their length needs.
 void restride_variants(const DeviceProfile& device, const StepSite& at, std::vector<Step>& out) {
   for (const std::uint64_t elements : {std::uint64_t{1} << 20, (std::uint64_t{1} << 31) + 1})
     if (at.index64 || elements < (std::uint64_t{1} << 31))

@@ -26,13 +26,13 @@ struct RestrideConfig {
 };
 
 // Defaults: 256 work-items (the compiled-kernel limit of NVIDIA's driver:
-// kMaxDefaultWorkGroup), each holding 16 words of the chunk in registers (16 floats, 8
-// doubles, 64 bytes), at most kMaxRestrideItems elements and kMaxRestrideBytes; spreads
-// of a matrix of more than 2^31 `elements` (64-bit indices) 32 words. Measured with
-// ipt-kernel-bench stages: the spread of 90001 x 100003 floats to rows of 100032 ran at
-// 79% of copy with 32 words, 74% with 16; closing up 100160 x 43003 floats (16-byte
-// stores) at 82% with 16, 77% with 32. Chunks are at least 16 KiB: the flag per chunk
-// costs at most 0.025% of the matrix.
+// kMaxDefaultWorkGroup), each holding 16 elements of the chunk in registers, or 16
+// 4-byte words of narrower ones (64 bytes, 128 for doubles), at most kMaxRestrideItems
+// elements and kMaxRestrideBytes; spreads of a matrix of more than 2^31 `elements`
+// (64-bit indices) twice that. Measured with ipt-kernel-bench stages: the spread of
+// 90001 x 100003 floats to rows of 100032 ran at 79% of copy with 32 per work-item, 74%
+// with 16; closing up 100160 x 43003 floats (16-byte stores) at 82% with 16, 77% with 32.
+// Chunks are at least 16 KiB: the flag per chunk costs at most 0.025% of the matrix.
 inline constexpr std::size_t kMaxRestrideItems = 64, kMaxRestrideBytes = 256;
 RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_size,
                                std::uint64_t elements = 0);
