@@ -52,6 +52,11 @@ std::uint64_t rare_items(std::size_t stored, std::size_t elem_size, std::uint64_
   return items <= kMaxRareItems ? items : 0;
 }
 
+// Elements per work-item of a spread (a stride growing) or of a close-up.
+std::size_t per_item_of(const RestrideConfig& config, bool spread) {
+  return spread && config.spread_per_item != 0 ? config.spread_per_item : config.per_item;
+}
+
 }  // namespace
 
 Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, std::uint64_t s_in,
@@ -63,8 +68,7 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
     throw std::invalid_argument("restride: a stride is shorter than the row");
   if (rows <= 1 || len == 0 || s_in == s_out)
     return nothing(Family::kRestride, "restride: nothing moves");
-  const std::size_t per_item =
-      s_out > s_in && config.spread_per_item != 0 ? config.spread_per_item : config.per_item;
+  const std::size_t per_item = per_item_of(config, s_out > s_in);
   // Elements narrower than the device's word move in units of up to 4 elements
   // (word_factor) where every row starts on a unit's boundary in both layouts and is whole
   // units long: the restride of those units, with the same bytes per work-item, so the
@@ -132,10 +136,8 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
 }
 
 std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements) {
-  const std::size_t per_item = config.spread_per_item != 0
-                                   ? std::min(config.per_item, config.spread_per_item)
-                                   : config.per_item;
-  const std::uint64_t chunk = std::uint64_t{config.work_group} * per_item;
+  const std::uint64_t chunk = std::uint64_t{config.work_group} *
+                              std::min(per_item_of(config, true), per_item_of(config, false));
   return ((elements + chunk - 1) / chunk + 1) * 4;  // the id counter, a flag per chunk
 }
 
