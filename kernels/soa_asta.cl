@@ -119,6 +119,20 @@
 // (each lane its own slots) and only the loaded one in registers, so that more units fit
 // a compute unit, the random protocol's shapes took a median of 1.003 (f32) and 0.999
 // (f64) of the time on an H100, the skinny protocol's 1.008.
+// Nor the latency of a chain's next load, nor the number of units started at once (100!
+// steps of 25 and 50 random f32 shapes, two runs each, on an H100):
+//   - the successor's chunk fetched into the L2 cache a step ahead (prefetch.global.L2,
+//     a build for NVIDIA only): a median of 1.028 of the time (0.91-1.16), two steps
+//     ahead 1.085;
+//   - start slices cut finer, so that a stage of fewer items starts more units: with
+//     four times as many units allowed for, 1.000-1.009 (0.87-0.92 on stages of 70,000-
+//     75,000 items of 256-288 floats, 1.45-1.50 on one of 29,000); slices of 8 items
+//     everywhere, 1.045; of 16, with the change below, 1.015;
+//   - a chain that will claim a marked start next not reading that start's chunk (lane 0
+//     reads the successor's mark with its claim): 0.998-1.000 (0.88-1.10). A model of the
+//     claims (two stages, units stepping together) counted 11-37% more chunk reads than
+//     items, half to two thirds of them such reads; but the start's own unit has just
+//     read that chunk, so the read is likely served by the cache.
 
 #define WG (VW * UNITS)
 #ifndef SHIFTED_WORDS
