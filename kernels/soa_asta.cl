@@ -129,7 +129,7 @@
 //     75,000 items of 256-288 floats, 1.45-1.50 on one of 29,000); slices of 8 items
 //     everywhere, 1.045; of 16, with the change below, 1.015;
 //   - a chain that will claim a marked start next not reading that start's chunk (lane 0
-//     reads the successor's mark with its claim): 0.998-1.000 (0.88-1.10). A model of the
+//     reads the successor's mark with its claim): 0.998-1.000 (0.88-1.08). A model of the
 //     claims (two stages, units stepping together) counted 11-37% more chunk reads than
 //     items, half to two thirds of them such reads; but the start's own unit has just
 //     read that chunk, so the read is likely served by the cache.
