@@ -167,11 +167,13 @@ TEST_CASE("SoA start slices: whole words when units are fewer, down to one item 
     }
 }
 
-TEST_CASE("restride defaults: spreads past 2^31 elements take twice the words, flags for both",
-          "[planner][restride]") {
-  // A pad's spread of more than 2^31 elements ran faster with 32 words per work-item, the
-  // unpad's close-up with 16 (families/restride.hpp); a pad's undo closes up with the
-  // pad's flags, so they count the smaller chunks.
+TEST_CASE(
+    "restride defaults: spreads past 2^31 elements take twice the words in groups of 64, "
+    "flags for both",
+    "[planner][restride]") {
+  // A pad's spread of more than 2^31 elements ran faster with 32 words per work-item in
+  // groups of 64, the unpad's close-up with 16 in groups of any size (families/restride.hpp);
+  // a pad's undo closes up with the pad's flags, so they count the smaller chunks.
   for (const auto& profile : {nvidia_like(), amd_like()})
     for (std::size_t elem_size : {1, 2, 4, 8, 16})
       for (const std::uint64_t elements : {std::uint64_t{1} << 24, std::uint64_t{3} << 30}) {
@@ -186,15 +188,23 @@ TEST_CASE("restride defaults: spreads past 2^31 elements take twice the words, f
         StepSite site;
         site.elem_size = elem_size;
         site.index64 = large;
-        const auto per_item = [](const Step& step) {
-          const auto at = step.options.find("-DPER_ITEM=");
+        const auto option = [](const Step& step, const std::string& name) {
+          const auto at = step.options.find(" -D" + name + "=");
           REQUIRE(at != std::string::npos);
-          return std::stoull(step.options.substr(at + 11));
+          return std::stoull(step.options.substr(at + name.size() + 4));
         };
         // Rows of 100 and 101 elements: no wider words, one element per unit.
-        CHECK(per_item(restride_step(site, 1000, 100, 100, 101, config)) == spread);
-        CHECK(per_item(restride_step(site, 1000, 100, 101, 100, config)) == close);
-        const std::size_t chunk = config.work_group * std::min(close, spread);
+        const Step pad = restride_step(site, 1000, 100, 100, 101, config);
+        const Step unpad = restride_step(site, 1000, 100, 101, 100, config);
+        CHECK(option(pad, "PER_ITEM") == spread);
+        CHECK(option(unpad, "PER_ITEM") == close);
+        const std::size_t group = std::min<std::size_t>(256, profile.max_work_group_size);
+        const std::size_t spread_group = large ? std::min<std::size_t>(group, 64) : group;
+        CHECK(option(pad, "WG") == spread_group);
+        CHECK(option(unpad, "WG") == group);
+        CHECK(pad.work_group() == spread_group);
+        CHECK(pad.global[0] % spread_group == 0);
+        const std::size_t chunk = std::min(spread_group * spread, group * close);
         CHECK(restride_scratch_bytes(config, elements) == ((elements + chunk - 1) / chunk + 1) * 4);
       }
 }

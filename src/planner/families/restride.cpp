@@ -52,9 +52,13 @@ std::uint64_t rare_items(std::size_t stored, std::size_t elem_size, std::uint64_
   return items <= kMaxRareItems ? items : 0;
 }
 
-// Elements per work-item of a spread (a stride growing) or of a close-up.
+// Elements per work-item, and work-items per group, of a spread (a stride growing) or of
+// a close-up.
 std::size_t per_item_of(const RestrideConfig& config, bool spread) {
   return spread && config.spread_per_item != 0 ? config.spread_per_item : config.per_item;
+}
+std::size_t work_group_of(const RestrideConfig& config, bool spread) {
+  return spread && config.spread_work_group != 0 ? config.spread_work_group : config.work_group;
 }
 
 }  // namespace
@@ -69,6 +73,7 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   if (rows <= 1 || len == 0 || s_in == s_out)
     return nothing(Family::kRestride, "restride: nothing moves");
   const std::size_t per_item = per_item_of(config, s_out > s_in);
+  const std::size_t work_group = work_group_of(config, s_out > s_in);
   // Elements narrower than the device's word move in units of up to 4 elements
   // (word_factor) where every row starts on a unit's boundary in both layouts and is whole
   // units long: the restride of those units, with the same bytes per work-item, so the
@@ -87,12 +92,11 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   // index in 32 bits a little longer; one rule is worth more).
   const std::uint64_t extent = rows * std::max(s_in, s_out);
   const bool index64 = site.index64 || config.force_index64 || needs_index64(site.offset, extent);
-  const std::uint64_t chunk = config.work_group * per_item;
+  const std::uint64_t chunk = work_group * per_item;
   const std::uint64_t chunks = (rows * len + chunk - 1) / chunk;
   const std::size_t stored = stored_units(config, at.elem_size, rows, len / unit, s_in / unit,
                                           s_out / unit, per_item / unit, at.split);
-  const std::uint64_t rare =
-      rare_items(stored, at.elem_size, len / unit, chunk / unit, config.work_group);
+  const std::uint64_t rare = rare_items(stored, at.elem_size, len / unit, chunk / unit, work_group);
   // With 64-bit indices, the offsets of a chunk's elements from its first row in 32 bits
   // where they fit (its elements, and its units, lie in fewer than chunk / len + 3 rows of
   // either stride): the kernel then carries 64 bits only per chunk. The spread of 90001 x
@@ -102,12 +106,12 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
   const bool relative32 = index64 && !config.force_offsets64 &&
                           chunk / unit / (len / unit) + 3 <= (std::uint64_t{1} << 32) / widest;
   Step step = launch(Family::kRestride, at, index64,
-                     " -DWG=" + std::to_string(config.work_group) +
+                     " -DWG=" + std::to_string(work_group) +
                          " -DPER_ITEM=" + std::to_string(per_item / unit) +
                          (stored > 1 ? " -DIPT_UNITS=" + std::to_string(stored) : "") +
                          (rare > 0 ? " -DIPT_RARE_ITEMS=" + std::to_string(rare) : "") +
                          (relative32 ? " -DIPT_RELATIVE32=1" : ""),
-                     chunks, config.work_group);
+                     chunks, work_group);
   // The id counter, then one "read" flag per chunk.
   step.flags = placed(scratch, Buffer::kScratch, restride_scratch_bytes(config, rows * len));
   step.args = {
@@ -136,8 +140,9 @@ Step restride_step(const StepSite& site, std::uint64_t rows, std::uint64_t len, 
 }
 
 std::uint64_t restride_scratch_bytes(const RestrideConfig& config, std::uint64_t elements) {
-  const std::uint64_t chunk = std::uint64_t{config.work_group} *
-                              std::min(per_item_of(config, true), per_item_of(config, false));
+  const std::uint64_t chunk =
+      std::min(std::uint64_t{work_group_of(config, true)} * per_item_of(config, true),
+               std::uint64_t{work_group_of(config, false)} * per_item_of(config, false));
   return ((elements + chunk - 1) / chunk + 1) * 4;  // the id counter, a flag per chunk
 }
 
@@ -152,7 +157,10 @@ RestrideConfig choose_restride(const DeviceProfile& device, std::size_t elem_siz
         {words * std::max<std::size_t>(1, 4 / size), kMaxRestrideItems, kMaxRestrideBytes / size});
   };
   config.per_item = items(16);
-  if (elements > (std::uint64_t{1} << 31)) config.spread_per_item = items(32);
+  if (elements > (std::uint64_t{1} << 31)) {
+    config.spread_per_item = items(32);
+    config.spread_work_group = std::min<std::size_t>(config.work_group, 64);
+  }
   config.word_bytes = device.word_bytes;
   return config;
 }
