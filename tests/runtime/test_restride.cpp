@@ -141,20 +141,21 @@ TEST_CASE("restride with 64-bit indices and the planner's configurations", "[res
         // run here on a small one with the same builds, both ways.
         const auto config = ipt::planner::choose_restride(device, elem_size, elements);
         // The chunk lives in registers: at most kMaxRestrideBytes per work-item, and at
-        // least 8 KiB per chunk (one flag per chunk), 4 KiB for a spread in small groups.
+        // least 8 KiB per chunk (one flag per chunk).
         CHECK(config.per_item * elem_size <= ipt::planner::kMaxRestrideBytes);
         CHECK(config.work_group * config.per_item * elem_size >= 8192);
-        if (config.spread_per_item != 0) {
-          CHECK(config.spread_per_item * elem_size <= ipt::planner::kMaxRestrideBytes);
-          CHECK(config.spread_work_group * config.spread_per_item * elem_size >= 4096);
-        }
         CHECK(run_restride({2000, 999, 999, 1000}, elem_size, config, 72) == "");
         CHECK(run_restride({2000, 999, 1000, 999}, elem_size, config, 73) == "");
-        // The builds that matrices past 2^31 elements get: 64-bit indices.
-        auto wide = config;
-        wide.force_index64 = elements != 0;
-        CHECK(run_restride({2000, 999, 999, 1000}, elem_size, wide, 76) == "");
-        CHECK(run_restride({2000, 999, 1000, 999}, elem_size, wide, 77) == "");
+        if (elements != 0) {
+          // Spreads past 2^31 elements: more elements per work-item in smaller groups,
+          // chunks of at least 4 KiB; and these builds with their own 64-bit indices.
+          CHECK(config.spread_per_item * elem_size <= ipt::planner::kMaxRestrideBytes);
+          CHECK(config.spread_work_group * config.spread_per_item * elem_size >= 4096);
+          auto wide = config;
+          wide.force_index64 = true;
+          CHECK(run_restride({2000, 999, 999, 1000}, elem_size, wide, 76) == "");
+          CHECK(run_restride({2000, 999, 1000, 999}, elem_size, wide, 77) == "");
+        }
       }
 }
 
