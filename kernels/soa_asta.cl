@@ -135,6 +135,14 @@
 //     read that chunk, so the read is likely served by the cache.
 
 #define WG (VW * UNITS)
+// Item indices (q, g, the starts, the flag words): 32-bit where the host finds that every
+// item index fits (IPT_ITEMS32), even when element offsets need 64 bits; an element offset
+// is then computed from an item once per step, in 64 bits.
+#if IPT_INDEX_64 && IPT_ITEMS32
+typedef uint item_t;
+#else
+typedef idx_t item_t;
+#endif
 #ifndef SHIFTED_WORDS
 #define SHIFTED_WORDS 0
 #endif
@@ -296,8 +304,8 @@ uint buffer_word(__global elem_t *buffer, idx_t kp1, idx_t end) {
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t C,
-                 idx_t L, idx_t K, idx_t total_items, __global uint *scratch,
+void ipt_soa_100(__global elem_t *buffer, idx_t offset, item_t A, item_t B, idx_t C,
+                 idx_t L, item_t K, item_t total_items, __global uint *scratch,
                  ulong flags_word, __local elem_t *tiles,
                  uint slice_shift, uint marks TRANSFORM_PARAMS SPLIT_PARAMS) {
   // Published by a unit's lane 0 in step t (buffer t & 1), read by its lanes after the
@@ -317,7 +325,7 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
   const uint lid = get_local_id(0);
   const uint unit = lid / VW;
   const uint lane = lid - unit * VW;
-  const idx_t AB = A * B;
+  const item_t AB = A * B;
   const uint words = (uint)((total_items + 31) / 32);
   const uint slices = words << slice_shift;
   const uint slice_items = 32u >> slice_shift;
@@ -338,7 +346,8 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
   // super-element 0 and the chunk's length; the start being tested (FIRST); the flag
   // word its starts come from and the bits of that word still to try.
   int my_mode = MODE_DONE;
-  idx_t q0 = 0, g = 0, chunk = 0, my_start = 0;
+  item_t q0 = 0, g = 0, my_start = 0;
+  idx_t chunk = 0;
   uint my_len = 0, word = 0, candidates = 0;
 
 #if IPT_SCALAR
@@ -410,7 +419,7 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
         if ((my_start >> 5) == word) candidates &= ~w;  // fresher than the snapshot
       }
       if (test == MODE_CHAIN) {
-        const idx_t q = q0 + g;
+        const item_t q = q0 + g;
         const uint bit = 1u << (uint)(q & 31);
         const uint seen = marks ? ((volatile __global uint *)started)[q >> 5] : 0u;
         store = !(atomic_or(&flags[q >> 5], bit) & bit);
@@ -418,7 +427,7 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
       }
       if ((store && !stop) || my_mode == MODE_START) {
         if (my_mode == MODE_START) my_start = q0 + g;
-        const idx_t a = g / B;
+        const item_t a = g / B;
         g = (g - a * B) * A + a;  // the successor
         my_mode = store ? MODE_CHAIN : MODE_FIRST;
       } else if (my_mode != MODE_DONE || t == 0) {
@@ -432,7 +441,7 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
             word = slice >> slice_shift;
             const uint first = (slice - (word << slice_shift)) * slice_items;
             const uint seen = ((volatile __global uint *)flags)[word];
-            const idx_t left = total_items - (idx_t)word * 32;
+            const item_t left = total_items - (item_t)word * 32;
             const uint in_matrix = left >= 32 ? 0xffffffffu : ((1u << (uint)left) - 1u);
             const uint in_slice =
                 slice_items == 32 ? 0xffffffffu : ((1u << slice_items) - 1u) << first;
@@ -441,27 +450,27 @@ void ipt_soa_100(__global elem_t *buffer, idx_t offset, idx_t A, idx_t B, idx_t 
           if (candidates == 0) break;
           const uint bit = 31 - clz(candidates & (0u - candidates));
           candidates &= candidates - 1;
-          const idx_t s = (idx_t)word * 32 + bit;
-          const idx_t kj = s / AB;  // k*K + j
-          const idx_t gs = s - kj * AB;
-          const idx_t a = gs / B;
+          const item_t s = (item_t)word * 32 + bit;
+          const item_t kj = s / AB;  // k*K + j
+          const item_t gs = s - kj * AB;
+          const item_t a = gs / B;
           if ((gs - a * B) * A + a == gs) continue;
-          const idx_t k = kj / K;
-          const idx_t j = kj - k * K;
+          const item_t k = kj / K;
+          const item_t j = kj - k * K;
           q0 = s - gs;
           g = gs;
-          chunk = k * AB * C + j * L;
+          chunk = (idx_t)(k * AB) * C + (idx_t)j * L;
           my_len = (uint)min(L, C - j * L);
           my_mode = MODE_START;
           break;
         }
       }
       pub_state[p][unit] = STATE(my_mode, store, my_mode == MODE_DONE ? 0 : my_len);
-      pub_base[p][unit] = chunk + g * C;
+      pub_base[p][unit] = chunk + (idx_t)g * C;
 #if SHIFTED_WORDS
       if (my_mode != MODE_DONE) {
-        const idx_t a = g / B;
-        pub_to[p][unit] = chunk + ((g - a * B) * A + a) * C;
+        const item_t a = g / B;
+        pub_to[p][unit] = chunk + (idx_t)((g - a * B) * A + a) * C;
       }
 #endif
       if (my_mode != MODE_DONE) atomic_inc(&live[t % 3]);

@@ -16,6 +16,7 @@ struct DeviceProfile {
   std::size_t simd_width = 32;              // warp / wavefront width
   std::size_t compute_units = 1;            // CL_DEVICE_MAX_COMPUTE_UNITS
   std::uint64_t max_alloc_bytes = 0;        // CL_DEVICE_MAX_MEM_ALLOC_SIZE (0: no limit)
+  std::uint64_t global_mem_bytes = 0;       // CL_DEVICE_GLOBAL_MEM_SIZE (0: unknown)
   bool has_fp64 = true;                     // CL_DEVICE_DOUBLE_FP_CONFIG != 0
   std::string vendor;                       // CL_DEVICE_VENDOR
   // Local memory of a compute unit, which the work-groups resident on it share: more than

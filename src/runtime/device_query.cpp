@@ -76,6 +76,7 @@ planner::DeviceProfile query_device_profile(cl_device_id device) {
   profile.max_work_group_size = device_info<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   profile.compute_units = device_info<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS);
   profile.max_alloc_bytes = device_info<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  profile.global_mem_bytes = device_info<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
   profile.has_fp64 = device_info<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   profile.line_bytes = device_info<cl_uint>(device, CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE);
   profile.vendor = device_string(device, CL_DEVICE_VENDOR);

@@ -94,8 +94,13 @@ TEST_CASE("an element size has a few dozen kernel programs", "[planner][variants
       // With 64-bit indices each program again, and the restrides' larger chunks of
       // matrices past 2^31 elements (families/restride.cpp), in elements and in words, and
       // their builds for strides whose offsets within a chunk take 64 bits (narrow
-      // elements' unpads in wide words with each rare-unit count, 16 more for 2-byte ones).
-      CHECK(all.size() <= 2 * narrow.size() + 40);
+      // elements' unpads in wide words with each rare-unit count, 16 more for 2-byte ones),
+      // and the 100! programs a third time, with 64-bit items, for super-elements small
+      // enough that 2^32 of them fit the device (all of them here: no allocation limit).
+      const auto soa = std::count_if(narrow.begin(), narrow.end(), [](const KernelVariant& v) {
+        return v.family == Family::kSoa;
+      });
+      CHECK(all.size() <= 2 * narrow.size() + 40 + static_cast<std::size_t>(soa));
       // Sorted, no repeats, and each family's options name the element size.
       CHECK(std::is_sorted(all.begin(), all.end()));
       CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());
@@ -231,4 +236,39 @@ TEST_CASE("narrow and short on-chip tiles share one program", "[planner][variant
         CHECK(held <= blocks + 2);
     }
   }
+}
+
+TEST_CASE("100! builds with 64-bit items are in the set where the device holds them",
+          "[planner][variants]") {
+  // A 100! of more than 2^32 - 32 items counts them in 64 bits (families/soa.cpp): a build
+  // of its own, in the set for the super-elements of which that many fit the device's
+  // memory.
+  for (const u64 memory : {u64{0}, u64{48} << 30})  // 0: unknown
+    for (const std::size_t elem_size : {1, 4, 8}) {
+      DeviceProfile device = ipt::test::nvidia_like();
+      device.global_mem_bytes = memory;
+      const auto variants = kernel_variants(device, elem_size);
+      for (const u64 C : {1, 2, 3, 8, 33, 100}) {
+        ipt::planner::StepSite wide{elem_size, 0, device.local_mem_bytes, true};
+        const auto config = ipt::planner::choose_soa(device, C, elem_size);
+        const u64 A = (u64{1} << 31) - 15;  // A * 2 = 2^32 - 30 super-elements
+        const auto step = ipt::planner::soa_step(wide, 1, A, 2, C, config);
+        INFO(elem_size << "-byte elements, C " << C << ", memory " << memory << ": " << step.what
+                       << " [" << step.options << "]");
+        REQUIRE(step.options.find("-DIPT_ITEMS32") == std::string::npos);
+        // (Where the device holds no such 100!, its build may still be in the set: the
+        // build of a smaller super-element's config, the same program.)
+        if (memory == 0 || 2 * A * C * elem_size <= memory)
+          CHECK(std::binary_search(variants.begin(), variants.end(), variant_of(step)));
+      }
+      // Where the device's memory is known, not every 100! program comes a third time.
+      std::size_t items32 = 0, items64 = 0;
+      for (const KernelVariant& v : variants)
+        if (v.family == Family::kSoa && v.options.find("-DIPT_INDEX_64=1") != std::string::npos)
+          ++(v.options.find("-DIPT_ITEMS32=1") != std::string::npos ? items32 : items64);
+      if (memory == 0)
+        CHECK(items64 == items32);
+      else
+        CHECK(items64 < items32);
+    }
 }

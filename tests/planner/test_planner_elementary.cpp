@@ -258,6 +258,38 @@ TEST_CASE("every family's step takes 64-bit indices once offset + extent reaches
   }
 }
 
+TEST_CASE("a 100! with 64-bit indices counts its items in 32 bits up to 2^32 - 32 items",
+          "[planner]") {
+  // A start is found from its flag word, up to 31 items past the last: the items and those
+  // counts must stay below 2^32.
+  const auto items32 = [](const Step& step) {
+    return step.options.find("-DIPT_ITEMS32=1") != std::string::npos;
+  };
+  StepSite wide;
+  wide.elem_size = 4;
+  wide.index64 = true;
+  const SoaConfig config = choose_soa(nvidia_like(), 1, 4);
+  const std::uint64_t half = (std::uint64_t{1} << 31) - 16;  // 2 * half = 2^32 - 32 items
+  const Step below = soa_step(wide, 1, half, 2, 1, config);
+  CHECK(below.index64);
+  CHECK(items32(below));
+  CHECK(below.args[2].kind == KernelArg::Kind::kUint);   // A, B, K and the items
+  CHECK(below.args[4].kind == KernelArg::Kind::kIndex);  // C
+  const Step at = soa_step(wide, 1, half + 1, 2, 1, config);
+  CHECK(at.index64);
+  CHECK_FALSE(items32(at));
+  CHECK(at.args[2].kind == KernelArg::Kind::kIndex);
+  SoaConfig forced = config;
+  forced.force_items64 = true;
+  CHECK_FALSE(items32(soa_step(wide, 1, 5, 3, 1, forced)));
+  // 32-bit indices: the items too, without the option.
+  StepSite narrow;
+  narrow.elem_size = 4;
+  const Step small = soa_step(narrow, 1, 5, 3, 1, config);
+  CHECK_FALSE(small.index64);
+  CHECK_FALSE(items32(small));
+}
+
 TEST_CASE("on-chip steps hold tiles in local memory only where their rounds are fewer for it",
           "[planner][onchip]") {
   const DeviceProfile device = ipt::test::nvidia_like();  // room for held tiles

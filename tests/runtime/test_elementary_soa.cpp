@@ -35,6 +35,10 @@ std::string run_0100(const Shape4& s, std::size_t elem_size, const ipt::planner:
   const auto step = ipt::planner::soa_step(site, I, A, B, C, config);
   // Every shape here indexes within 32 bits: the width is the one the config forces.
   if (!step.noop() && step.index64 != config.force_index64) return "wrong index width";
+  // Items in 32 bits under 64-bit indices unless forced wide too (every shape here fits).
+  const bool items32 = step.options.find("-DIPT_ITEMS32=1") != std::string::npos;
+  if (!step.noop() && items32 != (config.force_index64 && !config.force_items64))
+    return "wrong item width";
   return check_step(step, site, I * A * B * C, 17, seed);
 }
 
@@ -100,16 +104,17 @@ TEST_CASE("100! whole-work-group units and super-elements much larger than a uni
 TEST_CASE("100! every element size and index width", "[soa][elementary]") {
   std::uint64_t seed = 13000;
   for (std::size_t elem_size : {1, 2, 4, 8, 16})
-    for (bool index64 : {false, true})
+    for (const int width : {32, 64, 128})  // 64: 32-bit items; 128: 64-bit throughout
       for (std::size_t regs : {0, 2})
         for (bool words : {false, true})  // 1- and 2-byte elements in registers: in words too
           for (const Shape4& s :
                std::vector<Shape4>{{1, 2, 3, 1}, {1, 17, 19, 5}, {1, 32, 32, 8}, {1, 5, 100, 33}}) {
             if (words && (elem_size >= 4 || regs == 0)) continue;
             auto config = make_config(8, 8, regs);
-            config.force_index64 = index64;
+            config.force_index64 = width > 32;
+            config.force_items64 = width > 64;
             config.words = words;
-            INFO("elem " << elem_size << " idx64 " << index64 << " regs " << regs << " words "
+            INFO("elem " << elem_size << " width " << width << " regs " << regs << " words "
                          << words << " shape " << describe(s));
             CHECK(run_0100(s, elem_size, config, ++seed) == "");
           }
@@ -150,7 +155,7 @@ TEST_CASE("100! of 1- and 2-byte elements in words, at every place in a word",
 TEST_CASE("0100! several instances in one launch", "[soa][elementary]") {
   std::uint64_t seed = 14000;
   for (std::size_t regs : {0, 1})
-    for (bool index64 : {false, true})
+    for (const int width : {32, 64, 128})
       for (const Shape4& s : std::vector<Shape4>{{3, 5, 7, 4},
                                                  {7, 2, 3, 1},
                                                  {2, 16, 8, 32},
@@ -158,8 +163,9 @@ TEST_CASE("0100! several instances in one launch", "[soa][elementary]") {
                                                  {4, 9, 1, 3},
                                                  {11, 13, 3, 70}}) {
         auto config = make_config(4, 16, regs);
-        config.force_index64 = index64;
-        INFO("regs " << regs << " idx64 " << index64 << " shape " << describe(s));
+        config.force_index64 = width > 32;
+        config.force_items64 = width > 64;
+        INFO("regs " << regs << " width " << width << " shape " << describe(s));
         CHECK(run_0100(s, 4, config, ++seed) == "");
       }
 }
@@ -169,10 +175,11 @@ TEST_CASE("1000! is 100! with super-elements of C*D elements", "[soa][elementary
   for (const auto& s : std::vector<std::array<std::uint64_t, 4>>{
            {3, 4, 5, 6}, {8, 6, 7, 2}, {2, 9, 1, 1}, {13, 7, 24, 24}}) {
     const auto [A, B, C, D] = s;
-    for (bool index64 : {false, true}) {
+    for (const int width : {32, 64, 128}) {
       auto config = ipt::planner::choose_soa(ipt::planner::DeviceProfile{}, C * D, 4);
-      config.force_index64 = index64;
-      INFO("shape " << A << "x" << B << "x" << C << "x" << D << " idx64 " << index64);
+      config.force_index64 = width > 32;
+      config.force_items64 = width > 64;
+      INFO("shape " << A << "x" << B << "x" << C << "x" << D << " width " << width);
       CHECK(run_0100({1, A, B, C * D}, 4, config, ++seed) == "");
     }
   }

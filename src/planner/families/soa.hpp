@@ -21,6 +21,9 @@ struct SoaConfig {
   std::uint64_t max_groups = 0;  // grid-stride cap; 0 = a few groups per compute unit
   std::size_t slice_items = 0;   // items per start slice (32, 16, ..., 1); 0: soa_slice_items
   bool force_index64 = false;
+  // With 64-bit indices, the item indices in 64 bits too, even where 32 bits hold them
+  // (soa_step).
+  bool force_items64 = false;
   // 1- and 2-byte elements moved in the 4-byte words of their destination (kernels/
   // soa_asta.cl, SHIFTED_WORDS): register tiling of a matrix in one buffer only. A
   // register then holds a word, and `regs * vw` words hold a chunk of
