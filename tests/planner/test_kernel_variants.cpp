@@ -96,7 +96,8 @@ TEST_CASE("an element size has a few dozen kernel programs", "[planner][variants
       // their builds for strides whose offsets within a chunk take 64 bits (narrow
       // elements' unpads in wide words with each rare-unit count, 16 more for 2-byte ones),
       // and the 100! programs a third time, with 64-bit items, for super-elements small
-      // enough that 2^32 of them fit the device (all of them here: no allocation limit).
+      // enough that 2^32 of them fit the device (all of them here: the profiles give no
+      // memory size).
       const auto soa = std::count_if(narrow.begin(), narrow.end(), [](const KernelVariant& v) {
         return v.family == Family::kSoa;
       });
