@@ -20,6 +20,10 @@ using namespace steps;
 
 namespace {
 
+// The most items a 100! counts in 32 bits: a start is found from its flag word, up to 31
+// items past the last, and that index must fit too.
+constexpr std::uint64_t kMostItems32 = (std::uint64_t{1} << 32) - 32;
+
 // soa_step on elements of site.elem_size bytes, whatever the plan's are.
 Step soa_element_step(const StepSite& site, std::uint64_t I, std::uint64_t A, std::uint64_t B,
                       std::uint64_t C, const SoaConfig& config, Region flags) {
@@ -64,12 +68,11 @@ Step soa_element_step(const StepSite& site, std::uint64_t I, std::uint64_t A, st
   if (slices + max_groups * config.units >= (std::uint64_t{1} << 32))
     throw ResourceError("SoA-ASTA: more start slices than a 32-bit counter holds");
   const std::uint64_t groups = std::min((slices + config.units - 1) / config.units, max_groups);
-  // With 64-bit indices, the items in 32 bits where every item index fits (a start is
-  // found from its flag word, up to 31 past the last item). Measured on a GPU: a build of
-  // 16-byte words took 40 registers a work-item instead of 56, and the 100! of 22501 x
-  // 100032 floats in super-elements of 64 ran at 75% of copy instead of 69%, within
-  // 90001 x 100003 at 62.5% instead of 57%.
-  const bool items32 = index64 && !config.force_items64 && items + 32 <= (std::uint64_t{1} << 32);
+  // With 64-bit indices, the items in 32 bits where every item index fits (kMostItems32).
+  // Measured on a GPU: a build of 16-byte words took 40 registers a work-item instead of
+  // 56, and the 100! of 22501 x 100032 floats in super-elements of 64 ran at 75% of copy
+  // instead of 69%, within 90001 x 100003 at 62.5% instead of 57%.
+  const bool items32 = index64 && !config.force_items64 && items <= kMostItems32;
   const auto item_arg = [&](std::uint64_t value) {
     return items32 ? uint_arg(value) : index_arg(value);
   };
@@ -319,12 +322,13 @@ void soa_variants(const DeviceProfile& device, const StepSite& at, std::vector<S
     for (std::uint64_t C = 1; C <= (widest * 16 + 1) * per_word; ++C) {
       const SoaConfig config = choose_soa(device, C, words.elem_size, at.split != 0);
       out.push_back(soa_step(words, 1, 2, 2, C, config));
-      // With 64-bit indices, the build whose items take 64 bits too (more than 2^32 - 32
-      // items), for the super-elements of which that many fit the device's memory (not
-      // its CL_DEVICE_MAX_MEM_ALLOC_SIZE, past which NVIDIA's driver allocates buffers).
+      // With 64-bit indices, the build whose items take 64 bits too (more than
+      // kMostItems32), for the super-elements of which that many fit the device's memory
+      // (not its CL_DEVICE_MAX_MEM_ALLOC_SIZE, past which NVIDIA's driver allocates
+      // buffers).
       const std::uint64_t L = soa_chunk(config, words.local_mem_bytes, words.elem_size, C);
       const std::uint64_t K = (C + L - 1) / L;  // chunks (items) per super-element
-      const std::uint64_t super_elements = ((std::uint64_t{1} << 32) - 31 + K - 1) / K;
+      const std::uint64_t super_elements = (kMostItems32 + 1 + K - 1) / K;
       if (at.index64 && (device.global_mem_bytes == 0 ||
                          super_elements * C * words.elem_size <= device.global_mem_bytes)) {
         SoaConfig wide = config;
