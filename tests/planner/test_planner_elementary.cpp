@@ -103,36 +103,50 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
   CHECK(choose_soa(nv, 8, 4).units == 16);
   CHECK(choose_soa(amd_like(), 512, 4).vw == 64);  // wavefront of 64
   CHECK(choose_soa(amd_like(), 512, 4).regs == 8);
+  // With 64-bit indices (matrices of 2^31 elements and more), 48 bytes per lane instead of
+  // 24: units half as wide, twice as many per group.
+  CHECK(choose_soa(nv, 64, 4).vw == 16);
+  CHECK(choose_soa(nv, 64, 4, false, true).vw == 8);  // 8 registers of f32 per lane
+  CHECK(choose_soa(nv, 64, 4, false, true).regs == 8);
+  CHECK(choose_soa(nv, 64, 4, false, true).units == 8);
+  CHECK(choose_soa(nv, 16, 16).vw == 16);  // 64 floats in 16-byte words
+  CHECK(choose_soa(nv, 16, 16, false, true).vw == 8);
+  CHECK(choose_soa(nv, 16, 16, false, true).regs == 2);
+  CHECK(choose_soa(nv, 100, 4, false, true).vw == 16);       // 7 registers of 12
+  CHECK(choose_soa(nv, 2560, 4, false, true).chunk == 512);  // chunks as before
+  CHECK(choose_soa(nv, 1000, 1, false, true).words);
   for (const auto& config : {choose_soa(nv, 7, 4), choose_soa(amd_like(), 1000, 2)})
     CHECK(config.regs > 0);
   for (const auto& profile : {nv, amd_like()})
     for (std::size_t elem_size : {1, 2, 4, 8, 16})
-      for (std::uint64_t C : {1, 2, 3, 7, 24, 32, 33, 96, 100, 192, 1000, 2560, 100000}) {
-        const auto config = choose_soa(profile, C, elem_size);
-        INFO("simd " << profile.simd_width << " elem " << elem_size << " C " << C);
-        CHECK(config.vw * config.units <= profile.max_work_group_size);
-        CHECK(config.chunk >= 1);
-        CHECK(config.chunk <= C);
-        CHECK(config.chunk <= soa_chunk_capacity(config, profile.local_mem_bytes, elem_size));
-        CHECK(config.regs > 0);
-        CHECK(config.regs <= 16);
-        // 1- and 2-byte elements in words: a chunk takes at most (chunk + 2 * per_word - 2)
-        // / per_word of them, wherever it starts in a word.
-        CHECK(config.words == (elem_size < 4));
-        const std::uint64_t per_word = config.words ? 4 / elem_size : 1;
-        const std::uint64_t held = (config.chunk + 2 * per_word - 2) / per_word;
-        // A power of two of registers, the fewest that hold the chunk.
-        CHECK((config.regs & (config.regs - 1)) == 0);
-        CHECK(held <= config.regs * config.vw);
-        CHECK((config.regs == 1 || config.regs / 2 * config.vw < held));
-        // Chunks of equal length, give or take a lane's register each.
-        const std::uint64_t chunks = (C + config.chunk - 1) / config.chunk;
-        CHECK(chunks * config.chunk - C < chunks * config.vw);
-        // A matrix split between two buffers moves its elements one by one.
-        const auto split = choose_soa(profile, C, elem_size, true);
-        CHECK_FALSE(split.words);
-        CHECK(split.chunk <= split.regs * split.vw);
-      }
+      for (std::uint64_t C : {1, 2, 3, 7, 24, 32, 33, 96, 100, 192, 1000, 2560, 100000})
+        for (bool index64 : {false, true}) {
+          const auto config = choose_soa(profile, C, elem_size, false, index64);
+          INFO("simd " << profile.simd_width << " elem " << elem_size << " C " << C << " index64 "
+                       << index64);
+          CHECK(config.vw * config.units <= profile.max_work_group_size);
+          CHECK(config.chunk >= 1);
+          CHECK(config.chunk <= C);
+          CHECK(config.chunk <= soa_chunk_capacity(config, profile.local_mem_bytes, elem_size));
+          CHECK(config.regs > 0);
+          CHECK(config.regs <= 16);
+          // 1- and 2-byte elements in words: a chunk takes at most (chunk + 2 * per_word - 2)
+          // / per_word of them, wherever it starts in a word.
+          CHECK(config.words == (elem_size < 4));
+          const std::uint64_t per_word = config.words ? 4 / elem_size : 1;
+          const std::uint64_t held = (config.chunk + 2 * per_word - 2) / per_word;
+          // A power of two of registers, the fewest that hold the chunk.
+          CHECK((config.regs & (config.regs - 1)) == 0);
+          CHECK(held <= config.regs * config.vw);
+          CHECK((config.regs == 1 || config.regs / 2 * config.vw < held));
+          // Chunks of equal length, give or take a lane's register each.
+          const std::uint64_t chunks = (C + config.chunk - 1) / config.chunk;
+          CHECK(chunks * config.chunk - C < chunks * config.vw);
+          // A matrix split between two buffers moves its elements one by one.
+          const auto split = choose_soa(profile, C, elem_size, true, index64);
+          CHECK_FALSE(split.words);
+          CHECK(split.chunk <= split.regs * split.vw);
+        }
   // Words are refused where the kernel has none: a split matrix, local tiling.
   auto words = choose_soa(nv, 1000, 1);
   StepSite bytes;

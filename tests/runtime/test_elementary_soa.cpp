@@ -192,16 +192,19 @@ TEST_CASE("100! with the configurations a 48 KiB and a 32 KiB/64-wide GPU would 
     ipt::test::ScopedOverrides env(overrides);
     const auto profile = ipt::runtime::query_device_profile(session().device());
     for (std::size_t elem_size : {4, 16})
-      for (std::uint64_t C : {1, 2, 5, 24, 32, 96, 100, 500, 2560}) {
-        const auto config = ipt::planner::choose_soa(profile, C, elem_size);
-        const Shape4 s{1, 11, 7, C};
-        INFO(overrides << " elem " << elem_size << " C " << C << " vw " << config.vw << " units "
-                       << config.units << " regs " << config.regs << " chunk " << config.chunk);
-        CHECK(config.vw * config.units <= profile.max_work_group_size);
-        if (config.regs == 0)
-          CHECK(2 * config.units * config.chunk * elem_size <= profile.local_mem_bytes);
-        CHECK(run_0100(s, elem_size, config, ++seed) == "");
-      }
+      for (std::uint64_t C : {1, 2, 5, 24, 32, 64, 96, 100, 500, 2560})
+        for (bool index64 : {false, true}) {  // 64-bit: the units of matrices past 2^31
+          auto config = ipt::planner::choose_soa(profile, C, elem_size, false, index64);
+          config.force_index64 = index64;
+          const Shape4 s{1, 11, 7, C};
+          INFO(overrides << " elem " << elem_size << " C " << C << " index64 " << index64 << " vw "
+                         << config.vw << " units " << config.units << " regs " << config.regs
+                         << " chunk " << config.chunk);
+          CHECK(config.vw * config.units <= profile.max_work_group_size);
+          if (config.regs == 0)
+            CHECK(2 * config.units * config.chunk * elem_size <= profile.local_mem_bytes);
+          CHECK(run_0100(s, elem_size, config, ++seed) == "");
+        }
   }
 }
 

@@ -182,14 +182,14 @@ std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_m
 }
 
 SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size,
-                     bool split) {
+                     bool split, bool index64) {
   // 1- and 2-byte elements: the unit and registers of the words that a chunk of C elements
   // takes at most (it may start anywhere in a word), cut into chunks of equal length that
   // the words hold. Moved one by one, a unit held a quarter or half of the bytes of a
   // float's, and a super-element took as many more chunks, each a step of the chain.
   if (elem_size < 4 && !split && C > 0) {
     const std::uint64_t per_word = 4 / elem_size;
-    SoaConfig config = choose_soa(device, (C + 2 * per_word - 2) / per_word, 4);
+    SoaConfig config = choose_soa(device, (C + 2 * per_word - 2) / per_word, 4, false, index64);
     config.words = true;
     const std::uint64_t capacity = soa_chunk_capacity(config, 0, elem_size);
     const std::uint64_t chunks = (C + capacity - 1) / capacity;
@@ -210,9 +210,17 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   // lane. (Units widened past the SIMD width, up to the group, so that one chunk holds a
   // super-element of up to 4 KiB of floats: the random protocol's f32 median no higher,
   // three of its shapes 22-32% slower.)
-  constexpr std::size_t kLaneBytes = 24;
+  // Matrices of 2^31 elements and more (64-bit indices) take twice that per lane, so that
+  // a group holds twice the units and twice the chains in flight: a chain's step costs
+  // more there (likely address translation over many GB). With 48 bytes, their 100! steps
+  // of 64-float super-elements (16-byte words: 8 lanes of 2 instead of 16 of 1) ran at
+  // 68.0% of copy instead of 62.6% on 9 G elements (36 GB), 72.5% against 69.1% on 4.5 G
+  // and 78.0% against 75.9% on 2.25 G, on an H100 (64 bytes: no faster). Smaller matrices
+  // keep 24: the random protocol's 100! steps took a median of 1.000 of the time with 48.
+  constexpr std::size_t kLaneBytes = 24, kLaneBytes64 = 48;
   constexpr std::size_t kMinLanes = 4;
-  const std::size_t lane_regs = std::clamp<std::size_t>(kLaneBytes / elem_size, 1, 16);
+  const std::size_t lane_bytes = index64 ? kLaneBytes64 : kLaneBytes;
+  const std::size_t lane_regs = std::clamp<std::size_t>(lane_bytes / elem_size, 1, 16);
   const std::size_t max_regs = std::clamp<std::size_t>(64 / elem_size, 2, 16);
   const std::size_t widest = std::min(simd, group);
   std::size_t vw = 1;
@@ -320,7 +328,7 @@ void soa_variants(const DeviceProfile& device, const StepSite& at, std::vector<S
     // at 4 / elem_size times the elements.
     const std::uint64_t per_word = words.elem_size < 4 && at.split == 0 ? 4 / words.elem_size : 1;
     for (std::uint64_t C = 1; C <= (widest * 16 + 1) * per_word; ++C) {
-      const SoaConfig config = choose_soa(device, C, words.elem_size, at.split != 0);
+      const SoaConfig config = choose_soa(device, C, words.elem_size, at.split != 0, at.index64);
       out.push_back(soa_step(words, 1, 2, 2, C, config));
       // With 64-bit indices, the build whose items take 64 bits too (more than
       // kMostItems32), for the super-elements of which that many fit the device's memory
