@@ -104,7 +104,8 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
   CHECK(choose_soa(amd_like(), 512, 4).vw == 64);  // wavefront of 64
   CHECK(choose_soa(amd_like(), 512, 4).regs == 8);
   // With 64-bit indices (matrices of 2^31 elements and more), 48 bytes per lane instead of
-  // 24: units half as wide, twice as many per group.
+  // 24 and at least 8 lanes: units half as wide, twice as many per group, where 8 lanes
+  // hold the super-element in at most 48 bytes each.
   CHECK(choose_soa(nv, 64, 4).vw == 16);
   CHECK(choose_soa(nv, 64, 4, false, true).vw == 8);  // 8 registers of f32 per lane
   CHECK(choose_soa(nv, 64, 4, false, true).regs == 8);
@@ -115,6 +116,10 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
   CHECK(choose_soa(nv, 100, 4, false, true).vw == 16);       // 7 registers of 12
   CHECK(choose_soa(nv, 2560, 4, false, true).chunk == 512);  // chunks as before
   CHECK(choose_soa(nv, 1000, 1, false, true).words);
+  CHECK(choose_soa(nv, 30, 4).vw == 8);
+  CHECK(choose_soa(nv, 30, 4, false, true).vw == 8);  // not 4 lanes of 8 registers
+  CHECK(choose_soa(nv, 30, 4, false, true).regs == 4);
+  CHECK(choose_soa(nv, 1, 4, false, true).vw == 8);
   for (const auto& config : {choose_soa(nv, 7, 4), choose_soa(amd_like(), 1000, 2)})
     CHECK(config.regs > 0);
   for (const auto& profile : {nv, amd_like()})
@@ -130,6 +135,7 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
           CHECK(config.chunk <= soa_chunk_capacity(config, profile.local_mem_bytes, elem_size));
           CHECK(config.regs > 0);
           CHECK(config.regs <= 16);
+          CHECK(config.vw >= std::min<std::size_t>(index64 ? 8 : 4, profile.simd_width));
           // 1- and 2-byte elements in words: a chunk takes at most (chunk + 2 * per_word - 2)
           // / per_word of them, wherever it starts in a word.
           CHECK(config.words == (elem_size < 4));

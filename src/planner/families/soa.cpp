@@ -210,21 +210,25 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   // lane. (Units widened past the SIMD width, up to the group, so that one chunk holds a
   // super-element of up to 4 KiB of floats: the random protocol's f32 median no higher,
   // three of its shapes 22-32% slower.)
-  // Matrices of 2^31 elements and more (64-bit indices) take twice that per lane, so that
-  // a group holds twice the units and twice the chains in flight: a chain's step costs
-  // more there (likely address translation over many GB). With 48 bytes, their 100! steps
-  // of 64-float super-elements (16-byte words: 8 lanes of 2 instead of 16 of 1) ran at
-  // 68.0% of copy instead of 62.6% on 9 G elements (36 GB), 72.5% against 69.1% on 4.5 G
-  // and 78.0% against 75.9% on 2.25 G, on an H100 (64 bytes: no faster). Smaller matrices
-  // keep 24: the random protocol's 100! steps took a median of 1.000 of the time with 48.
+  // Matrices of 2^31 elements and more (64-bit indices) take twice that per lane, in units
+  // of at least 8 lanes, so that a group holds up to twice the units and the chains in
+  // flight: a chain's step costs more there (likely address translation over many GB).
+  // On an H100, their 100! steps of 64-float super-elements (16-byte words: 8 lanes of 2
+  // instead of 16 of 1) ran at 66.9% of copy instead of 62.4% on 9 G elements (36 GB),
+  // 72.5% against 69.1% on 4.5 G and 78.0% against 75.9% on 2.25 G (64 bytes: no faster);
+  // 160-float and 64-double super-elements took 0.97-0.98 of the time. Units of 4 lanes of
+  // 8 words took 1.11 of the time (30 words: bytes of 90001 x 100003), hence the 8 lanes.
+  // Smaller matrices keep 24 bytes: the random protocol's 100! steps took a median of
+  // 1.000 of the time with 48.
   constexpr std::size_t kLaneBytes = 24, kLaneBytes64 = 48;
-  constexpr std::size_t kMinLanes = 4;
+  constexpr std::size_t kMinLanes = 4, kMinLanes64 = 8;
   const std::size_t lane_bytes = index64 ? kLaneBytes64 : kLaneBytes;
+  const std::size_t min_lanes = index64 ? kMinLanes64 : kMinLanes;
   const std::size_t lane_regs = std::clamp<std::size_t>(lane_bytes / elem_size, 1, 16);
   const std::size_t max_regs = std::clamp<std::size_t>(64 / elem_size, 2, 16);
   const std::size_t widest = std::min(simd, group);
   std::size_t vw = 1;
-  while (vw < widest && (vw < kMinLanes || (C + vw - 1) / vw > lane_regs)) vw *= 2;
+  while (vw < widest && (vw < min_lanes || (C + vw - 1) / vw > lane_regs)) vw *= 2;
   config.vw = vw;
   // Work-groups of 64 work-items: a group steps at the pace of its slowest unit (one
   // barrier per step), and groups of 64 ran every measured 0100! stage 5-13% faster than
