@@ -67,7 +67,7 @@ std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_m
 SoaConfig pttwac_global_soa(const PttwacConfig& config);
 // The default for super-elements of C elements, of a matrix split between two buffers
 // or not (`split`: 1- and 2-byte elements then move one by one), in a build with 64-bit
-// indices or not (`index64`: a matrix of 2^31 elements or more, whose units are narrower).
+// indices or not (`index64`: a matrix of 2^31 elements or more, whose lanes hold more).
 SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size,
                      bool split = false, bool index64 = false);
 
