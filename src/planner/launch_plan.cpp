@@ -67,8 +67,7 @@ SoaLaunch soa_launch(const Stage& stage, const StepSite& site, const DeviceProfi
   SoaLaunch launch;
   launch.word = word_factor(device, site.elem_size, stage.C, site.offset, site.split);
   launch.word_bytes = site.elem_size * launch.word;
-  launch.config =
-      choose_soa(device, stage.C / launch.word, launch.word_bytes, site.split != 0, site.index64);
+  launch.config = choose_soa(device, stage.C / launch.word, launch.word_bytes, site);
   return launch;
 }
 

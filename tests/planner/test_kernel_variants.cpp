@@ -251,7 +251,7 @@ TEST_CASE("100! builds with 64-bit items are in the set where the device holds t
       const auto variants = kernel_variants(device, elem_size);
       for (const u64 C : {1, 2, 3, 8, 33, 100}) {
         ipt::planner::StepSite wide{elem_size, 0, device.local_mem_bytes, true};
-        const auto config = ipt::planner::choose_soa(device, C, elem_size, false, true);
+        const auto config = ipt::planner::choose_soa(device, C, elem_size, wide);
         const u64 A = (u64{1} << 31) - 15;  // A * 2 = 2^32 - 30 super-elements
         const auto step = ipt::planner::soa_step(wide, 1, A, 2, C, config);
         INFO(elem_size << "-byte elements, C " << C << ", memory " << memory << ": " << step.what

@@ -106,27 +106,31 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
   // With 64-bit indices (matrices of 2^31 elements and more), 48 bytes per lane instead of
   // 24 and at least 8 lanes: units half as wide, twice as many per group, where 8 lanes
   // hold the super-element in at most 48 bytes each.
+  StepSite wide;
+  wide.index64 = true;
   CHECK(choose_soa(nv, 64, 4).vw == 16);
-  CHECK(choose_soa(nv, 64, 4, false, true).vw == 8);  // 8 registers of f32 per lane
-  CHECK(choose_soa(nv, 64, 4, false, true).regs == 8);
-  CHECK(choose_soa(nv, 64, 4, false, true).units == 8);
+  CHECK(choose_soa(nv, 64, 4, wide).vw == 8);  // 8 registers of f32 per lane
+  CHECK(choose_soa(nv, 64, 4, wide).regs == 8);
+  CHECK(choose_soa(nv, 64, 4, wide).units == 8);
   CHECK(choose_soa(nv, 16, 16).vw == 16);  // 64 floats in 16-byte words
-  CHECK(choose_soa(nv, 16, 16, false, true).vw == 8);
-  CHECK(choose_soa(nv, 16, 16, false, true).regs == 2);
-  CHECK(choose_soa(nv, 100, 4, false, true).vw == 16);       // 7 registers of 12
-  CHECK(choose_soa(nv, 2560, 4, false, true).chunk == 512);  // chunks as before
-  CHECK(choose_soa(nv, 1000, 1, false, true).words);
+  CHECK(choose_soa(nv, 16, 16, wide).vw == 8);
+  CHECK(choose_soa(nv, 16, 16, wide).regs == 2);
+  CHECK(choose_soa(nv, 100, 4, wide).vw == 16);       // 7 registers of 12
+  CHECK(choose_soa(nv, 2560, 4, wide).chunk == 512);  // chunks as before
+  CHECK(choose_soa(nv, 1000, 1, wide).words);
   CHECK(choose_soa(nv, 30, 4).vw == 8);
-  CHECK(choose_soa(nv, 30, 4, false, true).vw == 8);  // not 4 lanes of 8 registers
-  CHECK(choose_soa(nv, 30, 4, false, true).regs == 4);
-  CHECK(choose_soa(nv, 1, 4, false, true).vw == 8);
+  CHECK(choose_soa(nv, 30, 4, wide).vw == 8);  // not 4 lanes of 8 registers
+  CHECK(choose_soa(nv, 30, 4, wide).regs == 4);
+  CHECK(choose_soa(nv, 1, 4, wide).vw == 8);
   for (const auto& config : {choose_soa(nv, 7, 4), choose_soa(amd_like(), 1000, 2)})
     CHECK(config.regs > 0);
   for (const auto& profile : {nv, amd_like()})
     for (std::size_t elem_size : {1, 2, 4, 8, 16})
       for (std::uint64_t C : {1, 2, 3, 7, 24, 32, 33, 96, 100, 192, 1000, 2560, 100000})
         for (bool index64 : {false, true}) {
-          const auto config = choose_soa(profile, C, elem_size, false, index64);
+          StepSite site;
+          site.index64 = index64;
+          const auto config = choose_soa(profile, C, elem_size, site);
           INFO("simd " << profile.simd_width << " elem " << elem_size << " C " << C << " index64 "
                        << index64);
           CHECK(config.vw * config.units <= profile.max_work_group_size);
@@ -149,7 +153,8 @@ TEST_CASE("SoA defaults: register tiling, 4 lanes up to the SIMD width by C, chu
           const std::uint64_t chunks = (C + config.chunk - 1) / config.chunk;
           CHECK(chunks * config.chunk - C < chunks * config.vw);
           // A matrix split between two buffers moves its elements one by one.
-          const auto split = choose_soa(profile, C, elem_size, true, index64);
+          site.split = 1;
+          const auto split = choose_soa(profile, C, elem_size, site);
           CHECK_FALSE(split.words);
           CHECK(split.chunk <= split.regs * split.vw);
         }

@@ -194,7 +194,9 @@ TEST_CASE("100! with the configurations a 48 KiB and a 32 KiB/64-wide GPU would 
     for (std::size_t elem_size : {4, 16})
       for (std::uint64_t C : {1, 2, 5, 24, 32, 64, 96, 100, 500, 2560})
         for (bool index64 : {false, true}) {  // 64-bit: the units of matrices past 2^31
-          auto config = ipt::planner::choose_soa(profile, C, elem_size, false, index64);
+          ipt::planner::StepSite site;
+          site.index64 = index64;
+          auto config = ipt::planner::choose_soa(profile, C, elem_size, site);
           config.force_index64 = index64;
           const Shape4 s{1, 11, 7, C};
           INFO(overrides << " elem " << elem_size << " C " << C << " index64 " << index64 << " vw "

@@ -472,9 +472,10 @@ void run_restride(Runner& runner, const Options& options) {
 void run_soa_shape(Runner& runner, const Options& options, std::uint64_t I, std::uint64_t A,
                    std::uint64_t B, std::uint64_t C) {
   const std::size_t group = std::min<std::size_t>(256, runner.profile().max_work_group_size);
-  // The planner's unit for this matrix: narrower where its indices take 64 bits.
-  const auto chosen = ipt::planner::choose_soa(runner.profile(), C, options.elem_size, false,
-                                               ipt::planner::needs_index64(0, I * A * B * C));
+  // The planner's unit for this matrix, whose index width decides the registers per lane.
+  StepSite indices;
+  indices.index64 = ipt::planner::needs_index64(0, I * A * B * C);
+  const auto chosen = ipt::planner::choose_soa(runner.profile(), C, options.elem_size, indices);
   auto row = [&](const ipt::planner::SoaConfig& config, const std::string& tag) {
     const std::string variant =
         "vw=" + std::to_string(config.vw) + " units=" + std::to_string(config.units) +

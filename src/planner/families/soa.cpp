@@ -182,14 +182,14 @@ std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_m
 }
 
 SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size,
-                     bool split, bool index64) {
+                     const StepSite& site) {
   // 1- and 2-byte elements: the unit and registers of the words that a chunk of C elements
   // takes at most (it may start anywhere in a word), cut into chunks of equal length that
   // the words hold. Moved one by one, a unit held a quarter or half of the bytes of a
   // float's, and a super-element took as many more chunks, each a step of the chain.
-  if (elem_size < 4 && !split && C > 0) {
+  if (elem_size < 4 && site.split == 0 && C > 0) {
     const std::uint64_t per_word = 4 / elem_size;
-    SoaConfig config = choose_soa(device, (C + 2 * per_word - 2) / per_word, 4, false, index64);
+    SoaConfig config = choose_soa(device, (C + 2 * per_word - 2) / per_word, 4, site);
     config.words = true;
     const std::uint64_t capacity = soa_chunk_capacity(config, 0, elem_size);
     const std::uint64_t chunks = (C + capacity - 1) / capacity;
@@ -222,8 +222,8 @@ SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t e
   // 1.000 of the time with 48.
   constexpr std::size_t kLaneBytes = 24, kLaneBytes64 = 48;
   constexpr std::size_t kMinLanes = 4, kMinLanes64 = 8;
-  const std::size_t lane_bytes = index64 ? kLaneBytes64 : kLaneBytes;
-  const std::size_t min_lanes = index64 ? kMinLanes64 : kMinLanes;
+  const std::size_t lane_bytes = site.index64 ? kLaneBytes64 : kLaneBytes;
+  const std::size_t min_lanes = site.index64 ? kMinLanes64 : kMinLanes;
   const std::size_t lane_regs = std::clamp<std::size_t>(lane_bytes / elem_size, 1, 16);
   const std::size_t max_regs = std::clamp<std::size_t>(64 / elem_size, 2, 16);
   const std::size_t widest = std::min(simd, group);
@@ -332,7 +332,7 @@ void soa_variants(const DeviceProfile& device, const StepSite& at, std::vector<S
     // at 4 / elem_size times the elements.
     const std::uint64_t per_word = words.elem_size < 4 && at.split == 0 ? 4 / words.elem_size : 1;
     for (std::uint64_t C = 1; C <= (widest * 16 + 1) * per_word; ++C) {
-      const SoaConfig config = choose_soa(device, C, words.elem_size, at.split != 0, at.index64);
+      const SoaConfig config = choose_soa(device, C, words.elem_size, at);
       out.push_back(soa_step(words, 1, 2, 2, C, config));
       // With 64-bit indices, the build whose items take 64 bits too (more than
       // kMostItems32), for the super-elements of which that many fit the device's memory

@@ -65,11 +65,12 @@ std::uint64_t soa_launch_flag_bytes(const SoaConfig& config, std::size_t local_m
 // The 0100! launch that PTTWAC with global flags runs (010! on (A, B, C) as 0100! on
 // (A, B, C, 1)).
 SoaConfig pttwac_global_soa(const PttwacConfig& config);
-// The default for super-elements of C elements, of a matrix split between two buffers
-// or not (`split`: 1- and 2-byte elements then move one by one), in a build with 64-bit
-// indices or not (`index64`: a matrix of 2^31 elements or more, whose lanes hold more).
+// The default for super-elements of C elements of elem_size bytes (a site's elements or
+// the words they move in) at `site`, of which it reads two things: whether the matrix is
+// split between two buffers (1- and 2-byte elements then move one by one) and whether
+// its indices take 64 bits (a matrix of 2^31 elements or more, whose lanes hold more).
 SoaConfig choose_soa(const DeviceProfile& device, std::uint64_t C, std::size_t elem_size,
-                     bool split = false, bool index64 = false);
+                     const StepSite& site = {});
 
 // Its cost curve. Fraction of the copy bandwidth that 100! reaches with super-elements of
 // `bytes`, each of them whole cache lines (`line_aligned`) or not: from about 2% for
