@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "plan_timing.hpp"
 #include "planner/launch_plan.hpp"
 #include "planner/transpose_plan.hpp"
 #include "runtime/device_query.hpp"
-#include "runtime/executor.hpp"
 #include "runtime/opencl.hpp"
 #include "runtime/transpose.hpp"
 #include "support/device_pattern.hpp"
@@ -58,60 +58,18 @@ int run_stage_profile(const support::Session& session,
       std::printf("%s\n  no kernel to time\n", planner::describe(plan.transpose).c_str());
       continue;
     }
-    // The matrix and, with room, the elements past it that a padded plan borrows.
-    const std::uint64_t elements =
-        exact_buffer ? rows * cols : std::max(rows * cols, plan.transpose.padded_elements());
-    const std::size_t matrix_bytes = static_cast<std::size_t>(rows * cols) * elem_size;
-    const std::size_t buffer_bytes = static_cast<std::size_t>(elements) * elem_size;
-    cl::Buffer buffer(context, CL_MEM_READ_WRITE, buffer_bytes);
-    pattern.fill(buffer(), 0, static_cast<std::size_t>(elements), elem_size, seed);
-    std::vector<unsigned char> borrowed(buffer_bytes - matrix_bytes);
-    if (!borrowed.empty())
-      queue.enqueueReadBuffer(buffer, CL_TRUE, matrix_bytes, borrowed.size(), borrowed.data());
-
-    runtime::enqueue_plan(queue, buffer, prepared, {}).wait();  // warm-up, checked
-    std::string check = "off";
-    if (verify) {
-      check = pattern.check_transposed(buffer(), 0, static_cast<std::size_t>(rows),
-                                       static_cast<std::size_t>(cols), elem_size, seed);
-      if (!borrowed.empty()) {
-        std::vector<unsigned char> after(borrowed.size());
-        queue.enqueueReadBuffer(buffer, CL_TRUE, matrix_bytes, after.size(), after.data());
-        if (after != borrowed)
-          check += std::string(check.empty() ? "" : "; ") + "the bytes past the matrix changed";
-      }
-      if (check.empty()) {
-        check = "ok";
-      } else {
-        check = "WRONG: " + check;
-        ++failed;
-      }
-    }
-    ++seed;
-
-    std::vector<std::vector<double>> step_seconds(plan.steps.size());
-    std::vector<double> totals;
-    for (int r = 0; r < repetitions; ++r) {
-      cl::Event marker;
-      queue.enqueueMarkerWithWaitList(nullptr, &marker);
-      std::vector<cl::Event> events;  // one per step, in order
-      runtime::EnqueueOptions options;
-      options.step_events = &events;
-      const cl::Event last = runtime::enqueue_plan(queue, buffer, prepared, {}, options);
-      queue.finish();
-      for (std::size_t s = 0; s < events.size() && s < plan.steps.size(); ++s)
-        step_seconds[s].push_back(support::event_seconds(events[s]()));
-      totals.push_back(support::after_seconds(marker(), last()));
-    }
+    const PlanTiming timing = time_plan(queue, context, pattern, prepared, rows, cols, elem_size,
+                                        repetitions, verify, exact_buffer, seed++);
+    if (timing.wrong()) ++failed;
     const double bytes = 2.0 * static_cast<double>(rows * cols * elem_size);
-    const double total = support::stats_of(totals).median;
+    const double total = support::stats_of(timing.totals).median;
     std::printf("%s\n  %s buffer, total %.3f ms, %.1f GB/s (%.1f%% of copy %.0f)\n  check %s\n",
                 planner::describe(plan.transpose).c_str(), exact_buffer ? "exact" : "padded",
                 total * 1e3, bytes / total * 1e-9, 100 * bytes / total * 1e-9 / copy_gbs, copy_gbs,
-                check.c_str());
+                timing.check.c_str());
     double sum = 0;
     for (std::size_t s = 0; s < plan.steps.size(); ++s) {
-      const double t = support::stats_of(step_seconds[s]).median;
+      const double t = support::stats_of(timing.step_seconds[s]).median;
       sum += t;
       // What this kernel moves: a stage in two kernels moves part of the matrix in each, a
       // copy only the elements a padded plan keeps in scratch.
