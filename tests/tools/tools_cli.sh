@@ -164,7 +164,7 @@ plan_help="$("$plan" --help)
 $("$plan" mpi --help)"
 demo_help=$("$demo" --help)
 bench_modes=(random skinny square shapes sequences tiles padding kernels latency batched imatcopy host mpi)
-kernel_modes=(soa bs-vs-pttwac pttwac-spreading restride stages square onchip)
+kernel_modes=(soa bs-vs-pttwac pttwac-spreading restride stages plans square onchip)
 help_names ipt-bench "$bench_help" "${bench_modes[@]/#/  }" oop-kernel clblast-omatcopy \
   "CSV columns" "JSON" "copy bandwidth" "Exit status"
 help_names ipt-kernel-bench "$kernel_help" "${kernel_modes[@]/#/  }" "copy bandwidth" "Exit status"

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "plan_choice.hpp"
 #include "planner/families/bs.hpp"
 #include "planner/families/onchip.hpp"
 #include "planner/families/pttwac.hpp"
@@ -51,6 +52,7 @@ struct Options {
   std::string csv;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> shapes;  // stages mode
   bool exact_buffer = true;                                     // stages mode
+  std::size_t others = 5;                                       // plans mode
   std::vector<std::array<std::uint64_t, 4>> soa_shapes;         // soa mode: I, A, B, C
   std::vector<std::array<std::uint64_t, 3>> instances;          // onchip mode: I, R, C
   std::vector<std::uint64_t> sizes;                             // square mode
@@ -80,6 +82,11 @@ const char* const kHelp =
     "  stages            --shapes RxC,... [--buffer exact|padded]  every step of the\n"
     "                    automatic plan of each shape: its time and throughput, and the\n"
     "                    whole call's time from a marker to its last event\n"
+    "  plans             --shapes RxC,... [--others K]  the plan of a call against up\n"
+    "                    to K other two-stage plans of each shape (2.1 or 2.2 by another\n"
+    "                    factor, no padding; those the cost model ranks cheapest), each\n"
+    "                    timed as a whole call; then how far the planner's choices were\n"
+    "                    from the fastest\n"
     "  square            [--sizes N,...] [--tile T] [--wg-rows R]  the square kernel\n"
     "                    on N x N (default: the N of --mib), the planner's tile unless\n"
     "                    --tile and --wg-rows force one\n"
@@ -93,7 +100,7 @@ const char* const kHelp =
     "  --reps N          timed runs after one warm-up (5); the median counts\n"
     "  --no-verify       do not check results\n"
     "  --csv FILE        one line per row, in ipt-bench's CSV columns (not stages)\n"
-    "  --shapes LIST     RxC,... (stages, onchip) or IxRxC,... (onchip)\n"
+    "  --shapes LIST     RxC,... (stages, plans, onchip) or IxRxC,... (onchip)\n"
     "  --soa-shapes LIST IxAxBxC,... (soa)\n"
     "  --sizes N,...     square sides (square)\n"
     "  --tile T, --wg-rows R  force the square kernel's tile and work-group rows\n"
@@ -104,6 +111,7 @@ const char* const kHelp =
     "                    the planner's)\n"
     "  --band-widths W,...  square: a row in bands of each W tile columns (with\n"
     "                    --bands off or both: and one down the tile columns)\n"
+    "  --others K        plans: other plans timed per shape (5)\n"
     "  --buffer exact|padded  stages: a buffer of exactly the matrix (default) or with\n"
     "                    room for any padding\n"
     "  --tiles padded|swizzled|both  the local-memory tile layout of the square and\n"
@@ -129,7 +137,9 @@ const char* const kHelp =
     "Configurations the device or kernel cannot run are listed as skipped, with why.\n"
     "The stages mode prints, per shape, each step's time, GB/s and % of copy (of the\n"
     "elements the step moves: a stage in two kernels moves part of the matrix in each),\n"
-    "and the time outside the step kernels.\n"
+    "and the time outside the step kernels; the plans mode, per shape, each plan's\n"
+    "median call time, its ratio to the fastest, GB/s, % of copy, the cost model's\n"
+    "estimate (in copies of the matrix) and its check, the call's own plan marked *.\n"
     "\n"
     "Exit status: 0 all results right, 1 a wrong result or a failure, 2 a bad command\n"
     "line.\n";
@@ -177,6 +187,8 @@ Options parse(int argc, char** argv) {
              })
       .flag("--no-verify", [&] { options.verify = false; })
       .value("--csv", [&](const std::string& v) { options.csv = v; })
+      .value("--others",
+             [&](const std::string& v) { options.others = cli::parse_count(v, "--others"); })
       .value("--buffer",
              [&](const std::string& v) {
                options.exact_buffer = cli::one_of(v, "--buffer", {"exact", "padded"}) == "exact";
@@ -233,15 +245,19 @@ Options parse(int argc, char** argv) {
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) usage("bad --type");
   if (options.mode != "soa" && options.mode != "bs-vs-pttwac" &&
       options.mode != "pttwac-spreading" && options.mode != "restride" &&
-      options.mode != "stages" && options.mode != "square" && options.mode != "onchip")
+      options.mode != "stages" && options.mode != "plans" && options.mode != "square" &&
+      options.mode != "onchip")
     usage("unknown mode '" + options.mode + "'");
   if (options.mode == "onchip" && options.instances.empty())
     usage("onchip needs --shapes RxC,... or IxRxC,...");
-  if (options.mode == "stages" && options.instances.size() != options.shapes.size())
-    usage("stages takes --shapes RxC,...");
-  // Its rows are steps of whole calls, which ipt-bench's CSV columns have no place for;
-  // tools/device/stage_table.py reads the text instead.
-  if (options.mode == "stages" && !options.csv.empty()) usage("stages writes no --csv");
+  const bool whole_calls = options.mode == "stages" || options.mode == "plans";
+  if (whole_calls && (options.shapes.empty() || options.instances.size() != options.shapes.size()))
+    usage(options.mode + " takes --shapes RxC,...");
+  // Their rows are steps or plans of whole calls, which ipt-bench's CSV columns have no
+  // place for; tools/device/stage_table.py reads the stages' text instead.
+  if (whole_calls && !options.csv.empty()) usage(options.mode + " writes no --csv");
+  if (options.mode == "plans" && (!options.layouts.empty() || !options.exact_buffer))
+    usage("plans times calls on exact buffers, in IPT_OVERRIDES' tile layout");
   if (options.layouts.empty() && (options.mode == "square" || options.mode == "onchip"))
     options.layouts = {ipt::planner::TileLayout::kPadded, ipt::planner::TileLayout::kSwizzled};
   return options;
@@ -705,7 +721,7 @@ std::uint64_t largest_array_bytes(const Options& options) {
       elements = d != 0 && elements > UINT64_MAX / d ? UINT64_MAX : elements * d;
     largest = std::max(largest, elements);
   };
-  if (options.mode == "stages")
+  if (options.mode == "stages" || options.mode == "plans")
     for (const auto& [rows, cols] : options.shapes) take({rows, cols});
   if (options.mode == "onchip")
     for (const auto& i : options.instances) take({i[0], i[1], i[2]});
@@ -753,6 +769,10 @@ int main(int argc, char** argv) {
       }
       return status;
     }
+    if (options.mode == "plans")
+      return ipt::bench::run_plan_choice(session, options.shapes, options.elem_size,
+                                         options.repetitions, copy_gbs, options.verify,
+                                         options.others);
     Runner runner(options, session, copy_gbs);
     if (options.mode == "soa")
       run_soa(runner, options, elements);
