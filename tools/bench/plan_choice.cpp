@@ -100,16 +100,31 @@ int run_plan_choice(const support::Session& session,
   std::vector<double> regrets;  // the planner's time over the fastest, shapes with others
   std::size_t model_fastest = 0;
   for (const auto& [rows, cols] : shapes) {
-    std::vector<Candidate> list = candidates(profile, rows, cols, elem_size, others);
-    for (Candidate& c : list) {
-      const runtime::PreparedPlan prepared = runtime::prepare_for_call(
-          queue, profile, rows, cols, elem_size, 0, c.forced ? &*c.forced : nullptr, rows * cols);
-      c.plan = prepared.plan.transpose;  // what ran (another plan where the device refused)
-      const PlanTiming timing = time_plan(queue, context, pattern, prepared, rows, cols, elem_size,
+    std::vector<Candidate> list;
+    std::vector<std::string> refused;  // forced plans the device cannot run, and why
+    for (Candidate& c : candidates(profile, rows, cols, elem_size, others)) {
+      std::optional<runtime::PreparedPlan> prepared;
+      try {
+        prepared = runtime::prepare_for_call(queue, profile, rows, cols, elem_size, 0,
+                                             c.forced ? &*c.forced : nullptr, rows * cols);
+      } catch (const Error& e) {
+        if (!c.forced) throw;  // the call itself would fail
+        refused.push_back(label(c.plan) + ": " + e.what());
+        continue;
+      }
+      if (prepared->plan.steps.empty()) break;  // the call's plan moves nothing
+      c.plan = prepared->plan.transpose;        // what ran (another plan where the device refused)
+      const PlanTiming timing = time_plan(queue, context, pattern, *prepared, rows, cols, elem_size,
                                           repetitions, verify, true, seed++);
       c.seconds = support::stats_of(timing.totals).median;
       c.check = timing.check;
       if (timing.wrong()) ++failed;
+      list.push_back(c);
+    }
+    if (list.empty()) {
+      std::printf("%llu x %llu: no kernel to time\n", static_cast<unsigned long long>(rows),
+                  static_cast<unsigned long long>(cols));
+      continue;
     }
     const double planner_seconds = list[0].seconds;
     std::stable_sort(list.begin(), list.end(),
@@ -128,6 +143,7 @@ int run_plan_choice(const support::Session& session,
                   100 * bytes / c.seconds * 1e-9 / copy_gbs, cost, c.check.c_str(),
                   label(c.plan).c_str());
     }
+    for (const std::string& why : refused) std::printf("    skipped: %s\n", why.c_str());
     if (list.size() > 1) {
       regrets.push_back(planner_seconds / fastest);
       const auto cheaper = [](const Candidate& a, const Candidate& b) {
