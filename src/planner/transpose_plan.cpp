@@ -365,6 +365,48 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
   return plan;
 }
 
+std::vector<std::pair<std::uint64_t, std::uint64_t>> padded_shapes(
+    const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
+    const FactorLimits& limits, std::uint64_t capacity, const PaddingLimits& padding) {
+  if (capacity == 0) capacity = rows * cols;
+  // Sides worth padding to: factors up to what a BS tile can pair them with.
+  const std::uint64_t local = std::max<std::uint64_t>(1, usable_local_bytes(device) / elem_size);
+  std::uint64_t root = 1;
+  while ((root + 1) * (root + 1) <= local) ++root;
+  // Elements per cache line: a padded side that is a multiple of it can have factors
+  // whose super-elements are whole lines (cost_model.hpp).
+  const std::uint64_t line_quantum =
+      device.line_bytes == 0 ? 0 : device.line_bytes / std::gcd(device.line_bytes, elem_size);
+  const auto candidates = [&](std::uint64_t side, std::uint64_t other) {
+    const std::uint64_t cap = std::max(root, local / other);
+    const auto max_pad =
+        static_cast<std::uint64_t>(padding.max_overhead * static_cast<double>(side));
+    auto sides = padding_candidates(side, limits.min_factor, cap, max_pad, padding.max_steps);
+    for (std::uint64_t s : line_multiple_sides(side, line_quantum, max_pad, padding.max_line_sides))
+      if (std::find(sides.begin(), sides.end(), s) == sides.end()) sides.push_back(s);
+    // 1- and 2-byte elements: the next multiple of 4, whose instances can move on chip in
+    // blocks of either size (families/onchip.cpp; 2-byte ones need only an even side).
+    if (elem_size < 4 && side % 4 != 0 && 4 - side % 4 <= max_pad) {
+      const std::uint64_t s = side + 4 - side % 4;
+      if (std::find(sides.begin(), sides.end(), s) == sides.end()) sides.push_back(s);
+    }
+    return sides;
+  };
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> shapes;
+  const auto allowed = [&](std::uint64_t M2, std::uint64_t N2) {
+    return (M2 != rows || N2 != cols) && padding_allowed(rows, cols, M2, N2, capacity, padding);
+  };
+  for (std::uint64_t M2 : candidates(rows, cols))
+    for (std::uint64_t N2 : candidates(cols, rows))
+      if (allowed(M2, N2)) shapes.emplace_back(M2, N2);
+  // A nearly square matrix may pad to a square one (the one-pass square kernel).
+  const std::uint64_t side = std::max(rows, cols);
+  if (allowed(side, side) &&
+      std::find(shapes.begin(), shapes.end(), std::make_pair(side, side)) == shapes.end())
+    shapes.emplace_back(side, side);
+  return shapes;
+}
+
 namespace {
 
 // plan_transpose without the on-chip attempt.
@@ -394,34 +436,10 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
       (best.sequence == Sequence::k21 && best.m == rows) || rows == 1 || cols == 1)
     return best;
 
-  // Sides worth padding to: factors up to what a BS tile can pair them with.
-  const std::uint64_t local = std::max<std::uint64_t>(1, usable_local_bytes(device) / elem_size);
-  std::uint64_t root = 1;
-  while ((root + 1) * (root + 1) <= local) ++root;
-  // Elements per cache line: a padded side that is a multiple of it can have factors
-  // whose super-elements are whole lines (cost_model.hpp).
-  const std::uint64_t line_quantum =
-      device.line_bytes == 0 ? 0 : device.line_bytes / std::gcd(device.line_bytes, elem_size);
-  const auto candidates = [&](std::uint64_t side, std::uint64_t other) {
-    const std::uint64_t cap = std::max(root, local / other);
-    const auto max_pad =
-        static_cast<std::uint64_t>(padding.max_overhead * static_cast<double>(side));
-    auto sides = padding_candidates(side, limits.min_factor, cap, max_pad, padding.max_steps);
-    for (std::uint64_t s : line_multiple_sides(side, line_quantum, max_pad, padding.max_line_sides))
-      if (std::find(sides.begin(), sides.end(), s) == sides.end()) sides.push_back(s);
-    // 1- and 2-byte elements: the next multiple of 4, whose instances can move on chip in
-    // blocks of either size (families/onchip.cpp; 2-byte ones need only an even side).
-    if (elem_size < 4 && side % 4 != 0 && 4 - side % 4 <= max_pad) {
-      const std::uint64_t s = side + 4 - side % 4;
-      if (std::find(sides.begin(), sides.end(), s) == sides.end()) sides.push_back(s);
-    }
-    return sides;
-  };
   const double unpadded_cost = ranked_cost(device, best, elem_size, request.onchip_tiles);
   double best_cost = unpadded_cost;
-  const auto consider = [&](std::uint64_t M2, std::uint64_t N2) {
-    if ((M2 == rows && N2 == cols) || !padding_allowed(rows, cols, M2, N2, capacity, padding))
-      return;
+  for (const auto& [M2, N2] :
+       padded_shapes(device, rows, cols, elem_size, limits, capacity, padding)) {
     PlanRequest automatic;
     automatic.onchip = request.onchip == OnChip::kOff ? OnChip::kOff : OnChip::kAuto;
     automatic.onchip_tiles = request.onchip_tiles;
@@ -435,12 +453,7 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
       best = plan;
       best_cost = cost;
     }
-  };
-  for (std::uint64_t M2 : candidates(rows, cols))
-    for (std::uint64_t N2 : candidates(cols, rows)) consider(M2, N2);
-  // A nearly square matrix may pad to a square one (the one-pass square kernel).
-  const std::uint64_t side = std::max(rows, cols);
-  consider(side, side);
+  }
   return best;
 }
 
