@@ -82,11 +82,12 @@ const char* const kHelp =
     "  stages            --shapes RxC,... [--buffer exact|padded]  every step of the\n"
     "                    automatic plan of each shape: its time and throughput, and the\n"
     "                    whole call's time from a marker to its last event\n"
-    "  plans             --shapes RxC,... [--others K]  the plan of a call against up\n"
-    "                    to K other two-stage plans of each shape (2.1 or 2.2 by another\n"
-    "                    factor, no padding; those the cost model ranks cheapest), each\n"
-    "                    timed as a whole call; then how far the planner's choices were\n"
-    "                    from the fastest\n"
+    "  plans             --shapes RxC,... [--others K] [--buffer exact|padded]  the\n"
+    "                    plan of a call against up to K other two-stage plans of each\n"
+    "                    shape (2.1 or 2.2 by another factor, no padding; those the cost\n"
+    "                    model ranks cheapest), and with --buffer padded up to K plans of\n"
+    "                    the padded shapes the planner weighs, each timed as a whole\n"
+    "                    call; then how far the planner's choices were from the fastest\n"
     "  square            [--sizes N,...] [--tile T] [--wg-rows R]  the square kernel\n"
     "                    on N x N (default: the N of --mib), the planner's tile unless\n"
     "                    --tile and --wg-rows force one\n"
@@ -113,8 +114,8 @@ const char* const kHelp =
     "  --band-widths W,...  square: a row in bands of each W tile columns (with\n"
     "                    --bands off or both: and one down the tile columns)\n"
     "  --others K        plans: other plans timed per shape (5)\n"
-    "  --buffer exact|padded  stages: a buffer of exactly the matrix (default) or with\n"
-    "                    room for any padding\n"
+    "  --buffer exact|padded  stages, plans: a buffer of exactly the matrix (default)\n"
+    "                    or with room for any padding\n"
     "  --tiles padded|swizzled|both  the local-memory tile layout of the square and\n"
     "                    on-chip kernels (both by default, padded first; stages: what\n"
     "                    IPT_OVERRIDES says unless given, each layout a run of all shapes)\n"
@@ -257,8 +258,8 @@ Options parse(int argc, char** argv) {
   // Their rows are steps or plans of whole calls, which ipt-bench's CSV columns have no
   // place for; tools/device/stage_table.py reads the stages' text instead.
   if (whole_calls && !options.csv.empty()) usage(options.mode + " writes no --csv");
-  if (options.mode == "plans" && (!options.layouts.empty() || !options.exact_buffer))
-    usage("plans times calls on exact buffers, in IPT_OVERRIDES' tile layout");
+  if (options.mode == "plans" && !options.layouts.empty())
+    usage("plans times calls in IPT_OVERRIDES' tile layout");
   if (options.layouts.empty() && (options.mode == "square" || options.mode == "onchip"))
     options.layouts = {ipt::planner::TileLayout::kPadded, ipt::planner::TileLayout::kSwizzled};
   return options;
@@ -773,7 +774,7 @@ int main(int argc, char** argv) {
     if (options.mode == "plans")
       return ipt::bench::run_plan_choice(session, options.shapes, options.elem_size,
                                          options.repetitions, copy_gbs, options.verify,
-                                         options.others);
+                                         options.others, options.exact_buffer);
     Runner runner(options, session, copy_gbs);
     if (options.mode == "soa")
       run_soa(runner, options, elements);

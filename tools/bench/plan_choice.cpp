@@ -46,17 +46,40 @@ bool same_plan(const planner::TransposePlan& a, const planner::TransposePlan& b)
          a.padded_rows == b.padded_rows && a.padded_cols == b.padded_cols;
 }
 
-// The call's plan, then the two-stage plans of every factor that the planner takes when
-// forced, those without padding, cheapest by the cost model first, `others` of them.
+// Up to `others` of `found`, the cheapest by the cost model, after `list`.
+void add_cheapest(std::vector<Candidate>& list, std::vector<Candidate> found, std::size_t others) {
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Candidate& a, const Candidate& b) { return *a.cost < *b.cost; });
+  if (found.size() > others) found.resize(others);
+  list.insert(list.end(), found.begin(), found.end());
+}
+
+// The call's plan for a buffer of `capacity` elements, then the two-stage plans of every
+// factor that the planner takes when forced, those without padding, cheapest by the cost
+// model first, `others` of them; with `padded`, then the plans of the padded shapes that
+// the planner weighs (each with the factors it chooses for that shape), `others` of them.
 std::vector<Candidate> candidates(const planner::DeviceProfile& profile, std::uint64_t rows,
-                                  std::uint64_t cols, std::size_t elem_size, std::size_t others) {
-  const std::uint64_t exact = rows * cols;
+                                  std::uint64_t cols, std::size_t elem_size, std::size_t others,
+                                  std::uint64_t capacity, bool padded) {
   std::vector<Candidate> list(1);
   list[0].plan =
-      runtime::plan_for_call(profile, rows, cols, elem_size, 0, nullptr, exact).transpose;
+      runtime::plan_for_call(profile, rows, cols, elem_size, 0, nullptr, capacity).transpose;
   if (!list[0].plan.onchip)
     list[0].cost = planner::estimated_cost(profile, list[0].plan, elem_size);
-  std::vector<Candidate> forced;
+  const auto forced = [&](const planner::PlanRequest& request) -> std::optional<Candidate> {
+    Candidate c;
+    try {
+      c.plan =
+          runtime::plan_for_call(profile, rows, cols, elem_size, 0, &request, capacity).transpose;
+    } catch (const Error&) {
+      return std::nullopt;  // neither local memory nor the device holds its 010! tiles
+    }
+    if (same_plan(c.plan, list[0].plan)) return std::nullopt;
+    c.forced = request;
+    c.cost = planner::estimated_cost(profile, c.plan, elem_size);
+    return c;
+  };
+  std::vector<Candidate> two_stage;
   for (const auto sequence : {planner::Sequence::k21, planner::Sequence::k22}) {
     const std::uint64_t side = sequence == planner::Sequence::k21 ? rows : cols;
     for (const std::uint64_t f : planner::divisors(side)) {
@@ -65,23 +88,26 @@ std::vector<Candidate> candidates(const planner::DeviceProfile& profile, std::ui
       request.auto_sequence = false;
       request.sequence = sequence;
       (sequence == planner::Sequence::k21 ? request.m : request.n) = f;
-      Candidate c;
-      try {
-        c.plan =
-            runtime::plan_for_call(profile, rows, cols, elem_size, 0, &request, exact).transpose;
-      } catch (const Error&) {
-        continue;  // neither local memory nor the device holds its 010! tiles
-      }
-      if (c.plan.padded() || c.plan.stages.size() != 2 || same_plan(c.plan, list[0].plan)) continue;
-      c.forced = request;
-      c.cost = planner::estimated_cost(profile, c.plan, elem_size);
-      forced.push_back(c);
+      const std::optional<Candidate> c = forced(request);
+      if (c && !c->plan.padded() && c->plan.stages.size() == 2) two_stage.push_back(*c);
     }
   }
-  std::stable_sort(forced.begin(), forced.end(),
-                   [](const Candidate& a, const Candidate& b) { return *a.cost < *b.cost; });
-  if (forced.size() > others) forced.resize(others);
-  list.insert(list.end(), forced.begin(), forced.end());
+  add_cheapest(list, two_stage, others);
+  if (!padded || rows == 1 || cols == 1) return list;
+  // As a call weighs them: the factors' floor of its size, any room (automatic padding
+  // keeps what a buffer cannot hold in scratch).
+  planner::FactorLimits limits;
+  limits.min_factor = planner::min_factor_for(limits, rows, cols, elem_size);
+  std::vector<Candidate> padded_plans;
+  for (const auto& [padded_rows, padded_cols] :
+       planner::padded_shapes(profile, rows, cols, elem_size, limits, runtime::kUnlimited)) {
+    planner::PlanRequest request;
+    request.padded_rows = padded_rows;
+    request.padded_cols = padded_cols;
+    const std::optional<Candidate> c = forced(request);
+    if (c) padded_plans.push_back(*c);
+  }
+  add_cheapest(list, padded_plans, others);
   return list;
 }
 
@@ -90,7 +116,7 @@ std::vector<Candidate> candidates(const planner::DeviceProfile& profile, std::ui
 int run_plan_choice(const support::Session& session,
                     const std::vector<std::pair<std::uint64_t, std::uint64_t>>& shapes,
                     std::size_t elem_size, int repetitions, double copy_gbs, bool verify,
-                    std::size_t others) {
+                    std::size_t others, bool exact_buffer) {
   const cl::CommandQueue queue(session.queue(), true);
   const cl::Context context(session.context(), true);
   const auto profile = runtime::query_device_profile(session.device());
@@ -102,11 +128,13 @@ int run_plan_choice(const support::Session& session,
   for (const auto& [rows, cols] : shapes) {
     std::vector<Candidate> list;
     std::vector<std::string> refused;  // forced plans the device cannot run, and why
-    for (Candidate& c : candidates(profile, rows, cols, elem_size, others)) {
+    const std::uint64_t capacity = exact_buffer ? rows * cols : runtime::kUnlimited;
+    for (Candidate& c :
+         candidates(profile, rows, cols, elem_size, others, capacity, !exact_buffer)) {
       std::optional<runtime::PreparedPlan> prepared;
       try {
         prepared = runtime::prepare_for_call(queue, profile, rows, cols, elem_size, 0,
-                                             c.forced ? &*c.forced : nullptr, rows * cols);
+                                             c.forced ? &*c.forced : nullptr, capacity);
       } catch (const Error& e) {
         if (!c.forced) throw;  // the call itself would fail
         refused.push_back(label(c.plan) + ": " + e.what());
@@ -115,7 +143,7 @@ int run_plan_choice(const support::Session& session,
       if (prepared->plan.steps.empty()) break;  // the call's plan moves nothing
       c.plan = prepared->plan.transpose;        // what ran (another plan where the device refused)
       const PlanTiming timing = time_plan(queue, context, pattern, *prepared, rows, cols, elem_size,
-                                          repetitions, verify, true, seed++);
+                                          repetitions, verify, exact_buffer, seed++);
       c.seconds = support::stats_of(timing.totals).median;
       c.check = timing.check;
       if (timing.wrong()) ++failed;
@@ -130,9 +158,10 @@ int run_plan_choice(const support::Session& session,
     std::stable_sort(list.begin(), list.end(),
                      [](const Candidate& a, const Candidate& b) { return a.seconds < b.seconds; });
     const double fastest = list[0].seconds;
-    std::printf("%llu x %llu: the call's plan (*) and %zu other two-stage plan(s), fastest first\n",
-                static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols),
-                list.size() - 1);
+    std::printf(
+        "%llu x %llu, %s buffer: the call's plan (*) and %zu other plan(s), fastest first\n",
+        static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols),
+        exact_buffer ? "exact" : "padded", list.size() - 1);
     std::printf("    time ms  / fastest      GB/s  %% copy  model cost  check  plan\n");
     const double bytes = 2.0 * static_cast<double>(rows * cols * elem_size);
     for (const Candidate& c : list) {
