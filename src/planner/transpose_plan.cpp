@@ -368,6 +368,9 @@ TransposePlan plan_sequence(const DeviceProfile& device, std::uint64_t rows, std
 std::vector<std::pair<std::uint64_t, std::uint64_t>> padded_shapes(
     const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
     const FactorLimits& limits, std::uint64_t capacity, const PaddingLimits& padding) {
+  // A square is transposed in one pass, and a single row or column is its own transpose
+  // in memory: nothing to pad for.
+  if (rows == cols || rows == 1 || cols == 1) return {};
   if (capacity == 0) capacity = rows * cols;
   // Sides worth padding to: factors up to what a BS tile can pair them with.
   const std::uint64_t local = std::max<std::uint64_t>(1, usable_local_bytes(device) / elem_size);
@@ -430,10 +433,10 @@ TransposePlan plan_regular(const DeviceProfile& device, std::uint64_t rows, std:
     return plan;
   }
   TransposePlan best = plan_sequence(device, rows, cols, elem_size, request, limits);
-  // A single BS tile moves the matrix in one pass already, and a single row or column is
-  // its own transpose in memory: nothing to pad for.
-  if (!request.auto_sequence || request.padding == Padding::kOff || rows == cols ||
-      (best.sequence == Sequence::k21 && best.m == rows) || rows == 1 || cols == 1)
+  // A single BS tile moves the matrix in one pass already (padded_shapes leaves out the
+  // shapes that have nothing to pad for).
+  if (!request.auto_sequence || request.padding == Padding::kOff ||
+      (best.sequence == Sequence::k21 && best.m == rows))
     return best;
 
   const double unpadded_cost = ranked_cost(device, best, elem_size, request.onchip_tiles);

@@ -96,10 +96,11 @@ TransposePlan plan_transpose(const DeviceProfile& device, std::uint64_t rows, st
                              const PaddingLimits& padding = {});
 
 // The padded shapes that plan_transpose's automatic padding weighs for a rows x cols
-// matrix, in its order: every pair of padded sides (each side's candidates: where its
-// best factor grows, and multiples of a cache line) that padding_allowed keeps within
-// `capacity` (0: rows * cols) and `padding`, then the square of the longer side. The
-// factors are bounded below by limits.min_factor (min_factor_for's, as a call plans).
+// matrix (none for a square, a single row or a single column), in its order: every pair
+// of padded sides (each side's candidates: where its best factor grows, and multiples of
+// a cache line) that padding_allowed keeps within `capacity` (0: rows * cols) and
+// `padding`, then the square of the longer side. The factors are bounded below by
+// limits.min_factor (min_factor_for's, as a call plans).
 std::vector<std::pair<std::uint64_t, std::uint64_t>> padded_shapes(
     const DeviceProfile& device, std::uint64_t rows, std::uint64_t cols, std::size_t elem_size,
     const FactorLimits& limits, std::uint64_t capacity, const PaddingLimits& padding = {});

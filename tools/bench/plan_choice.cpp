@@ -93,8 +93,7 @@ std::vector<Candidate> candidates(const planner::DeviceProfile& profile, std::ui
     }
   }
   add_cheapest(list, two_stage, others);
-  // The planner pads neither a square nor a single row or column.
-  if (!padded || rows == cols || rows == 1 || cols == 1) return list;
+  if (!padded) return list;
   // As a call weighs them: the factors' floor of its size, any room (automatic padding
   // keeps what a buffer cannot hold in scratch).
   planner::FactorLimits limits;
