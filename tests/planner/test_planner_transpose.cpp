@@ -177,6 +177,36 @@ TEST_CASE("padding: unpads cost little, pads of narrow elements more", "[planner
   CHECK(bytes.padded_cols == 17213);
 }
 
+TEST_CASE("padding: a 2.2 plan padding columns pays for its on-chip rows off lines",
+          "[planner][padding]") {
+  // A prime x prime shape on an NVIDIA-like device, its 2.2 plan padding columns forced:
+  // its on-chip 010! stores rows of 13249 floats, which do not fill whole lines.
+  DeviceProfile device = gpu48();
+  device.local_mem_per_unit = 228 * 1024;
+  device.compute_units = 132;
+  device.resident_groups = true;
+  device.line_bytes = 128;
+  DeviceProfile short_lines = device;  // lines that every row fills; 256 floats fill both
+  short_lines.line_bytes = 4;
+  PlanRequest r;
+  r.auto_sequence = false;
+  r.sequence = Sequence::k22;
+  r.padded_cols = 15360;
+  r.n = 256;
+  const auto p = plan_transpose(device, 13249, 15349, 4, r, {}, kRoom);
+  INFO(describe(p));
+  REQUIRE(p.padded_cols == 15360);
+  bool onchip = false;
+  for (const Stage& s : p.stages) onchip = onchip || s.onchip;
+  REQUIRE(onchip);
+  const double scale = 13249.0 * 15360.0 / (13249.0 * 15349.0);
+  CHECK(estimated_cost(device, p, 4) - estimated_cost(short_lines, p, 4) == Approx(0.1 * scale));
+  // Rows that fill whole lines (13248 floats) pay nothing more.
+  const auto q = plan_transpose(device, 13248, 15349, 4, r, {}, kRoom);
+  INFO(describe(q));
+  CHECK(estimated_cost(device, q, 4) == Approx(estimated_cost(short_lines, q, 4)));
+}
+
 TEST_CASE("padding: skinny shapes pad only the long side, keep 2 stages", "[planner][padding]") {
   for (const auto& device : {gpu48(), amd32()}) {
     for (std::uint64_t k : {2, 3, 5, 7, 17, 31}) {
