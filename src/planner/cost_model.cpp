@@ -12,14 +12,15 @@ namespace ipt::planner {
 namespace {
 
 // What a 2.2 plan that pads columns pays beyond its passes' speeds where its 010! runs on
-// chip and the matrix's rows are longer than a cache line but do not fill whole lines:
-// that step's output rows are then M elements, where a 2.1 plan that pads rows instead
-// stores rows of m, a multiple of 32 that keeps them on lines, which speeds the on-chip
-// step most (kernels/onchip.cl). Timed with room on an H100 (`ipt-kernel-bench plans
-// --buffer padded`, three runs), the 2.2 plans that pad columns took a median of 1.06 (22
-// of the 50 primes) and 1.08 (12 of the 300 random f32 shapes) of the time of the fastest
-// plan that pads rows, where the model rated them 3% cheaper. Applied to those runs'
-// plans, this term moves 15 of those shapes to a row-padded plan, 3-13% faster there.
+// chip and the matrix's rows are longer than a cache line but do not fill whole lines.
+// Timed with room on an H100 (`ipt-kernel-bench plans --buffer padded`, three runs), such
+// plans took a median of 1.06 (22 of the 50 primes) and 1.08 (12 of the 300 random f32
+// shapes) of the time of the fastest 2.1 plan that pads rows, where the model rated them
+// 3% cheaper; among unpadded plans, 2.2 and 2.1 showed no such gap. Likely cause: that
+// on-chip step stores output rows of M elements, which then straddle lines, where the 2.1
+// plan's are m long, m mostly a multiple of 32, and output rows on lines speed the step
+// most (kernels/onchip.cl). Applied to the timed plans, this term moves 15 of those
+// shapes to a row-padded plan, each 3-13% faster in the same runs.
 double column_padding_onchip_cost(const DeviceProfile& device, const TransposePlan& plan,
                                   std::size_t elem_size) {
   const std::uint64_t row_bytes = plan.padded_rows * elem_size;

@@ -186,7 +186,9 @@ TEST_CASE("padding: a 2.2 plan padding columns pays for its on-chip rows off lin
   device.compute_units = 132;
   device.resident_groups = true;
   device.line_bytes = 128;
-  DeviceProfile short_lines = device;  // lines that every row fills; 256 floats fill both
+  // Lines of 4 bytes, which every row fills; the 100!'s super-elements of 256 floats fill
+  // lines of either size, so that only the term differs.
+  DeviceProfile short_lines = device;
   short_lines.line_bytes = 4;
   PlanRequest r;
   r.auto_sequence = false;
