@@ -207,6 +207,10 @@ TEST_CASE("padding: a 2.2 plan padding columns pays for its on-chip rows off lin
   const auto q = plan_transpose(device, 13248, 15349, 4, r, {}, kRoom);
   INFO(describe(q));
   CHECK(estimated_cost(device, q, 4) == Approx(estimated_cost(short_lines, q, 4)));
+  // Only 4-byte elements were timed so: doubles pay nothing more.
+  const auto d = plan_transpose(device, 13249, 15349, 8, r, {}, kRoom);
+  INFO(describe(d));
+  CHECK(estimated_cost(device, d, 8) == Approx(estimated_cost(short_lines, d, 8)));
 }
 
 TEST_CASE("padding: skinny shapes pad only the long side, keep 2 stages", "[planner][padding]") {
