@@ -26,7 +26,7 @@ double column_padding_onchip_cost(const DeviceProfile& device, const TransposePl
                                   std::size_t elem_size) {
   const std::uint64_t row_bytes = plan.padded_rows * elem_size;
   if (elem_size != 4 || plan.sequence != Sequence::k22 || device.line_bytes == 0 ||
-      row_bytes <= device.line_bytes || row_bytes % device.line_bytes == 0)
+      row_bytes <= device.line_bytes || line_aligned(device, row_bytes))
     return 0;
   for (const Stage& s : plan.stages)
     if (s.kind == Stage::Kind::k010 && s.onchip) return 0.1;
