@@ -625,7 +625,7 @@ contains
   ! CPU: `scheme` IPT_HOST_AUTO (default), IPT_HOST_DEVICE or IPT_HOST_CPU; `threads`
   ! for the CPU path (default 0: one per hardware thread); `slices` the device path's Q
   ! (default 0: the library's choice; 1 the synchronous scheme). Blocks until done; the
-  ! matrix is unchanged when it fails.
+  ! matrix is unchanged when it fails, except with IPT_BUFFER_UNDEFINED (partly written).
   function ipt_transpose_host(queue, host, rows, cols, elem_size, scheme, threads, slices) &
       result(status)
     type(c_ptr), intent(in) :: queue, host

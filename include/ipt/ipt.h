@@ -169,17 +169,17 @@ IPT_API const char* ipt_version_string(void);
  * scratch_bytes), allocated once and kept for reuse by later calls.
  *
  * Small matrices. On NVIDIA and AMD GPUs, a non-square matrix small enough for the
- * registers of the work-groups all compute units run at once (about 5 million 4-byte
- * elements on a GPU of 132 compute units; half as many 8-byte ones) is transposed in one
- * pass instead: one kernel reads every element, waits until all are read, and writes
- * them back transposed (IPT_SEQUENCE_ON_CHIP). That needs every work-group running at
- * once; the kernel checks that they are before it writes anything, and when they are
- * not (the GPU busy with other work) the same kernel transposes by cycle following
- * instead (slower). Either way the event completes with the matrix transposed. The same
- * kernel also runs the 010! stage of most large matrices' plans (instances of m x N rows
- * at a time), which turns three passes into two; its fallback needs no flags (128 bytes
- * of scratch, and for 4-byte elements 4 bytes per work-group: about 1 KiB on a GPU of 132
- * compute units).
+ * registers and local memory of the work-groups all compute units run at once (about 7.6
+ * million 4-byte elements on a GPU of 132 compute units; half as many 8-byte ones) is
+ * transposed in one pass instead: one kernel reads every element, waits until all are
+ * read, and writes them back transposed (IPT_SEQUENCE_ON_CHIP). That needs every
+ * work-group running at once; the kernel checks that they are before it writes anything,
+ * and when they are not (the GPU busy with other work) the same kernel transposes by
+ * cycle following instead (slower). Either way the event completes with the matrix
+ * transposed. The same kernel also runs the 010! stage of most large matrices' plans
+ * (instances of m x N rows at a time), which turns three passes into two; its fallback
+ * needs no flags (128 bytes of scratch, and for 4-byte elements 4 bytes per work-group:
+ * about 1 KiB on a GPU of 132 compute units).
  *
  * Padding. A side without good factors (a prime, say) would leave only slow plans, so
  * the call may transpose a slightly larger matrix instead: at most 0.5% more elements, a

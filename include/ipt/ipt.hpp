@@ -127,7 +127,9 @@ cl::Event transpose_batched(const cl::CommandQueue& queue, const cl::Buffer& buf
 // Permutes, in place, the axes of the row-major tensor of T of sizes `dims` (last axis
 // fastest) at `offset` elements into `buffer` (ipt_permute): afterwards its axis i is the
 // input's axis perm[i], as numpy.transpose(x, perm) orders it. T as for transpose (moved
-// bit for bit, double included on any device). Throws ipt::error, the buffer unchanged.
+// bit for bit, double included on any device). Throws ipt::error; the buffer is then
+// unchanged (with IPT_ROLLED_BACK, once the queue's commands complete), except with
+// IPT_BUFFER_UNDEFINED (ipt.h).
 template <typename T>
 cl::Event permute(const cl::CommandQueue& queue, const cl::Buffer& buffer,
                   const std::vector<std::size_t>& dims, const std::vector<std::size_t>& perm,
@@ -199,7 +201,8 @@ template <typename T>
 
 // Transposes, in place, the rows x cols row-major matrix of T at `host` in host memory,
 // through the device of `queue` or on the CPU (ipt_transpose_host; a null queue: the
-// CPU). Blocks until `host` holds the transpose. Throws ipt::error, `host` unchanged.
+// CPU). Blocks until `host` holds the transpose. Throws ipt::error; `host` is then
+// unchanged, unless the status is IPT_BUFFER_UNDEFINED (partly written: ipt.h).
 template <typename T>
 void transpose_host(const cl::CommandQueue& queue, T* host, std::size_t rows, std::size_t cols,
                     const ipt_host_options* options = nullptr) {

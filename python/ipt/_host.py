@@ -30,7 +30,7 @@ def transpose_host(array, queue=None, scheme="auto", threads=0, pin="auto", slic
     path's Q (0: the library's choice, 1: the synchronous scheme, 2 to 16: the
     asynchronous scheme on that many queues).
     Raises TypeError or ValueError for what it cannot take, ipt.Error for an error status;
-    either way the array is unchanged.
+    either way the array is unchanged, except with BUFFER_UNDEFINED (partly written).
     """
     if not isinstance(array, numpy.ndarray):
         raise TypeError("ipt.transpose_host: expected a numpy.ndarray, not %s"
