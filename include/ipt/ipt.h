@@ -107,7 +107,7 @@ typedef enum ipt_status {
                                               (cl_khr_external_memory_opaque_fd, OpenCL 3.0),
                                               or a call on an imported buffer where the
                                               platform has no acquire/release commands */
-  IPT_INTERNAL_ERROR = -1999         /* a bug in libipt; please report it with the message */
+  IPT_INTERNAL_ERROR = -1999               /* a bug in libipt; please report it with the message */
 } ipt_status;
 
 /* A static, human-readable name and explanation of a status; never NULL. */
@@ -492,15 +492,15 @@ IPT_API ipt_status ipt_plan_batched(cl_device_id device, size_t batch, size_t ro
 
 /* The plan of a permutation (ipt_plan_permute). */
 typedef struct ipt_permute_info {
-  size_t rank;                 /* axes of the permutation as carried out: those of size 1 */
-  size_t dims[IPT_MAX_RANK];   /* dropped, adjacent ones that stay adjacent merged, and a */
-  size_t perm[IPT_MAX_RANK];   /* last axis that stays last folded into the element */
-  size_t elem_size;            /* the element the kernels move (elem_size or larger) */
-  unsigned num_swaps;          /* block swaps [P][A][B][S] -> [P][B][A][S] */
-  unsigned num_stages;         /* kernels enqueued per call */
-  size_t scratch_bytes;        /* device scratch allocated per call */
-  size_t borrowed_bytes;       /* bytes past the tensor used and given back (one transposition) */
-  char description[2048];      /* the plan in words, NUL-terminated, possibly truncated */
+  size_t rank;               /* axes of the permutation as carried out: those of size 1 */
+  size_t dims[IPT_MAX_RANK]; /* dropped, adjacent ones that stay adjacent merged, and a */
+  size_t perm[IPT_MAX_RANK]; /* last axis that stays last folded into the element */
+  size_t elem_size;          /* the element the kernels move (elem_size or larger) */
+  unsigned num_swaps;        /* block swaps [P][A][B][S] -> [P][B][A][S] */
+  unsigned num_stages;       /* kernels enqueued per call */
+  size_t scratch_bytes;      /* device scratch allocated per call */
+  size_t borrowed_bytes;     /* bytes past the tensor used and given back (one transposition) */
+  char description[2048];    /* the plan in words, NUL-terminated, possibly truncated */
 } ipt_permute_info;
 
 /*

@@ -132,27 +132,26 @@ IPT_MPI_API ipt_status ipt_mpi_transpose_f64(MPI_Comm comm, cl_command_queue que
                                              size_t local_rows, size_t local_row_start,
                                              unsigned flags);
 IPT_MPI_API ipt_status ipt_mpi_transpose_f64_with_options(MPI_Comm comm, cl_command_queue queue,
-                                                          cl_mem buffer, size_t offset,
-                                                          size_t rows, size_t cols,
-                                                          size_t local_rows,
+                                                          cl_mem buffer, size_t offset, size_t rows,
+                                                          size_t cols, size_t local_rows,
                                                           size_t local_row_start, unsigned flags,
                                                           const ipt_mpi_options* options);
 
 /* A rank's plan for a distributed call, as ipt_mpi_plan gives it. */
 typedef struct ipt_mpi_plan_info {
-  ipt_mpi_scheme scheme;        /* never IPT_MPI_SCHEME_AUTO */
-  size_t ranks;                 /* P, the ranks of the communicator */
-  size_t active_ranks;          /* S, those with a block before or after */
+  ipt_mpi_scheme scheme; /* never IPT_MPI_SCHEME_AUTO */
+  size_t ranks;          /* P, the ranks of the communicator */
+  size_t active_ranks;   /* S, those with a block before or after */
   size_t block_rows, block_cols;
-  size_t chunk_bytes;           /* the c x b chunk each pair of ranks swaps */
-  size_t piece_bytes;           /* the most a message moves (chunks go in pieces) */
-  size_t rounds;                /* MPI calls of the exchange on an active rank */
-  size_t staging_bytes;         /* host memory an active rank stages through */
-  size_t exchange_bytes;        /* bytes an active rank sends (and receives) */
-  double modelled_seconds;      /* the cost model's time for the chosen scheme */
-  double modelled_pairwise;     /* ... and for each scheme */
+  size_t chunk_bytes;       /* the c x b chunk each pair of ranks swaps */
+  size_t piece_bytes;       /* the most a message moves (chunks go in pieces) */
+  size_t rounds;            /* MPI calls of the exchange on an active rank */
+  size_t staging_bytes;     /* host memory an active rank stages through */
+  size_t exchange_bytes;    /* bytes an active rank sends (and receives) */
+  double modelled_seconds;  /* the cost model's time for the chosen scheme */
+  double modelled_pairwise; /* ... and for each scheme */
   double modelled_alltoall;
-  char description[1024];       /* the plan in words, NUL-terminated, possibly truncated */
+  char description[1024]; /* the plan in words, NUL-terminated, possibly truncated */
 } ipt_mpi_plan_info;
 
 /* The plan of ipt_mpi_transpose_with_options with these arguments, as this rank sees it:

@@ -70,9 +70,8 @@ cl::NDRange range(unsigned dims, const std::uint64_t* sizes) {
 
 ProgramRef prepare_step(const cl::Context& context, const cl::Device& device,
                         const planner::Step& step) {
-  ProgramRef program =
-      get_program(context, device, planner::family_source(step.family), step.options,
-                  step.groups_per_unit);
+  ProgramRef program = get_program(context, device, planner::family_source(step.family),
+                                   step.options, step.groups_per_unit);
   PooledKernel kernel(program, planner::family_kernel(step.family), device);
   const std::size_t work_group = static_cast<std::size_t>(step.work_group());
   const std::string name = std::string(planner::family_kernel(step.family));
