@@ -211,6 +211,13 @@ TEST_CASE("padding: a 2.2 plan padding columns pays for its on-chip rows off lin
   const auto d = plan_transpose(device, 13249, 15349, 8, r, {}, kRoom);
   INFO(describe(d));
   CHECK(estimated_cost(device, d, 8) == Approx(estimated_cost(short_lines, d, 8)));
+  // Nor were matrices of 64-bit indices: 90001 x 100003 floats pay nothing more.
+  r.padded_cols = 100032;
+  r.n = 64;
+  const auto large = plan_transpose(device, 90001, 100003, 4, r, {}, kRoom);
+  INFO(describe(large));
+  REQUIRE(large.padded_cols == 100032);
+  CHECK(estimated_cost(device, large, 4) == Approx(estimated_cost(short_lines, large, 4)));
 }
 
 TEST_CASE("padding: skinny shapes pad only the long side, keep 2 stages", "[planner][padding]") {
