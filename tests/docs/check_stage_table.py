@@ -33,16 +33,18 @@ def main(root):
         # The logs: those its section links before it (results/ or a device's folder in
         # it), in the order of the table's rows.
         section = text[text.rfind("\n## ", 0, start):start]
-        logs = [os.path.join(root, "docs", link)
-                for link in re.findall(r"\]\((results/(?:[\w-]+/)?stages-[^)]+\.log)\)", section)]
+        links = re.findall(r"\]\((results/(?:[\w-]+/)?stages-[^)]+\.log)\)", section)
+        logs = [os.path.join(root, "docs", link) for link in links]
         if not logs:
-            sys.exit(f"check_stage_table: the stage profile at {shown[0]!r}... links no log")
+            line = text.count("\n", 0, start) + 1
+            sys.exit(f"check_stage_table: the stage profile on line {line} of {page} links no log")
         made = stage_table.table(logs)
         if shown != made:
             sys.exit("check_stage_table: docs/performance.md shows\n" + "\n".join(shown) +
                      "\nbut stage_table.py makes of " + ", ".join(logs) + "\n" + "\n".join(made))
         rows += len(made) - 2
     print(f"check_stage_table: {len(starts)} tables, {rows} rows, as the logs give them")
+
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else ".")
