@@ -23,10 +23,8 @@ namespace {
 // most (kernels/onchip.cl). Applied to the timed plans, this term moves 15 of those
 // shapes to a row-padded plan, each 3-13% faster in the same runs. Only 4-byte elements
 // were timed so: other sizes' padding keeps the model as it was. Nor were matrices whose
-// indices take 64 bits, whose kernels run at other speeds: there 90001 x 100003, which the
-// term moved from a 2.2 plan that pads columns to a 2.1 plan that pads rows, took 1.03 of
-// the 2.2 plan's time on an H100 (96.4 ms against 93.5-93.6 in runs before and after),
-// where the other shapes of tools/bench/shapes/large.txt kept their times within 0.3%.
+// indices take 64 bits, whose kernels run at other speeds: 90001 x 100003, which the term
+// moved to a 2.1 plan that pads rows, took 1.03 of its 2.2 plan's time (CHANGELOG.md).
 // Counted with the plan's on-chip 010! stage (estimated_cost).
 double column_padding_onchip_cost(const DeviceProfile& device, const TransposePlan& plan,
                                   std::size_t elem_size) {
